@@ -1,0 +1,72 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { ApiError, isApiError } from '../../shared/errors/api-error.ts';
+import { formatBytes } from '../../shared/net/safe-fetch.ts';
+
+export interface ErrorEnvelope {
+  error: { type: string; code: string; message: string; param: string | null; requestId: string };
+}
+
+export function sendApiError(reply: FastifyReply, err: ApiError): FastifyReply {
+  for (const [k, v] of Object.entries(err.headers)) reply.header(k, v);
+  const body: ErrorEnvelope = {
+    error: { type: err.type, code: err.code, message: err.message, param: err.param, requestId: reply.request.id },
+  };
+  return reply.code(err.status).type('application/json; charset=utf-8').send(body);
+}
+
+/** Turns anything thrown into the one envelope. Bad input is a 4xx with a message that says what to fix. */
+export function toApiError(err: FastifyError & { validation?: unknown[]; validationContext?: string }): ApiError {
+  if (isApiError(err)) return err;
+  if (Array.isArray(err.validation) && err.validation.length > 0) {
+    const first = err.validation[0] as { instancePath?: string; message?: string; params?: Record<string, unknown> };
+    const path = (first.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
+    const where = err.validationContext === 'body' ? '' : `${err.validationContext ?? ''} `;
+    const param = path || (first.params?.missingProperty as string | undefined) || null;
+    const detail = `${where}${param ? `${param}: ` : ''}${first.message ?? 'is invalid'}`;
+    return ApiError.validation(detail.trim(), param);
+  }
+  switch (err.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new ApiError('invalid_json', { detail: err.message });
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('payload_too_large', { what: 'request body', limit: 'the route limit' });
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError('unsupported_media_type', {
+        detail: 'Unsupported Content-Type. Send application/json (or multipart/form-data where a file is uploaded).',
+      });
+    case 'FST_REQ_FILE_TOO_LARGE':
+    case 'FST_FILES_LIMIT':
+    case 'FST_PARTS_LIMIT':
+    case 'FST_FIELDS_LIMIT':
+      return new ApiError('payload_too_large', { what: 'upload', limit: formatBytes(25 * 1024 * 1024) });
+    case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
+      return new ApiError('unsupported_media_type', { detail: 'Expected a multipart/form-data body.' });
+  }
+  if (err instanceof SyntaxError) return new ApiError('invalid_json', { detail: err.message });
+  if (isDependencyDown(err)) return new ApiError('dependency_unavailable', { dependency: 'A backing service' });
+  const status = err.statusCode ?? 500;
+  if (status >= 400 && status < 500) return ApiError.validation(err.message);
+  return new ApiError('internal_error');
+}
+
+function isDependencyDown(err: Error & { code?: string }): boolean {
+  const code = err.code ?? '';
+  return (
+    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P03', '08006', '08001'].includes(code) ||
+    /Connection terminated|Stream isn't writeable|MaxRetriesPerRequest|Connection is closed/i.test(err.message)
+  );
+}
+
+export const errorHandlerPlugin = fp(async (app: FastifyInstance) => {
+  app.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
+    const apiErr = toApiError(err);
+    if (apiErr.status >= 500) req.log.error({ err }, 'request failed');
+    else req.log.debug({ code: apiErr.code }, 'request rejected');
+    return sendApiError(reply, apiErr);
+  });
+  app.setNotFoundHandler((req, reply) =>
+    sendApiError(reply, new ApiError('route_not_found', { method: req.method, path: req.url.split('?')[0] })),
+  );
+});

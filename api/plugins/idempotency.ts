@@ -1,0 +1,69 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import fp from 'fastify-plugin';
+import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from '../../shared/db/idempotency.ts';
+import { ApiError } from '../../shared/errors/api-error.ts';
+
+const REPLAYED_HEADERS = ['content-type', 'location', 'x-provider-used', 'x-usage-bypassed'];
+/** Bodies above this are not stored for replay (audio streams); the key still guards against a double run. */
+const MAX_STORED_BODY = 1024 * 1024;
+
+/**
+ * `Idempotency-Key` for routes with `config: { idempotent: true }`: the first response is stored and replayed
+ * for 24 h; the same key with a different body is 409; a retry while the first is running is 409 as well.
+ * 5xx responses release the key so that a retry can run the request again.
+ */
+export const idempotencyPlugin = fp(async (app: FastifyInstance) => {
+  const { db } = app.infra;
+  app.decorateRequest('idempotency', null);
+
+  app.addHook('preHandler', async (req, reply) => {
+    if (!req.routeOptions.config?.idempotent) return;
+    const key = req.headers['idempotency-key'];
+    if (typeof key !== 'string' || key === '') return;
+    if (key.length > 255)
+      throw ApiError.validation('Idempotency-Key must be at most 255 characters', 'Idempotency-Key');
+    const bodyPart = req.isMultipart()
+      ? `multipart:${req.headers['content-length'] ?? ''}`
+      : JSON.stringify(req.body ?? null);
+    const hash = createHash('sha256').update(`${req.method} ${req.url}\n${bodyPart}`).digest('hex');
+    const developerId = req.auth.developerId;
+    const existing = await claimIdempotencyKey(db, { developerId, key, method: req.method, path: req.url, hash });
+    if (!existing) {
+      req.idempotency = { key, developerId };
+      return;
+    }
+    if (existing.request_hash !== hash) throw new ApiError('idempotency_key_reused', {}, 'Idempotency-Key');
+    if (existing.state !== 'done' || existing.response_status === null) {
+      throw new ApiError('idempotency_in_progress', {}, 'Idempotency-Key');
+    }
+    for (const [k, v] of Object.entries(existing.response_headers ?? {})) reply.header(k, v);
+    reply.header('idempotent-replayed', 'true');
+    return reply.code(existing.response_status).send(existing.response_body ?? undefined);
+  });
+
+  app.addHook('onSend', async (req, reply, payload) => {
+    const idem = req.idempotency;
+    if (!idem) return payload;
+    req.idempotency = null;
+    if (reply.statusCode >= 500) {
+      await releaseIdempotencyKey(db, idem.developerId, idem.key);
+      return payload;
+    }
+    const body = typeof payload === 'string' ? Buffer.from(payload) : Buffer.isBuffer(payload) ? payload : null;
+    const headers: Record<string, string> = {};
+    for (const h of REPLAYED_HEADERS) {
+      const v = reply.getHeader(h);
+      if (v !== undefined) headers[h] = String(v);
+    }
+    await completeIdempotencyKey(
+      db,
+      idem.developerId,
+      idem.key,
+      reply.statusCode,
+      headers,
+      body && body.length <= MAX_STORED_BODY ? body : null,
+    );
+    return payload;
+  });
+});

@@ -1,0 +1,19 @@
+import type { FastifyInstance } from 'fastify';
+import { agentsRoutes } from './agents.ts';
+import { billingRoutes } from './billing.ts';
+import { collectionsRoutes } from './collections.ts';
+import { keysRoutes } from './keys.ts';
+import { sessionsRoutes } from './sessions.ts';
+import { speechRoutes } from './speech.ts';
+import { videoRoutes } from './video.ts';
+
+/** One encapsulated plugin per resource area. Areas spanning several prefixes register full paths. */
+export async function registerRoutes(app: FastifyInstance): Promise<void> {
+  await app.register(keysRoutes, { prefix: '/v1/keys' });
+  await app.register(billingRoutes);
+  await app.register(speechRoutes);
+  await app.register(collectionsRoutes);
+  await app.register(agentsRoutes);
+  await app.register(sessionsRoutes);
+  await app.register(videoRoutes);
+}

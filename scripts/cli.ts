@@ -1,0 +1,74 @@
+import { parseArgs } from 'node:util';
+import { mintKey } from '../api/services/keys.ts';
+import { revokeKey } from '../shared/db/api-keys.ts';
+import { getDeveloper, insertDeveloper, listDevelopers, TIERS, type Tier } from '../shared/db/developers.ts';
+import { migrate } from '../shared/db/migrate.ts';
+import { createDb } from '../shared/db/pool.ts';
+import { loadConfig } from '../shared/config/index.ts';
+import { createRedis } from '../shared/redis.ts';
+
+const USAGE = `Operator CLI (prints one JSON line per result)
+
+  npm run cli -- developers create --name <name> [--tier starter|pro|scale]
+  npm run cli -- developers list
+  npm run cli -- keys create --developer <developerId> [--name <name>] [--expires-in-days <n>]
+  npm run cli -- keys revoke --developer <developerId> --id <keyId>
+`;
+
+const [group, action, ...rest] = process.argv.slice(2);
+const { values } = parseArgs({
+  args: rest,
+  options: {
+    name: { type: 'string' },
+    tier: { type: 'string', default: 'starter' },
+    developer: { type: 'string' },
+    id: { type: 'string' },
+    'expires-in-days': { type: 'string' },
+  },
+});
+
+function fail(message: string): never {
+  console.error(`${message}\n\n${USAGE}`);
+  process.exit(2);
+}
+
+const config = loadConfig();
+const db = createDb(config.DATABASE_URL, 2);
+try {
+  await migrate(db);
+  if (group === 'developers' && action === 'create') {
+    if (!values.name) fail('--name is required');
+    if (!TIERS.includes(values.tier as Tier)) fail(`--tier must be one of ${TIERS.join(', ')}`);
+    const dev = await insertDeveloper(db, values.name, values.tier as Tier);
+    const key = await mintKey(db, dev.id, 'Default');
+    console.log(
+      JSON.stringify({ developerId: dev.id, name: dev.name, tier: dev.tier, apiKey: key.key, keyId: key.id }),
+    );
+  } else if (group === 'developers' && action === 'list') {
+    for (const d of await listDevelopers(db))
+      console.log(JSON.stringify({ developerId: d.id, name: d.name, tier: d.tier, createdAt: d.created_at }));
+  } else if (group === 'keys' && action === 'create') {
+    if (!values.developer || !(await getDeveloper(db, values.developer)))
+      fail('--developer must name an existing developer');
+    const days = values['expires-in-days'] ? Number(values['expires-in-days']) : undefined;
+    if (days !== undefined && !(Number.isInteger(days) && days >= 1 && days <= 365))
+      fail('--expires-in-days must be 1-365');
+    const key = await mintKey(db, values.developer, values.name ?? 'Default', days);
+    console.log(
+      JSON.stringify({ developerId: values.developer, keyId: key.id, apiKey: key.key, expiresAt: key.expiresAt }),
+    );
+  } else if (group === 'keys' && action === 'revoke') {
+    if (!values.developer || !values.id) fail('--developer and --id are required');
+    const revoked = await revokeKey(db, values.developer, values.id, 'revoked');
+    if (!revoked) fail(`no active key ${values.id} for developer ${values.developer}`);
+    // Running servers cache keys; tell them to drop this one now.
+    const redis = createRedis(config.REDIS_URL, 'cli');
+    await redis.publish(`${config.REDIS_PREFIX}:auth:invalidate`, `key:${revoked.key_hash.toString('hex')}`);
+    redis.disconnect();
+    console.log(JSON.stringify({ keyId: values.id, revoked: true }));
+  } else {
+    fail(group ? `unknown command: ${group} ${action ?? ''}` : 'no command given');
+  }
+} finally {
+  await db.end();
+}

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Idempotent machine set-up for a fresh Debian 12 host with Node 20, run as root (sudo is used when not root).
+# Installs what is missing (apt packages, pgvector, npm deps), starts Redis and Postgres when they are not
+# answering, creates the database role, then runs every scripts/setup.d/*.sh step. Fast when nothing is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib/common.sh
+
+log "checking system packages"
+APT_PACKAGES=(ffmpeg flite espeak-ng pocketsphinx pocketsphinx-en-us tesseract-ocr tesseract-ocr-eng apertium
+  apertium-en-es apertium-eo-en redis-server postgresql postgresql-contrib build-essential dpkg-dev sox curl ca-certificates)
+missing=()
+for p in "${APT_PACKAGES[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+pg_major=$(pg_major_version)
+if [ -n "$pg_major" ] && ! dpkg -s "postgresql-server-dev-$pg_major" >/dev/null 2>&1; then
+  missing+=("postgresql-server-dev-$pg_major")
+fi
+if [ ${#missing[@]} -gt 0 ]; then
+  log "installing: ${missing[*]}"
+  as_root apt-get update -q
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+  pg_major=$(pg_major_version)
+  dpkg -s "postgresql-server-dev-$pg_major" >/dev/null 2>&1 ||
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "postgresql-server-dev-$pg_major"
+fi
+
+bash scripts/lib/start-services.sh
+bash scripts/lib/install-pgvector.sh "$pg_major"
+bash scripts/lib/create-database.sh
+
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.install-stamp ]; then
+  log "installing npm dependencies"
+  ONNXRUNTIME_NODE_INSTALL=skip npm install --no-audit --no-fund
+  touch node_modules/.install-stamp
+fi
+
+for step in scripts/setup.d/*.sh; do
+  [ -e "$step" ] || continue
+  bash "$step"
+done
+log "setup complete"

@@ -1,0 +1,47 @@
+import { ConfigError, loadConfig } from '../shared/config/index.ts';
+import { createLogger } from '../shared/observability/logger.ts';
+import { ROLES, startPlatform, type Role } from './platform.ts';
+
+const arg = process.argv[2] ?? 'all';
+const roles: Role[] = arg === 'all' ? [...ROLES] : (arg.split(',') as Role[]);
+if (!roles.every((r) => (ROLES as readonly string[]).includes(r))) {
+  console.error(`unknown role "${arg}"; use all, or any of ${ROLES.join(', ')}`);
+  process.exit(2);
+}
+
+let config;
+try {
+  config = loadConfig();
+} catch (e) {
+  if (e instanceof ConfigError) {
+    console.error(e.message);
+    process.exit(78); // EX_CONFIG
+  }
+  throw e;
+}
+const log = createLogger(config.LOG_LEVEL, { roles: roles.join(',') });
+const platform = await startPlatform(config, log, roles);
+log.info({ url: platform.url, roles }, 'platform started');
+if (roles.includes('api')) {
+  console.log(`
+  Voice Agent Platform is up at ${config.PUBLIC_BASE_URL} (listening on ${platform.url})
+    API docs:     ${config.PUBLIC_BASE_URL}/docs
+    Get a key:    npm run cli -- developers create --name "Your Name"
+    Try it:       curl -H "Authorization: Bearer <apiKey>" ${config.PUBLIC_BASE_URL}/v1/keys
+`);
+}
+
+let signals = 0;
+for (const sig of ['SIGTERM', 'SIGINT'] as const) {
+  process.on(sig, () => {
+    if (++signals > 1) process.exit(130);
+    log.info({ signal: sig, graceMs: config.SHUTDOWN_GRACE_MS }, 'draining');
+    platform.stop().then(
+      () => process.exit(0),
+      (e: Error) => {
+        log.error({ err: e.message }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  });
+}

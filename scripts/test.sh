@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# The whole suite, after the same idempotent set-up as `npm run up`: lint + format check, typecheck,
+# circular-import check, then unit and integration tests against real Postgres, Redis, S3 server and ffmpeg.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+export NODE_OPTIONS="${NODE_OPTIONS:-} --no-deprecation"
+echo "== lint"; npx eslint . && npx prettier --check . >/dev/null
+echo "== typecheck"; npx tsc --noEmit -p tsconfig.json
+echo "== circular imports"; npx madge --circular --extensions ts --ts-config tsconfig.json api shared workers scripts benchmarks
+echo "== tests"; npx vitest run "$@"

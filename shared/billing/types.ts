@@ -1,0 +1,45 @@
+/**
+ * The metering interface every metered operation calls. Implemented in ./meter.ts (credits issue).
+ *
+ * Usage pattern in a route or job:
+ *   const r = await meter.reserve({ developerId, category: 'tts', units: text.length, unit: 'characters',
+ *                                   provider, billable, requestId, operation: 'synthesize' });
+ *   try { ...work...; await r.commit(actualUnits); } catch (e) { await r.refund(); throw e; }
+ * `reserve` is the pre-check and hold: it atomically deducts the estimate or throws ApiError
+ * `insufficient_credits` (402). `commit` settles to the actual units (refunding or charging the difference);
+ * `refund` returns the hold when the operation failed. Non-billable usage (caller's own provider key) is
+ * recorded with credits 0 and never fails for lack of credits.
+ */
+export type MeterCategory = 'tts' | 'stt' | 'llm' | 'rag' | 'video' | 'session';
+
+export interface MeterInput {
+  developerId: string;
+  category: MeterCategory;
+  /** Estimated units for the hold (characters, audio seconds, tokens, generated video seconds, minutes…). */
+  units: number;
+  unit: string;
+  provider: string;
+  /** False when the caller's own provider key served the request: recorded, never charged. */
+  billable: boolean;
+  requestId: string;
+  /** Operation name, the key into the credit-weight table (e.g. `synthesize`, `transcribe`, `chat`). */
+  operation: string;
+}
+
+export interface Reservation {
+  readonly credits: number;
+  commit(actualUnits?: number): Promise<void>;
+  refund(): Promise<void>;
+}
+
+export interface UsageSnapshot {
+  used: number;
+  limit: number;
+  remaining: number;
+}
+
+export interface Meter {
+  reserve(input: MeterInput): Promise<Reservation>;
+  /** Current period's usage, for the X-Usage-* headers (cached briefly; may be a few ms stale). */
+  snapshot(developerId: string): Promise<UsageSnapshot>;
+}

@@ -1,0 +1,33 @@
+import { parseEnv } from './env.ts';
+import { vendorSettings, type VendorSettings } from './areas/providers.ts';
+import { EnvSchema, type Env } from './schema.ts';
+
+export { ConfigError } from './env.ts';
+export { EnvSchema, type Env } from './schema.ts';
+
+export interface Config extends Env {
+  rateLimits: Record<string, number>;
+  outboundAllowlist: string[];
+  s3Embedded: boolean;
+  vendors: VendorSettings;
+}
+
+/** Parses the environment once; callers pass the result down instead of reading process.env again. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = parseEnv(EnvSchema, env);
+  const rateLimits = Object.fromEntries(
+    parsed.RATE_LIMITS.split(',').map((pair) => {
+      const [tier, n] = pair.split(':') as [string, string];
+      return [tier, Number(n)];
+    }),
+  );
+  return {
+    ...parsed,
+    rateLimits,
+    outboundAllowlist: parsed.OUTBOUND_ALLOWLIST.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+    s3Embedded: !parsed.S3_ENDPOINT,
+    vendors: vendorSettings(parsed),
+  };
+}

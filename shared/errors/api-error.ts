@@ -1,0 +1,39 @@
+import { ERROR_CODES, type ErrorCode } from './codes.ts';
+
+export type ErrorParams = Record<string, string | number | boolean | null | undefined>;
+
+/**
+ * An error that becomes the API's one envelope: `{error: {type, code, message, param, requestId}}`.
+ * Recognised by `name` too, since errors cross process boundaries (queue jobs) as plain objects.
+ */
+export class ApiError extends Error {
+  override name = 'ApiError';
+  readonly status: number;
+  readonly type: string;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    readonly code: ErrorCode,
+    readonly params: ErrorParams = {},
+    readonly param: string | null = null,
+    headers: Record<string, string> = {},
+  ) {
+    const def = ERROR_CODES[code];
+    super(def.message.replace(/\{(\w+)\}/g, (_, k: string) => String(params[k] ?? '')));
+    this.status = def.status;
+    this.type = def.type;
+    this.headers = headers;
+  }
+
+  static notFound(resource: string, id: string): ApiError {
+    return new ApiError('not_found', { resource, id }, 'id');
+  }
+
+  static validation(detail: string, param: string | null = null): ApiError {
+    return new ApiError('validation_failed', { detail }, param);
+  }
+}
+
+export function isApiError(e: unknown): e is ApiError {
+  return e instanceof ApiError || (e instanceof Error && e.name === 'ApiError' && 'code' in e);
+}

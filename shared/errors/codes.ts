@@ -1,0 +1,114 @@
+/**
+ * Every API error code in one table: code → HTTP status, error type (the OpenAI/Stripe-style family that SDKs
+ * read) and a message template. `{name}` placeholders are filled from the error's params. Add codes here, never
+ * inline a status in a route.
+ */
+export const ERROR_TYPES = {
+  invalid_request: 'invalid_request_error',
+  authentication: 'authentication_error',
+  permission: 'permission_error',
+  not_found: 'not_found_error',
+  conflict: 'conflict_error',
+  rate_limit: 'rate_limit_error',
+  billing: 'billing_error',
+  api: 'api_error',
+  unavailable: 'service_unavailable_error',
+} as const;
+
+const t = ERROR_TYPES;
+
+export const ERROR_CODES = {
+  // 400
+  validation_failed: { status: 400, type: t.invalid_request, message: '{detail}' },
+  invalid_json: { status: 400, type: t.invalid_request, message: 'The request body is not valid JSON: {detail}' },
+  invalid_cursor: { status: 400, type: t.invalid_request, message: 'The cursor is not one this API returned.' },
+  invalid_url: { status: 400, type: t.invalid_request, message: '{detail}' },
+  url_not_allowed: {
+    status: 400,
+    type: t.invalid_request,
+    message: 'The URL resolves to a private, loopback or link-local address ({detail}); use a public URL.',
+  },
+  url_fetch_failed: { status: 400, type: t.invalid_request, message: 'Could not fetch the URL: {detail}' },
+  provider_unavailable: {
+    status: 400,
+    type: t.invalid_request,
+    message: 'Provider "{provider}" is not available: {detail}',
+  },
+  unsupported_language: { status: 400, type: t.invalid_request, message: '{detail}' },
+  invalid_audio: { status: 400, type: t.invalid_request, message: 'The audio could not be decoded: {detail}' },
+  // 401
+  missing_api_key: {
+    status: 401,
+    type: t.authentication,
+    message: 'No API key provided. Send it as "Authorization: Bearer <key>".',
+  },
+  malformed_api_key: {
+    status: 401,
+    type: t.authentication,
+    message: 'The API key is malformed. Keys start with "{prefix}"; check that it was copied whole.',
+  },
+  invalid_api_key: { status: 401, type: t.authentication, message: 'The API key is not recognised.' },
+  expired_api_key: {
+    status: 401,
+    type: t.authentication,
+    message: 'The API key expired at {expiresAt}. Create a new key.',
+  },
+  revoked_api_key: { status: 401, type: t.authentication, message: 'The API key was revoked. Create a new key.' },
+  rotated_api_key: {
+    status: 401,
+    type: t.authentication,
+    message: 'The API key was rotated and replaced by a newer key. Use the key returned by the rotation.',
+  },
+  invalid_session_token: { status: 401, type: t.authentication, message: 'The session token is invalid or expired.' },
+  invalid_signature: { status: 401, type: t.authentication, message: 'The request signature is invalid.' },
+  // 402
+  insufficient_credits: {
+    status: 402,
+    type: t.billing,
+    message:
+      'Not enough credits: this request needs {needed} and {remaining} remain. Upgrade the plan or wait for the next period.',
+  },
+  // 403
+  wrong_credential: { status: 403, type: t.permission, message: '{detail}' },
+  // 404
+  not_found: { status: 404, type: t.not_found, message: 'No {resource} with id "{id}".' },
+  route_not_found: { status: 404, type: t.not_found, message: 'No route {method} {path}. See /docs for the API.' },
+  // 405/409/413/415
+  method_not_allowed: { status: 405, type: t.invalid_request, message: '{detail}' },
+  conflict: { status: 409, type: t.conflict, message: '{detail}' },
+  already_exists: { status: 409, type: t.conflict, message: 'A {resource} with id "{id}" already exists.' },
+  idempotency_key_reused: {
+    status: 409,
+    type: t.conflict,
+    message: 'This Idempotency-Key was used with a different request body. Use a new key for a new request.',
+  },
+  idempotency_in_progress: {
+    status: 409,
+    type: t.conflict,
+    message: 'A request with this Idempotency-Key is still in progress. Retry after it finishes.',
+  },
+  payload_too_large: { status: 413, type: t.invalid_request, message: 'The {what} exceeds the limit of {limit}.' },
+  unsupported_media_type: { status: 415, type: t.invalid_request, message: '{detail}' },
+  // 429
+  rate_limited: {
+    status: 429,
+    type: t.rate_limit,
+    message: 'Rate limit of {limit} requests per {window}s exceeded. Retry after {retryAfter}s.',
+  },
+  // 5xx
+  internal_error: {
+    status: 500,
+    type: t.api,
+    message: 'An internal error occurred. Retry, and report the requestId if it persists.',
+  },
+  upstream_error: { status: 502, type: t.api, message: 'The upstream provider "{provider}" failed: {detail}' },
+  dependency_unavailable: {
+    status: 503,
+    type: t.unavailable,
+    message: '{dependency} is unavailable right now. Retry shortly.',
+  },
+  feature_not_configured: { status: 503, type: t.unavailable, message: '{detail}' },
+  upstream_timeout: { status: 504, type: t.api, message: 'The upstream provider "{provider}" timed out.' },
+} as const satisfies Record<string, { status: number; type: string; message: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;

@@ -1,0 +1,44 @@
+import { z } from 'zod';
+import { ApiError } from './errors/api-error.ts';
+
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 100;
+
+/** Query string of every list route. Newest first; the cursor is opaque to clients. */
+export const PageQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(DEFAULT_PAGE_SIZE),
+  cursor: z.string().max(200).optional(),
+});
+export type PageQuery = z.infer<typeof PageQuery>;
+
+export function pageSchema<T extends z.ZodType>(item: T) {
+  return z.object({ data: z.array(item), nextCursor: z.string().nullable(), hasMore: z.boolean() });
+}
+export interface Page<T> {
+  data: T[];
+  nextCursor: string | null;
+  hasMore: boolean;
+}
+
+/** Cursor = the last row's sort key (time-sortable id), base64url-encoded so clients treat it as opaque. */
+export function encodeCursor(lastId: string): string {
+  return Buffer.from(`v1:${lastId}`).toString('base64url');
+}
+
+export function decodeCursor(cursor: string | undefined): string | null {
+  if (!cursor) return null;
+  const raw = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (!raw.startsWith('v1:') || raw.length < 5) throw new ApiError('invalid_cursor', {}, 'cursor');
+  return raw.slice(3);
+}
+
+/**
+ * Builds a page from rows fetched with `limit + 1` ordered by id descending. Ids are time-sortable, so a row
+ * inserted between two page requests never shifts the rows of the next page.
+ */
+export function toPage<R extends { id: string }, T>(rows: R[], limit: number, map: (r: R) => T): Page<T> {
+  const hasMore = rows.length > limit;
+  const kept = hasMore ? rows.slice(0, limit) : rows;
+  const last = kept[kept.length - 1];
+  return { data: kept.map(map), nextCursor: hasMore && last ? encodeCursor(last.id) : null, hasMore };
+}

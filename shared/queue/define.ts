@@ -1,0 +1,24 @@
+import type { z } from 'zod';
+
+/** Worker pools. CPU workers run anywhere; each GPU pool is its own Deployment with its own queue. */
+export const QUEUES = ['cpu', 'gpu-avatar', 'gpu-lipsync', 'gpu-analysis', 'gpu-generate'] as const;
+export type QueueName = (typeof QUEUES)[number];
+export type Pool = 'cpu' | 'gpu';
+
+export function poolOf(queue: QueueName): Pool {
+  return queue.startsWith('gpu-') ? 'gpu' : 'cpu';
+}
+
+export interface JobDefinition<S extends z.ZodType = z.ZodType> {
+  schema: S;
+  queue: QueueName;
+  /** Wall-clock limit of one attempt; the handler's AbortSignal fires when it is reached. */
+  timeoutMs: number;
+  /** Total attempts, the first included. Handlers must be idempotent: a stalled job runs again. */
+  attempts: number;
+  backoffMs: number;
+}
+
+export function defineJob<S extends z.ZodType>(def: JobDefinition<S>): JobDefinition<S> {
+  return def;
+}

@@ -1,0 +1,15 @@
+import type { Infra } from '../../shared/runtime/infra.ts';
+import { runWorker, type RunningWorker } from '../../shared/queue/worker-runner.ts';
+import { cpuHandlers } from './handlers.ts';
+
+/** The CPU pool: transcription, ffmpeg muxing, dubbing steps, ingest, webhooks, outbound-call dispatch. */
+export function startCpuWorkers(infra: Infra): RunningWorker[] {
+  return [
+    runWorker('cpu', cpuHandlers(infra), {
+      redis: infra.bullRedis,
+      prefix: infra.config.REDIS_PREFIX,
+      concurrency: infra.config.WORKER_CPU_CONCURRENCY,
+      log: infra.log.child({ role: 'worker-cpu' }),
+    }),
+  ];
+}

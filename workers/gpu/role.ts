@@ -1,0 +1,26 @@
+import { QUEUES, type QueueName } from '../../shared/queue/define.ts';
+import { runWorker, type RunningWorker } from '../../shared/queue/worker-runner.ts';
+import type { Infra } from '../../shared/runtime/infra.ts';
+import { gpuHandlers } from './handlers.ts';
+
+/**
+ * One process per GPU (GPU_DEVICE); GPU_POOLS picks which GPU queues it serves (a Deployment per pool in the
+ * cluster, all of them on a single machine). Concurrency 1 per queue: a GPU engine saturates its device.
+ */
+export function startGpuWorkers(infra: Infra): RunningWorker[] {
+  const wanted = infra.config.GPU_POOLS.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const queues = QUEUES.filter(
+    (q): q is QueueName => q.startsWith('gpu-') && (wanted.length === 0 || wanted.includes(q.slice(4))),
+  );
+  const handlers = gpuHandlers(infra);
+  return queues.map((q) =>
+    runWorker(q, handlers, {
+      redis: infra.bullRedis,
+      prefix: infra.config.REDIS_PREFIX,
+      concurrency: 1,
+      log: infra.log.child({ role: 'worker-gpu', device: infra.config.GPU_DEVICE }),
+    }),
+  );
+}
