@@ -24,9 +24,11 @@ describe('keys', () => {
     expect(created.expiresAt).toBeNull();
     expect(created.message).toMatch(/only once/);
 
-    const list = await (await p.request('/v1/keys', { key: apiKey })).json();
-    expect(list.data.map((k: { id: string }) => k.id)).toContain(created.id);
+    const list = (await (await p.request('/v1/keys', { key: apiKey })).json()) as {
+      data: { id: string; prefix: string }[];
+    };
+    expect(list.data.map((k) => k.id)).toContain(created.id);
     expect(JSON.stringify(list)).not.toContain(created.key);
-    expect(list.data[0].prefix).toBe(created.key.slice(0, 10));
+    expect(list.data[0]!.prefix).toBe(created.key.slice(0, 10));
   });
 });

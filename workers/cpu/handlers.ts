@@ -1,8 +1,19 @@
 import type { JobsOnPool } from '../../shared/queue/catalog.ts';
 import type { HandlerMap } from '../../shared/queue/worker-runner.ts';
 import type { Infra } from '../../shared/runtime/infra.ts';
+import { billingCpuHandlers } from './handlers/billing.ts';
+import { realtimeCpuHandlers } from './handlers/realtime.ts';
+import { speechCpuHandlers } from './handlers/speech.ts';
+import { videoCpuHandlers } from './handlers/video.ts';
+import { webhooksCpuHandlers } from './handlers/webhooks.ts';
 
 /** Every CPU job needs a handler here; the type makes a missing one a compile error. */
-export function cpuHandlers(_infra: Infra): HandlerMap<JobsOnPool<'cpu'>> {
-  return {};
+export function cpuHandlers(infra: Infra): HandlerMap<JobsOnPool<'cpu'>> {
+  return {
+    ...speechCpuHandlers(infra),
+    ...videoCpuHandlers(infra),
+    ...realtimeCpuHandlers(infra),
+    ...billingCpuHandlers(infra),
+    ...webhooksCpuHandlers(infra),
+  };
 }

@@ -1,8 +1,9 @@
 import type { JobsOnPool } from '../../shared/queue/catalog.ts';
 import type { HandlerMap } from '../../shared/queue/worker-runner.ts';
 import type { Infra } from '../../shared/runtime/infra.ts';
+import { videoGpuHandlers } from './handlers/video.ts';
 
 /** Every GPU job needs a handler here; the type makes a missing one a compile error. */
-export function gpuHandlers(_infra: Infra): HandlerMap<JobsOnPool<'gpu-'>> {
-  return {};
+export function gpuHandlers(infra: Infra): HandlerMap<JobsOnPool<'gpu-'>> {
+  return { ...videoGpuHandlers(infra) };
 }

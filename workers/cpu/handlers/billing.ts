@@ -1,0 +1,11 @@
+import type { JobsOn } from '../../../shared/queue/catalog.ts';
+import type { HandlerMap } from '../../../shared/queue/worker-runner.ts';
+import type { Infra } from '../../../shared/runtime/infra.ts';
+import type { billingJobs } from '../../../shared/queue/jobs/billing.ts';
+
+type Names = Extract<keyof typeof billingJobs, JobsOn<'cpu'>>;
+
+/** CPU handlers of the billing area. */
+export function billingCpuHandlers(_infra: Infra): HandlerMap<Names> {
+  return {};
+}
