@@ -1,0 +1,96 @@
+import { EngineError } from '../core/engine-error.ts';
+import { engineLatency } from '../core/metrics.ts';
+
+export interface TranscriptSegment {
+  start: number;
+  end: number;
+  text: string;
+  /** Present with diarization: "speaker_0", "speaker_1", … */
+  speaker?: string;
+}
+export interface TranscriptWord {
+  start: number;
+  end: number;
+  word: string;
+}
+
+/** The contract's Transcription result. Times in seconds. */
+export interface TranscriptionResult {
+  text: string;
+  segments: TranscriptSegment[];
+  words?: TranscriptWord[];
+  language: string;
+  duration: number;
+}
+
+export interface SttRequest {
+  /** Mono PCM s16le at `sampleRate` (decode any container with shared/audio first). */
+  pcm: Buffer;
+  sampleRate: number;
+  /** Language code; '' = auto-detect where the engine can. */
+  language: string;
+  mode: 'accurate' | 'fast';
+  timestamps: 'segment' | 'word';
+  diarize: boolean;
+  prompt?: string;
+  apiKey?: string;
+  signal?: AbortSignal;
+}
+
+export interface SttStreamOptions {
+  sampleRate: number;
+  language: string;
+  apiKey?: string;
+  signal?: AbortSignal;
+}
+
+export type SttStreamEvent =
+  | { type: 'partial'; text: string }
+  | { type: 'final'; text: string; start: number; end: number; words?: TranscriptWord[] };
+
+/** A live recognition stream: write PCM frames as they arrive; events yield partial and final results. */
+export interface SttStream {
+  write(pcm: Buffer): void;
+  /** No more audio: flush and emit the last final. */
+  end(): void;
+  events: AsyncIterable<SttStreamEvent>;
+  close(): void;
+}
+
+export interface SttCapabilities {
+  streaming: boolean;
+  diarization: boolean;
+  wordTimestamps: boolean;
+  /** Sample rates the engine accepts natively (others are resampled by the caller). */
+  sampleRates: number[];
+  /** Language codes, or ['*'] for many/auto-detect. */
+  languages: string[];
+  requiresKey: boolean;
+}
+
+/** Base of every STT adapter; adapters implement `_transcribe` and, when streaming, `_stream`. */
+export abstract class SttEngine {
+  abstract readonly provider: string;
+  abstract readonly label: string;
+  abstract readonly capabilities: SttCapabilities;
+  protected abstract _transcribe(req: SttRequest): Promise<TranscriptionResult>;
+  protected _stream(_opts: SttStreamOptions): SttStream {
+    throw new EngineError(this.provider, 'bad_request', `${this.label} does not stream`, false);
+  }
+
+  async transcribe(req: SttRequest): Promise<TranscriptionResult> {
+    const done = engineLatency.startTimer({ capability: 'stt', provider: this.provider });
+    try {
+      const out = await this._transcribe(req);
+      done({ outcome: 'ok' });
+      return out;
+    } catch (e) {
+      done({ outcome: 'error' });
+      throw e instanceof EngineError || (e as Error)?.name === 'ApiError' ? e : EngineError.network(this.provider, e);
+    }
+  }
+
+  stream(opts: SttStreamOptions): SttStream {
+    return this._stream(opts);
+  }
+}

@@ -1,0 +1,80 @@
+import { EngineError } from '../core/engine-error.ts';
+import { engineLatency, engineTtfb } from '../core/metrics.ts';
+
+export interface Voice {
+  id: string;
+  name: string;
+  language: string;
+  gender: 'male' | 'female' | 'neutral';
+  provider: string;
+}
+
+export interface TtsRequest {
+  text: string;
+  voiceId: string;
+  /** 0.25-4 (the API bounds each endpoint further); 1 = natural rate. */
+  speed: number;
+  /** 0.5-2; 1 = the voice's natural pitch. Engines without pitch control ignore it (see capabilities). */
+  pitch: number;
+  model?: string | null;
+  language?: string;
+  /** The resolved provider key (caller header, stored key or platform key); absent for local engines. */
+  apiKey?: string;
+  signal?: AbortSignal;
+}
+
+/** Synthesized speech: mono PCM s16le chunks in the order made, at `sampleRate`. */
+export interface TtsAudio {
+  sampleRate: number;
+  chunks: AsyncIterable<Buffer>;
+}
+
+export interface TtsCapabilities {
+  /** Audio arrives while synthesis is still running. */
+  streaming: boolean;
+  pitch: boolean;
+  /** Needs a provider key (resolve it with resolveProviderKey before calling). */
+  requiresKey: boolean;
+}
+
+/**
+ * Base of every TTS adapter: the shared work (latency and time-to-first-byte metrics, error normalisation)
+ * lives here; adapters implement `_synthesize`. `label` names the adapter honestly, e.g. `flite.tts`.
+ */
+export abstract class TtsEngine {
+  abstract readonly provider: string;
+  abstract readonly label: string;
+  abstract readonly capabilities: TtsCapabilities;
+  abstract voices(): Promise<Voice[]>;
+  protected abstract _synthesize(req: TtsRequest): Promise<TtsAudio>;
+
+  async synthesize(req: TtsRequest): Promise<TtsAudio> {
+    const started = performance.now();
+    const done = engineLatency.startTimer({ capability: 'tts', provider: this.provider });
+    let audio: TtsAudio;
+    try {
+      audio = await this._synthesize(req);
+    } catch (e) {
+      done({ outcome: 'error' });
+      throw e instanceof EngineError ? e : EngineError.network(this.provider, e);
+    }
+    const provider = this.provider;
+    async function* measured(): AsyncGenerator<Buffer> {
+      let first = true;
+      try {
+        for await (const chunk of audio.chunks) {
+          if (first) {
+            engineTtfb.observe({ capability: 'tts', provider }, (performance.now() - started) / 1000);
+            first = false;
+          }
+          yield chunk;
+        }
+        done({ outcome: 'ok' });
+      } catch (e) {
+        done({ outcome: 'error' });
+        throw e instanceof EngineError ? e : EngineError.network(provider, e);
+      }
+    }
+    return { sampleRate: audio.sampleRate, chunks: measured() };
+  }
+}
