@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { accountRoutes } from './account.ts';
 import { agentsRoutes } from './agents.ts';
 import { billingRoutes } from './billing.ts';
 import { collectionsRoutes } from './collections.ts';
@@ -9,6 +10,7 @@ import { videoRoutes } from './video.ts';
 
 /** One encapsulated plugin per resource area. Areas spanning several prefixes register full paths. */
 export async function registerRoutes(app: FastifyInstance): Promise<void> {
+  await app.register(accountRoutes);
   await app.register(keysRoutes, { prefix: '/v1/keys' });
   await app.register(billingRoutes);
   await app.register(speechRoutes);

@@ -18,7 +18,12 @@ export async function startEmbeddedS3(dir: string, port: number): Promise<Embedd
   const server = new S3rver({ address: '127.0.0.1', port, directory: dir, silent: true });
   try {
     const addr = (await server.run()) as AddressInfo;
-    return { endpoint: `http://127.0.0.1:${addr.port}`, owned: true, close: () => server.close() };
+    let closing: Promise<void> | null = null;
+    return {
+      endpoint: `http://127.0.0.1:${addr.port}`,
+      owned: true,
+      close: () => (closing ??= server.close()),
+    };
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'EADDRINUSE' || port === 0) throw e;
     return { endpoint: `http://127.0.0.1:${port}`, owned: false, close: async () => {} };
