@@ -1,4 +1,44 @@
-import type { z } from 'zod';
+import { z } from 'zod';
+import { envBool, envInt } from '../env.ts';
 
-/** Environment variables of the realtime area (merged into EnvSchema; documented in the README). */
-export const realtimeEnv = {} satisfies z.ZodRawShape;
+/** Environment variables of the realtime area (merged into EnvSchema; documented in docs/realtime.md). */
+export const realtimeEnv = {
+  REALTIME_SESSION_SECRET: z
+    .string()
+    .min(32)
+    .optional()
+    .describe(
+      'HMAC secret for short-lived session tokens (≥ 32 chars). Must be the same on api and realtime processes; ' +
+        'when unset each process makes a random one, which only works in the one-process mode.',
+    ),
+  REALTIME_TOKEN_TTL_SECONDS: envInt(30, 3600)
+    .default(300)
+    .describe('Lifetime of a session token from POST /v1/sessions/twilio until the stream must have started.'),
+  REALTIME_PHONE_STT_PROVIDER: z
+    .string()
+    .default('deepgram')
+    .describe('STT engine for phone (8 kHz) sessions; the local default engine cannot transcribe 8 kHz audio.'),
+  REALTIME_ENDPOINTING_MS: envInt(100, 3000)
+    .default(300)
+    .describe('Silence after speech that ends a caller turn (VAD endpointing).'),
+  REALTIME_BARGE_IN_MIN_MS: envInt(60, 2000)
+    .default(200)
+    .describe('Caller speech shorter than this never interrupts the agent (noises, clicks).'),
+  REALTIME_BARGE_IN_FORCE_MS: envInt(200, 5000)
+    .default(900)
+    .describe('Caller speech this long interrupts even before a transcript arrives.'),
+  REALTIME_MAX_SESSION_SECONDS: envInt(10, 4 * 3600)
+    .default(3600)
+    .describe('A session is ended after this long.'),
+  REALTIME_RECORDINGS: envBool.default(true).describe('Store both sides of every call as a stereo WAV in S3.'),
+  TWILIO_ACCOUNT_SID: z.string().min(1).optional().describe('Twilio account for outbound calls (dispatcher).'),
+  TWILIO_AUTH_TOKEN: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('Twilio auth token: places outbound calls and verifies X-Twilio-Signature on callbacks.'),
+  TWILIO_API_BASE_URL: z
+    .url()
+    .optional()
+    .describe('Twilio REST base URL override (a local protocol double in tests); default https://api.twilio.com.'),
+} satisfies z.ZodRawShape;

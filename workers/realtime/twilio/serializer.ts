@@ -1,0 +1,117 @@
+import { mulawToPcm, pcmToMulaw } from '../codec/mulaw.ts';
+import { TwilioInbound } from './messages.ts';
+
+/** Twilio sends μ-law at 8 kHz; 20 ms = 160 samples = 160 bytes. */
+export const TWILIO_RATE = 8000;
+export const FRAME_MS = 20;
+export const FRAME_BYTES = (TWILIO_RATE * FRAME_MS) / 1000;
+
+/** What went wrong with an inbound frame; the transport closes the socket cleanly and logs the kind. */
+export class ProtocolError extends Error {
+  override name = 'ProtocolError';
+  constructor(
+    readonly kind: 'binary_frame' | 'malformed_json' | 'invalid_message' | 'out_of_order' | 'unauthorized',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Inbound events after decoding: media carries PCM s16le at 8 kHz (the codec stays here, at the edge). */
+export type InboundEvent =
+  | { event: 'connected' }
+  | {
+      event: 'start';
+      streamSid: string;
+      callSid: string;
+      accountSid: string;
+      customParameters: Record<string, string>;
+    }
+  | { event: 'media'; pcm: Buffer; timestampMs: number; track: string }
+  | { event: 'dtmf'; digit: string }
+  | { event: 'mark'; name: string }
+  | { event: 'stop'; callSid: string };
+
+/** Decodes one WebSocket message from Twilio. Binary frames, bad JSON and unknown shapes are protocol errors. */
+export function parseTwilioMessage(data: Buffer | string, isBinary: boolean): InboundEvent {
+  if (isBinary) throw new ProtocolError('binary_frame', 'binary frames are not part of the Twilio protocol');
+  let json: unknown;
+  try {
+    json = JSON.parse(typeof data === 'string' ? data : data.toString('utf8'));
+  } catch {
+    throw new ProtocolError('malformed_json', 'message is not valid JSON');
+  }
+  const parsed = TwilioInbound.safeParse(json);
+  if (!parsed.success) {
+    const ev = (json as { event?: unknown })?.event;
+    throw new ProtocolError('invalid_message', `invalid ${typeof ev === 'string' ? ev.slice(0, 20) : ''} message`);
+  }
+  const m = parsed.data;
+  switch (m.event) {
+    case 'connected':
+      return { event: 'connected' };
+    case 'start':
+      return {
+        event: 'start',
+        streamSid: m.start.streamSid,
+        callSid: m.start.callSid,
+        accountSid: m.start.accountSid,
+        customParameters: m.start.customParameters,
+      };
+    case 'media':
+      return {
+        event: 'media',
+        pcm: mulawToPcm(Buffer.from(m.media.payload, 'base64')),
+        timestampMs: Number(m.media.timestamp),
+        track: m.media.track,
+      };
+    case 'dtmf':
+      return { event: 'dtmf', digit: m.dtmf.digit };
+    case 'mark':
+      return { event: 'mark', name: m.mark.name };
+    case 'stop':
+      return { event: 'stop', callSid: m.stop.callSid };
+  }
+}
+
+/** Server → Twilio. `pcm` is s16le at 8 kHz; it leaves as base64 raw μ-law with no header. */
+export function mediaMessage(streamSid: string, pcm8k: Buffer): string {
+  return JSON.stringify({ event: 'media', streamSid, media: { payload: pcmToMulaw(pcm8k).toString('base64') } });
+}
+
+export function markMessage(streamSid: string, name: string): string {
+  return JSON.stringify({ event: 'mark', streamSid, mark: { name } });
+}
+
+export function clearMessage(streamSid: string): string {
+  return JSON.stringify({ event: 'clear', streamSid });
+}
+
+/**
+ * Order of the Twilio flow: `connected` (optional, first), `start` exactly once, then media/dtmf/mark, then `stop`.
+ * Anything else is out of order.
+ */
+export class TwilioFlow {
+  private state: 'new' | 'connected' | 'started' | 'stopped' = 'new';
+
+  check(ev: InboundEvent['event']): void {
+    const s = this.state;
+    const bad = () => new ProtocolError('out_of_order', `${ev} is not allowed in state ${s}`);
+    switch (ev) {
+      case 'connected':
+        if (s !== 'new') throw bad();
+        this.state = 'connected';
+        return;
+      case 'start':
+        if (s !== 'new' && s !== 'connected') throw bad();
+        this.state = 'started';
+        return;
+      case 'stop':
+        if (s !== 'started') throw bad();
+        this.state = 'stopped';
+        return;
+      default:
+        if (s !== 'started') throw bad();
+    }
+  }
+}
