@@ -1,0 +1,247 @@
+import { z } from 'zod';
+import { LLM_PROVIDERS, TTS_PROVIDERS } from './providers.ts';
+
+/** Reserved name of the built-in tool that searches the agent's collection. */
+export const KNOWLEDGE_TOOL_NAME = 'search_knowledge';
+export const DEFAULT_MAX_TOKENS = 1024;
+
+const Metadata = z
+  .record(z.string().min(1).max(100), z.unknown())
+  .refine((m) => JSON.stringify(m).length <= 16_384, 'metadata must serialise to at most 16 KB');
+
+/**
+ * Voice style (extension: the contract leaves the inner fields open). Every field optional; engines use what
+ * they support: `speed`/`pitch` by every engine with those capabilities, `stability`/`similarityBoost`/`style`
+ * by ElevenLabs-kind voices, `emotion`/`instructions` by engines that take a style hint.
+ */
+export const StyleProfile = z
+  .object({
+    speed: z.number().min(0.25).max(4).optional(),
+    pitch: z.number().min(0.5).max(2).optional(),
+    stability: z.number().min(0).max(1).optional(),
+    similarityBoost: z.number().min(0).max(1).optional(),
+    style: z.number().min(0).max(1).optional(),
+    emotion: z.string().max(50).optional(),
+    instructions: z.string().max(500).optional(),
+  })
+  .strict();
+export type StyleProfile = z.infer<typeof StyleProfile>;
+
+/** A JSON Schema for a tool's arguments: an object schema. */
+const ToolParameters = z
+  .record(z.string(), z.unknown())
+  .refine((s) => s.type === 'object', 'parameters must be a JSON Schema with type "object"')
+  .refine((s) => JSON.stringify(s).length <= 16_384, 'parameters must serialise to at most 16 KB');
+
+/**
+ * A custom tool (extension): the model may call it; the platform POSTs the call to `url` signed with
+ * Standard Webhooks (the agent's `toolSigningSecret`) and hands the response body back to the model.
+ */
+export const AgentTool = z
+  .object({
+    name: z
+      .string()
+      .regex(/^[a-zA-Z0-9_-]{1,64}$/, 'name must be 1-64 letters, digits, "_" or "-"')
+      .refine((n) => n !== KNOWLEDGE_TOOL_NAME, `"${KNOWLEDGE_TOOL_NAME}" is the built-in knowledge tool`),
+    description: z.string().min(1).max(1024),
+    parameters: ToolParameters.default({ type: 'object', properties: {} }),
+    url: z.url({ protocol: /^https?$/ }).max(2048),
+    timeoutMs: z.number().int().min(100).max(30_000).default(5_000),
+  })
+  .strict();
+export type AgentTool = z.infer<typeof AgentTool>;
+
+const Tools = z
+  .array(AgentTool)
+  .max(16)
+  .refine((ts) => new Set(ts.map((t) => t.name)).size === ts.length, 'tool names must be unique');
+
+const Language = z
+  .string()
+  .regex(/^[a-zA-Z]{2,3}(-[a-zA-Z0-9]{2,8})*$/, 'language must be a language code such as "en" or "pt-BR"')
+  .max(35);
+
+/** Fields a client may set. Bounds and enums are the contract's. */
+const agentFields = {
+  name: z.string().trim().min(1).max(100),
+  description: z.string().max(1000),
+  systemPrompt: z.string().max(10_000),
+  firstMessage: z.string().max(1000),
+  voiceId: z.string().min(1).max(200),
+  ttsProvider: z.enum(TTS_PROVIDERS),
+  ttsModel: z.string().min(1).max(200).nullable(),
+  llmProvider: z.enum(LLM_PROVIDERS),
+  llmModel: z.string().min(1).max(200),
+  collectionId: z.string().min(1).max(100).nullable(),
+  styleProfile: StyleProfile.nullable(),
+  language: Language,
+  temperature: z.number().min(0).max(2),
+  maxTokens: z.number().int().min(1).max(16_384),
+  metadata: Metadata,
+  tools: Tools,
+};
+
+function optionalShape<T extends Record<string, z.ZodType>>(shape: T): { [K in keyof T]: z.ZodOptional<T[K]> } {
+  return Object.fromEntries(Object.entries(shape).map(([k, v]) => [k, v.optional()])) as {
+    [K in keyof T]: z.ZodOptional<T[K]>;
+  };
+}
+
+const createShape = {
+  ...optionalShape(agentFields),
+  id: z
+    .string()
+    .min(1)
+    .max(60)
+    .regex(/^[A-Za-z0-9_.:-]+$/, 'id may hold letters, digits, "_", "-", "." and ":"')
+    .optional(),
+  name: agentFields.name,
+  status: z.literal('active').optional(),
+};
+
+export const CreateAgentBody = z.object(createShape).strict();
+export type CreateAgentBody = z.infer<typeof CreateAgentBody>;
+
+/** PUT: every field optional; only fields present change. `status` may archive or restore an agent. */
+export const UpdateAgentBody = z
+  .object({ ...optionalShape(agentFields), status: z.enum(['active', 'archived']).optional() })
+  .strict();
+export type UpdateAgentBody = z.infer<typeof UpdateAgentBody>;
+
+export const Agent = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  systemPrompt: z.string(),
+  firstMessage: z.string(),
+  voiceId: z.string(),
+  ttsProvider: z.string(),
+  ttsModel: z.string().nullable(),
+  llmProvider: z.string(),
+  llmModel: z.string(),
+  collectionId: z.string().nullable(),
+  styleProfile: StyleProfile.nullable(),
+  language: z.string(),
+  temperature: z.number(),
+  maxTokens: z.number(),
+  status: z.enum(['active', 'archived']),
+  metadata: z.record(z.string(), z.unknown()),
+  tools: z.array(AgentTool),
+  toolSigningSecret: z.string(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type Agent = z.infer<typeof Agent>;
+
+export const AgentParams = z.object({ id: z.string().min(1).max(60) });
+
+// ── provisioning ────────────────────────────────────────────────────────────────────────────────────────────
+export const InitialContent = z
+  .object({
+    content: z
+      .string()
+      .min(1)
+      .max(1024 * 1024),
+    contentType: z.enum(['text', 'transcript']).default('text'),
+    metadata: Metadata.optional(),
+  })
+  .strict();
+
+/** Agent fields at the top level (the agent's collection is the one created here), plus the collection. */
+export const ProvisionBody = z
+  .object({
+    ...createShape,
+    collectionId: z.undefined({ error: 'collectionId is set by provisioning; omit it' }).optional(),
+    collection: z
+      .object({
+        name: z.string().trim().min(1).max(100),
+        description: z.string().max(500).optional(),
+        metadata: Metadata.optional(),
+      })
+      .strict(),
+    initialContent: z.array(InitialContent).max(50).default([]),
+  })
+  .strict();
+export type ProvisionBody = z.infer<typeof ProvisionBody>;
+
+// ── chat ────────────────────────────────────────────────────────────────────────────────────────────────────
+export const ChatBody = z
+  .object({
+    message: z.string().min(1).max(10_000),
+    conversationId: z.string().min(1).max(100).optional(),
+    instanceId: z.string().min(1).max(100).optional(),
+    callerPhone: z.string().min(1).max(32).optional(),
+    maxSteps: z.number().int().min(1).max(8).default(5),
+  })
+  .strict();
+export type ChatBody = z.infer<typeof ChatBody>;
+
+export const ToolCallRecord = z.object({
+  id: z.string(),
+  name: z.string(),
+  /** Parsed arguments (the raw text when the model produced invalid JSON). */
+  arguments: z.unknown(),
+  result: z.string().nullable(),
+  durationMs: z.number(),
+  error: z.string().nullable(),
+});
+export type ToolCallRecord = z.infer<typeof ToolCallRecord>;
+
+export const Usage = z.object({ inputTokens: z.number(), outputTokens: z.number() });
+
+export const ChatResponse = z.object({
+  reply: z.string(),
+  conversationId: z.string(),
+  turnIndex: z.number(),
+  toolCalls: z.array(ToolCallRecord),
+  usage: Usage,
+});
+export type ChatResponse = z.infer<typeof ChatResponse>;
+
+// ── instances (extension) ──────────────────────────────────────────────────────────────────────────────────
+const ContextValue = z.union([z.string().max(2000), z.number(), z.boolean()]);
+export const PhoneNumber = z.string().regex(/^\+[1-9]\d{6,14}$/, 'phoneNumber must be E.164, e.g. +14155550123');
+
+export const CreateInstanceBody = z
+  .object({
+    name: z.string().max(100).default(''),
+    phoneNumber: PhoneNumber.nullable().default(null),
+    context: z
+      .record(
+        z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'context keys are 1-64 letters, digits, "_", "-", "."'),
+        ContextValue,
+      )
+      .refine((c) => Object.keys(c).length <= 50, 'at most 50 context variables')
+      .default({}),
+    metadata: Metadata.default({}),
+  })
+  .strict();
+export type CreateInstanceBody = z.infer<typeof CreateInstanceBody>;
+
+export const AgentInstance = z.object({
+  id: z.string(),
+  agentId: z.string(),
+  name: z.string(),
+  phoneNumber: z.string().nullable(),
+  context: z.record(z.string(), ContextValue),
+  metadata: z.record(z.string(), z.unknown()),
+  createdAt: z.string(),
+});
+export type AgentInstance = z.infer<typeof AgentInstance>;
+
+export const InstanceParams = z.object({ id: z.string().min(1).max(60), instanceId: z.string().min(1).max(100) });
+
+// ── speak / sync ────────────────────────────────────────────────────────────────────────────────────────────
+export const SpeakBody = z
+  .object({
+    text: z.string().min(1).max(5000),
+    format: z.enum(['mp3', 'wav', 'ogg']).default('mp3'),
+    speed: z.number().min(0.25).max(4).optional(),
+  })
+  .strict();
+export type SpeakBody = z.infer<typeof SpeakBody>;
+
+export const SYNC_PROVIDERS = ['vapi'] as const;
+export const SyncBody = z.object({ provider: z.enum(SYNC_PROVIDERS).default('vapi') }).strict();
+export const SyncResponse = z.object({ synced: z.boolean(), externalAgentId: z.string(), provider: z.string() });
+export type SyncResponse = z.infer<typeof SyncResponse>;
