@@ -1,8 +1,11 @@
 import { Authenticator } from '../auth/authenticator.ts';
 import { RateLimiter } from '../auth/rate-limiter.ts';
+import { createMeter, type CreditMeter } from '../billing/meter.ts';
+import { createStoredKeyLookup } from '../billing/stored-keys.ts';
 import type { Config } from '../config/index.ts';
 import { migrate } from '../db/migrate.ts';
 import { createDb, type Db } from '../db/pool.ts';
+import type { StoredKeyLookup } from '../engines/core/provider-key.ts';
 import { AddressPolicy } from '../net/address-policy.ts';
 import type { Logger } from '../observability/logger.ts';
 import { Queues } from '../queue/queues.ts';
@@ -27,6 +30,10 @@ export interface Infra {
   authenticator: Authenticator;
   rateLimiter: RateLimiter;
   addressPolicy: AddressPolicy;
+  /** Credits: reserve → commit/refund for every metered operation; usage snapshots for the X-Usage-* headers. */
+  meter: CreditMeter;
+  /** The developer's stored provider keys, decrypted on demand (resolveProviderKey's second step). */
+  storedKeys: StoredKeyLookup;
   embeddedS3: EmbeddedS3 | null;
   checkReady(): Promise<Record<string, string>>;
   close(): Promise<void>;
@@ -74,6 +81,8 @@ export async function createInfra(config: Config, log: Logger, opts: { migrate?:
     authenticator,
     rateLimiter: new RateLimiter(redis, config.REDIS_PREFIX, config.RATE_LIMIT_WINDOW_SECONDS),
     addressPolicy: new AddressPolicy(config.outboundAllowlist),
+    meter: createMeter({ db, redis, config, log }),
+    storedKeys: createStoredKeyLookup({ db, config }),
     embeddedS3,
     async checkReady() {
       const checks: Record<string, string> = {};

@@ -1,0 +1,236 @@
+import type { Config } from '../config/index.ts';
+import { withTransaction, type Db } from '../db/pool.ts';
+import { ApiError } from '../errors/api-error.ts';
+import { newId } from '../ids.ts';
+import type { Logger } from '../observability/logger.ts';
+import type { Redis } from '../redis.ts';
+import { accountLimit, ensureAccount, type AccountRow } from './accounts.ts';
+import { assertBillingConfig } from './settings.ts';
+import type { Meter, MeterInput, Reservation, UsageSnapshot } from './types.ts';
+import { UsageCache, type CachedUsage } from './usage-cache.ts';
+import { creditWeights } from './weights.ts';
+
+/** The Meter plus what the billing area itself needs: publishing a changed balance to every cache. */
+export interface CreditMeter extends Meter {
+  /** Re-reads a developer's account (rolling it over if due) and refreshes the caches. */
+  refresh(developerId: string): Promise<UsageSnapshot>;
+  /** Publishes a balance just read or written (e.g. after a tier change) to the caches. */
+  publish(account: AccountRow): void;
+}
+
+interface BalanceRow {
+  rev: number;
+  used: number;
+  credit_limit: number;
+  period_end: Date;
+}
+
+/**
+ * Credits ledger + balance. `reserve` is one conditional UPDATE of the account row (the hold) joined with the
+ * ledger insert in the same statement: concurrent reservations serialise on the row lock, and Postgres re-checks
+ * `used + credits <= limit` against the latest row version, so no interleaving spends past the limit.
+ * Snapshots (the X-Usage-* headers) come from an in-process cache backed by Redis, written through on every
+ * charge, so the hot path does no database query.
+ */
+export function createMeter(deps: { db: Db; redis: Redis; config: Config; log: Logger }): CreditMeter {
+  const { db, config } = deps;
+  const log = deps.log.child({ component: 'meter' });
+  assertBillingConfig(config);
+  const weights = creditWeights(config);
+  const cache = new UsageCache(deps.redis, config.REDIS_PREFIX, config.USAGE_CACHE_MS, log);
+
+  const toCached = (b: BalanceRow): CachedUsage => ({
+    rev: b.rev,
+    used: b.used,
+    limit: b.credit_limit,
+    periodEnd: b.period_end.getTime(),
+  });
+  const publishBalance = (developerId: string, b: BalanceRow | undefined): void => {
+    if (b) cache.put(developerId, toCached(b));
+  };
+
+  async function tryHold(input: MeterInput, id: string, credits: number): Promise<BalanceRow | null> {
+    const { rows } = await db.query<BalanceRow>(
+      `with acct as (
+         update credit_accounts
+            set used = used + $2, rev = rev + 1, updated_at = now()
+          where developer_id = $1 and period_end > now()
+            and (overage_rate > 0 or used + $2 <= monthly_credits + carryover_credits)
+          returning rev, used, monthly_credits + carryover_credits as credit_limit, period_start, period_end
+       ), ins as (
+         insert into credit_ledger (id, developer_id, period_start, category, operation, units, unit, credits,
+                                    provider, billable, request_id, status)
+         select $3, $1, acct.period_start, $4, $5, $6, $7, $2, $8, true, $9, 'reserved' from acct
+         returning id
+       )
+       select acct.rev, acct.used, acct.credit_limit, acct.period_end from acct, ins`,
+      [
+        input.developerId,
+        credits,
+        id,
+        input.category,
+        input.operation,
+        input.units,
+        input.unit,
+        input.provider,
+        input.requestId,
+      ],
+    );
+    return rows[0] ?? null;
+  }
+
+  async function reserve(input: MeterInput): Promise<Reservation> {
+    const id = newId('ledger');
+    const credits = input.billable ? weights.credits(input.category, input.operation, input.units) : 0;
+    if (credits === 0) {
+      await db.query(
+        `insert into credit_ledger (id, developer_id, period_start, category, operation, units, unit, credits,
+                                    provider, billable, request_id, status)
+         values ($1, $2, null, $3, $4, $5, $6, 0, $7, $8, $9, 'reserved')`,
+        [
+          id,
+          input.developerId,
+          input.category,
+          input.operation,
+          input.units,
+          input.unit,
+          input.provider,
+          input.billable,
+          input.requestId,
+        ],
+      );
+      return reservation(id, input, 0);
+    }
+    let held = await tryHold(input, id, credits);
+    if (!held) {
+      // No row matched: the account is missing, its period ended, or the balance is short. Settle the first two
+      // and try once more; what remains is a real shortage.
+      const before = await ensureAccount(db, config, input.developerId);
+      held = await tryHold(input, id, credits);
+      if (!held) {
+        const after = await ensureAccount(db, config, input.developerId).catch(() => before);
+        publish(after);
+        const remaining = Math.max(0, accountLimit(after) - after.used);
+        throw new ApiError('insufficient_credits', { needed: credits, remaining });
+      }
+    }
+    publishBalance(input.developerId, held);
+    return reservation(id, input, credits);
+  }
+
+  function reservation(id: string, input: MeterInput, held: number): Reservation {
+    let settled = false;
+    return {
+      credits: held,
+      async commit(actualUnits?: number) {
+        if (settled) return;
+        settled = true;
+        const balance = await commitHold(id, input, held, actualUnits);
+        publishBalance(input.developerId, balance);
+      },
+      async refund() {
+        if (settled) return;
+        settled = true;
+        const { rows } = await db.query<BalanceRow>(
+          `with l as (
+             update credit_ledger set status = 'refunded', settled_at = now()
+              where id = $1 and status = 'reserved'
+              returning credits
+           )
+           update credit_accounts a
+              set used = greatest(0, a.used - l.credits), rev = a.rev + 1, updated_at = now()
+             from l
+            where a.developer_id = $2 and l.credits > 0
+            returning a.rev, a.used, a.monthly_credits + a.carryover_credits as credit_limit, a.period_end`,
+          [id, input.developerId],
+        );
+        publishBalance(input.developerId, rows[0]);
+      },
+    };
+  }
+
+  /**
+   * Settles a hold to the actual units. Less than held: the difference goes back. More: the difference is
+   * charged, on a hard-limit tier only as far as the balance goes (the rest is recorded as waived, never as a
+   * negative balance: the work is already done and the hold was the pre-check).
+   */
+  async function commitHold(
+    id: string,
+    input: MeterInput,
+    held: number,
+    actualUnits: number | undefined,
+  ): Promise<BalanceRow | undefined> {
+    const units = actualUnits ?? input.units;
+    const actual = input.billable ? weights.credits(input.category, input.operation, units) : 0;
+    const delta = actual - held;
+    return withTransaction(db, async (tx) => {
+      const { rows: ledger } = await tx.query<{ status: string }>(
+        'select status from credit_ledger where id = $1 for update',
+        [id],
+      );
+      if (ledger[0]?.status !== 'reserved') return undefined;
+      let applied = 0;
+      let balance: BalanceRow | undefined;
+      if (delta !== 0) {
+        const { rows } = await tx.query<{ used: number; credit_limit: number; overage_rate: number }>(
+          `select used, monthly_credits + carryover_credits as credit_limit, overage_rate
+             from credit_accounts where developer_id = $1 for update`,
+          [input.developerId],
+        );
+        const a = rows[0];
+        if (a) {
+          applied =
+            delta < 0
+              ? Math.max(delta, -a.used)
+              : a.overage_rate > 0
+                ? delta
+                : Math.min(delta, Math.max(0, a.credit_limit - a.used));
+          if (applied !== 0) {
+            const upd = await tx.query<BalanceRow>(
+              `update credit_accounts set used = used + $2, rev = rev + 1, updated_at = now()
+                where developer_id = $1
+                returning rev, used, monthly_credits + carryover_credits as credit_limit, period_end`,
+              [input.developerId, applied],
+            );
+            balance = upd.rows[0];
+          }
+        }
+      }
+      const waived = delta > 0 ? delta - applied : 0;
+      await tx.query(
+        `update credit_ledger set status = 'committed', units = $2, credits = $3, credits_waived = $4,
+                                  settled_at = now()
+          where id = $1`,
+        [id, units, held + applied, waived],
+      );
+      if (waived > 0) log.warn({ developerId: input.developerId, waived }, 'usage beyond balance waived');
+      return balance;
+    });
+  }
+
+  async function refresh(developerId: string): Promise<UsageSnapshot> {
+    const a = await ensureAccount(db, config, developerId);
+    publish(a);
+    return toSnapshot(cache.peek(developerId) ?? cachedOf(a));
+  }
+
+  function cachedOf(a: AccountRow): CachedUsage {
+    return { rev: a.rev, used: a.used, limit: accountLimit(a), periodEnd: a.period_end.getTime() };
+  }
+
+  function publish(a: AccountRow): void {
+    cache.put(a.developer_id, cachedOf(a));
+  }
+
+  async function snapshot(developerId: string): Promise<UsageSnapshot> {
+    const hit = cache.peek(developerId) ?? (await cache.fetchShared(developerId));
+    if (hit) return toSnapshot(hit);
+    return cache.single(developerId, () => refresh(developerId));
+  }
+
+  return { reserve, snapshot, refresh, publish };
+}
+
+function toSnapshot(c: CachedUsage): UsageSnapshot {
+  return { used: c.used, limit: c.limit, remaining: Math.max(0, c.limit - c.used) };
+}
