@@ -109,6 +109,16 @@ export const ERROR_CODES = {
   },
   feature_not_configured: { status: 503, type: t.unavailable, message: '{detail}' },
   upstream_timeout: { status: 504, type: t.api, message: 'The upstream provider "{provider}" timed out.' },
+  billing_not_configured: {
+    status: 503,
+    type: t.unavailable,
+    message: 'Billing is not configured on this server (the operator has not set STRIPE_SECRET_KEY and its group).',
+  },
+  verification_unsupported: {
+    status: 400,
+    type: t.invalid_request,
+    message: 'Keys for provider "{provider}" cannot be verified here; they are checked on first use instead.',
+  },
 } as const satisfies Record<string, { status: number; type: string; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
