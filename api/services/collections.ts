@@ -1,0 +1,63 @@
+import type { FastifyRequest } from 'fastify';
+import { embeddingEngines } from '../../shared/engines/embeddings/registry.ts';
+import type {
+  Collection,
+  CreateCollectionBody,
+  IngestBody,
+  IngestResult,
+  SearchBody,
+  SearchResponse,
+} from '../../shared/rag/contracts.ts';
+import { createCollection } from '../../shared/rag/collections.ts';
+import { ingestDocument } from '../../shared/rag/ingest.ts';
+import { searchCollection } from '../../shared/rag/search.ts';
+
+export { deleteCollection, deleteDocument, getCollection, listCollections } from '../../shared/rag/collections.ts';
+
+/** The collection's embedder is chosen (and validated) from the registry at creation. */
+export function createForRequest(req: FastifyRequest, body: CreateCollectionBody): Promise<Collection> {
+  const { infra } = req.server;
+  return createCollection(infra.db, embeddingEngines(infra), req.auth.developerId, body);
+}
+
+/** Ingest with the request's keys, id and cancellation; marks X-Provider-Used / X-Usage-Bypassed. */
+export async function ingestForRequest(
+  req: FastifyRequest,
+  collectionId: string,
+  body: IngestBody,
+): Promise<IngestResult> {
+  const out = await ingestDocument(req.server.infra, collectionId, body, {
+    developerId: req.auth.developerId,
+    requestId: req.id,
+    headers: req.headers,
+    signal: requestSignal(req),
+  });
+  req.providerUsed = out.providerUsed;
+  req.usageBypassed = !out.billable;
+  return { documentId: out.documentId, chunksCreated: out.chunksCreated, tokensUsed: out.tokensUsed };
+}
+
+export async function searchForRequest(
+  req: FastifyRequest,
+  collectionId: string,
+  body: SearchBody,
+): Promise<SearchResponse> {
+  const out = await searchCollection(req.server.infra, collectionId, body, {
+    developerId: req.auth.developerId,
+    requestId: req.id,
+    headers: req.headers,
+    signal: requestSignal(req),
+  });
+  req.providerUsed = out.providerUsed;
+  req.usageBypassed = !out.billable;
+  return { results: out.results };
+}
+
+/** Aborts when the client goes away before the response is sent. */
+function requestSignal(req: FastifyRequest): AbortSignal {
+  const ac = new AbortController();
+  req.raw.once('close', () => {
+    if (!req.raw.complete || !req.raw.socket?.writable) ac.abort();
+  });
+  return ac.signal;
+}
