@@ -109,21 +109,24 @@ export async function ensureAccount(
 
 /**
  * Moves a developer to a tier: the developers row (read by rate limiting and auth) and the account's plan, which
- * takes effect at once (the new monthly credits replace the old within the current period; used stays).
- * Returns the updated account; the caller invalidates the auth cache and the usage snapshot.
+ * takes effect at once (the new monthly credits replace the old within the current period; used stays). Runs on
+ * the caller's transaction. Returns the updated account (null when none exists yet: it is created from the new
+ * tier on first use); the caller invalidates the auth cache and publishes the balance after commit.
  */
-export async function applyTier(db: Db, config: Config, developerId: string, tier: Tier): Promise<AccountRow> {
-  await ensureAccount(db, config, developerId);
+export async function applyTier(
+  q: Queryable,
+  config: Config,
+  developerId: string,
+  tier: Tier,
+): Promise<AccountRow | null> {
   const plan = planFor(config, tier);
-  return withTransaction(db, async (tx) => {
-    await tx.query('update developers set tier = $2 where id = $1', [developerId, tier]);
-    const { rows } = await tx.query<AccountRow>(
-      `update credit_accounts
-          set monthly_credits = $2, overage_rate = $3, carryover_months = $4, rev = rev + 1, updated_at = now()
-        where developer_id = $1
-        returning ${ACCOUNT_COLUMNS}`,
-      [developerId, plan.monthlyCredits, plan.overageRate, plan.carryoverMonths],
-    );
-    return rows[0]!;
-  });
+  await q.query('update developers set tier = $2 where id = $1', [developerId, tier]);
+  const { rows } = await q.query<AccountRow>(
+    `update credit_accounts
+        set monthly_credits = $2, overage_rate = $3, carryover_months = $4, rev = rev + 1, updated_at = now()
+      where developer_id = $1
+      returning ${ACCOUNT_COLUMNS}`,
+    [developerId, plan.monthlyCredits, plan.overageRate, plan.carryoverMonths],
+  );
+  return rows[0] ?? null;
 }

@@ -1,0 +1,33 @@
+import type { Usage } from '../../shared/billing/contracts.ts';
+import { accountLimit, ensureAccount } from '../../shared/billing/accounts.ts';
+import type { MeterCategory } from '../../shared/billing/types.ts';
+import type { Infra } from '../../shared/runtime/infra.ts';
+
+/**
+ * The current period's usage, read from the database (not the header cache): credits of the balance, credits by
+ * category from the ledger (holds in flight count, refunds do not), and the number of distinct metered requests.
+ */
+export async function usageReport(infra: Infra, developerId: string): Promise<Usage> {
+  const a = await ensureAccount(infra.db, infra.config, developerId);
+  infra.meter.publish(a);
+  const { rows } = await infra.db.query<{ category: MeterCategory | null; credits: number; requests: number }>(
+    `select category, coalesce(sum(credits), 0)::bigint as credits, count(distinct request_id)::bigint as requests
+       from credit_ledger
+      where developer_id = $1 and created_at >= $2 and created_at < $3 and status <> 'refunded'
+      group by grouping sets ((category), ())`,
+    [developerId, a.period_start, a.period_end],
+  );
+  const breakdown = { tts: 0, stt: 0, llm: 0, rag: 0, video: 0, session: 0 };
+  let requestCount = 0;
+  for (const r of rows) {
+    if (r.category === null) requestCount = r.requests;
+    else breakdown[r.category] = r.credits;
+  }
+  const limit = accountLimit(a);
+  return {
+    credits: { used: a.used, limit, remaining: Math.max(0, limit - a.used) },
+    breakdown,
+    requestCount,
+    period: { start: a.period_start.toISOString(), end: a.period_end.toISOString() },
+  };
+}
