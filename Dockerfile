@@ -1,0 +1,103 @@
+# syntax=docker/dockerfile:1.7
+# One image for every role; the role is picked at run time by ROLE (api, cpu, gpu, realtime, or all), whose
+# default is the build argument ROLE. Two targets:
+#   docker build --target runtime     -t vap:cpu .   # Debian 12 + Node 20, onnxruntime-node CPU provider
+#   docker build --target runtime-gpu -t vap:gpu .   # same, plus CUDA 12 / cuDNN 9 user-space libraries and the
+#                                                     # onnxruntime-node CUDA (and TensorRT) execution providers
+# The NVIDIA driver is not in the image: the NVIDIA container runtime (or the GPU operator's RuntimeClass) mounts
+# it into GPU pods. The build needs the npm registry, Debian's archive and, for runtime-gpu only, NVIDIA's CUDA
+# apt repository and the NuGet feed onnxruntime-node downloads its CUDA provider from.
+
+ARG NODE_MAJOR=20
+ARG DEBIAN_SUITE=bookworm
+
+# ---- os: Debian + Node 20 + the runtime packages the engines shell out to or load (see scripts/setup.sh) ----
+FROM node:${NODE_MAJOR}-${DEBIAN_SUITE}-slim AS os
+ENV DEBIAN_FRONTEND=noninteractive
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends \
+      ffmpeg flite espeak-ng pocketsphinx pocketsphinx-en-us \
+      tesseract-ocr tesseract-ocr-eng apertium apertium-en-es apertium-eo-en \
+      sox tini ca-certificates \
+ && rm -rf /var/lib/apt/lists/*
+
+# ---- deps: production npm dependencies, built with the full image (node-gyp toolchain) ----
+FROM node:${NODE_MAJOR}-${DEBIAN_SUITE} AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+# onnxruntime-node's postinstall would download the CUDA provider; the CPU image does not need it.
+ENV ONNXRUNTIME_NODE_INSTALL=skip
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+
+# ---- deps-gpu: the same tree plus the CUDA 12 execution provider binaries of onnxruntime-node ----
+FROM deps AS deps-gpu
+ENV ONNXRUNTIME_NODE_INSTALL=cuda12
+RUN node node_modules/onnxruntime-node/script/install.js \
+ && test -f node_modules/onnxruntime-node/bin/napi-v6/linux/x64/libonnxruntime_providers_cuda.so
+
+# ---- runtime: the CPU image (api, cpu workers, realtime, or all in one) ----
+FROM os AS runtime
+ARG ROLE=all
+ENV NODE_ENV=production \
+    ROLE=${ROLE} \
+    HOST=0.0.0.0 \
+    PORT=8080 \
+    S3_EMBEDDED_DIR=/app/.data/s3
+WORKDIR /app
+COPY --from=deps --chown=node:node /app/node_modules ./node_modules
+COPY --chown=node:node package.json package-lock.json tsconfig.json ./
+COPY --chown=node:node api ./api
+COPY --chown=node:node shared ./shared
+COPY --chown=node:node workers ./workers
+COPY --chown=node:node scripts ./scripts
+RUN mkdir -p /app/.data && chown node:node /app/.data
+# The official Node image's unprivileged user (uid 1000).
+USER node
+EXPOSE 8080
+HEALTHCHECK --interval=15s --timeout=3s --start-period=30s --retries=3 \
+  CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+# tini reaps children (ffmpeg, flite, …) and forwards SIGTERM, so the graceful drain runs (SHUTDOWN_GRACE_MS).
+ENTRYPOINT ["/usr/bin/tini", "--"]
+CMD ["sh", "-c", "exec node --import tsx scripts/start.ts \"$ROLE\""]
+
+# ---- os-gpu: CUDA 12 and cuDNN 9 user-space libraries from NVIDIA's Debian 12 repository ----
+FROM os AS os-gpu
+ARG CUDA_PKG_VERSION=12-6
+ARG CUDA_DIR_VERSION=12.6
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends curl gnupg \
+ && curl -fsSLo /tmp/cuda-keyring.deb \
+      https://developer.download.nvidia.com/compute/cuda/repos/debian12/x86_64/cuda-keyring_1.1-1_all.deb \
+ && dpkg -i /tmp/cuda-keyring.deb && rm /tmp/cuda-keyring.deb \
+ && apt-get update \
+ && apt-get install -y --no-install-recommends \
+      cuda-cudart-${CUDA_PKG_VERSION} libcublas-${CUDA_PKG_VERSION} libcurand-${CUDA_PKG_VERSION} \
+      libcufft-${CUDA_PKG_VERSION} libcudnn9-cuda-12 \
+ && apt-get purge -y --auto-remove curl gnupg \
+ && rm -rf /var/lib/apt/lists/*
+ENV LD_LIBRARY_PATH=/usr/local/cuda-${CUDA_DIR_VERSION}/lib64 \
+    NVIDIA_VISIBLE_DEVICES=all \
+    NVIDIA_DRIVER_CAPABILITIES=compute,utility,video
+
+# ---- runtime-gpu: the GPU worker image (one process per GPU; GPU_DEVICE, GPU_POOLS) ----
+FROM os-gpu AS runtime-gpu
+ARG ROLE=gpu
+ENV NODE_ENV=production \
+    ROLE=${ROLE} \
+    HOST=0.0.0.0 \
+    PORT=8080 \
+    S3_EMBEDDED_DIR=/app/.data/s3
+WORKDIR /app
+COPY --from=deps-gpu --chown=node:node /app/node_modules ./node_modules
+COPY --chown=node:node package.json package-lock.json tsconfig.json ./
+COPY --chown=node:node api ./api
+COPY --chown=node:node shared ./shared
+COPY --chown=node:node workers ./workers
+COPY --chown=node:node scripts ./scripts
+RUN mkdir -p /app/.data && chown node:node /app/.data
+USER node
+EXPOSE 8080
+HEALTHCHECK --interval=15s --timeout=3s --start-period=60s --retries=3 \
+  CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+ENTRYPOINT ["/usr/bin/tini", "--"]
+CMD ["sh", "-c", "exec node --import tsx scripts/start.ts \"$ROLE\""]
