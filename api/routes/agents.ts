@@ -1,4 +1,187 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import {
+  Agent,
+  AgentInstance,
+  AgentParams,
+  ChatBody,
+  ChatResponse,
+  CreateAgentBody,
+  CreateInstanceBody,
+  InstanceParams,
+  ProvisionBody,
+  ProvisionResponse,
+  SpeakBody,
+  SyncBody,
+  SyncResponse,
+  UpdateAgentBody,
+} from '../../shared/contracts/agents.ts';
+import { PageQuery, pageSchema } from '../../shared/pagination.ts';
+import {
+  createAgent,
+  createInstance,
+  deleteAgent,
+  deleteAgentInstance,
+  getAgentInstance,
+  listAgentInstances,
+  listAgents,
+  putAgent,
+  requireAgent,
+} from '../services/agents.ts';
+import { chatWithAgent } from '../services/agents-chat.ts';
+import { provisionAgent } from '../services/agents-provision.ts';
+import { speakAsAgent } from '../services/agents-speak.ts';
+import { syncAgent } from '../services/agents-sync.ts';
+import { toAgent } from '../../shared/agents/db.ts';
 
 /** Routes of the agents area, registered at the root with their full /v1/... paths. */
-export const agentsRoutes: FastifyPluginAsyncZod = async () => {};
+export const agentsRoutes: FastifyPluginAsyncZod = async (app) => {
+  const infra = app.infra;
+  const { db, addressPolicy } = infra;
+  const tags = ['Agents'];
+
+  app.post(
+    '/v1/agents',
+    {
+      schema: { tags, summary: 'Create an agent', body: CreateAgentBody, response: { 201: Agent } },
+      config: { idempotent: true },
+    },
+    async (req, reply) => reply.code(201).send(await createAgent(db, addressPolicy, req.auth.developerId, req.body)),
+  );
+
+  app.get(
+    '/v1/agents',
+    {
+      schema: { tags, summary: 'List active agents', querystring: PageQuery, response: { 200: pageSchema(Agent) } },
+    },
+    async (req) => listAgents(db, req.auth.developerId, req.query.limit, req.query.cursor),
+  );
+
+  app.post(
+    '/v1/agents/provision',
+    {
+      schema: {
+        tags,
+        summary: 'Create an agent, its collection and initial content in one transaction',
+        body: ProvisionBody,
+        response: { 201: ProvisionResponse },
+      },
+      config: { idempotent: true },
+    },
+    async (req, reply) => reply.code(201).send(await provisionAgent(infra, req, req.body)),
+  );
+
+  app.get(
+    '/v1/agents/:id',
+    { schema: { tags, summary: 'Get an agent', params: AgentParams, response: { 200: Agent } } },
+    async (req) => toAgent(await requireAgent(db, req.auth.developerId, req.params.id)),
+  );
+
+  app.put(
+    '/v1/agents/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Update an agent',
+        params: AgentParams,
+        body: UpdateAgentBody,
+        response: { 200: Agent },
+      },
+    },
+    async (req) => putAgent(db, addressPolicy, req.auth.developerId, req.params.id, req.body),
+  );
+
+  app.delete(
+    '/v1/agents/:id',
+    { schema: { tags, summary: 'Archive an agent', params: AgentParams } },
+    async (req, reply) => {
+      await deleteAgent(db, req.auth.developerId, req.params.id);
+      return reply.code(204).send();
+    },
+  );
+
+  app.post(
+    '/v1/agents/:id/chat',
+    {
+      schema: {
+        tags,
+        summary: 'Chat with an agent',
+        params: AgentParams,
+        body: ChatBody,
+        response: { 200: ChatResponse },
+      },
+      config: { idempotent: true },
+    },
+    async (req) => chatWithAgent(infra, req, req.params.id, req.body),
+  );
+
+  app.post(
+    '/v1/agents/:id/speak',
+    {
+      schema: { tags, summary: "Speak text in the agent's voice", params: AgentParams, body: SpeakBody },
+      config: { idempotent: true },
+    },
+    async (req, reply) => {
+      const audio = await speakAsAgent(infra, req, req.params.id, req.body);
+      return reply.type(audio.contentType).send(audio.body);
+    },
+  );
+
+  app.post(
+    '/v1/agents/:id/sync',
+    {
+      schema: {
+        tags,
+        summary: 'Push the agent configuration to an external voice-agent platform',
+        params: AgentParams,
+        body: SyncBody.optional(),
+        response: { 200: SyncResponse },
+      },
+    },
+    async (req) => syncAgent(infra, req.auth.developerId, req.params.id, req.body?.provider ?? 'vapi'),
+  );
+
+  // ── instances (extension) ────────────────────────────────────────────────────────────────────────────────
+  app.post(
+    '/v1/agents/:id/instances',
+    {
+      schema: {
+        tags,
+        summary: 'Create an agent instance (personalised context)',
+        params: AgentParams,
+        body: CreateInstanceBody,
+        response: { 201: AgentInstance },
+      },
+      config: { idempotent: true },
+    },
+    async (req, reply) => reply.code(201).send(await createInstance(db, req.auth.developerId, req.params.id, req.body)),
+  );
+
+  app.get(
+    '/v1/agents/:id/instances',
+    {
+      schema: {
+        tags,
+        summary: 'List agent instances',
+        params: AgentParams,
+        querystring: PageQuery,
+        response: { 200: pageSchema(AgentInstance) },
+      },
+    },
+    async (req) => listAgentInstances(db, req.auth.developerId, req.params.id, req.query.limit, req.query.cursor),
+  );
+
+  app.get(
+    '/v1/agents/:id/instances/:instanceId',
+    { schema: { tags, summary: 'Get an agent instance', params: InstanceParams, response: { 200: AgentInstance } } },
+    async (req) => getAgentInstance(db, req.auth.developerId, req.params.id, req.params.instanceId),
+  );
+
+  app.delete(
+    '/v1/agents/:id/instances/:instanceId',
+    { schema: { tags, summary: 'Delete an agent instance', params: InstanceParams } },
+    async (req, reply) => {
+      await deleteAgentInstance(db, req.auth.developerId, req.params.id, req.params.instanceId);
+      return reply.code(204).send();
+    },
+  );
+};

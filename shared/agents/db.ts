@@ -161,3 +161,41 @@ export async function archiveAgent(db: Queryable, developerId: string, id: strin
   );
   return (rowCount ?? 0) > 0;
 }
+
+/** True when the collection exists and belongs to this developer (an agent may only attach its own). */
+export async function collectionOwned(db: Queryable, developerId: string, collectionId: string): Promise<boolean> {
+  const { rows } = await db.query('select 1 from rag_collections where developer_id = $1 and id = $2', [
+    developerId,
+    collectionId,
+  ]);
+  return rows.length > 0;
+}
+
+// ── external sync ──────────────────────────────────────────────────────────────────────────────────────────
+
+export async function getSyncedId(
+  db: Queryable,
+  developerId: string,
+  agentId: string,
+  provider: string,
+): Promise<string | null> {
+  const { rows } = await db.query<{ external_id: string }>(
+    'select external_id from agent_syncs where developer_id = $1 and agent_id = $2 and provider = $3',
+    [developerId, agentId, provider],
+  );
+  return rows[0]?.external_id ?? null;
+}
+
+export async function recordSync(
+  db: Queryable,
+  developerId: string,
+  agentId: string,
+  provider: string,
+  externalId: string,
+): Promise<void> {
+  await db.query(
+    `insert into agent_syncs (developer_id, agent_id, provider, external_id) values ($1, $2, $3, $4)
+     on conflict (developer_id, agent_id, provider) do update set external_id = excluded.external_id, synced_at = now()`,
+    [developerId, agentId, provider, externalId],
+  );
+}

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { LLM_PROVIDERS, TTS_PROVIDERS } from './providers.ts';
+import { Collection, IngestResult } from '../rag/contracts.ts';
+import { EMBEDDING_PROVIDERS, LLM_PROVIDERS, TTS_PROVIDERS } from './providers.ts';
 
 /** Reserved name of the built-in tool that searches the agent's collection. */
 export const KNOWLEDGE_TOOL_NAME = 'search_knowledge';
@@ -157,12 +158,21 @@ export const ProvisionBody = z
         name: z.string().trim().min(1).max(100),
         description: z.string().max(500).optional(),
         metadata: Metadata.optional(),
+        /** Extension (as on POST /v1/collections): the collection's embedder. */
+        embeddingProvider: z.enum(EMBEDDING_PROVIDERS).optional(),
       })
       .strict(),
     initialContent: z.array(InitialContent).max(50).default([]),
   })
   .strict();
 export type ProvisionBody = z.infer<typeof ProvisionBody>;
+
+export const ProvisionResponse = z.object({
+  agent: Agent,
+  collection: Collection,
+  ingestResults: z.array(IngestResult),
+});
+export type ProvisionResponse = z.infer<typeof ProvisionResponse>;
 
 // ── chat ────────────────────────────────────────────────────────────────────────────────────────────────────
 export const ChatBody = z

@@ -1,0 +1,43 @@
+import type { FastifyRequest } from 'fastify';
+import type { ProvisionBody, ProvisionResponse } from '../../shared/contracts/agents.ts';
+import { withTransaction } from '../../shared/db/pool.ts';
+import { embeddingEngines } from '../../shared/engines/embeddings/registry.ts';
+import { createCollection } from '../../shared/rag/collections.ts';
+import { ingestDocument } from '../../shared/rag/ingest.ts';
+import type { Infra } from '../../shared/runtime/infra.ts';
+import { checkToolUrls, createAgent } from './agents.ts';
+
+/**
+ * Agent + collection + initial content, all or nothing: one transaction holds the collection insert, the agent
+ * insert (so a duplicate agent id fails before any embedding work) and every document's chunks. Any failure —
+ * a 409 id, an ingest that cannot be embedded or has no text — rolls everything back.
+ */
+export async function provisionAgent(
+  infra: Infra,
+  req: FastifyRequest,
+  body: ProvisionBody,
+): Promise<ProvisionResponse> {
+  const developerId = req.auth.developerId;
+  const { collection: collectionBody, initialContent, collectionId: _ignored, ...agentBody } = body;
+  checkToolUrls(agentBody.tools, infra.addressPolicy);
+  return withTransaction(infra.db, async (tx) => {
+    const collection = await createCollection(tx, embeddingEngines(infra), developerId, collectionBody);
+    const agent = await createAgent(tx, infra.addressPolicy, developerId, {
+      ...agentBody,
+      collectionId: collection.id,
+    });
+    const ingestResults: ProvisionResponse['ingestResults'] = [];
+    for (const item of initialContent) {
+      const out = await ingestDocument(
+        infra,
+        collection.id,
+        { content: item.content, contentType: item.contentType, metadata: item.metadata },
+        { developerId, requestId: req.id, headers: req.headers, db: tx },
+      );
+      req.providerUsed = out.providerUsed;
+      if (!out.billable) req.usageBypassed = true;
+      ingestResults.push({ documentId: out.documentId, chunksCreated: out.chunksCreated, tokensUsed: out.tokensUsed });
+    }
+    return { agent, collection, ingestResults };
+  });
+}

@@ -1,0 +1,89 @@
+import type { FastifyRequest } from 'fastify';
+import { meterOf } from '../../shared/agents/metering.ts';
+import { engineToApiError } from '../../shared/agents/engine-errors.ts';
+import { AUDIO_CONTENT_TYPES, encodeStream } from '../../shared/audio/index.ts';
+import type { SpeakBody } from '../../shared/contracts/agents.ts';
+import { resolveProviderKey } from '../../shared/engines/core/provider-key.ts';
+import type { EngineRegistry } from '../../shared/engines/core/registry.ts';
+import { storedKeysOf } from '../../shared/engines/llm/registry.ts';
+import type { TtsEngine } from '../../shared/engines/tts/types.ts';
+import { ApiError } from '../../shared/errors/api-error.ts';
+import type { Infra } from '../../shared/runtime/infra.ts';
+import { requireActiveAgent } from './agents.ts';
+
+interface SpeechRegistryModule {
+  speechEngines(infra: Infra): { tts: EngineRegistry<TtsEngine> };
+}
+// The speech area owns the TTS registry; loaded on first use so the agents area builds without it.
+const SPEECH_REGISTRY_MODULE = '../../shared/engines/speech-registry.ts';
+
+async function ttsRegistry(infra: Infra): Promise<EngineRegistry<TtsEngine>> {
+  let mod: SpeechRegistryModule;
+  try {
+    mod = (await import(SPEECH_REGISTRY_MODULE)) as SpeechRegistryModule;
+  } catch {
+    throw new ApiError('feature_not_configured', { detail: 'Speech synthesis is not installed here.' });
+  }
+  return mod.speechEngines(infra).tts;
+}
+
+/**
+ * Speaks text with the agent's voice: its ttsProvider, voiceId, ttsModel and language, speed from the body or
+ * the styleProfile (pitch from the styleProfile). The whole file is encoded before answering so that a failure
+ * is an error envelope, never a truncated file. Metered in `tts` credits by characters.
+ */
+export async function speakAsAgent(
+  infra: Infra,
+  req: FastifyRequest,
+  agentId: string,
+  body: SpeakBody,
+): Promise<{ contentType: string; body: Buffer }> {
+  const developerId = req.auth.developerId;
+  const agent = await requireActiveAgent(infra.db, developerId, agentId);
+  const engine = (await ttsRegistry(infra)).get(agent.tts_provider);
+  const key = engine.capabilities.requiresKey
+    ? await resolveProviderKey({
+        vendor: agent.tts_provider,
+        developerId,
+        headers: req.headers,
+        stored: storedKeysOf(infra),
+        platform: infra.config.vendors.platformKeys,
+      })
+    : null;
+  const billable = key?.billable ?? true;
+  req.providerUsed = engine.provider;
+  req.usageBypassed = !billable;
+
+  const reservation = await meterOf(infra)?.reserve({
+    developerId,
+    category: 'tts',
+    units: body.text.length,
+    unit: 'characters',
+    provider: engine.provider,
+    billable,
+    requestId: req.id,
+    operation: 'synthesize',
+  });
+  const signal = AbortSignal.timeout(120_000);
+  try {
+    const audio = await engine.synthesize({
+      text: body.text,
+      voiceId: agent.voice_id,
+      speed: body.speed ?? agent.style_profile?.speed ?? 1,
+      pitch: agent.style_profile?.pitch ?? 1,
+      model: agent.tts_model,
+      language: agent.language,
+      apiKey: key?.key,
+      signal,
+    });
+    const out: Buffer[] = [];
+    for await (const c of encodeStream(audio.chunks, { inputRate: audio.sampleRate, format: body.format, signal })) {
+      out.push(c);
+    }
+    await reservation?.commit(body.text.length);
+    return { contentType: AUDIO_CONTENT_TYPES[body.format], body: Buffer.concat(out) };
+  } catch (e) {
+    await reservation?.refund().catch(() => {});
+    throw engineToApiError(e, engine.provider);
+  }
+}

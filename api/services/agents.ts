@@ -1,0 +1,200 @@
+import { isIP } from 'node:net';
+import {
+  archiveAgent,
+  collectionOwned,
+  getAgent,
+  insertAgent,
+  listActiveAgents,
+  toAgent,
+  updateAgent,
+  type AgentRow,
+} from '../../shared/agents/db.ts';
+import {
+  deleteInstance,
+  getInstance,
+  insertInstance,
+  listInstances,
+  toInstance,
+} from '../../shared/agents/instances-db.ts';
+import type {
+  Agent,
+  AgentInstance,
+  AgentTool,
+  CreateAgentBody,
+  CreateInstanceBody,
+  UpdateAgentBody,
+} from '../../shared/contracts/agents.ts';
+import { isUniqueViolation, type Queryable } from '../../shared/db/pool.ts';
+import { DEFAULT_LLM_MODELS } from '../../shared/engines/llm/registry.ts';
+import { ApiError } from '../../shared/errors/api-error.ts';
+import { newId } from '../../shared/ids.ts';
+import { AddressPolicy } from '../../shared/net/address-policy.ts';
+import { decodeCursor, encodeCursor, type Page } from '../../shared/pagination.ts';
+import { newWebhookSecret } from '../../shared/webhooks/standard-webhooks.ts';
+
+const PUBLIC_ONLY = new AddressPolicy([]);
+
+/**
+ * Custom tools must be HTTPS. Plain http is accepted only for a host the operator allowlisted for local
+ * development (OUTBOUND_ALLOWLIST), which is how tests reach a tool server on 127.0.0.1.
+ */
+export function checkToolUrls(tools: AgentTool[] | undefined, policy: AddressPolicy): void {
+  for (const [i, t] of (tools ?? []).entries()) {
+    const url = new URL(t.url);
+    if (url.protocol === 'https:') continue;
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    const allowlisted =
+      policy.hostAllowed(host) || (isIP(host) > 0 && policy.addressAllowed(host) && !PUBLIC_ONLY.addressAllowed(host));
+    if (!allowlisted) throw ApiError.validation(`tools.${i}.url: must be an https URL`, `tools.${i}.url`);
+  }
+}
+
+async function checkCollection(db: Queryable, developerId: string, collectionId: string | null | undefined) {
+  if (!collectionId) return;
+  if (!(await collectionOwned(db, developerId, collectionId))) {
+    throw new ApiError('not_found', { resource: 'collection', id: collectionId }, 'collectionId');
+  }
+}
+
+/** Creates an agent; a client-supplied id already used by this developer is 409. */
+export async function createAgent(
+  db: Queryable,
+  policy: AddressPolicy,
+  developerId: string,
+  body: CreateAgentBody,
+): Promise<Agent> {
+  checkToolUrls(body.tools, policy);
+  await checkCollection(db, developerId, body.collectionId);
+  const id = body.id ?? newId('agent');
+  const llmProvider = body.llmProvider ?? 'openai';
+  const { id: _id, status: _status, ...fields } = body;
+  try {
+    const row = await insertAgent(db, developerId, id, newWebhookSecret(), {
+      ...fields,
+      llmProvider,
+      llmModel: body.llmModel ?? DEFAULT_LLM_MODELS[llmProvider],
+    });
+    return toAgent(row);
+  } catch (e) {
+    if (isUniqueViolation(e)) throw new ApiError('already_exists', { resource: 'agent', id }, 'id');
+    throw e;
+  }
+}
+
+/** The agent, archived or not (GET shows an archived agent with status "archived"). */
+export async function requireAgent(db: Queryable, developerId: string, id: string): Promise<AgentRow> {
+  const row = await getAgent(db, developerId, id);
+  if (!row) throw ApiError.notFound('agent', id);
+  return row;
+}
+
+/** Like requireAgent, but an archived agent cannot be used (chat, speak, sync, instances): 409. */
+export async function requireActiveAgent(db: Queryable, developerId: string, id: string): Promise<AgentRow> {
+  const row = await requireAgent(db, developerId, id);
+  if (row.status !== 'active') {
+    throw new ApiError(
+      'conflict',
+      { detail: `Agent "${id}" is archived; restore it with PUT {"status":"active"}.` },
+      'id',
+    );
+  }
+  return row;
+}
+
+export async function listAgents(
+  db: Queryable,
+  developerId: string,
+  limit: number,
+  cursor?: string,
+): Promise<Page<Agent>> {
+  const after = decodeCursor(cursor);
+  if (after !== null && !/^\d{1,18}$/.test(after)) throw new ApiError('invalid_cursor', {}, 'cursor');
+  const rows = await listActiveAgents(db, developerId, limit + 1, after === null ? null : Number(after));
+  const hasMore = rows.length > limit;
+  const kept = hasMore ? rows.slice(0, limit) : rows;
+  const last = kept[kept.length - 1];
+  return { data: kept.map(toAgent), nextCursor: hasMore && last ? encodeCursor(String(last.seq)) : null, hasMore };
+}
+
+/**
+ * Partial update: only fields present change. Changing `llmProvider` without `llmModel` resets the model to
+ * the new provider's default (a model name of one vendor means nothing to another).
+ */
+export async function putAgent(
+  db: Queryable,
+  policy: AddressPolicy,
+  developerId: string,
+  id: string,
+  body: UpdateAgentBody,
+): Promise<Agent> {
+  const current = await requireAgent(db, developerId, id);
+  checkToolUrls(body.tools, policy);
+  await checkCollection(db, developerId, body.collectionId);
+  const fields: UpdateAgentBody = { ...body };
+  if (body.llmProvider && body.llmProvider !== current.llm_provider && body.llmModel === undefined) {
+    fields.llmModel = DEFAULT_LLM_MODELS[body.llmProvider];
+  }
+  const row = await updateAgent(db, developerId, id, fields);
+  if (!row) throw ApiError.notFound('agent', id);
+  return toAgent(row);
+}
+
+/** DELETE archives: the agent keeps its conversations and sessions, leaves lists, and refuses new work. */
+export async function deleteAgent(db: Queryable, developerId: string, id: string): Promise<void> {
+  if (!(await archiveAgent(db, developerId, id))) throw ApiError.notFound('agent', id);
+}
+
+// ── instances ──────────────────────────────────────────────────────────────────────────────────────────────
+
+export async function createInstance(
+  db: Queryable,
+  developerId: string,
+  agentId: string,
+  body: CreateInstanceBody,
+): Promise<AgentInstance> {
+  await requireActiveAgent(db, developerId, agentId);
+  try {
+    return toInstance(await insertInstance(db, developerId, agentId, body));
+  } catch (e) {
+    if (isUniqueViolation(e)) {
+      throw new ApiError(
+        'conflict',
+        { detail: `Another instance of this agent already has phone number ${body.phoneNumber}.` },
+        'phoneNumber',
+      );
+    }
+    throw e;
+  }
+}
+
+export async function listAgentInstances(
+  db: Queryable,
+  developerId: string,
+  agentId: string,
+  limit: number,
+  cursor?: string,
+): Promise<Page<AgentInstance>> {
+  await requireAgent(db, developerId, agentId);
+  const rows = await listInstances(db, developerId, agentId, limit + 1, decodeCursor(cursor));
+  const hasMore = rows.length > limit;
+  const kept = hasMore ? rows.slice(0, limit) : rows;
+  const last = kept[kept.length - 1];
+  return { data: kept.map(toInstance), nextCursor: hasMore && last ? encodeCursor(last.id) : null, hasMore };
+}
+
+export async function getAgentInstance(
+  db: Queryable,
+  developerId: string,
+  agentId: string,
+  id: string,
+): Promise<AgentInstance> {
+  await requireAgent(db, developerId, agentId);
+  const row = await getInstance(db, developerId, agentId, id);
+  if (!row) throw ApiError.notFound('agent instance', id);
+  return toInstance(row);
+}
+
+export async function deleteAgentInstance(db: Queryable, developerId: string, agentId: string, id: string) {
+  await requireAgent(db, developerId, agentId);
+  if (!(await deleteInstance(db, developerId, agentId, id))) throw ApiError.notFound('agent instance', id);
+}

@@ -1,0 +1,93 @@
+import type { ToolCallRecord } from '../contracts/agents.ts';
+import type { Queryable } from '../db/pool.ts';
+import { isUniqueViolation } from '../db/pool.ts';
+import { newId } from '../ids.ts';
+import type { HistoryTurn } from './prompt.ts';
+
+export interface ConversationRow {
+  id: string;
+  developer_id: string;
+  agent_id: string;
+  instance_id: string | null;
+}
+
+export async function getConversation(
+  db: Queryable,
+  developerId: string,
+  agentId: string,
+  id: string,
+): Promise<ConversationRow | null> {
+  const { rows } = await db.query<ConversationRow>(
+    'select id, developer_id, agent_id, instance_id from agent_conversations where developer_id = $1 and agent_id = $2 and id = $3',
+    [developerId, agentId, id],
+  );
+  return rows[0] ?? null;
+}
+
+export async function insertConversation(
+  db: Queryable,
+  developerId: string,
+  agentId: string,
+  instanceId: string | null,
+): Promise<ConversationRow> {
+  const { rows } = await db.query<ConversationRow>(
+    `insert into agent_conversations (id, developer_id, agent_id, instance_id) values ($1, $2, $3, $4)
+     returning id, developer_id, agent_id, instance_id`,
+    [newId('conversation'), developerId, agentId, instanceId],
+  );
+  return rows[0]!;
+}
+
+/** The last `limit` turns, oldest first. */
+export async function recentTurns(db: Queryable, conversationId: string, limit: number): Promise<HistoryTurn[]> {
+  const { rows } = await db.query<{ user_message: string; reply: string }>(
+    `select user_message, reply from (
+       select turn_index, user_message, reply from agent_turns where conversation_id = $1
+        order by turn_index desc limit $2) t order by turn_index`,
+    [conversationId, limit],
+  );
+  return rows.map((r) => ({ userMessage: r.user_message, reply: r.reply }));
+}
+
+export interface NewTurn {
+  userMessage: string;
+  reply: string;
+  toolCalls: ToolCallRecord[];
+  inputTokens: number;
+  outputTokens: number;
+  provider: string;
+  model: string;
+}
+
+/**
+ * Appends a turn with the next index (0 for the first). Two turns racing on one conversation both land: the
+ * loser of the unique (conversation, index) retries with the next number.
+ */
+export async function appendTurn(db: Queryable, conversationId: string, t: NewTurn): Promise<number> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const { rows } = await db.query<{ turn_index: number }>(
+        `insert into agent_turns (conversation_id, turn_index, user_message, reply, tool_calls, input_tokens,
+                                  output_tokens, provider, model)
+         select $1, coalesce(max(turn_index) + 1, 0), $2, $3, $4, $5, $6, $7, $8
+           from agent_turns where conversation_id = $1
+         returning turn_index`,
+        [
+          conversationId,
+          t.userMessage,
+          t.reply,
+          JSON.stringify(t.toolCalls),
+          t.inputTokens,
+          t.outputTokens,
+          t.provider,
+          t.model,
+        ],
+      );
+      await db.query('update agent_conversations set updated_at = now() where id = $1', [conversationId]);
+      return rows[0]!.turn_index;
+    } catch (e) {
+      if (attempt < 5 && isUniqueViolation(e)) continue;
+      throw e;
+    }
+  }
+}
