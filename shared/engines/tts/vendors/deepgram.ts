@@ -1,0 +1,70 @@
+import { TtsEngine, type TtsAudio, type TtsCapabilities, type TtsRequest, type Voice } from '../types.ts';
+import { pcmStream } from './audio.ts';
+import { clamp, normalizeBaseUrl, requireKey, stripUndefined, vendorFetch } from './http.ts';
+import { stockVoices, type StockVoice } from './stock-voices.ts';
+
+export interface DeepgramTtsOptions {
+  /** Default https://api.deepgram.com (env DEEPGRAM_BASE_URL). */
+  baseUrl?: string;
+  /** Deepgram's voices are models: `aura-2-<name>-<lang>`. */
+  voice?: string;
+  sampleRate?: 8000 | 16000 | 24000 | 32000 | 48000;
+}
+
+const DEFAULTS = { baseUrl: 'https://api.deepgram.com', voice: 'aura-2-thalia-en', sampleRate: 24000 } as const;
+
+const VOICES: StockVoice[] = [
+  ['aura-2-thalia-en', 'Thalia', 'en', 'female'],
+  ['aura-2-andromeda-en', 'Andromeda', 'en', 'female'],
+  ['aura-2-asteria-en', 'Asteria', 'en', 'female'],
+  ['aura-2-luna-en', 'Luna', 'en', 'female'],
+  ['aura-2-helena-en', 'Helena', 'en', 'female'],
+  ['aura-2-apollo-en', 'Apollo', 'en', 'male'],
+  ['aura-2-arcas-en', 'Arcas', 'en', 'male'],
+  ['aura-2-orion-en', 'Orion', 'en', 'male'],
+  ['aura-2-zeus-en', 'Zeus', 'en', 'male'],
+  ['aura-2-celeste-es', 'Celeste', 'es', 'female'],
+];
+
+/**
+ * Deepgram Aura: `POST /v1/speak?model=<voice>&encoding=linear16&container=none&sample_rate=<n>` with
+ * `Authorization: Token <key>` and `{text}`; raw linear16 streams back as it is generated.
+ */
+export class DeepgramTts extends TtsEngine {
+  readonly provider = 'deepgram';
+  readonly label = 'deepgram.tts';
+  readonly capabilities: TtsCapabilities = { streaming: true, pitch: false, requiresKey: true };
+  private readonly opts: Required<DeepgramTtsOptions>;
+
+  constructor(opts: DeepgramTtsOptions = {}) {
+    super();
+    this.opts = { ...DEFAULTS, ...stripUndefined(opts) };
+    this.opts.baseUrl = normalizeBaseUrl(this.label, this.opts.baseUrl);
+    if (![8000, 16000, 24000, 32000, 48000].includes(this.opts.sampleRate)) {
+      throw new Error(`${this.label}: unsupported sample rate ${this.opts.sampleRate}`);
+    }
+  }
+
+  async voices(): Promise<Voice[]> {
+    return stockVoices(this.provider, VOICES);
+  }
+
+  protected async _synthesize(req: TtsRequest): Promise<TtsAudio> {
+    const key = requireKey(this.provider, this.label, req.apiKey);
+    const q = new URLSearchParams({
+      model: req.voiceId && req.voiceId !== 'default' ? req.voiceId : this.opts.voice,
+      encoding: 'linear16',
+      container: 'none',
+      sample_rate: String(this.opts.sampleRate),
+    });
+    // Aura 2 takes speed in 0.7-1.5.
+    if (req.speed !== 1) q.set('speed', String(clamp(req.speed, 0.7, 1.5)));
+    const res = await vendorFetch(this.provider, `${this.opts.baseUrl}/v1/speak?${q}`, {
+      method: 'POST',
+      headers: { authorization: `Token ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ text: req.text }),
+      signal: req.signal,
+    });
+    return { sampleRate: this.opts.sampleRate, chunks: pcmStream(this.provider, res.body) };
+  }
+}

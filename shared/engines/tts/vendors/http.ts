@@ -1,0 +1,90 @@
+import { EngineError } from '../../core/engine-error.ts';
+
+/**
+ * HTTP plumbing every vendor adapter (TTS and STT) shares: key checks, URL joining, a fetch that maps network
+ * failures and non-2xx answers to EngineError (vendor 4xx permanent except 408/429; network and 5xx retryable),
+ * and an abortable delay for polling APIs.
+ */
+
+/** The resolved provider key, or a permanent auth error when the route resolved none. */
+export function requireKey(provider: string, label: string, key: string | undefined): string {
+  if (!key) throw new EngineError(provider, 'auth', `${label} needs a provider key and none was given`, false);
+  return key;
+}
+
+/** Validates an adapter's base URL at construction and drops a trailing slash. Throws on a bad value. */
+export function normalizeBaseUrl(label: string, url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new Error(`${label}: base URL "${url}" is not a URL`);
+  }
+  if (!/^(https?|wss?):$/.test(parsed.protocol)) throw new Error(`${label}: base URL must be http(s), got ${url}`);
+  return url.replace(/\/+$/, '');
+}
+
+/** `fetch` that turns network failures and non-2xx answers into EngineError (with the vendor's error body). */
+export async function vendorFetch(provider: string, url: string, init: RequestInit): Promise<Response> {
+  let res: Response;
+  try {
+    res = await fetch(url, init);
+  } catch (e) {
+    throw EngineError.network(provider, e);
+  }
+  if (!res.ok) {
+    const body = await res.text().catch(() => '');
+    throw EngineError.fromStatus(provider, res.status, body);
+  }
+  return res;
+}
+
+/** `vendorFetch` + JSON body. A body that is not JSON is an upstream (retryable) failure. */
+export async function vendorJson<T>(provider: string, url: string, init: RequestInit): Promise<T> {
+  const res = await vendorFetch(provider, url, init);
+  const text = await res.text().catch((e: unknown) => {
+    throw EngineError.network(provider, e);
+  });
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    throw new EngineError(provider, 'upstream', `${provider} answered with a body that is not JSON`, true, res.status);
+  }
+}
+
+/** Waits `ms` unless the signal aborts first (polling loops of asynchronous vendor APIs). */
+export function delay(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason ?? new DOMException('aborted', 'AbortError'));
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(signal?.reason ?? new DOMException('aborted', 'AbortError'));
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** Model ids of the OpenAI speech API, which `/v1/audio/speech` may pass to any provider: only `openai` uses them. */
+const OPENAI_TTS_MODELS = /^(tts-1(-hd)?|gpt-4o(-mini)?-tts.*)$/;
+
+/** The request's model when it is meant for this vendor, else the adapter's default. */
+export function vendorModel(requested: string | null | undefined, fallback: string): string {
+  return requested && !OPENAI_TTS_MODELS.test(requested) ? requested : fallback;
+}
+
+export function clamp(v: number, lo: number, hi: number): number {
+  return Math.min(hi, Math.max(lo, v));
+}
+
+export function escapeXml(s: string): string {
+  return s.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c]!);
+}
+
+/** Drops undefined fields so `{...DEFAULTS, ...opts}` keeps the defaults for options left unset. */
+export function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,68 @@
+import { TtsEngine, type TtsAudio, type TtsCapabilities, type TtsRequest, type Voice } from '../types.ts';
+import { pcmStream } from './audio.ts';
+import { clamp, normalizeBaseUrl, requireKey, stripUndefined, vendorFetch, vendorModel } from './http.ts';
+import { stockVoices, type StockVoice } from './stock-voices.ts';
+
+export interface LmntTtsOptions {
+  /** Default https://api.lmnt.com (env LMNT_BASE_URL). */
+  baseUrl?: string;
+  model?: string;
+  voice?: string;
+  sampleRate?: 8000 | 16000 | 24000;
+}
+
+const DEFAULTS = { baseUrl: 'https://api.lmnt.com', model: 'blizzard', voice: 'leah', sampleRate: 24000 } as const;
+
+const VOICES: StockVoice[] = [
+  ['leah', 'Leah', 'en', 'female'],
+  ['lily', 'Lily', 'en', 'female'],
+  ['ava', 'Ava', 'en', 'female'],
+  ['natalie', 'Natalie', 'en', 'female'],
+  ['juniper', 'Juniper', 'en', 'female'],
+  ['daniel', 'Daniel', 'en', 'male'],
+  ['brandon', 'Brandon', 'en', 'male'],
+  ['zeke', 'Zeke', 'en', 'male'],
+  ['tyler', 'Tyler', 'en', 'male'],
+  ['morgan', 'Morgan', 'en', 'neutral'],
+];
+
+/** LMNT: `POST /v1/ai/speech/bytes` (`X-API-Key`) with `format: raw` (pcm_s16le); the body streams. */
+export class LmntTts extends TtsEngine {
+  readonly provider = 'lmnt';
+  readonly label = 'lmnt.tts';
+  readonly capabilities: TtsCapabilities = { streaming: true, pitch: false, requiresKey: true };
+  private readonly opts: Required<LmntTtsOptions>;
+
+  constructor(opts: LmntTtsOptions = {}) {
+    super();
+    this.opts = { ...DEFAULTS, ...stripUndefined(opts) };
+    this.opts.baseUrl = normalizeBaseUrl(this.label, this.opts.baseUrl);
+    if (![8000, 16000, 24000].includes(this.opts.sampleRate)) {
+      throw new Error(`${this.label}: unsupported sample rate ${this.opts.sampleRate}`);
+    }
+  }
+
+  async voices(): Promise<Voice[]> {
+    return stockVoices(this.provider, VOICES);
+  }
+
+  protected async _synthesize(req: TtsRequest): Promise<TtsAudio> {
+    const key = requireKey(this.provider, this.label, req.apiKey);
+    const body: Record<string, unknown> = {
+      voice: req.voiceId && req.voiceId !== 'default' ? req.voiceId : this.opts.voice,
+      text: req.text,
+      model: vendorModel(req.model, this.opts.model),
+      format: 'raw',
+      sample_rate: this.opts.sampleRate,
+    };
+    if (req.language) body.language = req.language.slice(0, 2);
+    if (req.speed !== 1) body.speed = clamp(req.speed, 0.25, 2);
+    const res = await vendorFetch(this.provider, `${this.opts.baseUrl}/v1/ai/speech/bytes`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal: req.signal,
+    });
+    return { sampleRate: this.opts.sampleRate, chunks: pcmStream(this.provider, res.body) };
+  }
+}

@@ -1,0 +1,32 @@
+import { split, tone } from './audio.ts';
+import { expectShape, startHttpDouble, type HttpDouble } from './http-double.ts';
+
+/**
+ * Cartesia: `POST /tts/bytes` with `X-API-Key` and a dated `Cartesia-Version`; raw pcm_s16le streams back.
+ * Errors are plain-text bodies, as Cartesia sends them.
+ */
+export function startCartesiaDouble(): Promise<HttpDouble> {
+  return startHttpDouble({
+    name: 'cartesia',
+    errorBody: (_status, message) => ({ body: message, contentType: 'text/plain; charset=utf-8' }),
+    authorize: (req, d) => req.headers['x-api-key'] === d.key,
+    async route(req, res, d) {
+      if (req.method !== 'POST' || req.path !== '/tts/bytes') return false;
+      expectShape(/^\d{4}-\d{2}-\d{2}$/.test(String(req.headers['cartesia-version'])), 'Cartesia-Version header');
+      const body = d.json(req) as {
+        model_id?: unknown;
+        transcript?: unknown;
+        voice?: { mode?: unknown; id?: unknown };
+        output_format?: { container?: unknown; encoding?: unknown; sample_rate?: unknown };
+      };
+      expectShape(typeof body.model_id === 'string', 'model_id');
+      expectShape(typeof body.transcript === 'string' && body.transcript, 'transcript');
+      expectShape(body.voice?.mode === 'id' && typeof body.voice.id === 'string', 'voice {mode: id, id}');
+      expectShape(body.output_format?.container === 'raw', 'output_format.container raw');
+      expectShape(body.output_format.encoding === 'pcm_s16le', 'output_format.encoding pcm_s16le');
+      expectShape(typeof body.output_format.sample_rate === 'number', 'output_format.sample_rate');
+      await d.stream(res, split(tone(body.output_format.sample_rate, 0.3)), 'audio/pcm');
+      return true;
+    },
+  });
+}

@@ -1,0 +1,81 @@
+import { parseWav, split, tone } from './audio.ts';
+import { expectShape, formDataOf, startHttpDouble, type HttpDouble } from './http-double.ts';
+import { scriptedWords, SCRIPT } from './transcript.ts';
+
+/**
+ * The OpenAI audio API (also Groq's, under `/openai/v1`): `POST {prefix}/audio/speech` (`response_format: pcm`
+ * streams 24 kHz s16le) and `POST {prefix}/audio/transcriptions` (multipart → verbose_json). Bearer auth;
+ * errors `{error: {message, type, param, code}}`.
+ */
+export function startOpenAiDouble(name = 'openai', prefix = '/v1'): Promise<HttpDouble> {
+  return startHttpDouble({
+    name,
+    errorBody: (status, message) => ({
+      body: JSON.stringify({
+        error: {
+          message,
+          type: status === 401 ? 'invalid_request_error' : status === 429 ? 'rate_limit_exceeded' : 'server_error',
+          param: null,
+          code: status === 401 ? 'invalid_api_key' : null,
+        },
+      }),
+    }),
+    authorize: (req, d) => req.headers.authorization === `Bearer ${d.key}`,
+    async route(req, res, d) {
+      if (req.method === 'POST' && req.path === `${prefix}/audio/speech`) {
+        const body = d.json(req);
+        expectShape(typeof body.model === 'string', 'model');
+        expectShape(typeof body.input === 'string' && body.input, 'input');
+        expectShape(typeof body.voice === 'string', 'voice');
+        expectShape(body.response_format === 'pcm', 'response_format pcm');
+        await d.stream(res, split(tone(24000, 0.3)), 'audio/pcm');
+        return true;
+      }
+      if (req.method === 'POST' && req.path === `${prefix}/audio/transcriptions`) {
+        const form = await formDataOf(req);
+        expectShape(typeof form.get('model') === 'string', 'model');
+        const file = form.get('file');
+        expectShape(file instanceof Blob, 'file');
+        expectShape(form.get('response_format') === 'verbose_json', 'response_format verbose_json');
+        const { sampleRate, pcm } = parseWav(Buffer.from(await file.arrayBuffer()));
+        const duration = pcm.length / 2 / sampleRate;
+        const words = scriptedWords(duration);
+        const granularities = form.getAll('timestamp_granularities[]');
+        const half = Math.ceil(words.length / 2);
+        d.sendJson(res, 200, {
+          task: 'transcribe',
+          language: 'english',
+          duration,
+          text: SCRIPT,
+          ...(granularities.includes('segment')
+            ? {
+                segments: [words.slice(0, half), words.slice(half)].map((ws, id) => ({
+                  id,
+                  seek: 0,
+                  start: ws[0]!.start,
+                  end: ws.at(-1)!.end,
+                  text: ` ${ws.map((w) => w.word).join(' ')}`,
+                  tokens: [1, 2, 3],
+                  temperature: 0,
+                  avg_logprob: -0.2,
+                  compression_ratio: 1.1,
+                  no_speech_prob: 0.01,
+                })),
+              }
+            : {}),
+          ...(granularities.includes('word')
+            ? { words: words.map((w) => ({ word: w.word, start: w.start, end: w.end })) }
+            : {}),
+          usage: { type: 'duration', seconds: Math.ceil(duration) },
+        });
+        return true;
+      }
+      return false;
+    },
+  });
+}
+
+/** Groq's OpenAI-compatible endpoints live under `/openai/v1`. */
+export function startGroqDouble(): Promise<HttpDouble> {
+  return startOpenAiDouble('groq', '/openai/v1');
+}
