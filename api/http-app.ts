@@ -17,6 +17,9 @@ import './types.ts';
 
 export const MAX_UPLOAD_BYTES = 25 * 1024 * 1024;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+// Request ids: a random per-process part plus a counter. Unique across processes, and no syscall per request.
+const REQUEST_ID_BASE = `req_${randomBytes(6).toString('base64url')}`;
+let requestCounter = 0;
 
 export interface HttpAppOptions {
   api: boolean;
@@ -38,9 +41,11 @@ export async function buildHttpApp(infra: Infra, opts: HttpAppOptions): Promise<
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID.test(incoming)
         ? incoming
-        : `req_${randomBytes(12).toString('base64url')}`;
+        : `${REQUEST_ID_BASE}${(requestCounter++).toString(36)}`;
     },
     requestIdHeader: false,
+    // No child logger per request (it serialises bindings every time); handlers log with requestId fields.
+    childLoggerFactory: (logger) => logger,
     trustProxy: true,
     return503OnClosing: true,
   });

@@ -5,7 +5,9 @@ import { ADMIN_URL, adminQuery, dbUrl, templateName } from './helpers/db.ts';
 
 /**
  * Builds the migrated template database once per run (if this set of migrations has none yet); every test file
- * clones it. Old templates and leftover test databases from killed runs are dropped.
+ * clones it. Test databases more than two hours old (left by killed runs) are dropped; other runs may be going
+ * on at the same time (with another set of migrations, so another template), so nothing younger is touched and
+ * templates are kept.
  */
 export default async function setup(): Promise<void> {
   const name = templateName();
@@ -15,8 +17,12 @@ export default async function setup(): Promise<void> {
     "select datname from pg_database where datname like 'vap_tmpl_%' or datname like 'vap_t_%'",
   );
   await c.end();
+  const cutoff = Date.now() / 1000 - 2 * 3600;
   for (const r of rows) {
-    if (r.datname !== name) await adminQuery(`drop database if exists ${r.datname} with (force)`).catch(() => {});
+    const stamp = /^vap_t_(\d+)_/.exec(r.datname);
+    if (stamp && Number(stamp[1]) < cutoff) {
+      await adminQuery(`drop database if exists ${r.datname} with (force)`).catch(() => {});
+    }
   }
   if (!rows.some((r) => r.datname === name)) {
     await adminQuery(`create database ${name}`);

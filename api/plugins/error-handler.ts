@@ -62,8 +62,8 @@ function isDependencyDown(err: Error & { code?: string }): boolean {
 export const errorHandlerPlugin = fp(async (app: FastifyInstance) => {
   app.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
     const apiErr = toApiError(err);
-    if (apiErr.status >= 500) req.log.error({ err }, 'request failed');
-    else req.log.debug({ code: apiErr.code }, 'request rejected');
+    if (apiErr.status >= 500) req.log.error({ err, requestId: req.id, route: req.routeOptions.url }, 'request failed');
+    else req.log.debug({ code: apiErr.code, requestId: req.id }, 'request rejected');
     return sendApiError(reply, apiErr);
   });
   app.setNotFoundHandler((req, reply) =>

@@ -10,7 +10,7 @@ import { adminQuery, dbUrl } from '../helpers/db.ts';
 
 describe('migrations', () => {
   it('apply exactly once when several processes start at the same time', async () => {
-    const name = `vap_t_mig_${randomBytes(4).toString('hex')}`;
+    const name = `vap_t_${Math.floor(Date.now() / 1000)}_mig${randomBytes(3).toString('hex')}`;
     await adminQuery(`create database ${name}`);
     const pools = Array.from({ length: 4 }, () => createDb(dbUrl(name), 2));
     try {

@@ -31,7 +31,8 @@ export async function adminQuery(sql: string): Promise<void> {
 
 /** A fresh database cloned from the migrated template (fast: a file copy, no migrations). */
 export async function createTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `vap_t_${randomBytes(6).toString('hex')}`;
+  // The creation time in the name lets a later run sweep databases that a killed run left behind.
+  const name = `vap_t_${Math.floor(Date.now() / 1000)}_${randomBytes(4).toString('hex')}`;
   // Concurrent clones of one template can collide on its lock; retry briefly.
   for (let i = 0; ; i++) {
     try {

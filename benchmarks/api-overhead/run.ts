@@ -1,0 +1,115 @@
+/**
+ * API overhead: an authenticated cheap /v1 route (auth + rate limit + usage and rate-limit headers) against a
+ * bare Fastify hello-world on the same machine with the same load tool (autocannon) and settings.
+ *   npm run bench:api-overhead
+ * Targets: throughput ratio ≥ 0.5, and p99 ≤ 10 ms at a fixed 500 req/s.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { mintKey } from '../../api/services/keys.ts';
+import { insertDeveloper } from '../../shared/db/developers.ts';
+import { migrate } from '../../shared/db/migrate.ts';
+import { createDb } from '../../shared/db/pool.ts';
+import { startChild } from '../lib/processes.ts';
+
+const DURATION = Number(process.env.BENCH_DURATION_S ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const ADMIN_URL = process.env.BENCH_ADMIN_DATABASE_URL ?? 'postgres://vap:vap@127.0.0.1:5432/postgres';
+
+interface Figures {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+async function load(url: string, headers: Record<string, string>, overallRate?: number): Promise<Figures> {
+  const result = await autocannon({
+    url,
+    headers,
+    connections: overallRate ? 10 : CONNECTIONS,
+    duration: DURATION,
+    ...(overallRate ? { overallRate } : {}),
+  });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.non2xx,
+  };
+}
+
+async function admin(sql: string): Promise<void> {
+  const c = new pg.Client({ connectionString: ADMIN_URL });
+  await c.connect();
+  await c.query(sql);
+  await c.end();
+}
+
+const dbName = `vap_bench_${randomBytes(4).toString('hex')}`;
+const dbUrl = ADMIN_URL.replace(/\/[^/]*$/, `/${dbName}`);
+const s3dir = await mkdtemp(join(tmpdir(), 'vap-bench-s3-'));
+await admin(`create database ${dbName}`);
+const db = createDb(dbUrl, 2);
+await migrate(db);
+const dev = await insertDeveloper(db, 'bench', 'scale');
+const { key } = await mintKey(db, dev.id, 'bench');
+await db.end();
+
+const hello = await startChild(['benchmarks/api-overhead/hello.ts'], {}, (o) => /PORT=\d+/.test(o));
+const helloPort = /PORT=(\d+)/.exec(hello.output())![1];
+const platformPort = String(20_000 + Math.floor(Math.random() * 20_000));
+const platform = await startChild(
+  ['scripts/start.ts', 'api'],
+  {
+    PORT: platformPort,
+    HOST: '127.0.0.1',
+    DATABASE_URL: dbUrl,
+    REDIS_PREFIX: `bench${randomBytes(3).toString('hex')}`,
+    S3_EMBEDDED_DIR: s3dir,
+    S3_EMBEDDED_PORT: '0',
+    LOG_LEVEL: 'warn',
+    // The limiter still runs on every request; the limit is set high so the benchmark measures its cost.
+    RATE_LIMITS: 'starter:100000000,pro:100000000,scale:100000000',
+  },
+  (o) => o.includes('platform is up') || o.includes('Voice Agent Platform is up'),
+);
+
+try {
+  const helloUrl = `http://127.0.0.1:${helloPort}/hello`;
+  const apiUrl = `http://127.0.0.1:${platformPort}/v1/me`;
+  const auth = { authorization: `Bearer ${key}` };
+  const check = await fetch(apiUrl, { headers: auth });
+  if (check.status !== 200) throw new Error(`authenticated route answered ${check.status}`);
+
+  // Warm both servers (JIT, caches) before measuring.
+  await autocannon({ url: helloUrl, duration: 2, connections: 8 });
+  await autocannon({ url: apiUrl, headers: auth, duration: 2, connections: 8 });
+
+  const bareMax = await load(helloUrl, {});
+  const apiMax = await load(apiUrl, auth);
+  const bare500 = await load(helloUrl, {}, 500);
+  const api500 = await load(apiUrl, auth, 500);
+
+  const ratio = apiMax.rps / bareMax.rps;
+  const fmt = (f: Figures) =>
+    `${f.rps.toFixed(0).padStart(8)} req/s  p50 ${String(f.p50).padStart(3)} ms  p99 ${String(f.p99).padStart(3)} ms  errors ${f.errors}`;
+  console.log(`\napi-overhead (${DURATION}s per run, ${CONNECTIONS} connections at max, autocannon)`);
+  console.log(`  bare fastify, max:       ${fmt(bareMax)}`);
+  console.log(`  GET /v1/me (auth), max:  ${fmt(apiMax)}`);
+  console.log(`  bare fastify @500 req/s: ${fmt(bare500)}`);
+  console.log(`  GET /v1/me @500 req/s:   ${fmt(api500)}`);
+  console.log(`\n  throughput ratio ${ratio.toFixed(2)}  (target ≥ 0.50)  ${ratio >= 0.5 ? 'PASS' : 'FAIL'}`);
+  console.log(`  p99 at 500 req/s ${api500.p99} ms  (target ≤ 10 ms)  ${api500.p99 <= 10 ? 'PASS' : 'FAIL'}`);
+  if (apiMax.errors || api500.errors)
+    console.log(`  WARNING: ${apiMax.errors + api500.errors} errors/non-2xx responses`);
+} finally {
+  await hello.stop();
+  await platform.stop();
+  await admin(`drop database if exists ${dbName} with (force)`);
+  await rm(s3dir, { recursive: true, force: true });
+}
