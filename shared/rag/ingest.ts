@@ -148,7 +148,7 @@ export async function ingestDocument(
   }
 }
 
-interface DocumentWrite {
+export interface DocumentWrite {
   documentId: string;
   collection: CollectionRow;
   developerId: string;
@@ -165,7 +165,8 @@ interface DocumentWrite {
 /** Rows per INSERT: bounds the size of one statement's parameters for a 10,000-chunk document. */
 const INSERT_BATCH = 500;
 
-async function insertDocument(db: Queryable, w: DocumentWrite): Promise<void> {
+/** Writes a document row and its chunk rows (with vectors) through `db`; no transaction of its own. */
+export async function insertDocument(db: Queryable, w: DocumentWrite): Promise<void> {
   // The collection row is locked so that a concurrent DELETE of the collection cannot interleave.
   await db.query('select 1 from rag_collections where id = $1 for share', [w.collection.id]);
   await db.query(

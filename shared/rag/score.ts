@@ -13,7 +13,7 @@ export interface ScoreWeights {
   bias: number;
 }
 
-export const LOCAL_WEIGHTS: ScoreWeights = { cos: 8, cov: 4, bias: -5 };
+export const LOCAL_WEIGHTS: ScoreWeights = { cos: 6.3, cov: 12.6, bias: -6.65 };
 /** Vendor sentence-transformer models: cosines of related texts sit higher and spread less. */
 export const VENDOR_WEIGHTS: ScoreWeights = { cos: 10, cov: 3, bias: -6.5 };
 

@@ -7,6 +7,20 @@ import { SearchBody, type SearchResultItem } from './contracts.ts';
 import { embedderKey } from './ingest.ts';
 import { relevanceScore, weightsFor } from './score.ts';
 import { toVectorLiteral } from './vector-literal.ts';
+import { LocalSifEmbeddings } from '../engines/embeddings/local-sif.ts';
+import { tokenize } from '../engines/embeddings/tokenize.ts';
+
+/** Word weights from the local model's frequencies; every word weighs 1 where the model is not compiled. */
+export function termWeights(infra: Pick<Infra, 'config'>): (token: string) => number {
+  const local = embeddingEngines(infra).get('default');
+  if (!(local instanceof LocalSifEmbeddings)) return () => 1;
+  try {
+    local.load();
+  } catch {
+    return () => 1;
+  }
+  return (t) => local.wordWeight(t);
+}
 
 export interface SearchOptions {
   developerId: string;
@@ -25,12 +39,13 @@ export interface SearchOutcome {
   billable: boolean;
 }
 
-interface CandidateRow {
+export interface CandidateRow {
   document_id: string;
   chunk_index: number;
   content: string;
   metadata: Record<string, unknown>;
   cos: number | null;
+  /** Summed weight of the query's lexemes found in the chunk, and of all the query's lexemes. */
   matched: number;
   lexemes: number;
 }
@@ -72,13 +87,14 @@ export async function searchCollection(
         });
   try {
     const [vector] = await engine.embed([body.query], { apiKey: key.apiKey, signal: opts.signal, inputType: 'query' });
-    const rows = await queryCandidates(infra, opts.db, {
+    const rows = await queryCandidates(infra.db, infra.config.RAG_HNSW_EF_SEARCH, opts.db, {
       collectionId: collection.id,
       dimension: collection.embedding_dimension,
       vector: vector!,
       query: body.query,
       limit: body.limit,
       filter: body.filter ?? null,
+      termWeight: termWeights(infra),
     });
     const w = weightsFor(engine.provider);
     const results = rows
@@ -104,24 +120,49 @@ export async function searchCollection(
   }
 }
 
-interface CandidateQuery {
+export interface CandidateQuery {
   collectionId: string;
   dimension: number;
   vector: Float32Array;
   query: string;
   limit: number;
   filter: Record<string, unknown> | null;
+  /** Informativeness of a query word in 0-1 (SIF weight); full-text coverage is weighted by it. */
+  termWeight(token: string): number;
+  /** How many nearest neighbours and full-text hits to consider (defaults scale with limit). */
+  vectorCandidates?: number;
+  textCandidates?: number;
 }
 
-async function queryCandidates(infra: Infra, via: Queryable | undefined, q: CandidateQuery): Promise<CandidateRow[]> {
+/**
+ * The candidate chunks of a query with their two signals (cosine, lexeme coverage). Through `via` the query runs
+ * as is (the caller's transaction, with its own settings); otherwise in a short transaction of its own with
+ * hnsw.ef_search and iterative scans set.
+ */
+export async function queryCandidates(
+  pool: Pick<Infra['db'], 'connect'>,
+  efSearch: number,
+  via: Queryable | undefined,
+  q: CandidateQuery,
+): Promise<CandidateRow[]> {
   const d = q.dimension;
   if (!Number.isInteger(d) || d < 1) throw new Error(`bad collection dimension ${d}`);
   const zero = q.vector.every((x) => x === 0);
-  const vecK = zero ? 0 : Math.max(2 * q.limit, 40);
-  const lexK = Math.max(q.limit, 20);
+  const vecK = zero ? 0 : (q.vectorCandidates ?? Math.max(2 * q.limit, 40));
+  const lexK = q.textCandidates ?? Math.max(q.limit, 20);
   // `d` is an integer from our own row: the typmod must be a literal for the expression index to match.
   const sql = `
-    with ql as (select tsvector_to_array(to_tsvector('english', $4)) as lx, plainto_tsquery('english', $4) as tq),
+    with qt as (
+      select l, max(t.w) as w
+        from unnest($7::text[], $8::float8[]) as t(tok, w),
+             unnest(tsvector_to_array(to_tsvector('english', t.tok))) as l
+       group by l
+    ),
+    ql as (
+      select coalesce(array_agg(l), '{}') as lx, coalesce(array_agg(w), '{}') as lw, coalesce(sum(w), 0) as total,
+             plainto_tsquery('english', $4) as tq
+        from qt
+    ),
     vec as (
       select id from rag_chunks
        where collection_id = $1 and dimension = ${d} and ($6::jsonb is null or metadata @> $6::jsonb)
@@ -136,10 +177,12 @@ async function queryCandidates(infra: Infra, via: Queryable | undefined, q: Cand
     )
     select c.document_id, c.chunk_index, c.content, c.metadata,
            1 - (c.embedding::vector(${d}) <=> $2::vector(${d})) as cos,
-           (select count(*) from unnest(ql.lx) l where l = any(tsvector_to_array(c.tsv)))::int as matched,
-           cardinality(ql.lx) as lexemes
+           (select coalesce(sum(x.w), 0) from unnest(ql.lx, ql.lw) as x(l, w)
+             where x.l = any(tsvector_to_array(c.tsv)))::float8 as matched,
+           ql.total::float8 as lexemes
       from rag_chunks c, ql
      where c.id in (select id from vec union select id from lex)`;
+  const terms = [...new Set(tokenize(q.query))];
   const params = [
     q.collectionId,
     toVectorLiteral(q.vector),
@@ -147,13 +190,15 @@ async function queryCandidates(infra: Infra, via: Queryable | undefined, q: Cand
     q.query,
     lexK,
     q.filter ? JSON.stringify(q.filter) : null,
+    terms,
+    terms.map((t) => q.termWeight(t)),
   ];
   if (via) return (await via.query<CandidateRow>(sql, params)).rows;
-  const client = await infra.db.connect();
+  const client = await pool.connect();
   try {
     await client.query('begin');
     // Iterative scans keep filtered HNSW searches (one collection among many) returning enough rows.
-    await client.query(`set local hnsw.ef_search = ${infra.config.RAG_HNSW_EF_SEARCH}`);
+    await client.query(`set local hnsw.ef_search = ${Math.trunc(efSearch)}`);
     await client.query(`set local hnsw.iterative_scan = relaxed_order`);
     const { rows } = await client.query<CandidateRow>(sql, params);
     await client.query('commit');

@@ -50,6 +50,16 @@ export class LocalSifEmbeddings extends EmbeddingEngine {
     return this.loaded;
   }
 
+  /**
+   * How informative a word is: its SIF weight a / (a + p(w)), near 0 for "the", near 1 for rare words; words
+   * outside the vocabulary (names, codes) count as rare.
+   */
+  wordWeight(token: string): number {
+    const m = this.load();
+    const i = m.index.get(token);
+    return i === undefined ? 1 : m.weights[i]!;
+  }
+
   override countTokens(text: string): number {
     return tokenize(text).length;
   }
