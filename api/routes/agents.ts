@@ -133,11 +133,11 @@ export const agentsRoutes: FastifyPluginAsyncZod = async (app) => {
         tags,
         summary: 'Push the agent configuration to an external voice-agent platform',
         params: AgentParams,
-        body: SyncBody.optional(),
+        body: SyncBody,
         response: { 200: SyncResponse },
       },
     },
-    async (req) => syncAgent(infra, req.auth.developerId, req.params.id, req.body?.provider ?? 'vapi'),
+    async (req) => syncAgent(infra, req.auth.developerId, req.params.id, req.body.provider),
   );
 
   // ── instances (extension) ────────────────────────────────────────────────────────────────────────────────

@@ -252,6 +252,10 @@ export const SpeakBody = z
 export type SpeakBody = z.infer<typeof SpeakBody>;
 
 export const SYNC_PROVIDERS = ['vapi'] as const;
-export const SyncBody = z.object({ provider: z.enum(SYNC_PROVIDERS).default('vapi') }).strict();
+/** The body is optional: an empty POST syncs to the default platform. */
+export const SyncBody = z.preprocess(
+  (v) => v ?? {},
+  z.object({ provider: z.enum(SYNC_PROVIDERS).default('vapi') }).strict(),
+);
 export const SyncResponse = z.object({ synced: z.boolean(), externalAgentId: z.string(), provider: z.string() });
 export type SyncResponse = z.infer<typeof SyncResponse>;

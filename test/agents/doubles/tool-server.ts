@@ -1,0 +1,14 @@
+import { startDouble, type Double, type Recorded } from './http.ts';
+
+/** A custom-tool endpoint: answers each call with `respond` after `delayMs`. */
+export async function startToolServer(
+  respond: (rec: Recorded) => { status?: number; body: string; delayMs?: number },
+): Promise<Double> {
+  return startDouble(async (rec, res) => {
+    const r = respond(rec);
+    if (r.delayMs) await new Promise((ok) => setTimeout(ok, r.delayMs));
+    if (res.destroyed) return;
+    res.writeHead(r.status ?? 200, { 'content-type': 'application/json' });
+    res.end(r.body);
+  });
+}
