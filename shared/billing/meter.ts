@@ -163,6 +163,9 @@ export function createMeter(deps: { db: Db; redis: Redis; config: Config; log: L
     const units = actualUnits ?? input.units;
     const actual = input.billable ? weights.credits(input.category, input.operation, units) : 0;
     const delta = actual - held;
+    // A charge past the hold (e.g. a 0-unit reserve settled at the end of a session) needs the account of the
+    // current period to exist: create or roll it first.
+    if (delta > 0) await ensureAccount(db, config, input.developerId);
     return withTransaction(db, async (tx) => {
       const { rows: ledger } = await tx.query<{ status: string }>(
         'select status from credit_ledger where id = $1 for update',
@@ -223,9 +226,13 @@ export function createMeter(deps: { db: Db; redis: Redis; config: Config; log: L
   }
 
   async function snapshot(developerId: string): Promise<UsageSnapshot> {
-    const hit = cache.peek(developerId) ?? (await cache.fetchShared(developerId));
+    const hit = cache.peek(developerId);
     if (hit) return toSnapshot(hit);
-    return cache.single(developerId, () => refresh(developerId));
+    // One load per developer at a time: a burst of requests after the local entry expires makes one Redis read.
+    return cache.single(developerId, async () => {
+      const shared = await cache.fetchShared(developerId);
+      return shared ? toSnapshot(shared) : refresh(developerId);
+    });
   }
 
   return { reserve, snapshot, refresh, publish };

@@ -80,3 +80,18 @@ describe('meter', () => {
     expect(await p.infra.meter.snapshot(developerId)).toEqual({ used: 50, limit: 50, remaining: 0 });
   });
 });
+
+describe('meter: settle without a hold', () => {
+  it('charges a 0-unit reservation at commit, even as the first operation of a new developer', async () => {
+    const { developerId } = await p.developer('starter');
+    const r = await p.infra.meter.reserve(input(developerId, { units: 0, operation: 'session.tts' }));
+    expect(r.credits).toBe(0);
+    await r.commit(30);
+    expect((await p.infra.meter.snapshot(developerId)).used).toBe(30);
+    const { rows } = await p.infra.db.query<{ credits: number; status: string }>(
+      'select credits, status from credit_ledger where developer_id = $1',
+      [developerId],
+    );
+    expect(rows).toEqual([{ credits: 30, status: 'committed' }]);
+  });
+});
