@@ -195,7 +195,7 @@ describe('ingest', () => {
     expect(Buffer.byteLength(exact)).toBe(mb);
     const started = Date.now();
     const ok = await ingest(p, key, id, { content: exact });
-    console.log(`1 MB ingest through the API: ${ok.chunksCreated} chunks in ${Date.now() - started} ms`);
+    process.stdout.write(`1 MB ingest through the API: ${ok.chunksCreated} chunks in ${Date.now() - started} ms\n`);
     expect(ok.chunksCreated).toBeGreaterThan(1000);
     const over = await call<ErrorBody>(p, key, 'POST', `/v1/collections/${id}/ingest`, { content: exact + 'x' });
     expect(over.status).toBe(413);

@@ -24,7 +24,9 @@ describe('local GloVe-SIF engine', () => {
     const m = engine.load();
     const ms = performance.now() - t0;
     const mb = (process.memoryUsage().rss - rss0) / 1024 / 1024;
-    console.log(`local embedding model: ${m.count} words, loaded in ${ms.toFixed(0)} ms, +${mb.toFixed(0)} MB RSS`);
+    process.stdout.write(
+      `local embedding model: ${m.count} words, loaded in ${ms.toFixed(0)} ms, +${mb.toFixed(0)} MB RSS\n`,
+    );
     expect(m.dimension).toBe(100);
     expect(m.count).toBeGreaterThan(300_000);
     // Loose bounds (the benchmark reports the figures): a loaded machine may be slow, never this slow.
