@@ -1,4 +1,189 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  CallIdParams,
+  CreateDirectSessionBody,
+  CreateTwilioSessionBody,
+  DirectSessionToken,
+  InterruptionQuality,
+  InterruptionQualityQuery,
+  RootCauseReport,
+  SessionDetail,
+  SessionIdParams,
+  SessionListQuery,
+  SessionSummary,
+  TaskIdParams,
+  TwilioSession,
+} from '../../shared/contracts/sessions.ts';
+import { pageSchema } from '../../shared/pagination.ts';
+import {
+  interruptionQuality,
+  listSessions,
+  recordingKey,
+  sessionDetail,
+  sessionRootCause,
+} from '../services/observability.ts';
+import {
+  createOutboundTask,
+  taskConnect,
+  taskPath,
+  taskStatus,
+  verifyTwilioSignature,
+} from '../services/sessions-outbound.ts';
+import { createDirectSession, createTwilioSession } from '../services/sessions.ts';
 
-/** Routes of the sessions area, registered at the root with their full /v1/... paths. */
-export const sessionsRoutes: FastifyPluginAsyncZod = async () => {};
+const FORM = 'application/x-www-form-urlencoded';
+const TwilioForm = z.record(z.string(), z.string());
+
+/** Sessions (Twilio TwiML, direct-session tokens, outbound calls, Twilio callbacks), observability and recordings. */
+export const sessionsRoutes: FastifyPluginAsyncZod = async (app) => {
+  const infra = app.infra;
+  if (!app.hasContentTypeParser(FORM)) {
+    app.addContentTypeParser(FORM, { parseAs: 'string', bodyLimit: 64 * 1024 }, (_req, body, done) => {
+      const out: Record<string, string> = {};
+      for (const [k, v] of new URLSearchParams(body as string)) out[k] = v;
+      done(null, out);
+    });
+  }
+  const tags = ['Sessions'];
+  const obs = ['Observability'];
+
+  app.post(
+    '/v1/sessions/twilio',
+    {
+      schema: {
+        tags,
+        summary: 'TwiML connecting a call to an agent, with a short-lived session token',
+        body: CreateTwilioSessionBody,
+        response: { 200: TwilioSession },
+      },
+    },
+    async (req) => createTwilioSession(infra, req.auth.developerId, req.body),
+  );
+
+  app.post(
+    '/v1/sessions/direct',
+    {
+      schema: {
+        tags,
+        summary: 'Short-lived token for WS /v1/agents/:id/session (for browsers)',
+        body: CreateDirectSessionBody,
+        response: { 200: DirectSessionToken },
+      },
+    },
+    async (req) => createDirectSession(infra, req.auth.developerId, req.body.agentId, req.body.instanceId),
+  );
+
+  app.post(
+    '/v1/sessions/twilio/outbound',
+    {
+      schema: {
+        tags,
+        summary: 'Place an outbound call to an agent (dispatched as a job)',
+        body: CreateTwilioSessionBody.pick({ agentId: true, from: true, to: true }),
+        response: { 202: z.object({ taskId: z.string(), status: z.string() }) },
+      },
+      config: { idempotent: true },
+    },
+    async (req, reply) => reply.code(202).send(await createOutboundTask(infra, req.auth.developerId, req.body)),
+  );
+
+  // Twilio callbacks for outbound calls: signed by Twilio (X-Twilio-Signature), not by an API key.
+  app.post(
+    '/v1/sessions/twilio/task/:taskId/connect',
+    { schema: { hide: true, params: TaskIdParams, body: TwilioForm }, config: { public: true } },
+    async (req, reply) => {
+      verifyTwilioSignature(
+        infra,
+        req.headers['x-twilio-signature'] as string | undefined,
+        taskPath(req.params.taskId, 'connect'),
+        req.body,
+      );
+      const twiml = await taskConnect(infra, req.params.taskId, req.body);
+      return reply.type('text/xml').send(twiml);
+    },
+  );
+  app.post(
+    '/v1/sessions/twilio/task/:taskId/status',
+    { schema: { hide: true, params: TaskIdParams, body: TwilioForm }, config: { public: true } },
+    async (req, reply) => {
+      verifyTwilioSignature(
+        infra,
+        req.headers['x-twilio-signature'] as string | undefined,
+        taskPath(req.params.taskId, 'status'),
+        req.body,
+      );
+      await taskStatus(infra, req.params.taskId, req.body);
+      return reply.code(204).send();
+    },
+  );
+
+  app.get(
+    '/v1/observability/sessions',
+    {
+      schema: {
+        tags: obs,
+        summary: 'List sessions',
+        querystring: SessionListQuery,
+        response: { 200: pageSchema(SessionSummary) },
+      },
+    },
+    async (req) => listSessions(infra, req.auth.developerId, req.query),
+  );
+  // Registered before /:sessionId so the static segment wins (find-my-way prefers static anyway).
+  app.get(
+    '/v1/observability/sessions/interruption-quality',
+    {
+      schema: {
+        tags: obs,
+        summary: 'Barge-in quality across sessions',
+        querystring: InterruptionQualityQuery,
+        response: { 200: InterruptionQuality },
+      },
+    },
+    async (req) => interruptionQuality(infra, req.auth.developerId, req.query),
+  );
+  app.get(
+    '/v1/observability/sessions/:sessionId',
+    { schema: { tags: obs, summary: 'Session detail', params: SessionIdParams, response: { 200: SessionDetail } } },
+    async (req) => sessionDetail(infra, req.auth.developerId, { id: req.params.sessionId }),
+  );
+  app.get(
+    '/v1/observability/sessions/:sessionId/root-cause',
+    {
+      schema: { tags: obs, summary: 'Root-cause report', params: SessionIdParams, response: { 200: RootCauseReport } },
+    },
+    async (req) => sessionRootCause(infra, req.auth.developerId, { id: req.params.sessionId }),
+  );
+  app.get(
+    '/v1/observability/calls/:callId',
+    {
+      schema: { tags: obs, summary: 'Call detail by CallSid', params: CallIdParams, response: { 200: SessionDetail } },
+    },
+    async (req) => sessionDetail(infra, req.auth.developerId, { callSid: req.params.callId }),
+  );
+  app.get(
+    '/v1/observability/calls/:callId/root-cause',
+    {
+      schema: {
+        tags: obs,
+        summary: 'Root-cause report by CallSid',
+        params: CallIdParams,
+        response: { 200: RootCauseReport },
+      },
+    },
+    async (req) => sessionRootCause(infra, req.auth.developerId, { callSid: req.params.callId }),
+  );
+
+  app.get(
+    '/v1/recordings/:callId',
+    { schema: { tags, summary: 'Stereo WAV of a call (left: caller, right: agent)', params: CallIdParams } },
+    async (req, reply) => {
+      const key = await recordingKey(infra, req.auth.developerId, req.params.callId);
+      const obj = await infra.storage.getStream(key);
+      reply.type('audio/wav');
+      if (obj.contentLength !== undefined) reply.header('content-length', obj.contentLength);
+      return reply.send(obj.body);
+    },
+  );
+};

@@ -1,7 +1,35 @@
-import type { FastifyInstance } from 'fastify';
+import { readFile } from 'node:fs/promises';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { handleDirectSession } from './direct/session-handler.ts';
+import { handleTwilioStream } from './twilio/stream-handler.ts';
+
+const PAGE = new URL('./public/index.html', import.meta.url);
 
 /**
- * WebSocket routes of the realtime role: /v1/sessions/twilio/stream and /v1/agents/:id/session. Registered by
- * the realtime role, and by the one-process mode on the same server as the API.
+ * WebSocket routes of the realtime role: /v1/sessions/twilio/stream and /v1/agents/:id/session, plus the small
+ * browser page at /realtime/. Registered by the realtime role, and by the one-process mode on the same server
+ * as the API. Both sockets authenticate themselves (token in Twilio's start message; API key or token).
  */
-export async function registerRealtimeRoutes(_app: FastifyInstance): Promise<void> {}
+export async function registerRealtimeRoutes(app: FastifyInstance): Promise<void> {
+  const infra = app.infra;
+  app.get(
+    '/v1/sessions/twilio/stream',
+    { websocket: true, config: { public: true }, schema: { hide: true } },
+    (socket) => handleTwilioStream(infra, socket),
+  );
+  app.get(
+    '/v1/agents/:id/session',
+    { websocket: true, config: { public: true }, schema: { hide: true } },
+    (socket, req) =>
+      void handleDirectSession(
+        infra,
+        socket,
+        req as FastifyRequest<{ Params: { id: string }; Querystring: Record<string, string | undefined> }>,
+      ),
+  );
+  let page: Buffer | null = null;
+  app.get('/realtime/', { schema: { hide: true } }, async (_req, reply) => {
+    page ??= await readFile(PAGE);
+    return reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(page);
+  });
+}

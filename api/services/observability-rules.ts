@@ -1,0 +1,186 @@
+import type { RootCauseIssue } from '../../shared/contracts/sessions.ts';
+
+/** What the root-cause rules read about a session (rows of rt_turns, rt_tool_executions, rt_interruptions). */
+export interface TraceTurn {
+  idx: number;
+  speaker: 'user' | 'assistant';
+  text: string;
+  start_ms: number;
+  end_ms: number;
+  stt_ms: number | null;
+  llm_ms: number | null;
+  tts_ms: number | null;
+  latency_ms: number | null;
+  endpoint_ms: number | null;
+  interrupted: boolean;
+  error: string | null;
+}
+export interface TraceTool {
+  turn_idx: number;
+  name: string;
+  ok: boolean;
+  error: string | null;
+  duration_ms: number;
+}
+export interface TraceInterruption {
+  turn_idx: number;
+  at_ms: number;
+  stop_ms: number;
+  bleed_words: number;
+}
+
+/** Thresholds (ms) of the rules; the contract's targets are 1.5 s first response and 900 ms per turn. */
+export const RULES = {
+  firstResponseMs: 1500,
+  turnLatencyMs: 900,
+  sttMs: 400,
+  llmFirstTokenMs: 700,
+  ttsFirstAudioMs: 300,
+  toolMs: 2000,
+  silenceMs: 8000,
+  stopMs: 300,
+  repeatedInterruptions: 3,
+} as const;
+
+/**
+ * Root-cause rules over one session's trace. Each issue names the turn, what happened and what to change.
+ * Order: per turn in order, then session-wide findings.
+ */
+export function rootCause(
+  turns: TraceTurn[],
+  tools: TraceTool[],
+  interruptions: TraceInterruption[],
+): RootCauseIssue[] {
+  const issues: RootCauseIssue[] = [];
+  const add = (type: string, turn: number, description: string, recommendation: string) =>
+    issues.push({ type, turn, description, recommendation });
+  let firstAssistantAnswered = false;
+  let prevEnd: number | null = null;
+
+  for (const t of turns) {
+    if (prevEnd !== null && t.start_ms - prevEnd > RULES.silenceMs) {
+      add(
+        'long_silence',
+        t.idx,
+        `${Math.round((t.start_ms - prevEnd) / 1000)} s of silence before this turn.`,
+        t.speaker === 'assistant'
+          ? 'The agent was silent too long: check the LLM/TTS providers and tool timeouts, and speak a filler while tools run.'
+          : 'The caller was silent: have the agent re-prompt after a few seconds of silence, and check that the line carries audio.',
+      );
+    }
+    prevEnd = Math.max(prevEnd ?? 0, t.end_ms);
+
+    if (t.speaker === 'user') {
+      if (!t.text.trim()) {
+        add(
+          'empty_transcript',
+          t.idx,
+          'The caller spoke but the transcript is empty.',
+          'Check that the STT provider handles 8 kHz telephone audio and the language, raise the VAD threshold if it was noise, and keep the endpointing long enough for whole words.',
+        );
+      }
+      if (t.error)
+        add(
+          'stt_error',
+          t.idx,
+          `Transcription failed: ${t.error}.`,
+          'Check the STT provider key and status; configure a fallback STT provider.',
+        );
+      continue;
+    }
+
+    // assistant
+    const err = t.error ?? '';
+    if (err.startsWith('llm')) {
+      add(
+        'llm_error',
+        t.idx,
+        `The LLM failed: ${err}.`,
+        'Check the LLM provider key, model name and rate limits; keep the prompt within the context window.',
+      );
+    } else if (err.startsWith('tts')) {
+      add(
+        'tts_error',
+        t.idx,
+        `Speech synthesis failed: ${err}.`,
+        'Check the TTS provider key and voiceId; fall back to the default engine.',
+      );
+    } else if (err) {
+      add('pipeline_error', t.idx, `The turn failed: ${err}.`, 'See the service logs for this session id.');
+    }
+    if (t.latency_ms !== null) {
+      const target = firstAssistantAnswered ? RULES.turnLatencyMs : RULES.firstResponseMs;
+      if (t.latency_ms > target) {
+        const stages: Array<[string, number, number, string]> = [
+          ['stt', t.stt_ms ?? 0, RULES.sttMs, 'use a streaming STT with faster finals or a closer region'],
+          [
+            'llm',
+            t.llm_ms ?? 0,
+            RULES.llmFirstTokenMs,
+            'use a faster model, a shorter system prompt or fewer knowledge chunks',
+          ],
+          ['tts', t.tts_ms ?? 0, RULES.ttsFirstAudioMs, 'use a streaming TTS engine and keep the first sentence short'],
+        ];
+        const slowest = stages.reduce((a, b) => (b[1] - b[2] > a[1] - a[2] ? b : a));
+        add(
+          `high_latency_${slowest[0]}`,
+          t.idx,
+          `Response took ${t.latency_ms} ms (target ${target} ms); slowest stage ${slowest[0]} at ${slowest[1]} ms.`,
+          `Reduce ${slowest[0]} time: ${slowest[3]}.`,
+        );
+      } else {
+        if ((t.llm_ms ?? 0) > RULES.llmFirstTokenMs)
+          add('slow_llm', t.idx, `LLM first token after ${t.llm_ms} ms.`, 'Use a faster model or a shorter prompt.');
+        if ((t.tts_ms ?? 0) > RULES.ttsFirstAudioMs)
+          add('slow_tts', t.idx, `First audio after ${t.tts_ms} ms of synthesis.`, 'Use a streaming TTS engine.');
+      }
+      firstAssistantAnswered = true;
+    }
+    if ((t.stt_ms ?? 0) > RULES.sttMs && (t.latency_ms ?? 0) <= RULES.turnLatencyMs) {
+      add(
+        'slow_stt',
+        t.idx,
+        `Final transcript ${t.stt_ms} ms after the end of speech.`,
+        'Use a streaming STT provider with faster finals.',
+      );
+    }
+  }
+
+  for (const tool of tools) {
+    if (!tool.ok) {
+      add(
+        'tool_error',
+        tool.turn_idx,
+        `Tool "${tool.name}" failed: ${tool.error ?? 'error'}.`,
+        'Check the tool endpoint and its response; the agent answered without its result.',
+      );
+    } else if (tool.duration_ms > RULES.toolMs) {
+      add(
+        'slow_tool',
+        tool.turn_idx,
+        `Tool "${tool.name}" took ${tool.duration_ms} ms.`,
+        'Speed up the tool endpoint or have the agent say a filler while it runs.',
+      );
+    }
+  }
+
+  for (const i of interruptions) {
+    if (i.stop_ms > RULES.stopMs) {
+      add(
+        'slow_barge_in',
+        i.turn_idx,
+        `Agent audio stopped ${i.stop_ms} ms after the barge-in was detected.`,
+        'Check the realtime pod CPU load; the clear message must go out at once.',
+      );
+    }
+  }
+  if (interruptions.length >= RULES.repeatedInterruptions) {
+    add(
+      'repeated_interruptions',
+      interruptions[RULES.repeatedInterruptions - 1]!.turn_idx,
+      `The caller interrupted the agent ${interruptions.length} times.`,
+      'Make replies shorter (lower maxTokens, ask the prompt for one or two sentences) and check for echo on the line triggering barge-in.',
+    );
+  }
+  return issues;
+}

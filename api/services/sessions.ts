@@ -1,0 +1,107 @@
+import twilio from 'twilio';
+import { getAgent } from '../../shared/agents/db.ts';
+import type { CreateTwilioSessionBody, TwilioSession } from '../../shared/contracts/sessions.ts';
+import { ApiError } from '../../shared/errors/api-error.ts';
+import { newId } from '../../shared/ids.ts';
+import type { Infra } from '../../shared/runtime/infra.ts';
+import { sessionSecret } from '../../workers/realtime/session/secret.ts';
+import { signSessionToken } from '../../workers/realtime/session/token.ts';
+
+export const TWILIO_STREAM_PATH = '/v1/sessions/twilio/stream';
+export const DIRECT_SESSION_PATH = (agentId: string) => `/v1/agents/${encodeURIComponent(agentId)}/session`;
+
+/** wss://<PUBLIC_BASE_URL host>/<path>: Twilio requires wss and strips query strings. */
+export function streamUrl(publicBaseUrl: string, path: string, scheme: 'wss' | 'ws' = 'wss'): string {
+  const u = new URL(publicBaseUrl);
+  const base = u.pathname.replace(/\/+$/, '');
+  return `${scheme}://${u.host}${base}${path}`;
+}
+
+/** TwiML connecting the call to the media-stream socket; the token travels as a <Parameter>. */
+export function connectTwiml(url: string, params: Record<string, string>): string {
+  const vr = new twilio.twiml.VoiceResponse();
+  const stream = vr.connect().stream({ url });
+  for (const [name, value] of Object.entries(params)) stream.parameter({ name, value });
+  return vr.toString();
+}
+
+export async function requireActiveAgent(infra: Infra, developerId: string, agentId: string) {
+  const agent = await getAgent(infra.db, developerId, agentId);
+  if (!agent || agent.status !== 'active') throw ApiError.notFound('agent', agentId);
+  return agent;
+}
+
+/**
+ * POST /v1/sessions/twilio: a pending session, a short-lived token for it and the TwiML that connects the call.
+ * The raw API key never leaves this request.
+ */
+export async function createTwilioSession(
+  infra: Infra,
+  developerId: string,
+  body: CreateTwilioSessionBody,
+  opts: { direction?: 'inbound' | 'outbound'; taskId?: string } = {},
+): Promise<TwilioSession> {
+  await requireActiveAgent(infra, developerId, body.agentId);
+  const sessionId = newId('session');
+  const ttl = infra.config.REALTIME_TOKEN_TTL_SECONDS;
+  const exp = Math.floor(Date.now() / 1000) + ttl;
+  const token = signSessionToken(sessionSecret(infra), {
+    sid: sessionId,
+    dev: developerId,
+    agt: body.agentId,
+    ch: 'twilio',
+    exp,
+    from: body.from,
+    to: body.to,
+    ...(body.instanceId ? { ins: body.instanceId } : {}),
+    ...(opts.taskId ? { tsk: opts.taskId } : {}),
+  });
+  const expiresAt = new Date(exp * 1000);
+  await infra.db.query(
+    `insert into rt_sessions (id, developer_id, agent_id, channel, direction, from_number, to_number, instance_id,
+       task_id, expires_at)
+     values ($1, $2, $3, 'twilio', $4, $5, $6, $7, $8, $9)`,
+    [
+      sessionId,
+      developerId,
+      body.agentId,
+      opts.direction ?? 'inbound',
+      body.from,
+      body.to,
+      body.instanceId ?? null,
+      opts.taskId ?? null,
+      expiresAt,
+    ],
+  );
+  const url = streamUrl(infra.config.PUBLIC_BASE_URL, TWILIO_STREAM_PATH);
+  return {
+    sessionId,
+    agentId: body.agentId,
+    twiml: connectTwiml(url, { token, sessionId }),
+    streamUrl: url,
+    expiresAt: expiresAt.toISOString(),
+  };
+}
+
+/** A short-lived token for the direct socket, so a browser page never holds the API key. */
+export async function createDirectSession(
+  infra: Infra,
+  developerId: string,
+  agentId: string,
+  instanceId?: string,
+): Promise<{ sessionId: string; agentId: string; token: string; url: string; expiresAt: string }> {
+  await requireActiveAgent(infra, developerId, agentId);
+  const sessionId = newId('session');
+  const exp = Math.floor(Date.now() / 1000) + infra.config.REALTIME_TOKEN_TTL_SECONDS;
+  const token = signSessionToken(sessionSecret(infra), {
+    sid: sessionId,
+    dev: developerId,
+    agt: agentId,
+    ch: 'direct',
+    exp,
+    ...(instanceId ? { ins: instanceId } : {}),
+  });
+  const scheme = infra.config.PUBLIC_BASE_URL.startsWith('https') ? 'wss' : 'ws';
+  const url = `${streamUrl(infra.config.PUBLIC_BASE_URL, DIRECT_SESSION_PATH(agentId), scheme)}?token=${token}`;
+  return { sessionId, agentId, token, url, expiresAt: new Date(exp * 1000).toISOString() };
+}

@@ -1,0 +1,144 @@
+import { z } from 'zod';
+
+/** E.164-ish phone number or a Twilio client/SIP address, as Twilio passes them. */
+const Phone = z.string().trim().min(1).max(200);
+
+export const CreateTwilioSessionBody = z.object({
+  agentId: z.string().min(1).max(60),
+  from: Phone,
+  to: Phone,
+  instanceId: z.string().min(1).max(100).optional(),
+});
+export type CreateTwilioSessionBody = z.infer<typeof CreateTwilioSessionBody>;
+
+/** Session metadata beside the TwiML (the contract leaves the fields open; these are documented in docs/realtime.md). */
+export const TwilioSession = z.object({
+  sessionId: z.string(),
+  agentId: z.string(),
+  /** TwiML: <Response><Connect><Stream url="wss://…/v1/sessions/twilio/stream"><Parameter name="token" …/></Stream></Connect></Response> */
+  twiml: z.string(),
+  streamUrl: z.string(),
+  /** The stream must start before this time (the token's expiry). */
+  expiresAt: z.string(),
+});
+export type TwilioSession = z.infer<typeof TwilioSession>;
+
+export const CreateDirectSessionBody = z.object({
+  agentId: z.string().min(1).max(60),
+  instanceId: z.string().min(1).max(100).optional(),
+});
+export const DirectSessionToken = z.object({
+  sessionId: z.string(),
+  agentId: z.string(),
+  token: z.string(),
+  /** ws(s)://…/v1/agents/:id/session?token=… */
+  url: z.string(),
+  expiresAt: z.string(),
+});
+
+export const SessionSummary = z.object({
+  id: z.string(),
+  agentId: z.string(),
+  startedAt: z.string().nullable(),
+  endedAt: z.string().nullable(),
+  turns: z.number(),
+  status: z.string(),
+  channel: z.string(),
+  callId: z.string().nullable(),
+});
+export type SessionSummary = z.infer<typeof SessionSummary>;
+
+export const SessionListQuery = z.object({
+  agentId: z.string().min(1).max(60).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z.string().max(200).optional(),
+});
+
+export const SessionTurn = z.object({
+  index: z.number(),
+  speaker: z.string(),
+  text: z.string(),
+  startMs: z.number(),
+  endMs: z.number(),
+  sttMs: z.number(),
+  llmMs: z.number(),
+  ttsMs: z.number(),
+  latencyMs: z.number().nullable(),
+  interrupted: z.boolean(),
+});
+
+export const SessionDetail = z.object({
+  id: z.string(),
+  agentId: z.string(),
+  status: z.string(),
+  channel: z.string(),
+  callId: z.string().nullable(),
+  startedAt: z.string().nullable(),
+  endedAt: z.string().nullable(),
+  turns: z.array(SessionTurn),
+  metrics: z.object({
+    totalDurationMs: z.number(),
+    avgTurnLatencyMs: z.number(),
+    toolExecutions: z.number(),
+    interruptions: z.number(),
+  }),
+  toolExecutions: z.array(
+    z.object({
+      turn: z.number(),
+      name: z.string(),
+      ok: z.boolean(),
+      error: z.string().nullable(),
+      durationMs: z.number(),
+      atMs: z.number(),
+    }),
+  ),
+  interruptions: z.array(
+    z.object({
+      turn: z.number(),
+      atMs: z.number(),
+      detectionMs: z.number(),
+      stopMs: z.number(),
+      bleedThroughWords: z.number(),
+    }),
+  ),
+  recordingUrl: z.string().nullable(),
+});
+export type SessionDetail = z.infer<typeof SessionDetail>;
+
+export const RootCauseIssue = z.object({
+  type: z.string(),
+  turn: z.number(),
+  description: z.string(),
+  recommendation: z.string(),
+});
+export const RootCauseReport = z.object({
+  sessionId: z.string(),
+  callId: z.string().nullable().optional(),
+  issues: z.array(RootCauseIssue),
+});
+export type RootCauseIssue = z.infer<typeof RootCauseIssue>;
+export type RootCauseReport = z.infer<typeof RootCauseReport>;
+
+export const InterruptionQualityQuery = z.object({
+  agentId: z.string().min(1).max(60).optional(),
+  from: z.iso.datetime({ offset: true }).optional(),
+  to: z.iso.datetime({ offset: true }).optional(),
+});
+const Dist = z.object({ avg: z.number().nullable(), p50: z.number().nullable(), p95: z.number().nullable() });
+export const InterruptionQuality = z.object({
+  agentId: z.string().nullable(),
+  from: z.string().nullable(),
+  to: z.string().nullable(),
+  sessions: z.number(),
+  interruptions: z.number(),
+  /** Interruptions per session that had any agent speech. */
+  interruptionsPerSession: z.number(),
+  detectionLatencyMs: Dist,
+  stopLatencyMs: Dist,
+  bleedThroughWords: Dist.extend({ total: z.number() }),
+});
+export type InterruptionQuality = z.infer<typeof InterruptionQuality>;
+
+export const SessionIdParams = z.object({ sessionId: z.string().min(1).max(100) });
+export const CallIdParams = z.object({ callId: z.string().min(1).max(100) });
+export const TaskIdParams = z.object({ taskId: z.string().min(1).max(100) });

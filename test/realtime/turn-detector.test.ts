@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { isBackchannel, TurnDetector } from '../../workers/realtime/session/turn-detector.ts';
+
+describe('turn detector', () => {
+  it('ignores short noises, starts after the minimum and ends after the endpointing silence', () => {
+    const d = new TurnDetector({ threshold: 0.5, startMs: 60, endpointMs: 300 });
+    const events: unknown[] = [];
+    let t = 0;
+    const feed = (prob: number, n: number) => {
+      for (let i = 0; i < n; i++, t += 20) {
+        const e = d.push(prob, t, 20);
+        if (e) events.push(e);
+      }
+    };
+    feed(0.9, 2); // 40 ms click
+    feed(0.1, 10);
+    expect(events).toEqual([]);
+    feed(0.9, 25); // speech from 240 ms to 740 ms
+    feed(0.1, 20);
+    expect(events).toEqual([
+      { type: 'start', onsetMs: 240, atMs: 300 },
+      { type: 'end', onsetMs: 240, lastSpeechMs: 740, atMs: 1040 },
+    ]);
+  });
+
+  it('tells backchannels from real interruptions', () => {
+    for (const b of ['yeah', 'Ok.', 'uh-huh', 'I see', 'got it', 'yeah yeah']) expect(isBackchannel(b)).toBe(true);
+    for (const s of ['wait, stop', 'no that is wrong', 'can you repeat', 'yeah but what about Tuesday', ''])
+      expect(isBackchannel(s)).toBe(false);
+  });
+});

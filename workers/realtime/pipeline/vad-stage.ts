@@ -1,0 +1,54 @@
+import { Resampler } from '../../../shared/audio/resampler.ts';
+import { pcmToInt16 } from '../../../shared/audio/pcm.ts';
+import type { VadEngine, VadSession } from '../../../shared/engines/vad/types.ts';
+import { TurnDetector, type TurnDetectorOptions } from '../session/turn-detector.ts';
+import type { DataFrame } from './frames.ts';
+import { Stage } from './stage.ts';
+
+/**
+ * audio-in → speech-start / speech-end. Caller PCM is resampled to the VAD's rate (state kept across 20 ms
+ * chunks), cut into the VAD's frame size and scored; the turn detector adds the minimum-speech and endpointing
+ * rules. `onFrame` reports every scored frame's end time so barge-in rules can watch speech grow.
+ * Times are audio milliseconds since the stream began.
+ */
+export class VadStage extends Stage {
+  private readonly session: VadSession;
+  private readonly resampler: Resampler;
+  private buf = new Int16Array(0);
+  private audioMs = 0;
+  readonly detector: TurnDetector;
+  private readonly frameMs: number;
+
+  constructor(
+    private readonly vad: VadEngine,
+    inRate: number,
+    opts: TurnDetectorOptions,
+    private readonly onFrame: (endMs: number, inSpeech: boolean) => void,
+  ) {
+    super('vad');
+    this.session = vad.session();
+    this.resampler = new Resampler(inRate, vad.sampleRate);
+    this.detector = new TurnDetector(opts);
+    this.frameMs = (vad.frameSamples / vad.sampleRate) * 1000;
+  }
+
+  protected override async onData(frame: DataFrame): Promise<void> {
+    if (frame.kind !== 'audio-in') return this.emit(frame);
+    const samples = this.resampler.passthrough ? pcmToInt16(frame.pcm) : this.resampler.process(pcmToInt16(frame.pcm));
+    const joined = new Int16Array(this.buf.length + samples.length);
+    joined.set(this.buf);
+    joined.set(samples, this.buf.length);
+    const n = this.vad.frameSamples;
+    let off = 0;
+    for (; off + n <= joined.length; off += n) {
+      const prob = await this.session.push(joined.slice(off, off + n));
+      const at = this.audioMs;
+      this.audioMs += this.frameMs;
+      const ev = this.detector.push(prob, at, this.frameMs);
+      if (ev?.type === 'start') this.emit({ kind: 'speech-start', atMs: ev.onsetMs });
+      else if (ev?.type === 'end') this.emit({ kind: 'speech-end', atMs: ev.atMs, lastSpeechMs: ev.lastSpeechMs });
+      this.onFrame(this.audioMs, this.detector.inSpeech);
+    }
+    this.buf = joined.slice(off);
+  }
+}

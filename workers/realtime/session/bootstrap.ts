@@ -1,0 +1,82 @@
+import { getAgent, type AgentRow } from '../../../shared/agents/db.ts';
+import { findInstanceByPhone, getInstance } from '../../../shared/agents/instances-db.ts';
+import { prepareAgentRuntime } from '../../../shared/agents/runtime.ts';
+import { ApiError } from '../../../shared/errors/api-error.ts';
+import type { Logger } from '../../../shared/observability/logger.ts';
+import type { Infra } from '../../../shared/runtime/infra.ts';
+import { CallSession, type SessionTransport } from './call-session.ts';
+import { resolveSessionEngines } from './engines.ts';
+import { speechFor } from './speech.ts';
+import { TraceStore } from './trace-store.ts';
+
+/** Spoken-style guidance added to the agent's system prompt for voice sessions. */
+export const VOICE_INSTRUCTIONS = [
+  'You are speaking on a live voice call: answer in short spoken sentences, without markdown, lists or emoji.',
+  'Keep each reply to one to three sentences unless asked for detail.',
+];
+
+export interface OpenSessionInput {
+  sessionId: string;
+  developerId: string;
+  agentId: string;
+  instanceId?: string;
+  /** Caller phone: selects the agent instance with that number when no instanceId is given. */
+  callerPhone?: string;
+  channel: 'twilio' | 'direct';
+  transport: SessionTransport;
+  headers?: Record<string, string | string[] | undefined>;
+  log: Logger;
+}
+
+/** Loads the agent, picks the engines and builds a ready CallSession (not yet started). Throws ApiError. */
+export async function openSession(
+  infra: Infra,
+  input: OpenSessionInput,
+): Promise<{ session: CallSession; agent: AgentRow }> {
+  const agent = await getAgent(infra.db, input.developerId, input.agentId);
+  if (!agent || agent.status !== 'active') throw ApiError.notFound('agent', input.agentId);
+  const inst = input.instanceId
+    ? await getInstance(infra.db, input.developerId, agent.id, input.instanceId)
+    : input.callerPhone
+      ? await findInstanceByPhone(infra.db, input.developerId, agent.id, input.callerPhone)
+      : null;
+  const context = inst?.context ?? null;
+  const engines = await resolveSessionEngines(
+    infra,
+    speechFor(infra),
+    input.developerId,
+    agent,
+    input.channel,
+    input.headers,
+  );
+  const runtime = await prepareAgentRuntime(infra, {
+    developerId: input.developerId,
+    agent,
+    conversationId: input.sessionId,
+    requestId: input.sessionId,
+    context,
+    headers: input.headers ?? {},
+    extraInstructions: VOICE_INSTRUCTIONS,
+  });
+  const c = infra.config;
+  const session = new CallSession({
+    infra,
+    sessionId: input.sessionId,
+    developerId: input.developerId,
+    agent,
+    runtime,
+    engines,
+    transport: input.transport,
+    trace: new TraceStore(infra.db, input.sessionId),
+    settings: {
+      endpointingMs: c.REALTIME_ENDPOINTING_MS,
+      bargeInMinMs: c.REALTIME_BARGE_IN_MIN_MS,
+      bargeInForceMs: c.REALTIME_BARGE_IN_FORCE_MS,
+      maxSessionSeconds: c.REALTIME_MAX_SESSION_SECONDS,
+      vadThreshold: 0.5,
+      finalWaitMs: 1200,
+    },
+    log: input.log,
+  });
+  return { session, agent };
+}

@@ -1,0 +1,735 @@
+import { performance } from 'node:perf_hooks';
+import { pcmToInt16 } from '../../../shared/audio/pcm.ts';
+import { Resampler } from '../../../shared/audio/resampler.ts';
+import type { AgentRow } from '../../../shared/agents/db.ts';
+import type { AgentRuntime } from '../../../shared/agents/runtime.ts';
+import type { ToolCallRecord } from '../../../shared/contracts/agents.ts';
+import type { LlmMessage } from '../../../shared/engines/llm/types.ts';
+import type { SttStream } from '../../../shared/engines/stt/types.ts';
+import type { Logger } from '../../../shared/observability/logger.ts';
+import type { Infra } from '../../../shared/runtime/infra.ts';
+import { activeRealtimeSessions, turnStageLatency } from '../../../shared/observability/metrics.ts';
+import type { Frame } from '../pipeline/frames.ts';
+import { LlmStage } from '../pipeline/llm-stage.ts';
+import { SentenceStage } from '../pipeline/sentence-stage.ts';
+import { Pipeline } from '../pipeline/stage.ts';
+import { TtsStage } from '../pipeline/tts-stage.ts';
+import { VadStage } from '../pipeline/vad-stage.ts';
+import type { SessionEngines } from './engines.ts';
+import { Playback, type AudioSink } from './playback.ts';
+import { StereoRecorder } from './recorder.ts';
+import type { TraceStore } from './trace-store.ts';
+import { isBackchannel } from './turn-detector.ts';
+
+/** The transport a session talks through (Twilio media stream or the direct socket). */
+export interface SessionTransport extends AudioSink {
+  readonly channel: 'twilio' | 'direct';
+  /** Caller audio rate (8000 for Twilio). */
+  readonly inRate: number;
+  /** JSON events for clients that want them (direct socket); Twilio ignores them. */
+  event(msg: Record<string, unknown>): void;
+}
+
+export interface SessionSettings {
+  endpointingMs: number;
+  bargeInMinMs: number;
+  bargeInForceMs: number;
+  maxSessionSeconds: number;
+  vadThreshold: number;
+  /** How long after the endpoint to wait for a final transcript before using what there is. */
+  finalWaitMs: number;
+}
+
+export interface SessionInit {
+  infra: Infra;
+  sessionId: string;
+  developerId: string;
+  agent: AgentRow;
+  runtime: AgentRuntime;
+  engines: SessionEngines;
+  transport: SessionTransport;
+  trace: TraceStore;
+  settings: SessionSettings;
+  log: Logger;
+}
+
+interface AssistantTurn {
+  id: string;
+  idx: number;
+  fullText: string;
+  startedAt: number;
+  lastSpeechAt: number | null;
+  /** The designed endpointing wait of the utterance this answers (audio time). */
+  endpointWaitMs: number;
+  endpointAt: number | null;
+  dispatchAt: number;
+  firstTokenAt: number | null;
+  synthStartAt: number | null;
+  firstAudioAt: number | null;
+  firstSendAt: number | null;
+  llmDone: boolean;
+  error: string | null;
+  kept: LlmMessage[];
+  userText: string;
+  closed: boolean;
+}
+
+interface Utterance {
+  onsetAudioMs: number;
+  lastSpeechAudioMs: number | null;
+  /** Audio time at which the endpointing silence had passed. */
+  endpointAudioMs: number | null;
+  endpointAt: number | null;
+  duringAgent: boolean;
+  interrupted: boolean;
+  finals: string[];
+  lastFinalEndMs: number;
+  finalAt: number | null;
+  timer: NodeJS.Timeout | null;
+}
+
+/**
+ * One conversation: caller audio → VAD + endpointing → STT → user turn → LLM → sentences → TTS → playback, with
+ * barge-in, DTMF, traces and the stereo recording. Transport-neutral: the Twilio and direct handlers feed it PCM
+ * and marks and give it an AudioSink.
+ */
+export class CallSession {
+  readonly t0 = performance.now();
+  readonly recorder: StereoRecorder;
+  private readonly playback: Playback;
+  private readonly vad: VadStage;
+  private readonly out: Pipeline;
+  private readonly sentences: SentenceStage;
+  private stt: SttStream | null = null;
+  private sttResampler: Resampler | null = null;
+  private recResampler: Resampler | null = null;
+  private history: LlmMessage[] = [];
+  private turnIdx = 0;
+  private turnSeq = 0;
+  private current: AssistantTurn | null = null;
+  private utt: Utterance | null = null;
+  private partial = '';
+  private wallOffset = 0;
+  private audioInMs = 0;
+  private dtmf = '';
+  private dtmfTimer: NodeJS.Timeout | null = null;
+  private ended: Promise<void> | null = null;
+  private maxTimer: NodeJS.Timeout;
+  private sttAudioSeconds = 0;
+  private ttsChars = 0;
+  private llmTokens = 0;
+  private interruptions = 0;
+  private tools = 0;
+  private writes: Promise<unknown>[] = [];
+  /** Resolves when the session has ended (stop, hang-up or limit). */
+  readonly done: Promise<void>;
+  private resolveDone!: () => void;
+  onEnd: (reason: string) => void = () => {};
+
+  constructor(private readonly s: SessionInit) {
+    const { transport, engines, settings } = s;
+    this.done = new Promise((r) => (this.resolveDone = r));
+    this.recorder = new StereoRecorder(transport.inRate, settings.maxSessionSeconds);
+    if (transport.outRate !== transport.inRate) this.recResampler = new Resampler(transport.outRate, transport.inRate);
+    this.playback = new Playback(
+      {
+        outRate: transport.outRate,
+        sendAudio: (pcm) => {
+          transport.sendAudio(pcm);
+          const rec = this.recResampler ? this.recResampler.process(pcmToInt16(pcm)) : pcmToInt16(pcm);
+          this.recorder.addAgent(rec);
+        },
+        sendMark: (n) => transport.sendMark(n),
+        sendClear: () => transport.sendClear(),
+      },
+      () => this.now(),
+    );
+    this.vad = new VadStage(
+      engines.vad,
+      transport.inRate,
+      { threshold: settings.vadThreshold, startMs: 60, endpointMs: settings.endpointingMs },
+      (endMs) => this.onVadFrame(endMs),
+    );
+    this.vad.connect((f) => this.onInputFrame(f));
+    this.vad.onError = (_n, e) => this.fail('vad', e);
+
+    const llm = new LlmStage(s.runtime, {
+      history: () => this.history,
+      keep: (turnId, msgs) => {
+        const t = this.turnById(turnId);
+        if (t) t.kept.push(...msgs);
+      },
+      toolExecuted: (turnId, rec) => this.toolExecuted(turnId, rec),
+      firstToken: (turnId, at) => {
+        const t = this.turnById(turnId);
+        if (t && t.firstTokenAt === null) t.firstTokenAt = at;
+      },
+      usage: (_id, u) => (this.llmTokens += u.inputTokens + u.outputTokens),
+      now: () => this.now(),
+    });
+    this.sentences = new SentenceStage();
+    const tts = new TtsStage(
+      engines.tts,
+      {
+        voiceId: s.agent.voice_id,
+        speed: s.agent.style_profile?.speed ?? 1,
+        pitch: s.agent.style_profile?.pitch ?? 1,
+        model: s.agent.tts_model,
+        language: s.agent.language,
+        apiKey: engines.ttsKey?.key,
+      },
+      transport.outRate,
+      {
+        synthStarted: (turnId, _i, at) => {
+          const t = this.turnById(turnId);
+          if (t && t.synthStartAt === null) t.synthStartAt = at;
+        },
+        firstAudio: (turnId, _i, at) => {
+          const t = this.turnById(turnId);
+          if (t && t.firstAudioAt === null) t.firstAudioAt = at;
+        },
+        failed: (turnId, msg) => {
+          const t = this.turnById(turnId);
+          if (t) t.error ??= msg;
+          this.s.log.warn({ sessionId: s.sessionId, stage: msg.split(':')[0] }, 'turn stage failed');
+        },
+        now: () => this.now(),
+      },
+    );
+    this.out = new Pipeline(
+      [llm, this.sentences, tts],
+      (f) => this.onOutputFrame(f),
+      (stage, e) => this.fail(stage, e),
+    );
+    this.maxTimer = setTimeout(() => void this.stop('max_duration'), settings.maxSessionSeconds * 1000);
+    this.maxTimer.unref();
+  }
+
+  now(): number {
+    return performance.now() - this.t0;
+  }
+
+  private turnById(id: string): AssistantTurn | null {
+    return this.current?.id === id ? this.current : null;
+  }
+
+  /** Opens STT, marks the session active and speaks the agent's first message. */
+  async start(meta: { callSid?: string; streamSid?: string }): Promise<void> {
+    const { engines, transport } = this.s;
+    activeRealtimeSessions.inc({ transport: transport.channel });
+    if (engines.stt.capabilities.streaming) {
+      const rates = engines.stt.capabilities.sampleRates;
+      const rate = rates.includes(transport.inRate) || rates.length === 0 ? transport.inRate : rates[0]!;
+      if (rate !== transport.inRate) this.sttResampler = new Resampler(transport.inRate, rate);
+      this.stt = engines.stt.stream({ sampleRate: rate, language: this.s.agent.language, apiKey: engines.sttKey?.key });
+      void this.readStt(this.stt);
+    }
+    this.writes.push(
+      this.s.trace
+        .started({
+          developerId: this.s.developerId,
+          agentId: this.s.agent.id,
+          channel: transport.channel,
+          callSid: meta.callSid,
+          streamSid: meta.streamSid,
+          sttProvider: engines.sttProvider,
+          ttsProvider: engines.ttsProvider,
+          llmProvider: this.s.runtime.provider,
+        })
+        .catch((e: Error) => this.s.log.error({ err: e.message, sessionId: this.s.sessionId }, 'trace write failed')),
+    );
+    const greeting = this.s.agent.first_message.trim();
+    if (greeting) {
+      const t = this.newAssistantTurn('', null, null);
+      t.fullText = greeting;
+      t.llmDone = true;
+      this.sentences.push({ kind: 'llm-text', turnId: t.id, text: greeting + ' ' });
+      this.sentences.push({ kind: 'llm-done', turnId: t.id, llmMs: 0 });
+    }
+  }
+
+  // ── input ────────────────────────────────────────────────────────────────────────────────────────────────
+
+  /** Caller PCM at the transport's inRate. */
+  onAudio(pcm: Buffer): void {
+    if (this.ended) return;
+    const samples = pcmToInt16(pcm);
+    this.recorder.addCaller(samples);
+    this.audioInMs += (samples.length / this.s.transport.inRate) * 1000;
+    this.wallOffset = this.now() - this.audioInMs;
+    if (this.stt) {
+      this.stt.write(this.sttResampler ? this.sttResampler.processPcm(pcm) : pcm);
+      this.sttAudioSeconds += samples.length / this.s.transport.inRate;
+    } else if (this.utt || this.vad.detector.inSpeech) {
+      this.uttAudio.push(Buffer.from(pcm));
+    } else {
+      this.preroll.push(Buffer.from(pcm));
+      if (this.preroll.length > 15) this.preroll.shift();
+    }
+    this.vad.push({ kind: 'audio-in', pcm, sampleRate: this.s.transport.inRate, atMs: this.audioInMs });
+  }
+  private uttAudio: Buffer[] = [];
+  private preroll: Buffer[] = [];
+
+  private wall(audioMs: number): number {
+    return audioMs + this.wallOffset;
+  }
+
+  private get agentActive(): boolean {
+    return this.playback.speaking || (this.current !== null && !this.current.closed && this.current.userText !== '');
+  }
+
+  private onInputFrame(f: Frame): void {
+    if (f.kind === 'speech-start') {
+      if (!this.stt) this.uttAudio = [...this.preroll];
+      this.utt = {
+        onsetAudioMs: f.atMs,
+        lastSpeechAudioMs: null,
+        endpointAudioMs: null,
+        endpointAt: null,
+        duringAgent: this.agentActive,
+        interrupted: false,
+        finals: this.utt?.finals ?? [],
+        lastFinalEndMs: this.utt?.lastFinalEndMs ?? 0,
+        finalAt: null,
+        timer: null,
+      };
+      this.s.transport.event({ type: 'speech_started' });
+    } else if (f.kind === 'speech-end' && this.utt) {
+      this.utt.lastSpeechAudioMs = f.lastSpeechMs;
+      this.utt.endpointAudioMs = f.atMs;
+      this.utt.endpointAt = this.now();
+      if (!this.stt) void this.transcribeUtterance(this.utt);
+      this.utt.timer = setTimeout(() => this.commit(true), this.s.settings.finalWaitMs);
+      this.commit(false);
+    }
+  }
+
+  private onVadFrame(endMs: number): void {
+    const u = this.utt;
+    if (!u || u.interrupted || !u.duringAgent || u.endpointAt !== null) return;
+    if (!this.agentActive) return;
+    const dur = endMs - u.onsetAudioMs;
+    const text = [...u.finals, this.partial].join(' ').trim();
+    const { bargeInMinMs, bargeInForceMs } = this.s.settings;
+    if (dur >= bargeInMinMs && text && !isBackchannel(text)) this.interrupt('speech', u);
+    else if (dur >= bargeInForceMs && !(text && isBackchannel(text))) this.interrupt('long_speech', u);
+  }
+
+  private async readStt(stream: SttStream): Promise<void> {
+    try {
+      for await (const ev of stream.events) {
+        if (ev.type === 'partial') {
+          this.partial = ev.text;
+          this.s.transport.event({ type: 'transcript', final: false, text: ev.text });
+        } else {
+          this.partial = '';
+          this.onFinal(ev.text, ev.end * 1000);
+        }
+        if (this.utt && !this.utt.interrupted && this.utt.duringAgent && this.utt.endpointAt === null) {
+          this.onVadFrame(this.audioInMs);
+        }
+      }
+    } catch (e) {
+      if (!this.ended) this.fail('stt', e);
+    }
+  }
+
+  private onFinal(text: string, endMs: number): void {
+    this.s.transport.event({ type: 'transcript', final: true, text });
+    if (!this.utt) {
+      // A final with no utterance open (VAD missed it): start one so it is not lost.
+      this.utt = {
+        onsetAudioMs: Math.max(0, endMs - 500),
+        lastSpeechAudioMs: endMs,
+        endpointAudioMs: endMs,
+        endpointAt: this.now(),
+        duringAgent: this.agentActive,
+        interrupted: false,
+        finals: [],
+        lastFinalEndMs: 0,
+        finalAt: null,
+        timer: null,
+      };
+      this.utt.timer = setTimeout(() => this.commit(true), this.s.settings.finalWaitMs);
+    }
+    if (text.trim()) this.utt.finals.push(text.trim());
+    this.utt.lastFinalEndMs = Math.max(this.utt.lastFinalEndMs, endMs);
+    this.utt.finalAt = this.now();
+    this.commit(false);
+  }
+
+  private async transcribeUtterance(u: Utterance): Promise<void> {
+    const pcm = Buffer.concat(this.uttAudio);
+    this.uttAudio = [];
+    this.sttAudioSeconds += pcm.length / 2 / this.s.transport.inRate;
+    try {
+      const r = await this.s.engines.stt.transcribe({
+        pcm,
+        sampleRate: this.s.transport.inRate,
+        language: this.s.agent.language,
+        mode: 'fast',
+        timestamps: 'segment',
+        diarize: false,
+        apiKey: this.s.engines.sttKey?.key,
+      });
+      if (this.utt !== u) return;
+      this.onFinal(r.text, u.lastSpeechAudioMs ?? this.audioInMs);
+    } catch (e) {
+      this.s.log.warn({ sessionId: this.s.sessionId, err: (e as Error).message }, 'utterance transcription failed');
+      if (this.utt === u) this.commit(true);
+    }
+  }
+
+  /** Commits the utterance as a user turn once it ended and its final transcript is in (or the wait is over). */
+  private commit(force: boolean): void {
+    const u = this.utt;
+    if (!u || u.endpointAt === null || u.lastSpeechAudioMs === null) return;
+    const covered = u.finalAt !== null && u.lastFinalEndMs >= u.lastSpeechAudioMs - 250;
+    if (!covered && !force) return;
+    if (u.timer) clearTimeout(u.timer);
+    this.utt = null;
+    const text = [...u.finals, force ? this.partial : ''].join(' ').trim();
+    this.partial = '';
+    if (u.duringAgent && !u.interrupted) return; // a backchannel or a noise over the agent: not a turn
+    const lastSpeechAt = this.wall(u.lastSpeechAudioMs);
+    const finalAt = u.finalAt ?? this.now();
+    const idx = this.turnIdx++;
+    this.record({
+      idx,
+      speaker: 'user',
+      text,
+      startMs: this.wall(u.onsetAudioMs),
+      endMs: lastSpeechAt,
+      sttMs: Math.max(0, finalAt - lastSpeechAt),
+    });
+    if (!text) return;
+    this.userTurn(text, lastSpeechAt, u.endpointAt, (u.endpointAudioMs ?? 0) - u.lastSpeechAudioMs);
+  }
+
+  onDtmf(digit: string): void {
+    if (this.ended) return;
+    this.s.transport.event({ type: 'dtmf', digit });
+    if (this.agentActive && this.current) this.interrupt('dtmf', null);
+    this.dtmf += digit;
+    if (this.dtmfTimer) clearTimeout(this.dtmfTimer);
+    const flush = () => {
+      const digits = this.dtmf;
+      this.dtmf = '';
+      this.dtmfTimer = null;
+      if (!digits || this.ended) return;
+      const now = this.now();
+      const text = `The caller pressed the keypad keys: ${digits.split('').join(' ')}`;
+      this.record({ idx: this.turnIdx++, speaker: 'user', text: `DTMF ${digits}`, startMs: now, endMs: now, sttMs: 0 });
+      this.userTurn(text, now, now, 0);
+    };
+    if (digit === '#') flush();
+    else this.dtmfTimer = setTimeout(flush, 1200);
+  }
+
+  onMark(name: string): void {
+    const s = this.playback.onMark(name);
+    if (!s) return;
+    const t = this.current;
+    if (t && t.id === s.turnId && t.llmDone && this.playback.turnPlayed(t.id)) this.closeTurn(t, false);
+  }
+
+  // ── output ───────────────────────────────────────────────────────────────────────────────────────────────
+
+  private newAssistantTurn(userText: string, lastSpeechAt: number | null, endpointAt: number | null): AssistantTurn {
+    const t: AssistantTurn = {
+      id: `t${++this.turnSeq}`,
+      idx: this.turnIdx++,
+      fullText: '',
+      startedAt: this.now(),
+      lastSpeechAt,
+      endpointWaitMs: 0,
+      endpointAt,
+      dispatchAt: this.now(),
+      firstTokenAt: null,
+      synthStartAt: null,
+      firstAudioAt: null,
+      firstSendAt: null,
+      llmDone: false,
+      error: null,
+      kept: [],
+      userText,
+      closed: false,
+    };
+    this.current = t;
+    return t;
+  }
+
+  private userTurn(text: string, lastSpeechAt: number, endpointAt: number, endpointWaitMs: number): void {
+    if (this.current && !this.current.closed) this.interrupt('new_turn', null);
+    this.history.push({ role: 'user', content: text });
+    // The user message goes in with the turn; the LLM stage reads history without it.
+    const t = this.newAssistantTurn(text, lastSpeechAt, endpointAt);
+    t.endpointWaitMs = endpointWaitMs;
+    this.history.pop();
+    this.out.push({ kind: 'user-turn', text, lastSpeechMs: lastSpeechAt, sttMs: 0, turnId: t.id });
+  }
+
+  private onOutputFrame(f: Frame): void {
+    if (f.kind === 'llm-text') return;
+    const t = 'turnId' in f ? this.turnById(f.turnId) : null;
+    if (!t || t.closed) return;
+    if (f.kind === 'tts-audio') {
+      if (f.pcm.length) {
+        if (t.firstSendAt === null) this.firstSend(t);
+        this.playback.sendAudio(f.pcm);
+      }
+      if (f.last) {
+        const startMs = this.playback.nextStartMs();
+        if (f.text.trim()) {
+          this.playback.endSentence(t.id, f.sentence, f.text, startMs);
+          this.ttsChars += f.text.length;
+          if (t.userText) t.fullText += (t.fullText ? ' ' : '') + f.text;
+        }
+      }
+    } else if (f.kind === 'llm-done') {
+      t.llmDone = true;
+      if (f.error) t.error ??= f.error;
+      this.s.transport.event({ type: 'agent_done', text: t.fullText });
+      if (this.playback.turnPlayed(t.id) || !this.playback.speaking) {
+        // Nothing (left) to play: a failed turn, or a transport that echoes no marks.
+        if (!this.playback.speaking) this.closeTurn(t, false);
+      }
+    }
+  }
+
+  private firstSend(t: AssistantTurn): void {
+    const now = this.now();
+    t.firstSendAt = now;
+    this.s.transport.event({ type: 'agent_speaking' });
+    if (t.lastSpeechAt === null) return;
+    const latency = now - t.lastSpeechAt;
+    turnStageLatency.observe({ stage: 'turn_total' }, latency / 1000);
+    if (t.firstTokenAt !== null)
+      turnStageLatency.observe({ stage: 'llm_first_token' }, (t.firstTokenAt - t.dispatchAt) / 1000);
+    if (t.firstAudioAt !== null && t.synthStartAt !== null)
+      turnStageLatency.observe({ stage: 'tts_first_audio' }, (t.firstAudioAt - t.synthStartAt) / 1000);
+    turnStageLatency.observe({ stage: 'vad_endpoint' }, t.endpointWaitMs / 1000);
+  }
+
+  /** Barge-in (or a superseding turn): flush playback, cancel LLM/TTS, keep tool results, truncate to what was heard. */
+  private interrupt(reason: string, u: Utterance | null): void {
+    const t = this.current;
+    const decidedAt = this.now();
+    if (u) u.interrupted = true;
+    const onsetAt = u ? this.wall(u.onsetAudioMs) : decidedAt;
+    const heardAtOnset = t ? this.playback.heardWords(t.id, onsetAt).length : 0;
+    const heard = t ? this.playback.heardWords(t.id, decidedAt) : [];
+    this.playback.clear();
+    this.recorder.cutAgent();
+    this.out.push({ kind: 'interrupt', atMs: decidedAt, reason });
+    const stopMs = this.now() - decidedAt;
+    this.s.transport.event({ type: 'interrupted', reason });
+    if (!t || t.closed) return;
+    this.closeTurn(t, true, heard.join(' '));
+    if (reason === 'new_turn') return;
+    this.interruptions++;
+    const rec = {
+      turnIdx: t.idx,
+      atMs: onsetAt,
+      detectionMs: Math.max(0, decidedAt - onsetAt),
+      stopMs,
+      bleedWords: Math.max(0, heard.length - heardAtOnset),
+      reason,
+    };
+    this.s.log.info({ sessionId: this.s.sessionId, ...rec }, 'barge-in');
+    this.write(this.s.trace.interruption(this.s.developerId, this.s.agent.id, rec));
+  }
+
+  private closeTurn(t: AssistantTurn, interrupted: boolean, heardText?: string): void {
+    if (t.closed) return;
+    t.closed = true;
+    const spoken = interrupted ? (heardText ?? '') : t.fullText;
+    this.history.push(...(t.userText ? [{ role: 'user' as const, content: t.userText }] : []), ...t.kept);
+    if (spoken) this.history.push({ role: 'assistant', content: spoken });
+    const now = this.now();
+    const answered = t.lastSpeechAt !== null && t.firstSendAt !== null;
+    const sttWait = t.endpointAt !== null ? Math.max(0, t.dispatchAt - t.endpointAt) : 0;
+    const llmStage = t.synthStartAt !== null ? t.synthStartAt - t.dispatchAt : null;
+    const ttsStage = t.firstAudioAt !== null && t.synthStartAt !== null ? t.firstAudioAt - t.synthStartAt : null;
+    const latency = answered ? t.firstSendAt! - t.lastSpeechAt! : null;
+    this.record({
+      idx: t.idx,
+      speaker: 'assistant',
+      text: spoken,
+      fullText: t.fullText,
+      startMs: t.firstSendAt ?? t.startedAt,
+      endMs: now,
+      sttMs: sttWait,
+      llmMs: t.firstTokenAt !== null ? t.firstTokenAt - t.dispatchAt : null,
+      ttsMs: ttsStage,
+      latencyMs: latency,
+      endpointMs: t.lastSpeechAt !== null ? t.endpointWaitMs : null,
+      overheadMs:
+        latency !== null && llmStage !== null && ttsStage !== null
+          ? Math.max(0, latency - t.endpointWaitMs - sttWait - llmStage - ttsStage)
+          : null,
+      interrupted,
+      error: t.error,
+    });
+    this.playback.forget(t.id);
+  }
+
+  private toolExecuted(turnId: string, rec: ToolCallRecord): void {
+    const t = this.turnById(turnId);
+    this.tools++;
+    this.write(
+      this.s.trace.tool(t?.idx ?? this.turnIdx, {
+        name: rec.name,
+        ok: !rec.error,
+        error: rec.error,
+        durationMs: rec.durationMs,
+        atMs: this.now(),
+      }),
+    );
+  }
+
+  private record(turn: Parameters<TraceStore['turn']>[0]): void {
+    this.turnsRecorded.push(turn);
+    this.write(this.s.trace.turn(turn));
+  }
+  private turnsRecorded: Array<Parameters<TraceStore['turn']>[0]> = [];
+
+  private write(p: Promise<unknown>): void {
+    this.writes.push(
+      p.catch((e: Error) => this.s.log.error({ err: e.message, sessionId: this.s.sessionId }, 'trace write failed')),
+    );
+  }
+
+  private fail(stage: string, e: unknown): void {
+    this.s.log.error({ sessionId: this.s.sessionId, stage, err: (e as Error)?.message }, 'pipeline stage failed');
+    if (stage === 'stt' || stage === 'vad') {
+      const t = this.current;
+      if (t && !t.closed) t.error ??= `${stage}: ${(e as Error)?.message ?? 'error'}`;
+      this.failure = `${stage}: ${(e as Error)?.message ?? 'error'}`;
+    }
+  }
+  private failure: string | null = null;
+
+  // ── end ──────────────────────────────────────────────────────────────────────────────────────────────────
+
+  /** Ends the session once: closes STT, finalizes turns, stores the recording and trace, meters the minutes. */
+  stop(reason: string): Promise<void> {
+    this.ended ??= this.finish(reason);
+    return this.ended;
+  }
+
+  private async finish(reason: string): Promise<void> {
+    clearTimeout(this.maxTimer);
+    if (this.dtmfTimer) clearTimeout(this.dtmfTimer);
+    if (this.utt?.timer) clearTimeout(this.utt.timer);
+    activeRealtimeSessions.dec({ transport: this.s.transport.channel });
+    const t = this.current;
+    if (t && !t.closed) {
+      const heard = this.playback.heardWords(t.id, this.now());
+      const all = !this.playback.speaking && t.llmDone;
+      this.closeTurn(t, !all, all ? undefined : heard.join(' '));
+    }
+    this.vad.push({ kind: 'end', reason });
+    this.out.push({ kind: 'end', reason });
+    try {
+      this.stt?.end();
+      this.stt?.close();
+    } catch {
+      // closing a stream that already failed
+    }
+    const durationMs = this.now();
+    let recordingKey: string | null = null;
+    const infra = this.s.infra;
+    if (infra.config.REALTIME_RECORDINGS && this.recorder.durationMs > 0) {
+      recordingKey = `${this.s.developerId}/recordings/${this.s.sessionId}.wav`;
+      try {
+        await infra.storage.put(recordingKey, this.recorder.toWav(), 'audio/wav');
+      } catch (e) {
+        this.s.log.error({ sessionId: this.s.sessionId, err: (e as Error).message }, 'recording upload failed');
+        recordingKey = null;
+      }
+    }
+    await Promise.all(this.writes);
+    const latencies = this.turnsRecorded.map((x) => x.latencyMs).filter((v): v is number => typeof v === 'number');
+    const metrics = {
+      totalDurationMs: Math.round(durationMs),
+      avgTurnLatencyMs: latencies.length ? Math.round(latencies.reduce((a, b) => a + b, 0) / latencies.length) : 0,
+      toolExecutions: this.tools,
+      interruptions: this.interruptions,
+      turns: this.turnsRecorded.length,
+      sttAudioSeconds: Math.round(this.sttAudioSeconds * 10) / 10,
+      ttsCharacters: this.ttsChars,
+      llmTokens: this.llmTokens,
+    };
+    await this.s.trace
+      .ended({
+        status: this.failure ? 'failed' : 'completed',
+        reason,
+        error: this.failure,
+        metrics,
+        recordingKey,
+        recordingMs: this.recorder.durationMs,
+      })
+      .catch((e: Error) => this.s.log.error({ err: e.message, sessionId: this.s.sessionId }, 'trace write failed'));
+    await this.meter(durationMs).catch((e: Error) =>
+      this.s.log.warn({ err: e.message, sessionId: this.s.sessionId }, 'session metering failed'),
+    );
+    this.s.log.info({ sessionId: this.s.sessionId, reason, ...metrics }, 'session ended');
+    this.onEnd(reason);
+    this.resolveDone();
+  }
+
+  /** Session minutes plus the engines' own usage (billable only where a platform key served them). */
+  private async meter(durationMs: number): Promise<void> {
+    const meter = this.s.infra.meter;
+    const { engines, developerId, sessionId } = this.s;
+    const items: Array<{
+      category: 'session' | 'stt' | 'tts' | 'llm';
+      units: number;
+      unit: string;
+      provider: string;
+      billable: boolean;
+      operation: string;
+    }> = [
+      {
+        category: 'session',
+        units: Math.max(1, Math.ceil(durationMs / 60_000)),
+        unit: 'connected minutes',
+        provider: this.s.transport.channel,
+        billable: true,
+        operation: 'session.minutes',
+      },
+      {
+        category: 'stt',
+        units: Math.ceil(this.sttAudioSeconds),
+        unit: 'audio seconds',
+        provider: engines.sttProvider,
+        billable: engines.sttKey?.billable ?? false,
+        operation: 'session.stt',
+      },
+      {
+        category: 'tts',
+        units: this.ttsChars,
+        unit: 'characters',
+        provider: engines.ttsProvider,
+        billable: engines.ttsKey?.billable ?? false,
+        operation: 'session.tts',
+      },
+      {
+        category: 'llm',
+        units: this.llmTokens,
+        unit: 'tokens (input + output)',
+        provider: this.s.runtime.provider,
+        billable: this.s.runtime.key.billable,
+        operation: 'session.llm',
+      },
+    ];
+    for (const it of items) {
+      if (it.units <= 0) continue;
+      // Usage already happened: hold what is left, then settle at the actual units.
+      const r = await meter.reserve({ developerId, requestId: sessionId, ...it, units: 0 }).catch(() => null);
+      if (r) await r.commit(it.units);
+    }
+  }
+}

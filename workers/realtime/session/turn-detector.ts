@@ -1,0 +1,114 @@
+/**
+ * Turns per-frame VAD probabilities into speech start/end events with the timing the traces need. Speech starts
+ * after `startMs` of consecutive speech frames (a click or a cough shorter than that never starts anything) and
+ * ends after `endpointMs` of silence (endpointing). Times are stream milliseconds.
+ */
+export interface TurnDetectorOptions {
+  threshold: number;
+  /** Speech must last this long before it counts as speech. */
+  startMs: number;
+  /** Silence that ends an utterance. */
+  endpointMs: number;
+}
+
+export type TurnDetectorEvent =
+  | { type: 'start'; onsetMs: number; atMs: number }
+  | { type: 'end'; onsetMs: number; lastSpeechMs: number; atMs: number };
+
+export class TurnDetector {
+  private speaking = false;
+  private runStart: number | null = null;
+  private onsetMs = 0;
+  private lastSpeechEnd = 0;
+
+  constructor(private readonly opts: TurnDetectorOptions) {}
+
+  get inSpeech(): boolean {
+    return this.speaking;
+  }
+
+  /** When the current utterance started, or null outside speech. */
+  get currentOnsetMs(): number | null {
+    return this.speaking ? this.onsetMs : null;
+  }
+
+  /** How long the current utterance has lasted at `nowMs` (0 outside speech). */
+  speechDuration(nowMs: number): number {
+    return this.speaking ? nowMs - this.onsetMs : 0;
+  }
+
+  /** One VAD frame `[atMs, atMs + frameMs)` with its speech probability. */
+  push(prob: number, atMs: number, frameMs: number): TurnDetectorEvent | null {
+    const isSpeech = prob >= this.opts.threshold;
+    const end = atMs + frameMs;
+    if (isSpeech) {
+      this.lastSpeechEnd = end;
+      if (this.runStart === null) this.runStart = atMs;
+      if (!this.speaking && end - this.runStart >= this.opts.startMs) {
+        this.speaking = true;
+        this.onsetMs = this.runStart;
+        return { type: 'start', onsetMs: this.onsetMs, atMs: end };
+      }
+      return null;
+    }
+    if (!this.speaking) {
+      this.runStart = null;
+      return null;
+    }
+    if (end - this.lastSpeechEnd >= this.opts.endpointMs) {
+      this.speaking = false;
+      this.runStart = null;
+      return { type: 'end', onsetMs: this.onsetMs, lastSpeechMs: this.lastSpeechEnd, atMs: end };
+    }
+    return null;
+  }
+}
+
+const BACKCHANNELS = new Set([
+  'yeah',
+  'yes',
+  'yep',
+  'yup',
+  'ok',
+  'okay',
+  'right',
+  'sure',
+  'uh-huh',
+  'uh',
+  'huh',
+  'um',
+  'hmm',
+  'mm',
+  'mhm',
+  'mm-hmm',
+  'ah',
+  'oh',
+  'alright',
+  'cool',
+  'great',
+  'got',
+  'it',
+  'i',
+  'see',
+  'true',
+  'exactly',
+  'nice',
+]);
+
+/** Words of a transcript, lower-cased, punctuation stripped. */
+export function words(text: string): string[] {
+  return text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}'\s-]/gu, ' ')
+    .split(/\s+/)
+    .filter(Boolean);
+}
+
+/**
+ * True when a transcript is only a backchannel ("yeah", "ok", "uh-huh", "I see", "got it"): the caller is
+ * listening, not taking the turn, so it must not interrupt the agent.
+ */
+export function isBackchannel(text: string): boolean {
+  const w = words(text);
+  return w.length > 0 && w.length <= 3 && w.every((x) => BACKCHANNELS.has(x));
+}

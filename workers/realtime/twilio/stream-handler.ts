@@ -1,0 +1,156 @@
+import type { WebSocket } from 'ws';
+import { isApiError } from '../../../shared/errors/api-error.ts';
+import type { Infra } from '../../../shared/runtime/infra.ts';
+import { openSession } from '../session/bootstrap.ts';
+import type { CallSession, SessionTransport } from '../session/call-session.ts';
+import { sessionSecret } from '../session/secret.ts';
+import { verifySessionToken } from '../session/token.ts';
+import { TraceStore } from '../session/trace-store.ts';
+import {
+  clearMessage,
+  markMessage,
+  mediaMessage,
+  parseTwilioMessage,
+  ProtocolError,
+  TWILIO_RATE,
+  TwilioFlow,
+  type InboundEvent,
+} from './serializer.ts';
+
+/** Close codes: 1000 normal, 1003 unsupported data (binary), 1007 bad payload, 1008 policy (auth), 1011 server error. */
+const CLOSE_FOR: Record<ProtocolError['kind'], number> = {
+  binary_frame: 1003,
+  malformed_json: 1007,
+  invalid_message: 1007,
+  out_of_order: 1008,
+  unauthorized: 1008,
+};
+
+/** Frames buffered while the session starts (agent, engines, runtime load). 2 s of audio. */
+const MAX_EARLY_EVENTS = 100;
+
+/**
+ * One Twilio media stream. Follows the flow exactly (connected → start → media/dtmf/mark → stop); authenticates
+ * from start.customParameters.token; any protocol violation closes the socket cleanly with a logged reason and
+ * ends the session — never an exception out of the handler.
+ */
+export function handleTwilioStream(infra: Infra, socket: WebSocket): void {
+  const log = infra.log.child({ component: 'twilio-stream' });
+  const flow = new TwilioFlow();
+  let session: CallSession | null = null;
+  let starting = false;
+  let streamSid = '';
+  let closed = false;
+  const early: InboundEvent[] = [];
+
+  const close = (code: number, reason: string) => {
+    if (closed) return;
+    closed = true;
+    try {
+      socket.close(code, reason.slice(0, 120));
+    } catch {
+      socket.terminate();
+    }
+  };
+
+  const transport: SessionTransport = {
+    channel: 'twilio',
+    inRate: TWILIO_RATE,
+    outRate: TWILIO_RATE,
+    sendAudio: (pcm) => send(mediaMessage(streamSid, pcm)),
+    sendMark: (name) => send(markMessage(streamSid, name)),
+    sendClear: () => send(clearMessage(streamSid)),
+    event: () => {},
+  };
+  function send(text: string): void {
+    if (socket.readyState === socket.OPEN) socket.send(text);
+  }
+
+  const dispatch = (ev: InboundEvent) => {
+    if (!session) return;
+    if (ev.event === 'media') session.onAudio(ev.pcm);
+    else if (ev.event === 'dtmf') session.onDtmf(ev.digit);
+    else if (ev.event === 'mark') session.onMark(ev.name);
+  };
+
+  const start = async (ev: Extract<InboundEvent, { event: 'start' }>) => {
+    starting = true;
+    streamSid = ev.streamSid;
+    const claims = verifySessionToken(sessionSecret(infra), ev.customParameters.token, 'twilio');
+    if (!claims) {
+      log.warn({ reason: 'invalid_session_token', callSid: ev.callSid }, 'twilio stream rejected');
+      return close(1008, 'invalid session token');
+    }
+    // One stream per token: claim the pending session (a replayed or expired token finds nothing to claim).
+    const claimed = await infra.db.query(
+      `update rt_sessions set status = 'active', call_sid = $3, stream_sid = $4
+        where id = $1 and developer_id = $2 and status = 'pending' and expires_at > now()`,
+      [claims.sid, claims.dev, ev.callSid, ev.streamSid],
+    );
+    if (claimed.rowCount !== 1) {
+      log.warn({ reason: 'session_not_pending', sessionId: claims.sid }, 'twilio stream rejected');
+      return close(1008, 'session already used or expired');
+    }
+    try {
+      const opened = await openSession(infra, {
+        sessionId: claims.sid,
+        developerId: claims.dev,
+        agentId: claims.agt,
+        instanceId: claims.ins,
+        callerPhone: claims.tsk ? claims.to : claims.from,
+        channel: 'twilio',
+        transport,
+        log,
+      });
+      if (closed) return;
+      session = opened.session;
+      session.onEnd = () => close(1000, 'session ended');
+      await session.start({ callSid: ev.callSid, streamSid: ev.streamSid });
+      log.info({ sessionId: claims.sid, callSid: ev.callSid }, 'twilio session started');
+      for (const e of early.splice(0)) dispatch(e);
+    } catch (e) {
+      const msg = isApiError(e) ? e.message : 'internal error';
+      log.warn(
+        { sessionId: claims.sid, code: isApiError(e) ? e.code : 'internal', err: (e as Error).message },
+        'twilio session could not start',
+      );
+      await new TraceStore(infra.db, claims.sid).failedToStart('start_failed', msg).catch(() => {});
+      close(1011, isApiError(e) ? e.code : 'internal_error');
+    }
+  };
+
+  socket.on('message', (data: Buffer, isBinary: boolean) => {
+    if (closed) return;
+    try {
+      const ev = parseTwilioMessage(data, isBinary);
+      flow.check(ev.event);
+      switch (ev.event) {
+        case 'connected':
+          return;
+        case 'start':
+          void start(ev).catch((e: Error) => {
+            log.error({ err: e.message }, 'twilio start failed');
+            close(1011, 'internal_error');
+          });
+          return;
+        case 'stop':
+          void (session?.stop('caller_hangup') ?? Promise.resolve()).finally(() => close(1000, 'stopped'));
+          if (!session) close(1000, 'stopped');
+          return;
+        default:
+          if (session) dispatch(ev);
+          else if (starting && early.length < MAX_EARLY_EVENTS) early.push(ev);
+      }
+    } catch (e) {
+      const kind = e instanceof ProtocolError ? e.kind : 'invalid_message';
+      log.warn({ reason: kind, sessionId: session ? undefined : null }, 'twilio protocol error; closing');
+      close(e instanceof ProtocolError ? CLOSE_FOR[e.kind] : 1011, kind);
+      void session?.stop(`protocol_error:${kind}`);
+    }
+  });
+  socket.on('close', () => {
+    closed = true;
+    void session?.stop('socket_closed');
+  });
+  socket.on('error', (e) => log.warn({ err: e.message }, 'twilio socket error'));
+}
