@@ -1,9 +1,11 @@
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseDocument, stringify } from 'yaml';
+import { assertBillingConfig } from '../../shared/billing/settings.ts';
 import { loadConfig } from '../../shared/config/index.ts';
 import { registry } from '../../shared/observability/metrics.ts';
 import { argDefaults, expandArgs, parseDockerfile, type Stage } from './dockerfile.ts';
@@ -118,9 +120,16 @@ describe('Dockerfile', () => {
   });
 });
 
-/** ${VAR:-default} and ${VAR} as docker compose interpolates them, with an empty environment. */
+/** What an operator puts in .env for the variables compose requires (${VAR:?message}). */
+const dotEnv: Record<string, string> = { PROVIDER_KEYS_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}` };
+
+/** ${VAR:-default}, ${VAR:?error} and ${VAR} as docker compose interpolates them, with dotEnv as the environment. */
 const interpolate = (v: unknown) =>
-  String(v).replace(/\$\{(\w+)(?::?-([^}]*))?\}/g, (_m, _name: string, dflt: string | undefined) => dflt ?? '');
+  String(v).replace(/\$\{(\w+)(?::?([-?])([^}]*))?\}/g, (_m, name: string, kind?: string, rest?: string) => {
+    if (dotEnv[name] !== undefined) return dotEnv[name]!;
+    if (kind === '?') throw new Error(`compose requires ${name}: ${rest}`);
+    return kind === '-' ? (rest ?? '') : '';
+  });
 
 describe('docker-compose.yml', () => {
   const compose = parseDocument(read('docker-compose.yml'), { merge: true, uniqueKeys: true });
@@ -135,6 +144,16 @@ describe('docker-compose.yml', () => {
     expect(compose.errors).toEqual([]);
   });
 
+  it('refuses to start without the provider-key master key instead of using the published one', () => {
+    const without = { ...dotEnv };
+    delete dotEnv.PROVIDER_KEYS_ENCRYPTION_KEYS;
+    try {
+      expect(() => envOf('vap')).toThrow(/PROVIDER_KEYS_ENCRYPTION_KEYS/);
+    } finally {
+      Object.assign(dotEnv, without);
+    }
+  });
+
   it('runs real Postgres with pgvector, Redis with noeviction and an S3 server', () => {
     expect(String(svc.postgres?.image)).toMatch(/^pgvector\/pgvector:/);
     expect((svc.redis?.command as string[]).join(' ')).toMatch(/--maxmemory-policy noeviction/);
@@ -145,6 +164,8 @@ describe('docker-compose.yml', () => {
   it.each(['vap', 'vap-gpu'])('service %s boots with its configuration against those services', (name) => {
     const env = envOf(name);
     const config = loadConfig(env);
+    // The boot-time checks beyond the schema (production refuses the development master key).
+    assertBillingConfig(config);
     expect(new URL(config.DATABASE_URL).hostname).toBe('postgres');
     expect(new URL(config.REDIS_URL).hostname).toBe('redis');
     expect(config.s3Embedded).toBe(false);

@@ -300,6 +300,16 @@ describe('configuration templates', () => {
     expect([...Object.keys(configMap()), ...Object.keys(secret())].filter((k) => !known.has(k))).toEqual([]);
   });
 
+  it('commits no real secret: every Secret template value is empty or a CHANGE_ME placeholder', () => {
+    for (const overlay of OVERLAYS) {
+      for (const s of byKind(rendered.get(overlay)!, 'Secret') as Array<{ stringData?: object; data?: object }>) {
+        expect(s.data ?? {}).toEqual({});
+        for (const [k, v] of Object.entries(s.stringData ?? {}))
+          expect(String(v) === '' || /CHANGE_ME/.test(String(v)), k).toBe(true);
+      }
+    }
+  });
+
   it('sets every required variable for every Deployment', () => {
     const required = envVars().filter((v) => v.required);
     for (const overlay of OVERLAYS) {
