@@ -107,6 +107,25 @@ describe('usage', () => {
     expect(body.credits).toEqual({ used: 200_015, limit: 200_000, remaining: 0 });
   });
 
+  it('answers a metered route with the 402 envelope and the usage headers when the balance is spent', async () => {
+    const { apiKey, developerId } = await p.developer('starter');
+    await charge(developerId, { units: 50_000 });
+    const col = await p.request('/v1/collections', { method: 'POST', key: apiKey, json: { name: 'spent' } });
+    expect(col.status).toBe(201);
+    const { id } = (await col.json()) as { id: string };
+    const res = await p.request(`/v1/collections/${id}/ingest`, {
+      method: 'POST',
+      key: apiKey,
+      json: { content: 'Credits ran out before this document could be embedded. '.repeat(10) },
+    });
+    expect(res.status).toBe(402);
+    const body = (await res.json()) as { error: { code: string; type: string; message: string } };
+    expect(body.error).toMatchObject({ code: 'insufficient_credits', type: 'billing_error' });
+    expect(body.error.message).toMatch(/needs \d+ and 0 remain/);
+    expect(res.headers.get('x-usage-remaining')).toBe('0');
+    expect(res.headers.get('x-usage-current')).toBe('50000');
+  });
+
   it('rolls the period over with carry-over capped at carryoverMonths × monthly credits', async () => {
     const { apiKey, developerId } = await p.developer('pro'); // 200000 a month, 1 month of carry-over
     await charge(developerId, { units: 50_000 });
