@@ -12,9 +12,6 @@ import { newId } from '../../shared/ids.ts';
 import type { Infra } from '../../shared/runtime/infra.ts';
 import { requireActiveAgent } from './agents.ts';
 
-/** Turns of history sent with each message (the whole conversation stays stored). */
-export const HISTORY_TURNS = 50;
-
 /**
  * One chat turn: loads the agent, the conversation (or starts one) and the instance context, runs the tool
  * loop, then stores the turn. Metered in `llm` credits by tokens (nothing charged when the caller's own key
@@ -37,7 +34,7 @@ export async function chatWithAgent(
   }
   const instance = await selectInstance(infra, developerId, agentId, body, existing?.instance_id ?? null);
   const conversationId = existing?.id ?? newId('conversation');
-  const history = existing ? await recentTurns(infra.db, existing.id, HISTORY_TURNS) : [];
+  const history = existing ? await recentTurns(infra.db, existing.id, infra.config.AGENT_HISTORY_TURNS) : [];
 
   const runtime = await prepareAgentRuntime(infra, {
     developerId,
@@ -67,12 +64,18 @@ export async function chatWithAgent(
   // A client that hangs up cancels the LLM stream and running tools.
   const abort = new AbortController();
   const onClose = () => abort.abort();
+  const deadline = AbortSignal.timeout(infra.config.AGENT_TURN_TIMEOUT_MS);
   req.raw.socket?.once('close', onClose);
   let result;
   try {
-    result = await runTurnToEnd({ ...turn, maxSteps: body.maxSteps, signal: abort.signal });
+    result = await runTurnToEnd({
+      ...turn,
+      maxSteps: body.maxSteps,
+      signal: AbortSignal.any([abort.signal, deadline]),
+    });
   } catch (e) {
     await reservation?.refund().catch(() => {});
+    if (deadline.aborted) throw new ApiError('upstream_timeout', { provider: runtime.provider });
     throw engineToApiError(e, runtime.provider);
   } finally {
     req.raw.socket?.off('close', onClose);

@@ -19,7 +19,6 @@ let openai: Double;
 let groq: Double;
 let anthropic: Double;
 let tools: Double;
-let toolDelayMs = 0;
 let dev: { apiKey: string; developerId: string };
 
 beforeAll(async () => {
@@ -29,7 +28,7 @@ beforeAll(async () => {
   tools = await startToolServer((rec) => {
     if (rec.path === '/slow') return { body: '{"late":true}', delayMs: 2_000 };
     if (rec.path === '/broken') return { status: 503, body: 'down' };
-    return { body: JSON.stringify({ status: 'shipped', echo: (rec.json as Json)?.data }), delayMs: toolDelayMs };
+    return { body: JSON.stringify({ status: 'shipped', echo: (rec.json as Json)?.data }) };
   });
   p = await startTestPlatform({
     roles: ['api'],

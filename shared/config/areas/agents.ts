@@ -1,4 +1,12 @@
 import type { z } from 'zod';
+import { envInt } from '../env.ts';
 
-/** Environment variables of the agents area (merged into EnvSchema; documented in the README). */
-export const agentsEnv = {} satisfies z.ZodRawShape;
+/** Environment variables of the agents area (merged into EnvSchema; documented in docs/agents.md). */
+export const agentsEnv = {
+  AGENT_HISTORY_TURNS: envInt(0, 500)
+    .default(50)
+    .describe('Earlier turns of a chat conversation sent to the model with each message (all turns stay stored).'),
+  AGENT_TURN_TIMEOUT_MS: envInt(1000, 600_000)
+    .default(120_000)
+    .describe('Upper bound on one chat turn (every LLM step and tool call together); past it the turn fails with 504.'),
+} satisfies z.ZodRawShape;
