@@ -1,4 +1,72 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { z } from 'zod';
+import {
+  AnalyzeVideoBody,
+  AvatarVideoBody,
+  DubVideoBody,
+  GenerateVideoBody,
+  LipsyncVideoBody,
+  VideoJob,
+  VideoJobParams,
+  WebhookSecret,
+  WebhookSecretQuery,
+  type VideoJobType,
+} from '../../shared/contracts/video.ts';
+import { scheduleReconciler } from '../../shared/video/reconciler.ts';
+import { getVideoJobFor, submitVideoJob } from '../services/video.ts';
+import { readWebhookSecret } from '../services/webhooks.ts';
+
+const SUBMIT: { type: VideoJobType; body: z.ZodType; summary: string }[] = [
+  { type: 'generate', body: GenerateVideoBody, summary: 'Text-to-video (default: a typographic title card)' },
+  { type: 'avatar', body: AvatarVideoBody, summary: 'Talking-head video from a still image plus audio or text' },
+  { type: 'lipsync', body: LipsyncVideoBody, summary: 'Re-sync a video’s mouth to replacement audio' },
+  { type: 'dub', body: DubVideoBody, summary: 'Transcribe, translate, re-voice and re-lipsync a video' },
+  { type: 'analyze', body: AnalyzeVideoBody, summary: 'Transcript, scenes and embeddings of a video' },
+];
 
 /** Routes of the video area, registered at the root with their full /v1/... paths. */
-export const videoRoutes: FastifyPluginAsyncZod = async () => {};
+export const videoRoutes: FastifyPluginAsyncZod = async (app) => {
+  const infra = app.infra;
+  const tags = ['Video'];
+
+  for (const s of SUBMIT) {
+    app.post(
+      `/v1/video/${s.type}`,
+      { schema: { tags, summary: s.summary, body: s.body, response: { 202: VideoJob } }, config: { idempotent: true } },
+      async (req, reply) => {
+        const job = await submitVideoJob(infra, {
+          developerId: req.auth.developerId,
+          requestId: req.id,
+          type: s.type,
+          body: req.body as never,
+        });
+        req.providerUsed = job.provider;
+        return reply.code(202).header('location', `/v1/video/${job.id}`).send(job);
+      },
+    );
+  }
+
+  app.get(
+    '/v1/video/:jobId',
+    { schema: { tags, summary: 'A video job (owner only)', params: VideoJobParams, response: { 200: VideoJob } } },
+    async (req) => getVideoJobFor(infra, req.auth.developerId, req.params.jobId),
+  );
+
+  app.get(
+    '/v1/webhooks/secret',
+    {
+      schema: {
+        tags: ['Webhooks'],
+        summary: 'The signing secret of a webhook address (created on first use)',
+        querystring: WebhookSecretQuery,
+        response: { 200: WebhookSecret },
+      },
+    },
+    async (req) => readWebhookSecret(infra, req.auth.developerId, req.query.url),
+  );
+
+  // The reconciler runs as a BullMQ job scheduler on the CPU pool; the API installs it (idempotent upsert).
+  app.addHook('onReady', async () => {
+    await scheduleReconciler(infra).catch((e: Error) => infra.log.warn({ err: e.message }, 'reconciler not scheduled'));
+  });
+};

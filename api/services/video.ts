@@ -1,0 +1,149 @@
+import type {
+  AnalyzeVideoBody,
+  AvatarVideoBody,
+  DubVideoBody,
+  GenerateVideoBody,
+  LipsyncVideoBody,
+  VideoJob,
+  VideoJobType,
+} from '../../shared/contracts/video.ts';
+import { ApiError } from '../../shared/errors/api-error.ts';
+import { newId } from '../../shared/ids.ts';
+import type { Infra } from '../../shared/runtime/infra.ts';
+import { apertium } from '../../shared/engines/translate/apertium.ts';
+import { precheckCredits } from '../../shared/video/billing.ts';
+import { videoEngines } from '../../shared/video/engines.ts';
+import { enqueueVideoJob } from '../../shared/video/enqueue.ts';
+import { checkModelServer } from '../../shared/video/model-server.ts';
+import { toVideoJob } from '../../shared/video/present.ts';
+import { videoTts } from '../../shared/video/speech.ts';
+import { getOwnedVideoJob, insertVideoJob } from '../../shared/video/store.ts';
+import { precheckUrl } from '../../shared/video/url-check.ts';
+import { getOrCreateEndpoint } from '../../shared/webhooks/endpoints.ts';
+
+export type VideoBody = GenerateVideoBody | AvatarVideoBody | LipsyncVideoBody | DubVideoBody | AnalyzeVideoBody;
+
+const URL_FIELDS = ['image_url', 'audio_url', 'video_url', 'webhook_url'] as const;
+
+/**
+ * Accepts a video job: every provider is checked now (not configured or unhealthy → 400 provider_unavailable),
+ * every URL is checked against the outbound policy (private network → 400 url_not_allowed), the credit balance
+ * must cover the estimate, then the row is written (pending) and enqueued. If Redis refuses the enqueue, the job
+ * is still accepted: the reconciler enqueues it. Returns the Video job for the 202.
+ */
+export async function submitVideoJob(
+  infra: Infra,
+  input: { developerId: string; requestId: string; type: VideoJobType; body: VideoBody },
+): Promise<VideoJob> {
+  const { type, body } = input;
+  const provider = await resolveProvider(infra, type, body);
+  for (const f of URL_FIELDS) {
+    const v = (body as Record<string, unknown>)[f];
+    if (typeof v === 'string') await precheckUrl(v, infra.addressPolicy, f);
+  }
+  if (body.webhook_url) await getOrCreateEndpoint(infra.db, input.developerId, body.webhook_url);
+  await precheckCredits(infra, {
+    developerId: input.developerId,
+    type,
+    provider,
+    billable: true,
+    units: type === 'generate' ? (body as GenerateVideoBody).duration_seconds : 10,
+    requestId: input.requestId,
+  });
+  const row = await insertVideoJob(infra.db, {
+    id: newId('job'),
+    owner_id: input.developerId,
+    type,
+    provider,
+    request: { ...body, provider },
+    webhook_url: body.webhook_url ?? null,
+    billable: true,
+    request_id: input.requestId,
+  });
+  try {
+    await enqueueVideoJob(infra, row);
+  } catch (e) {
+    infra.log.warn({ videoJobId: row.id, err: (e as Error).message }, 'enqueue failed; the reconciler will retry');
+  }
+  return toVideoJob(row, infra.storage, infra.config.VIDEO_URL_TTL_SECONDS);
+}
+
+export async function getVideoJobFor(infra: Infra, developerId: string, id: string): Promise<VideoJob> {
+  const row = await getOwnedVideoJob(infra.db, developerId, id);
+  if (!row) throw ApiError.notFound('video job', id);
+  return toVideoJob(row, infra.storage, infra.config.VIDEO_URL_TTL_SECONDS);
+}
+
+/** The provider a job will run on, refusing at submission what cannot run here. */
+async function resolveProvider(infra: Infra, type: VideoJobType, body: VideoBody): Promise<string> {
+  const engines = videoEngines(infra);
+  const requested = body.provider;
+  const selfHosted = async (kind: string, provider: string) => {
+    const server = engines.servers.get(`${kind}:${provider}`);
+    if (!server) return;
+    const h = await checkModelServer(server);
+    if (!h.ok)
+      throw new ApiError('provider_unavailable', { provider, detail: `its model server is ${h.detail}` }, 'provider');
+  };
+  switch (type) {
+    case 'generate': {
+      let p = requested as string;
+      if (p === 'auto') p = [...engines.servers.values()].find((s) => s.kind === 'generate')?.provider ?? 'default';
+      engines.generate.get(p);
+      await selfHosted('generate', p);
+      return p;
+    }
+    case 'avatar': {
+      const b = body as AvatarVideoBody;
+      engines.avatar.get(requested);
+      await selfHosted('avatar', requested);
+      if (b.text) {
+        videoTts(b.tts_provider);
+        if (b.target_language) checkLanguagePair('en', b.target_language, 'target_language');
+      }
+      return requested;
+    }
+    case 'lipsync':
+      engines.lipsync.get(requested);
+      await selfHosted('lipsync', requested);
+      return requested;
+    case 'dub': {
+      const b = body as DubVideoBody;
+      engines.lipsync.get(b.lipsync_provider);
+      await selfHosted('lipsync', b.lipsync_provider);
+      videoTts(b.tts_provider);
+      const source = b.source_language ?? 'en';
+      if (!/^en\b/i.test(source)) {
+        throw new ApiError(
+          'unsupported_language',
+          { detail: 'source_language: the local speech recognizer transcribes English only' },
+          'source_language',
+        );
+      }
+      checkLanguagePair(source, b.target_language, 'target_language');
+      return 'default';
+    }
+    case 'analyze': {
+      if (requested !== 'default') {
+        throw new ApiError(
+          'provider_unavailable',
+          { provider: requested, detail: 'no analysis engine by that name is configured here; available: default' },
+          'provider',
+        );
+      }
+      return requested;
+    }
+  }
+}
+
+function checkLanguagePair(source: string, target: string, param: string): void {
+  if (!apertium().supports(source, target)) {
+    throw new ApiError(
+      'unsupported_language',
+      {
+        detail: `${param}: no ${source}→${target} translation is installed; available pairs: ${apertium().pairs().join(', ')}`,
+      },
+      param,
+    );
+  }
+}

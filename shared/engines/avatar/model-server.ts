@@ -1,0 +1,34 @@
+import { callModelServer, type ModelServer } from '../../video/model-server.ts';
+import { probeMedia } from '../../video/probe.ts';
+import { EngineError } from '../core/engine-error.ts';
+import { AvatarEngine, type AvatarRequest, type RenderedVideo } from './types.ts';
+
+/** A self-hosted neural avatar engine on a GPU node, behind the model-server contract (docs/video.md). */
+export class ModelServerAvatarEngine extends AvatarEngine {
+  readonly label: string;
+  readonly capabilities = { selfHosted: true, requiresKey: false };
+  constructor(private readonly server: ModelServer) {
+    super();
+    this.label = `${server.provider}:model-server`;
+  }
+  get provider(): string {
+    return this.server.provider;
+  }
+
+  protected async _render(req: AvatarRequest): Promise<RenderedVideo> {
+    if (!req.imageUrl || !req.audioUrl) throw new EngineError(this.provider, 'bad_request', 'inputs need URLs', false);
+    await callModelServer(
+      this.server,
+      { inputs: { image_url: req.imageUrl, audio_url: req.audioUrl }, params: { size: req.size, fps: req.fps } },
+      req.outPath,
+      req.signal,
+    );
+    const info = await probeMedia(req.outPath, req.signal);
+    return {
+      durationSeconds: info.durationSeconds,
+      width: info.video?.width ?? 0,
+      height: info.video?.height ?? 0,
+      provider: this.provider,
+    };
+  }
+}

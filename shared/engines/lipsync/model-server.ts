@@ -1,0 +1,35 @@
+import { callModelServer, type ModelServer } from '../../video/model-server.ts';
+import { probeMedia } from '../../video/probe.ts';
+import { EngineError } from '../core/engine-error.ts';
+import type { RenderedVideo } from '../avatar/types.ts';
+import { LipsyncEngine, type LipsyncRequest } from './types.ts';
+
+/** A self-hosted neural lip-sync engine (Wav2Lip, MuseTalk, LatentSync…) behind the model-server contract. */
+export class ModelServerLipsyncEngine extends LipsyncEngine {
+  readonly label: string;
+  readonly capabilities = { selfHosted: true, requiresKey: false };
+  constructor(private readonly server: ModelServer) {
+    super();
+    this.label = `${server.provider}:model-server`;
+  }
+  get provider(): string {
+    return this.server.provider;
+  }
+
+  protected async _sync(req: LipsyncRequest): Promise<RenderedVideo> {
+    if (!req.videoUrl || !req.audioUrl) throw new EngineError(this.provider, 'bad_request', 'inputs need URLs', false);
+    await callModelServer(
+      this.server,
+      { inputs: { video_url: req.videoUrl, audio_url: req.audioUrl }, params: { fps: req.fps } },
+      req.outPath,
+      req.signal,
+    );
+    const info = await probeMedia(req.outPath, req.signal);
+    return {
+      durationSeconds: info.durationSeconds,
+      width: info.video?.width ?? 0,
+      height: info.video?.height ?? 0,
+      provider: this.provider,
+    };
+  }
+}

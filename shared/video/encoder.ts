@@ -1,0 +1,110 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { VideoFailure } from './failure.ts';
+import { ffmpeg } from './ffmpeg.ts';
+
+export interface EncoderOptions {
+  width: number;
+  height: number;
+  fps: number;
+  /** Audio muxed alongside (AAC); output ends with the shorter of the two. */
+  audioPath?: string;
+  /** Filter applied to the audio, e.g. `apad` so that the video's length decides. */
+  audioFilter?: string;
+  /** Filter applied to the frames before encoding (e.g. a head-sway crop); output size must be even. */
+  videoFilter?: string;
+  outPath: string;
+  signal?: AbortSignal;
+  /** x264 preset; ultrafast keeps 512×512 far above real time on one core. */
+  preset?: string;
+}
+
+/**
+ * An ffmpeg process that takes raw RGB24 frames on stdin and writes H.264 (yuv420p) + AAC MP4 with faststart.
+ * `write` respects back-pressure, so memory stays flat however long the clip.
+ */
+export class FrameEncoder {
+  private readonly child;
+  private readonly done: Promise<void>;
+  private stderr = '';
+
+  constructor(readonly opts: EncoderOptions) {
+    const args = ['-hide_banner', '-nostdin', '-v', 'error', '-y'];
+    args.push('-f', 'rawvideo', '-pix_fmt', 'rgb24', '-s', `${opts.width}x${opts.height}`, '-r', String(opts.fps));
+    args.push('-i', 'pipe:0');
+    if (opts.audioPath) args.push('-i', opts.audioPath);
+    if (opts.videoFilter) args.push('-vf', opts.videoFilter);
+    args.push('-map', '0:v:0');
+    if (opts.audioPath && opts.audioFilter) args.push('-af', opts.audioFilter);
+    if (opts.audioPath) args.push('-map', '1:a:0', '-c:a', 'aac', '-b:a', '96k', '-ar', '44100', '-shortest');
+    args.push('-c:v', 'libx264', '-preset', opts.preset ?? 'ultrafast', '-crf', '23', '-pix_fmt', 'yuv420p');
+    args.push('-threads', '2', '-movflags', '+faststart', opts.outPath);
+    this.child = spawn('ffmpeg', args, { stdio: ['pipe', 'ignore', 'pipe'], signal: opts.signal });
+    this.child.stderr.on('data', (c: Buffer) => {
+      if (this.stderr.length < 4000) this.stderr += c.toString();
+    });
+    this.child.stdin.on('error', () => {});
+    this.done = new Promise((resolve, reject) => {
+      this.child.on('error', (e) => reject(e));
+      this.child.on('close', (code) =>
+        code === 0
+          ? resolve()
+          : reject(
+              opts.signal?.aborted
+                ? (opts.signal.reason ?? new Error('aborted'))
+                : new VideoFailure('internal_error', `encoder failed: ${this.stderr.trim().slice(-300)}`, true),
+            ),
+      );
+    });
+    this.done.catch(() => {});
+  }
+
+  async write(frame: Uint8Array): Promise<void> {
+    if (!this.child.stdin.write(frame)) {
+      await Promise.race([once(this.child.stdin, 'drain'), this.done]);
+    }
+  }
+
+  async finish(): Promise<void> {
+    this.child.stdin.end();
+    await this.done;
+  }
+
+  kill(): void {
+    this.child.kill('SIGKILL');
+  }
+}
+
+/** Decodes an image to RGB24 at an exact size. */
+export async function decodeImageRgb(
+  path: string,
+  width: number,
+  height: number,
+  signal?: AbortSignal,
+): Promise<Uint8Array> {
+  const buf = await ffmpeg(
+    [
+      '-i',
+      path,
+      '-frames:v',
+      '1',
+      '-vf',
+      `scale=${width}:${height}:flags=bicubic`,
+      '-f',
+      'rawvideo',
+      '-pix_fmt',
+      'rgb24',
+      '-',
+    ],
+    { signal, inputFault: true },
+  );
+  if (buf.length !== width * height * 3) throw new VideoFailure('input_unreadable', 'The image could not be decoded.');
+  return new Uint8Array(buf.buffer, buf.byteOffset, buf.length);
+}
+
+/** Fits (w, h) into a box whose longest side is `size`, with even sides (H.264 4:2:0 needs them). */
+export function fitEven(w: number, h: number, size: number): { width: number; height: number } {
+  const k = size / Math.max(w, h);
+  const even = (v: number) => Math.max(2, Math.round((v * k) / 2) * 2);
+  return { width: even(w), height: even(h) };
+}

@@ -1,0 +1,50 @@
+import type { Infra } from '../runtime/infra.ts';
+import { ClassicalAvatarEngine } from '../engines/avatar/classical.ts';
+import { ModelServerAvatarEngine } from '../engines/avatar/model-server.ts';
+import type { AvatarEngine } from '../engines/avatar/types.ts';
+import { EngineRegistry } from '../engines/core/registry.ts';
+import { ClassicalLipsyncEngine } from '../engines/lipsync/classical.ts';
+import { ModelServerLipsyncEngine } from '../engines/lipsync/model-server.ts';
+import type { LipsyncEngine } from '../engines/lipsync/types.ts';
+import { ModelServerVideoGenEngine } from '../engines/videogen/model-server.ts';
+import { TitleCardEngine } from '../engines/videogen/title-card.ts';
+import type { VideoGenEngine } from '../engines/videogen/types.ts';
+import { parseModelServers, type ModelServer } from './model-server.ts';
+
+export interface VideoEngines {
+  avatar: EngineRegistry<AvatarEngine>;
+  lipsync: EngineRegistry<LipsyncEngine>;
+  generate: EngineRegistry<VideoGenEngine>;
+  /** Self-hosted model servers by "<kind>:<provider>" (health-checked at submission). */
+  servers: Map<string, ModelServer>;
+}
+
+const memo = new WeakMap<Infra, VideoEngines>();
+
+/**
+ * The video engines of a process, built once per Infra from config and kept warm (the landmark models load on
+ * first use and stay loaded). `default` engines are local; self-hosted neural engines come from
+ * VIDEO_MODEL_SERVERS; commercial vendors are added by ./vendors.ts when configured.
+ */
+export function videoEngines(infra: Infra): VideoEngines {
+  let e = memo.get(infra);
+  if (e) return e;
+  const servers = new Map<string, ModelServer>();
+  for (const s of parseModelServers(infra.config.VIDEO_MODEL_SERVERS)) servers.set(`${s.kind}:${s.provider}`, s);
+  e = {
+    avatar: new EngineRegistry<AvatarEngine>('avatar').register('default', new ClassicalAvatarEngine()),
+    lipsync: new EngineRegistry<LipsyncEngine>('lipsync').register(
+      'default',
+      new ClassicalLipsyncEngine(infra.config.VIDEO_LIPSYNC_KEYFRAME_EVERY),
+    ),
+    generate: new EngineRegistry<VideoGenEngine>('text-to-video').register('default', new TitleCardEngine()),
+    servers,
+  };
+  for (const s of servers.values()) {
+    if (s.kind === 'avatar') e.avatar.register(s.provider, new ModelServerAvatarEngine(s));
+    if (s.kind === 'lipsync') e.lipsync.register(s.provider, new ModelServerLipsyncEngine(s));
+    if (s.kind === 'generate') e.generate.register(s.provider, new ModelServerVideoGenEngine(s));
+  }
+  memo.set(infra, e);
+  return e;
+}

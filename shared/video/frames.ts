@@ -1,0 +1,66 @@
+import { spawn } from 'node:child_process';
+import { VideoFailure } from './failure.ts';
+
+/**
+ * Decodes a video into RGB24 frames of an exact size and rate (ffmpeg scale + fps filters), yielded one at a
+ * time without holding more than one frame plus the pipe's buffer in memory.
+ */
+export async function* readFrames(
+  path: string,
+  width: number,
+  height: number,
+  fps: number,
+  signal: AbortSignal,
+): AsyncGenerator<Uint8Array> {
+  const child = spawn(
+    'ffmpeg',
+    [
+      '-hide_banner',
+      '-nostdin',
+      '-v',
+      'error',
+      '-i',
+      path,
+      '-an',
+      '-vf',
+      `fps=${fps},scale=${width}:${height}:flags=bilinear`,
+      '-f',
+      'rawvideo',
+      '-pix_fmt',
+      'rgb24',
+      '-',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'], signal },
+  );
+  let stderr = '';
+  child.stderr.on('data', (c: Buffer) => {
+    if (stderr.length < 4000) stderr += c.toString();
+  });
+  const exited = new Promise<number | null>((r) => child.on('close', r));
+  child.on('error', () => {});
+  const size = width * height * 3;
+  let frame = new Uint8Array(size);
+  let filled = 0;
+  try {
+    for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
+      let off = 0;
+      while (off < chunk.length) {
+        const n = Math.min(size - filled, chunk.length - off);
+        frame.set(chunk.subarray(off, off + n), filled);
+        filled += n;
+        off += n;
+        if (filled === size) {
+          yield frame;
+          frame = new Uint8Array(size);
+          filled = 0;
+        }
+      }
+    }
+    const code = await exited;
+    if (code !== 0 && !signal.aborted) {
+      throw new VideoFailure('input_unreadable', `The video could not be decoded (${stderr.trim().slice(-200)}).`);
+    }
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  }
+}

@@ -1,0 +1,78 @@
+import { createWriteStream } from 'node:fs';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { EngineError } from '../engines/core/engine-error.ts';
+
+export type ModelServerKind = 'avatar' | 'lipsync' | 'generate' | 'analyze';
+
+/**
+ * The model-server contract every self-hosted neural engine on a GPU node speaks (docs/video.md):
+ *   GET  {base}/health            → 200 {"status":"ok","kind":"avatar","model":"sadtalker-256"}
+ *   POST {base}/v1/{kind}  JSON   {"inputs":{"image_url"|"audio_url"|"video_url": presigned URL}, "params":{…}}
+ *        → 200 video/mp4 (the rendered clip; X-Duration-Seconds, X-Width, X-Height headers), or for `analyze`
+ *          200 application/json (the analyze sections); 4xx {"error":{"message"}} = permanent, 5xx = retry.
+ */
+export interface ModelServer {
+  kind: ModelServerKind;
+  provider: string;
+  url: string;
+}
+
+/** Parses VIDEO_MODEL_SERVERS: "avatar:sadtalker=http://gpu-1:9000,lipsync:wav2lip=http://gpu-2:9000". */
+export function parseModelServers(spec: string): ModelServer[] {
+  return spec
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      const m = /^(avatar|lipsync|generate|analyze):([a-z0-9_-]+)=(https?:\/\/\S+)$/.exec(entry);
+      if (!m) throw new Error(`VIDEO_MODEL_SERVERS entry "${entry}" is not kind:provider=url`);
+      return { kind: m[1] as ModelServerKind, provider: m[2]!, url: m[3]!.replace(/\/$/, '') };
+    });
+}
+
+const health = new Map<string, { ok: boolean; detail: string; at: number }>();
+
+/** Health check, cached for 10 s: a submission to an unhealthy server is refused (provider_unavailable). */
+export async function checkModelServer(server: ModelServer): Promise<{ ok: boolean; detail: string }> {
+  const cached = health.get(server.url);
+  if (cached && Date.now() - cached.at < 10_000) return cached;
+  let result: { ok: boolean; detail: string };
+  try {
+    const res = await fetch(`${server.url}/health`, { signal: AbortSignal.timeout(2000) });
+    const body = (await res.json().catch(() => ({}))) as { status?: string };
+    result =
+      res.ok && body.status === 'ok'
+        ? { ok: true, detail: 'ok' }
+        : { ok: false, detail: `health answered ${res.status}` };
+  } catch (e) {
+    result = { ok: false, detail: `unreachable (${(e as Error).message})` };
+  }
+  health.set(server.url, { ...result, at: Date.now() });
+  return result;
+}
+
+/** Calls a model server; writes the MP4 it returns to `outPath` (or returns the JSON body for analyze). */
+export async function callModelServer(
+  server: ModelServer,
+  body: { inputs: Record<string, string>; params: Record<string, unknown> },
+  outPath: string | null,
+  signal: AbortSignal,
+): Promise<{ headers: Headers; json?: unknown }> {
+  let res: Response;
+  try {
+    res = await fetch(`${server.url}/v1/${server.kind}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      signal,
+    });
+  } catch (e) {
+    throw EngineError.network(server.provider, e);
+  }
+  if (!res.ok) throw EngineError.fromStatus(server.provider, res.status, await res.text().catch(() => ''));
+  if (!outPath) return { headers: res.headers, json: await res.json() };
+  if (!res.body) throw new EngineError(server.provider, 'upstream', 'empty body', true);
+  await pipeline(Readable.fromWeb(res.body as never), createWriteStream(outPath), { signal });
+  return { headers: res.headers };
+}
