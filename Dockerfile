@@ -35,6 +35,16 @@ ENV ONNXRUNTIME_NODE_INSTALL=cuda12
 RUN node node_modules/onnxruntime-node/script/install.js \
  && test -f node_modules/onnxruntime-node/bin/napi-v6/linux/x64/libonnxruntime_providers_cuda.so
 
+# ---- assets: files the platform builds once at set-up (scripts/setup.d), built into the image instead ----
+FROM deps AS assets
+COPY tsconfig.json ./
+COPY shared ./shared
+COPY scripts ./scripts
+# The local embedding model (GloVe-derived vectors → compact int8 SIF file), outside /app/.data, which the
+# Kubernetes Deployments mount as an emptyDir.
+RUN EMBEDDINGS_MODEL_PATH=/app/models/glove-sif-100d.bin bash scripts/setup.d/30-embeddings.sh \
+ && test -s /app/models/glove-sif-100d.bin
+
 # ---- runtime: the CPU image (api, cpu workers, realtime, or all in one) ----
 FROM os AS runtime
 ARG ROLE=all
@@ -42,9 +52,11 @@ ENV NODE_ENV=production \
     ROLE=${ROLE} \
     HOST=0.0.0.0 \
     PORT=8080 \
-    S3_EMBEDDED_DIR=/app/.data/s3
+    S3_EMBEDDED_DIR=/app/.data/s3 \
+    EMBEDDINGS_MODEL_PATH=/app/models/glove-sif-100d.bin
 WORKDIR /app
 COPY --from=deps --chown=node:node /app/node_modules ./node_modules
+COPY --from=assets --chown=node:node /app/models ./models
 COPY --chown=node:node package.json package-lock.json tsconfig.json ./
 COPY --chown=node:node api ./api
 COPY --chown=node:node shared ./shared
@@ -86,9 +98,11 @@ ENV NODE_ENV=production \
     ROLE=${ROLE} \
     HOST=0.0.0.0 \
     PORT=8080 \
-    S3_EMBEDDED_DIR=/app/.data/s3
+    S3_EMBEDDED_DIR=/app/.data/s3 \
+    EMBEDDINGS_MODEL_PATH=/app/models/glove-sif-100d.bin
 WORKDIR /app
 COPY --from=deps-gpu --chown=node:node /app/node_modules ./node_modules
+COPY --from=assets --chown=node:node /app/models ./models
 COPY --chown=node:node package.json package-lock.json tsconfig.json ./
 COPY --chown=node:node api ./api
 COPY --chown=node:node shared ./shared

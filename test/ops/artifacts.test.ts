@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -100,6 +100,45 @@ describe('Dockerfile', () => {
     expect(all(target, 'CMD').at(-1)?.args).toContain('scripts/start.ts');
     expect(all(target, 'EXPOSE').map((i) => i.args)).toContain('8080');
     expect(all(target, 'ENV').some((i) => /NODE_ENV=production/.test(i.args))).toBe(true);
+  });
+
+  it('runs the set-up steps that build assets, and puts the embedding model where the manifests look', () => {
+    // scripts/setup.d steps that only prepare a development machine (test tools), not the platform.
+    const machineOnly = new Set(['90-ops.sh']);
+    const steps = readdirSync(join(ROOT, 'scripts/setup.d')).filter((f) => f.endsWith('.sh') && !machineOnly.has(f));
+    const runs = stages.flatMap((st) => st.instructions.filter((i) => i.op === 'RUN').map((i) => i.args));
+    for (const step of steps)
+      expect(
+        runs.some((r) => r.includes(`scripts/setup.d/${step}`)),
+        step,
+      ).toBe(true);
+    const envs = (target: string) =>
+      Object.fromEntries(
+        all(target, 'ENV').flatMap((i) => [...i.args.matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1]!, m[2]!] as const)),
+      );
+    for (const target of ['runtime', 'runtime-gpu']) {
+      const model = envs(target).EMBEDDINGS_MODEL_PATH!;
+      expect(model, target).toMatch(/^\/app\/models\//);
+      expect(all(target, 'COPY').some((i) => i.args.includes('--from=assets') && i.args.includes('/app/models'))).toBe(
+        true,
+      );
+      for (const overlay of OVERLAYS) {
+        const objs = renderOverlay(overlay);
+        const cm = byKind(objs, 'ConfigMap').find((o) => o.metadata.name === 'vap-config') as {
+          data: Record<string, string>;
+        };
+        expect(cm.data.EMBEDDINGS_MODEL_PATH, overlay).toBe(model);
+        // A volume mounted over the model's folder would hide the file the image ships.
+        const mounts = byKind(objs, 'Deployment').flatMap((d) =>
+          (
+            d.spec as { template: { spec: { containers: Array<{ volumeMounts?: Array<{ mountPath: string }> }> } } }
+          ).template.spec.containers
+            .flatMap((c) => c.volumeMounts ?? [])
+            .map((m) => m.mountPath),
+        );
+        for (const m of mounts) expect(model.startsWith(`${m.replace(/\/$/, '')}/`), m).toBe(false);
+      }
+    }
   });
 
   it('copies only what exists and what .dockerignore lets through', () => {
