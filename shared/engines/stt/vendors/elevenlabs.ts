@@ -1,0 +1,80 @@
+import { pcmToWav } from '../../tts/vendors/audio.ts';
+import { normalizeBaseUrl, requireKey, stripUndefined, vendorJson } from '../../tts/vendors/http.ts';
+import { SttEngine, type SttCapabilities, type SttRequest, type TranscriptionResult } from '../types.ts';
+import { languageCode, pcmSeconds, plainWords, segmentsFromWords, speakerLabel, type SpeakerWord } from './words.ts';
+
+export interface ElevenLabsSttOptions {
+  /** Default https://api.elevenlabs.io (env ELEVENLABS_BASE_URL). */
+  baseUrl?: string;
+  model?: string;
+}
+
+const DEFAULTS = { baseUrl: 'https://api.elevenlabs.io', model: 'scribe_v1' };
+
+interface ScribeResponse {
+  language_code?: string;
+  text?: string;
+  words?: {
+    text: string;
+    start: number;
+    end: number;
+    type?: 'word' | 'spacing' | 'audio_event';
+    speaker_id?: string;
+  }[];
+}
+
+/**
+ * ElevenLabs Scribe: `POST /v1/speech-to-text` (multipart, `xi-api-key`) with word timestamps and optional
+ * diarization; segments are built from the word list (speaker turns, pauses, sentence ends).
+ */
+export class ElevenLabsStt extends SttEngine {
+  readonly provider = 'elevenlabs';
+  readonly label = 'elevenlabs.stt';
+  readonly capabilities: SttCapabilities = {
+    streaming: false,
+    diarization: true,
+    wordTimestamps: true,
+    sampleRates: [8000, 16000, 22050, 24000, 44100, 48000],
+    languages: ['*'],
+    requiresKey: true,
+  };
+  private readonly opts: typeof DEFAULTS;
+
+  constructor(opts: ElevenLabsSttOptions = {}) {
+    super();
+    this.opts = { ...DEFAULTS, ...stripUndefined(opts) };
+    this.opts.baseUrl = normalizeBaseUrl(this.label, this.opts.baseUrl);
+  }
+
+  protected async _transcribe(req: SttRequest): Promise<TranscriptionResult> {
+    const key = requireKey(this.provider, this.label, req.apiKey);
+    const form = new FormData();
+    form.append('model_id', this.opts.model);
+    form.append('file', new Blob([pcmToWav(req.pcm, req.sampleRate)], { type: 'audio/wav' }), 'audio.wav');
+    if (req.language) form.append('language_code', req.language);
+    form.append('diarize', String(req.diarize));
+    form.append('timestamps_granularity', 'word');
+    const out = await vendorJson<ScribeResponse>(this.provider, `${this.opts.baseUrl}/v1/speech-to-text`, {
+      method: 'POST',
+      headers: { 'xi-api-key': key },
+      body: form,
+      signal: req.signal,
+    });
+    const words: SpeakerWord[] = (out.words ?? [])
+      .filter((w) => (w.type ?? 'word') === 'word')
+      .map((w) => ({
+        word: w.text.trim(),
+        start: w.start,
+        end: w.end,
+        speaker: req.diarize ? speakerLabel(w.speaker_id) : undefined,
+      }));
+    const result: TranscriptionResult = {
+      text: (out.text ?? '').trim(),
+      segments: segmentsFromWords(words),
+      language: languageCode(out.language_code, req.language),
+      duration: pcmSeconds(req.pcm, req.sampleRate),
+    };
+    if (req.timestamps === 'word') result.words = plainWords(words);
+    return result;
+  }
+}

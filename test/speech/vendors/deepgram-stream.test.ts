@@ -1,0 +1,152 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SttStreamEvent } from '../../../shared/engines/stt/types.ts';
+import { DeepgramStt } from '../../../shared/engines/stt/vendors/deepgram.ts';
+import type { DeepgramStreamOptions } from '../../../shared/engines/stt/vendors/deepgram-stream.ts';
+import { silence, tone } from '../../doubles/audio.ts';
+import {
+  DEEPGRAM_TYPICAL,
+  startDeepgramStreamDouble,
+  type DeepgramStreamDouble,
+} from '../../doubles/deepgram-stream.ts';
+import { engineError } from './conformance.ts';
+
+/** Feeds audio in 20 ms frames, as the phone pipeline does. */
+function frames(audio: Buffer, bytesPer20ms: number): Buffer[] {
+  const out: Buffer[] = [];
+  for (let i = 0; i < audio.length; i += bytesPer20ms) out.push(audio.subarray(i, i + bytesPer20ms));
+  return out;
+}
+
+async function drain(events: AsyncIterable<SttStreamEvent>): Promise<SttStreamEvent[]> {
+  const out: SttStreamEvent[] = [];
+  for await (const e of events) out.push(e);
+  return out;
+}
+
+/** G.711 μ-law encoding of s16le PCM (PROTOCOLS.md), for the μ-law pass-through case. */
+function mulaw(pcm: Buffer): Buffer {
+  const out = Buffer.alloc(pcm.length / 2);
+  for (let i = 0; i < out.length; i++) {
+    let s = pcm.readInt16LE(i * 2);
+    const sign = s < 0 ? 0x80 : 0;
+    if (s < 0) s = -s;
+    s = Math.min(s, 32635) + 0x84;
+    let exp = 7;
+    for (let m = 0x4000; (s & m) === 0 && exp > 0; m >>= 1) exp--;
+    out[i] = ~(sign | (exp << 4) | ((s >> (exp + 3)) & 0x0f)) & 0xff;
+  }
+  return out;
+}
+
+describe('deepgram live STT over WebSocket', () => {
+  let dg: DeepgramStreamDouble;
+  let stt: DeepgramStt;
+  beforeAll(async () => {
+    dg = await startDeepgramStreamDouble({ script: ['Hello there.', 'I need a table for two.'] });
+    stt = new DeepgramStt({ baseUrl: dg.url, endpointingMs: 300 });
+  });
+  afterAll(() => dg.close());
+
+  it('streams 8 kHz linear16: partials while speaking, a final per utterance, CloseStream flush', async () => {
+    const s = stt.stream({ sampleRate: 8000, language: 'en', apiKey: dg.key });
+    const events = drain(s.events);
+    const audio = Buffer.concat([tone(8000, 0.6), silence(8000, 0.5), tone(8000, 0.4)]);
+    for (const f of frames(audio, 320)) s.write(f);
+    s.end();
+    const got = await events;
+    const finals = got.filter((e) => e.type === 'final');
+    expect(finals.map((f) => f.text)).toEqual(['Hello there.', 'I need a table for two.']);
+    expect(got.findIndex((e) => e.type === 'partial')).toBeLessThan(got.findIndex((e) => e.type === 'final'));
+    const [first, second] = finals as Extract<SttStreamEvent, { type: 'final' }>[];
+    expect(first!.start).toBeCloseTo(0, 1);
+    expect(first!.end).toBeCloseTo(0.6, 1);
+    expect(second!.start).toBeGreaterThan(first!.end);
+    expect(first!.words?.map((w) => w.word)).toEqual(['Hello', 'there.']);
+
+    const conn = dg.connections.at(-1)!;
+    expect(conn.headers.authorization).toBe(`Token ${dg.key}`);
+    expect(Object.fromEntries(conn.query)).toMatchObject({
+      model: 'nova-3',
+      encoding: 'linear16',
+      sample_rate: '8000',
+      channels: '1',
+      interim_results: 'true',
+      endpointing: '300',
+      language: 'en',
+    });
+    expect(conn.audioBytes).toBe(audio.length);
+    expect(conn.controls).toEqual(['CloseStream']);
+    await expect.poll(() => conn.closeCode).toBe(1000);
+  });
+
+  it('passes phone μ-law through untouched when asked (encoding=mulaw)', async () => {
+    const opts: DeepgramStreamOptions = { sampleRate: 8000, language: 'en', apiKey: dg.key, encoding: 'mulaw' };
+    const s = stt.stream(opts);
+    const events = drain(s.events);
+    const audio = mulaw(Buffer.concat([tone(8000, 0.5), silence(8000, 0.4)]));
+    for (const f of frames(audio, 160)) s.write(f);
+    s.end();
+    expect((await events).filter((e) => e.type === 'final')).toHaveLength(1);
+    expect(dg.connections.at(-1)!.query.get('encoding')).toBe('mulaw');
+  });
+
+  it('sends KeepAlive while no audio flows', async () => {
+    const quick = new DeepgramStt({ baseUrl: dg.url, keepAliveMs: 500 });
+    const s = quick.stream({ sampleRate: 16000, language: 'en', apiKey: dg.key });
+    const events = drain(s.events);
+    await expect.poll(() => dg.connections.at(-1)?.controls.includes('KeepAlive'), { timeout: 3000 }).toBe(true);
+    s.end();
+    await events;
+  });
+
+  it('maps a refused handshake: 401 permanent auth, 429 retryable', async () => {
+    const bad = stt.stream({ sampleRate: 8000, language: 'en', apiKey: 'wrong' });
+    expect(await engineError(drain(bad.events))).toMatchObject({ kind: 'auth', retryable: false, status: 401 });
+    dg.failNextHandshake(429);
+    const limited = stt.stream({ sampleRate: 8000, language: 'en', apiKey: dg.key });
+    expect(await engineError(drain(limited.events))).toMatchObject({ kind: 'rate_limited', retryable: true });
+  });
+
+  it('maps an abnormal close mid-stream to a retryable upstream error', async () => {
+    const s = stt.stream({ sampleRate: 8000, language: 'en', apiKey: dg.key });
+    const events = drain(s.events);
+    s.write(tone(8000, 0.1));
+    await expect.poll(() => dg.connections.at(-1)?.audioBytes ?? 0).toBeGreaterThan(0);
+    dg.dropAll(1011, 'internal error');
+    expect(await engineError(events)).toMatchObject({ kind: 'upstream', retryable: true });
+  });
+
+  it('close() ends the events at once; an aborted signal fails them as aborted', async () => {
+    const s = stt.stream({ sampleRate: 8000, language: 'en', apiKey: dg.key });
+    const events = drain(s.events);
+    s.close();
+    expect(await events).toEqual([]);
+    const ac = new AbortController();
+    const a = stt.stream({ sampleRate: 8000, language: 'en', apiKey: dg.key, signal: ac.signal });
+    const aborted = drain(a.events);
+    ac.abort();
+    expect(await engineError(aborted)).toMatchObject({ kind: 'aborted' });
+  });
+
+  it('follows the declared latency profile (first partial and final arrive no sooner than declared)', async () => {
+    const slow = await startDeepgramStreamDouble({ latency: DEEPGRAM_TYPICAL });
+    try {
+      const e = new DeepgramStt({ baseUrl: slow.url });
+      const s = e.stream({ sampleRate: 8000, language: 'en', apiKey: slow.key });
+      const t0 = Date.now();
+      const stamps: [string, number][] = [];
+      const done = (async () => {
+        for await (const ev of s.events) stamps.push([ev.type, Date.now() - t0]);
+      })();
+      for (const f of frames(tone(8000, 0.2), 320)) s.write(f);
+      for (const f of frames(silence(8000, 0.4), 320)) s.write(f);
+      await expect.poll(() => stamps.some(([t]) => t === 'final'), { timeout: 3000 }).toBe(true);
+      const firstPartial = stamps.find(([t]) => t === 'partial')![1];
+      expect(firstPartial).toBeGreaterThanOrEqual(DEEPGRAM_TYPICAL.connectMs + DEEPGRAM_TYPICAL.interimMs - 5);
+      s.end();
+      await done;
+    } finally {
+      await slow.close();
+    }
+  });
+});
