@@ -1,4 +1,20 @@
-import type { z } from 'zod';
+import { z } from 'zod';
+import { envInt } from '../env.ts';
 
 /** Environment variables of the speech area (merged into EnvSchema; documented in the README). */
-export const speechEnv = {} satisfies z.ZodRawShape;
+export const speechEnv = {
+  SPEECH_POCKETSPHINX_MODEL_DIR: z
+    .string()
+    .default('/usr/share/pocketsphinx/model/en-us')
+    .describe(
+      'Folder of the pocketsphinx US-English model (en-us/, en-us.lm.bin, cmudict-en-us.dict) for the default STT',
+    ),
+  SPEECH_FLITE_BIN: z.string().default('flite').describe('flite binary of the default TTS engine'),
+  SPEECH_ESPEAK_BIN: z.string().default('espeak-ng').describe('espeak-ng binary (second voice set of the default TTS)'),
+  SPEECH_MAX_AUDIO_SECONDS: envInt(1, 24 * 3600)
+    .default(3 * 3600)
+    .describe('Longest audio a transcription decodes; the rest is ignored'),
+  SPEECH_SYNC_MAX_AUDIO_SECONDS: envInt(1, 24 * 3600)
+    .default(30 * 60)
+    .describe('Longest audio the synchronous /v1/transcribe accepts before asking for the async endpoint'),
+} satisfies z.ZodRawShape;

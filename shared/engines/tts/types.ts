@@ -1,3 +1,4 @@
+import { isApiError } from '../../errors/api-error.ts';
 import { EngineError } from '../core/engine-error.ts';
 import { engineLatency, engineTtfb } from '../core/metrics.ts';
 
@@ -56,7 +57,7 @@ export abstract class TtsEngine {
       audio = await this._synthesize(req);
     } catch (e) {
       done({ outcome: 'error' });
-      throw e instanceof EngineError ? e : EngineError.network(this.provider, e);
+      throw passThrough(e) ? e : EngineError.network(this.provider, e);
     }
     const provider = this.provider;
     async function* measured(): AsyncGenerator<Buffer> {
@@ -72,9 +73,14 @@ export abstract class TtsEngine {
         done({ outcome: 'ok' });
       } catch (e) {
         done({ outcome: 'error' });
-        throw e instanceof EngineError ? e : EngineError.network(provider, e);
+        throw passThrough(e) ? e : EngineError.network(provider, e);
       }
     }
     return { sampleRate: audio.sampleRate, chunks: measured() };
   }
+}
+
+/** Engine errors and API errors (bad voice, bad text: the caller's fault) keep their identity. */
+function passThrough(e: unknown): boolean {
+  return e instanceof EngineError || (e as Error)?.name === 'EngineError' || isApiError(e);
 }

@@ -1,0 +1,215 @@
+import { ApiError } from '../../errors/api-error.ts';
+import { parseWav } from '../../audio/wav.ts';
+import { runProcess } from '../../audio/process.ts';
+import { Resampler, resamplePcm } from '../../audio/resampler.ts';
+import { EngineError } from '../core/engine-error.ts';
+import { splitForSynthesis } from './text-chunks.ts';
+import { TtsEngine, type TtsAudio, type TtsCapabilities, type TtsRequest, type Voice } from './types.ts';
+import { DEFAULT_VOICE_ID, FLITE_VOICES, parseEspeakVoices, type LocalVoice } from './voices.ts';
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface LocalTtsOptions {
+  fliteBin?: string;
+  espeakBin?: string;
+}
+
+const SCRATCH_DIR = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
+
+/** espeak-ng's default rate in words per minute, and the range it accepts. */
+const ESPEAK_WPM = 175;
+
+/**
+ * The `default` TTS engine: flite voices (Debian `flite`, 16 kHz) and espeak-ng voices as a second set (22.05 kHz,
+ * ~100 languages), chosen by voiceId. Runs locally, needs no key.
+ *
+ * Streaming: flite renders a whole utterance before writing, so the text is cut into sentence-sized pieces
+ * (the first one short) and each piece is rendered by its own flite process, the next one while the current one
+ * is sent. espeak-ng writes as it speaks, so one process reads the whole text.
+ *
+ * Speed: flite `duration_stretch` = 1/speed; espeak-ng words per minute. Pitch: flite's `f0_shift` where the voice
+ * honours it (slt, awb, kal16); otherwise (rms, espeak-ng) the audio is rendered `pitch`× slower and resampled
+ * `pitch`× faster, which raises the pitch by `pitch` and restores the duration.
+ */
+export class LocalTtsEngine extends TtsEngine {
+  readonly provider = 'default';
+  readonly label = 'flite.tts+espeak-ng.tts';
+  readonly capabilities: TtsCapabilities = { streaming: true, pitch: true, requiresKey: false };
+  private readonly fliteBin: string;
+  private readonly espeakBin: string;
+  private espeakVoices: Promise<LocalVoice[]> | null = null;
+
+  constructor(opts: LocalTtsOptions = {}) {
+    super();
+    this.fliteBin = opts.fliteBin ?? 'flite';
+    this.espeakBin = opts.espeakBin ?? 'espeak-ng';
+  }
+
+  async voices(): Promise<Voice[]> {
+    const all = [...FLITE_VOICES, ...(await this.listEspeak())];
+    return all.map(({ id, name, language, gender, provider }) => ({ id, name, language, gender, provider }));
+  }
+
+  /** `default`/empty → the default voice; `flite-slt` or the bare native name `slt`; `espeak-fr`, `espeak-en-us-f`… */
+  async resolveVoice(voiceId: string | undefined): Promise<LocalVoice> {
+    const id = !voiceId || voiceId === 'default' ? DEFAULT_VOICE_ID : voiceId;
+    const flite = FLITE_VOICES.find((v) => v.id === id || v.native === id);
+    if (flite) return flite;
+    if (id.startsWith('espeak-')) {
+      const found = (await this.listEspeak()).find((v) => v.id === id);
+      if (found) return found;
+    }
+    throw ApiError.validation(
+      `voiceId: unknown voice "${voiceId}" for provider "default"; GET /v1/voices lists the voices`,
+      'voiceId',
+    );
+  }
+
+  protected async _synthesize(req: TtsRequest): Promise<TtsAudio> {
+    const voice = await this.resolveVoice(req.voiceId);
+    const speed = clamp(req.speed || 1, 0.25, 4);
+    const pitch = clamp(Math.round((req.pitch || 1) * 100) / 100, 0.5, 2);
+    const pieces = splitForSynthesis(req.text);
+    if (pieces.length === 0) throw ApiError.validation('text: there is nothing speakable in the text', 'text');
+    const chunks =
+      voice.synth === 'flite'
+        ? this.fliteChunks(pieces, voice, speed, pitch, req.signal)
+        : this.espeakChunks(pieces.join(' '), voice, speed, pitch, req.signal);
+    return { sampleRate: voice.sampleRate, chunks };
+  }
+
+  private listEspeak(): Promise<LocalVoice[]> {
+    this.espeakVoices ??= runProcess(this.espeakBin, ['--voices'])
+      .then((r) => (r.code === 0 ? parseEspeakVoices(r.stdout.toString()) : []))
+      .catch(() => []);
+    return this.espeakVoices;
+  }
+
+  private async *fliteChunks(
+    pieces: string[],
+    voice: LocalVoice,
+    speed: number,
+    pitch: number,
+    signal?: AbortSignal,
+  ): AsyncGenerator<Buffer> {
+    // One piece is rendered ahead of the one being sent; the controller kills it if the consumer stops early.
+    const ac = new AbortController();
+    const onAbort = () => ac.abort(signal?.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const render = (text: string) => {
+      const p = this.renderFlite(text, voice, speed, pitch, ac.signal);
+      p.catch(() => {});
+      return p;
+    };
+    try {
+      let next = render(pieces[0]!);
+      for (let i = 0; i < pieces.length; i++) {
+        const current = await next;
+        if (i + 1 < pieces.length) next = render(pieces[i + 1]!);
+        if (current.length) yield current;
+      }
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+      ac.abort();
+    }
+  }
+
+  private async renderFlite(
+    text: string,
+    voice: LocalVoice,
+    speed: number,
+    pitch: number,
+    signal: AbortSignal,
+  ): Promise<Buffer> {
+    const stretch = voice.nativePitch || pitch === 1 ? 1 / speed : pitch / speed;
+    const args = ['-voice', voice.native, '--setf', `duration_stretch=${stretch.toFixed(3)}`];
+    if (voice.nativePitch && pitch !== 1) args.push('--setf', `f0_shift=${pitch}`);
+    // flite cannot write to a socket (Node's stdio), so it writes a file in memory-backed /dev/shm.
+    const out = join(SCRATCH_DIR, `vap-flite-${randomBytes(8).toString('hex')}.wav`);
+    args.push('-t', text, '-o', out);
+    let wav: Buffer;
+    try {
+      const r = await runProcess(this.fliteBin, args, { signal }).catch((e: Error) => {
+        throw signal.aborted ? e : new EngineError(this.provider, 'unavailable', `flite failed: ${e.message}`, false);
+      });
+      if (r.code !== 0) {
+        throw new EngineError(this.provider, 'upstream', `flite exited ${r.code}: ${r.stderr.slice(0, 200)}`, false);
+      }
+      wav = await readFile(out);
+    } finally {
+      await rm(out, { force: true });
+    }
+    const pcm = Buffer.from(parseWav(wav).data);
+    return voice.nativePitch || pitch === 1
+      ? pcm
+      : resamplePcm(pcm, pitchRate(voice.sampleRate, pitch), voice.sampleRate);
+  }
+
+  private async *espeakChunks(
+    text: string,
+    voice: LocalVoice,
+    speed: number,
+    pitch: number,
+    signal?: AbortSignal,
+  ): AsyncGenerator<Buffer> {
+    const wpm = Math.round(clamp((ESPEAK_WPM * speed) / pitch, 80, 450));
+    const proc = spawn(this.espeakBin, ['-v', voice.native, '-s', String(wpm), '-b', '1', '--stdout'], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      signal,
+      killSignal: 'SIGKILL',
+    });
+    let failed: Error | null = null;
+    proc.on('error', (e) => (failed = e));
+    proc.stdin.on('error', () => {});
+    proc.stdin.end(text);
+    const exited = new Promise<number | null>((r) => proc.on('close', r));
+    const resampler = pitch === 1 ? null : new Resampler(pitchRate(voice.sampleRate, pitch), voice.sampleRate);
+    let header = Buffer.alloc(0);
+    let headerDone = false;
+    let odd: Buffer = Buffer.alloc(0);
+    let finished = false;
+    try {
+      for await (const raw of proc.stdout) {
+        let chunk = raw as Buffer;
+        if (!headerDone) {
+          header = Buffer.concat([header, chunk]);
+          if (header.length < 44) continue;
+          chunk = header.subarray(44); // espeak-ng writes the canonical 44-byte header
+          headerDone = true;
+        }
+        const buf = odd.length ? Buffer.concat([odd, chunk]) : chunk;
+        const even = buf.length - (buf.length % 2);
+        odd = buf.subarray(even);
+        const pcm = buf.subarray(0, even);
+        const out = resampler ? resampler.processPcm(pcm) : pcm;
+        if (out.length) yield out;
+      }
+      if (resampler) {
+        const tail = resampler.flushPcm();
+        if (tail.length) yield tail;
+      }
+      finished = true;
+      const code = await exited;
+      signal?.throwIfAborted();
+      if (failed || code !== 0) {
+        const why = (failed as Error | null)?.message ?? `exit ${code}`;
+        throw new EngineError(this.provider, 'unavailable', `espeak-ng failed: ${why}`, false);
+      }
+    } finally {
+      if (!finished && proc.exitCode === null) proc.kill('SIGKILL');
+    }
+  }
+}
+
+/** The rate at which pitch-shifted audio is "played back": a multiple of 50 Hz so the resampler stays small. */
+function pitchRate(sampleRate: number, pitch: number): number {
+  return Math.round((sampleRate * pitch) / 50) * 50;
+}
+
+function clamp(v: number, lo: number, hi: number): number {
+  return Math.min(hi, Math.max(lo, v));
+}

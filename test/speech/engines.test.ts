@@ -1,0 +1,209 @@
+import { describe, expect, it } from 'vitest';
+import { collect, pcmToInt16 } from '../../shared/audio/index.ts';
+import { PocketsphinxSttEngine, parsePocketsphinxOutput } from '../../shared/engines/stt/pocketsphinx.ts';
+import { LocalTtsEngine } from '../../shared/engines/tts/local.ts';
+import { splitForSynthesis } from '../../shared/engines/tts/text-chunks.ts';
+import { SileroVad, speechRegions } from '../../shared/engines/vad/silero.ts';
+import { frameFeatures } from '../../shared/audio/features.ts';
+import { CONVERSATION_LINES, conversation, speak, wordErrors } from './helpers/speech.ts';
+
+const tts = new LocalTtsEngine();
+const stt = new PocketsphinxSttEngine();
+
+function medianPitch(pcm: Buffer): number {
+  const f0 = [...frameFeatures(pcmToInt16(pcm), 16000).f0].filter((p) => p > 0).sort((a, b) => a - b);
+  return f0[Math.floor(f0.length / 2)]!;
+}
+
+describe('default TTS (flite + espeak-ng)', () => {
+  it('lists flite and espeak-ng voices with id, name, language, gender, provider', async () => {
+    const voices = await tts.voices();
+    expect(voices.find((v) => v.id === 'flite-slt')).toEqual({
+      id: 'flite-slt',
+      name: expect.any(String),
+      language: 'en-US',
+      gender: 'female',
+      provider: 'default',
+    });
+    expect(voices.some((v) => v.id === 'espeak-de')).toBe(true);
+    expect(voices.length).toBeGreaterThan(20);
+  });
+
+  it('streams the first sentence before the rest is rendered', async () => {
+    const text =
+      'This is the first sentence. ' + 'Here comes a much longer second sentence that takes a while. '.repeat(4);
+    expect(splitForSynthesis(text).length).toBeGreaterThan(2);
+    const a = await tts.synthesize({ text, voiceId: 'default', speed: 1, pitch: 1 });
+    const chunks: Buffer[] = [];
+    for await (const c of a.chunks) chunks.push(c);
+    expect(a.sampleRate).toBe(16000);
+    expect(chunks.length).toBeGreaterThan(2);
+  });
+
+  it('honours speed (duration) and pitch (F0) on a native-pitch voice, a resampled one and espeak-ng', async () => {
+    for (const voiceId of ['flite-slt', 'flite-rms', 'espeak-en-us']) {
+      const base = await speak(tts, 'the weather is nice today in the city', voiceId);
+      const fast = await speak(tts, 'the weather is nice today in the city', voiceId).then(async () => {
+        const a = await tts.synthesize({ text: 'the weather is nice today in the city', voiceId, speed: 2, pitch: 1 });
+        return collect(a.chunks).then((b) => ({ b, rate: a.sampleRate }));
+      });
+      expect(fast.b.length / 2 / fast.rate).toBeLessThan((base.length / 32000) * 0.7);
+      const high = await tts.synthesize({
+        text: 'the weather is nice today in the city',
+        voiceId,
+        speed: 1,
+        pitch: 1.5,
+      });
+      const highPcm = (await import('../../shared/audio/resampler.ts')).resamplePcm(
+        await collect(high.chunks),
+        high.sampleRate,
+        16000,
+      );
+      const ratio = medianPitch(highPcm) / medianPitch(base);
+      expect(ratio, voiceId).toBeGreaterThan(1.3);
+      expect(ratio, voiceId).toBeLessThan(1.7);
+      // Pitch alone keeps the duration within 15 %.
+      expect(highPcm.length / base.length).toBeGreaterThan(0.85);
+      expect(highPcm.length / base.length).toBeLessThan(1.15);
+    }
+  });
+
+  it('rejects an unknown voice and unspeakable text with 400s', async () => {
+    await expect(tts.synthesize({ text: 'hi', voiceId: 'nope', speed: 1, pitch: 1 })).rejects.toMatchObject({
+      status: 400,
+      param: 'voiceId',
+    });
+    await expect(tts.synthesize({ text: '   ...  ', voiceId: 'default', speed: 1, pitch: 1 })).rejects.toMatchObject({
+      status: 400,
+    });
+  });
+});
+
+describe('default STT (pocketsphinx)', () => {
+  it('parses decoder output into segments and words, dropping fillers and pronunciation variants', () => {
+    const out = [
+      'hello world',
+      '<s> 0.000 0.100 0.99',
+      'hello 0.110 0.400 0.9',
+      '<sil> 0.400 0.500 1.0',
+      'world(2) 0.500 0.900 0.8',
+      '</s> 0.900 1.000 1.0',
+      '',
+      '<s> 2.000 2.100 0.99',
+      '[NOISE] 2.100 2.300 0.5',
+      '</s> 2.300 2.400 1.0',
+    ].join('\n');
+    const segs = parsePocketsphinxOutput(out);
+    expect(segs).toHaveLength(1);
+    expect(segs[0]).toMatchObject({ start: 0.11, end: 0.9, text: 'hello world' });
+    expect(segs[0]!.words.map((w) => w.word)).toEqual(['hello', 'world']);
+  });
+
+  it('transcribes flite speech with word timings inside the audio, both modes', async () => {
+    const pcm = await speak(tts, 'please call me back when you get home tonight');
+    for (const mode of ['accurate', 'fast'] as const) {
+      const r = await stt.transcribe({
+        pcm,
+        sampleRate: 16000,
+        language: 'en',
+        mode,
+        timestamps: 'word',
+        diarize: false,
+      });
+      expect(wordErrors('please call me back when you get home tonight', r.text)).toBeLessThanOrEqual(
+        mode === 'fast' ? 4 : 2,
+      );
+      expect(r.language).toBe('en');
+      expect(r.duration).toBeCloseTo(pcm.length / 32000, 2);
+      expect(r.words!.length).toBeGreaterThan(5);
+      for (const w of r.words!) {
+        expect(w.start).toBeLessThan(w.end);
+        expect(w.end).toBeLessThanOrEqual(r.duration + 0.01);
+      }
+      expect(r.segments[0]!.start).toBeLessThanOrEqual(r.words![0]!.start);
+    }
+  });
+
+  it('answers 400 unsupported_language for a language the English model cannot serve', async () => {
+    const pcm = Buffer.alloc(32000);
+    await expect(
+      stt.transcribe({ pcm, sampleRate: 16000, language: 'de', mode: 'fast', timestamps: 'segment', diarize: false }),
+    ).rejects.toMatchObject({ code: 'unsupported_language', status: 400, param: 'language' });
+  });
+
+  it('returns an empty transcript for silence', async () => {
+    const r = await stt.transcribe({
+      pcm: Buffer.alloc(32000),
+      sampleRate: 16000,
+      language: '',
+      mode: 'fast',
+      timestamps: 'segment',
+      diarize: false,
+    });
+    expect(r.text).toBe('');
+    expect(r.segments).toEqual([]);
+  });
+
+  it('diarizes a two-voice conversation (female slt / male rms) by segment', async () => {
+    const turns = CONVERSATION_LINES.map((text, i) => ({ text, voice: i % 2 ? 'flite-slt' : 'flite-rms' }));
+    const { pcm, truth } = await conversation(tts, turns);
+    const r = await stt.transcribe({
+      pcm,
+      sampleRate: 16000,
+      language: 'en',
+      mode: 'accurate',
+      timestamps: 'segment',
+      diarize: true,
+    });
+    const accuracy = diarizationAccuracy(r.segments, truth);
+    expect(accuracy).toBeGreaterThanOrEqual(0.9);
+  });
+});
+
+/** Fraction of segment time whose label matches the true speaker under the best label↔voice mapping. */
+export function diarizationAccuracy(
+  segments: { start: number; end: number; speaker?: string }[],
+  truth: { voice: string; start: number; end: number }[],
+): number {
+  const voices = [...new Set(truth.map((t) => t.voice))];
+  const labels = [...new Set(segments.map((s) => s.speaker ?? ''))];
+  let best = 0;
+  for (const perm of permutations(voices)) {
+    let ok = 0;
+    let total = 0;
+    for (const s of segments) {
+      const mid = (s.start + s.end) / 2;
+      const t = truth.find((x) => mid >= x.start - 0.3 && mid <= x.end + 0.3);
+      if (!t) continue;
+      total += s.end - s.start;
+      if (perm[labels.indexOf(s.speaker ?? '')] === t.voice) ok += s.end - s.start;
+    }
+    best = Math.max(best, total ? ok / total : 0);
+  }
+  return best;
+}
+
+function permutations<T>(xs: T[]): T[][] {
+  if (xs.length <= 1) return [xs];
+  return xs.flatMap((x, i) => permutations([...xs.slice(0, i), ...xs.slice(i + 1)]).map((p) => [x, ...p]));
+}
+
+describe('Silero VAD', () => {
+  it('finds speech in speech and none in silence', async () => {
+    const vad = new SileroVad();
+    const session = vad.session();
+    const silence = await session.push(new Int16Array(512));
+    expect(silence).toBeLessThan(0.2);
+    const pcm = await speak(tts, 'hello there, this is a test of voice activity detection');
+    const padded = Buffer.concat([Buffer.alloc(32000), pcm, Buffer.alloc(32000)]);
+    const regions = await speechRegions(vad, pcmToInt16(padded));
+    expect(regions.length).toBeGreaterThanOrEqual(1);
+    expect(regions[0]!.start).toBeGreaterThan(0.8);
+    expect(regions[0]!.start).toBeLessThan(1.4);
+    expect(regions[regions.length - 1]!.end).toBeLessThan(padded.length / 32000 - 0.5);
+  });
+
+  it('rejects frames of the wrong size', async () => {
+    await expect(new SileroVad().session().push(new Int16Array(100))).rejects.toThrow(/512/);
+  });
+});
