@@ -55,12 +55,46 @@ export function makeMedia(): Record<string, { body: Buffer; type: string }> {
     `${dir}/talk.mp4`,
   ]);
   writeFileSync(`${dir}/garbage.jpg`, randomBytes(4096));
+  // Two scenes: the face talking, then a white card with large text (for OCR), with the speech under both.
+  const font = '/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf';
+  run('ffmpeg', [
+    ...['-v', 'error', '-y', '-loop', '1', '-t', '2', '-i', new URL('face.jpg', FIXTURES).pathname],
+    ...['-f', 'lavfi', '-t', '2', '-i', 'color=c=white:s=256x256:r=25', '-i', `${dir}/speech.wav`],
+    '-filter_complex',
+    `[0:v]scale=256:256,setsar=1,fps=25,format=yuv420p[a];[1:v]drawtext=fontfile=${font}:text='OPEN LATE':fontsize=40:fontcolor=black:x=(w-text_w)/2:y=(h-text_h)/2,setsar=1,format=yuv420p[b];[a][b]concat=n=2:v=1:a=0[v]`,
+    ...['-map', '[v]', '-map', '2:a', '-c:v', 'libx264', '-preset', 'ultrafast', '-c:a', 'aac', `${dir}/scenes.mp4`],
+  ]);
+  run('ffmpeg', [
+    '-v',
+    'error',
+    '-y',
+    '-loop',
+    '1',
+    '-i',
+    new URL('face.jpg', FIXTURES).pathname,
+    '-i',
+    `${dir}/speech.wav`,
+    '-vf',
+    'scale=192:192,format=yuv420p',
+    '-r',
+    '25',
+    '-c:v',
+    'libx264',
+    '-preset',
+    'ultrafast',
+    '-c:a',
+    'aac',
+    '-shortest',
+    `${dir}/speaker.mp4`,
+  ]);
   return {
     '/face.jpg': { body: readFileSync(new URL('face.jpg', FIXTURES)), type: 'image/jpeg' },
     '/speech.wav': { body: readFileSync(`${dir}/speech.wav`), type: 'audio/wav' },
     '/talk.mp4': { body: readFileSync(`${dir}/talk.mp4`), type: 'video/mp4' },
     '/noface.png': { body: readFileSync(`${dir}/noface.png`), type: 'image/png' },
     '/garbage.jpg': { body: readFileSync(`${dir}/garbage.jpg`), type: 'image/jpeg' },
+    '/scenes.mp4': { body: readFileSync(`${dir}/scenes.mp4`), type: 'video/mp4' },
+    '/speaker.mp4': { body: readFileSync(`${dir}/speaker.mp4`), type: 'video/mp4' },
     '/huge.mp4': { body: Buffer.alloc(3 * 1024 * 1024, 1), type: 'video/mp4' },
   };
 }
