@@ -57,9 +57,18 @@ async function ensureCustomer(infra: Infra, stripe: Stripe, developerId: string)
   return row.stripe_customer_id;
 }
 
+const LIVE_STATUSES = new Set(['active', 'trialing', 'past_due']);
+
 /** A hosted Checkout page for a tier (subscription mode). The tier is applied when Stripe confirms by webhook. */
 export async function createCheckout(infra: Infra, developerId: string, body: CheckoutBody): Promise<CheckoutResult> {
   const { stripe, settings } = requireStripe(infra.config);
+  const current = await getBillingCustomer(infra.db, developerId);
+  if (current?.stripe_subscription_id && LIVE_STATUSES.has(current.subscription_status ?? '')) {
+    // A second Checkout would start a second subscription billed alongside the first.
+    throw new ApiError('conflict', {
+      detail: 'A subscription is already active; change the plan in the billing portal (POST /v1/billing/portal).',
+    });
+  }
   const customer = await ensureCustomer(infra, stripe, developerId);
   const metadata = { developerId, tier: body.tier };
   const session = await stripe.checkout.sessions

@@ -182,6 +182,15 @@ describe('Stripe webhooks', () => {
     });
     expect(after.headers.get('x-usage-limit')).toBe('200000');
     expect(after.headers.get('x-ratelimit-limit')).toBe('600');
+
+    // Subscribed: another Checkout would bill a second subscription, so plan changes go through the portal.
+    const second = await p.request('/v1/billing/checkout', {
+      method: 'POST',
+      key: apiKey,
+      json: { tier: 'scale', successUrl: 'https://a.example/s', cancelUrl: 'https://a.example/c' },
+    });
+    expect(second.status).toBe(409);
+    expect(((await second.json()) as { error: { message: string } }).error.message).toMatch(/billing portal/);
   });
 
   it('ignores a replayed event and rejects a tampered or unsigned one', async () => {

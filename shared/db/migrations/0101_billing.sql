@@ -37,7 +37,8 @@ create table credit_ledger (
   created_at timestamptz not null default now(),
   settled_at timestamptz
 );
-create index credit_ledger_developer_period on credit_ledger (developer_id, period_start, category);
+-- The usage report sums the current period by creation time.
+create index credit_ledger_developer_created on credit_ledger (developer_id, created_at);
 
 -- Stored provider keys, encrypted with AES-256-GCM under a master key named by key_id (rotatable).
 create table provider_keys (
