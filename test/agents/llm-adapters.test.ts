@@ -158,6 +158,21 @@ describe('wire formats', () => {
     });
   });
 
+  it('openai reasoning models get max_completion_tokens and no temperature', async () => {
+    const d = doubles[0]!;
+    const before = d.requests.length;
+    await collect(engines.openai!, {
+      model: 'o3-mini',
+      messages: [{ role: 'user', content: 'hi' }],
+      temperature: 0.3,
+      maxTokens: 50,
+    });
+    const body = d.requests[before]!.json as Record<string, unknown>;
+    expect(body.max_completion_tokens).toBe(50);
+    expect(body.max_tokens).toBeUndefined();
+    expect(body.temperature).toBeUndefined();
+  });
+
   it('anthropic: x-api-key, version header, top-level system, tool_result blocks in a user turn, temperature clamped', async () => {
     const d = doubles[2]!;
     const before = d.requests.length;

@@ -66,8 +66,14 @@ export class OpenAiCompatibleLlm extends LlmEngine {
       stream: true,
     };
     if (this.opts.includeUsageOption) body.stream_options = { include_usage: true };
-    if (req.temperature !== undefined) body.temperature = req.temperature;
-    if (req.maxTokens !== undefined) body.max_tokens = req.maxTokens;
+    const model = String(body.model);
+    if (this.opts.provider === 'openai' && REASONING_MODEL.test(model)) {
+      // OpenAI's reasoning models take max_completion_tokens and only the default temperature.
+      if (req.maxTokens !== undefined) body.max_completion_tokens = req.maxTokens;
+    } else {
+      if (req.temperature !== undefined) body.temperature = req.temperature;
+      if (req.maxTokens !== undefined) body.max_tokens = req.maxTokens;
+    }
     if (req.tools?.length) {
       body.tools = req.tools.map((t) => ({
         type: 'function',
@@ -124,6 +130,9 @@ export class OpenAiCompatibleLlm extends LlmEngine {
     yield { type: 'done', finishReason: finish, usage };
   }
 }
+
+/** OpenAI models that reject `max_tokens` and a non-default `temperature` (o1, o3, o4-mini, gpt-5…). */
+const REASONING_MODEL = /^(o\d|gpt-5)/;
 
 function mapFinish(r: string): LlmFinishReason {
   if (r === 'stop') return 'stop';
