@@ -79,7 +79,8 @@ export function createMeter(deps: { db: Db; redis: Redis; config: Config; log: L
     return rows[0] ?? null;
   }
 
-  async function reserve(input: MeterInput): Promise<Reservation> {
+  async function reserve(raw: MeterInput): Promise<Reservation> {
+    const input = { ...raw, units: cleanUnits(raw.units) };
     const id = newId('ledger');
     const credits = input.billable ? weights.credits(input.category, input.operation, input.units) : 0;
     if (credits === 0) {
@@ -160,7 +161,7 @@ export function createMeter(deps: { db: Db; redis: Redis; config: Config; log: L
     held: number,
     actualUnits: number | undefined,
   ): Promise<BalanceRow | undefined> {
-    const units = actualUnits ?? input.units;
+    const units = actualUnits === undefined ? input.units : cleanUnits(actualUnits);
     const actual = input.billable ? weights.credits(input.category, input.operation, units) : 0;
     const delta = actual - held;
     // A charge past the hold (e.g. a 0-unit reserve settled at the end of a session) needs the account of the
@@ -236,6 +237,11 @@ export function createMeter(deps: { db: Db; redis: Redis; config: Config; log: L
   }
 
   return { reserve, snapshot, refresh, publish };
+}
+
+/** Units are a measured amount: anything not a finite non-negative number counts as 0 (never a negative charge). */
+function cleanUnits(units: number): number {
+  return Number.isFinite(units) && units > 0 ? units : 0;
 }
 
 function toSnapshot(c: CachedUsage): UsageSnapshot {
