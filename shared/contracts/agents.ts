@@ -17,7 +17,7 @@ const Metadata = z
  */
 export const StyleProfile = z
   .object({
-    speed: z.number().min(0.25).max(4).optional(),
+    speed: z.number().min(0.5).max(2).optional(),
     pitch: z.number().min(0.5).max(2).optional(),
     stability: z.number().min(0).max(1).optional(),
     similarityBoost: z.number().min(0).max(1).optional(),
@@ -244,9 +244,10 @@ export const InstanceParams = z.object({ id: z.string().min(1).max(60), instance
 // ── speak / sync ────────────────────────────────────────────────────────────────────────────────────────────
 export const SpeakBody = z
   .object({
-    text: z.string().min(1).max(5000),
+    // Bounds as POST /v1/synthesize: text 1-10,000, speed 0.5-2.
+    text: z.string().min(1).max(10_000),
     format: z.enum(['mp3', 'wav', 'ogg']).default('mp3'),
-    speed: z.number().min(0.25).max(4).optional(),
+    speed: z.number().min(0.5).max(2).optional(),
   })
   .strict();
 export type SpeakBody = z.infer<typeof SpeakBody>;

@@ -111,7 +111,7 @@ describe('agents CRUD', () => {
     [{ name: 'x', maxTokens: 16385 }, 'maxTokens'],
     [{ name: 'x', maxTokens: 1.5 }, 'maxTokens'],
     [{ name: 'x', language: 'english!' }, 'language'],
-    [{ name: 'x', styleProfile: { speed: 9 } }, 'styleProfile.speed'],
+    [{ name: 'x', styleProfile: { speed: 2.5 } }, 'styleProfile.speed'],
     [{ name: 'x', styleProfile: { unknown: 1 } }, 'styleProfile'],
     [{ name: 'x', styleProfile: 'fast' }, 'styleProfile'],
     [{ name: 'x', metadata: [] }, 'metadata'],
