@@ -38,7 +38,7 @@ export class HttpDouble {
   url = '';
   /** The credential the double accepts; tests send something else to provoke 401. */
   key: string;
-  private readonly failures: { status: number; message: string }[] = [];
+  private readonly failures: { status: number; message: string; raw?: { body: string; contentType: string } }[] = [];
   private gate: Promise<void> | null = null;
   private readonly server = createServer((req, res) => void this.handle(req, res));
 
@@ -74,6 +74,11 @@ export class HttpDouble {
   /** The next request is answered with this status and the vendor's error body. */
   failNext(status: number, message = `injected ${status}`): void {
     this.failures.push({ status, message });
+  }
+
+  /** The next request is answered verbatim (e.g. a 200 HTML page from a misbehaving proxy). */
+  answerNext(status: number, body: string, contentType: string): void {
+    this.failures.push({ status, message: '', raw: { body, contentType } });
   }
 
   /** Streamed answers stop after their first chunk until the returned function is called. */
@@ -122,6 +127,8 @@ export class HttpDouble {
     this.requests.push(rec);
     try {
       const failure = this.failures.shift();
+      if (failure?.raw)
+        return void res.writeHead(failure.status, { 'content-type': failure.raw.contentType }).end(failure.raw.body);
       if (failure) return this.fail(res, failure.status, failure.message);
       if (!this.spec.public?.(rec) && !this.spec.authorize(rec, this)) {
         return this.fail(res, 401, 'invalid credentials');

@@ -6,8 +6,8 @@ import type { HttpDouble, RecordedRequest } from '../../doubles/http-double.ts';
 /**
  * The conformance suite every brand-named TTS adapter runs against its vendor double: naming and voices,
  * synthesis to aligned PCM with the key in the vendor's auth scheme, streaming (audio before the vendor has
- * finished), error mapping (401 → permanent auth; 429/503/network → retryable; 400 → permanent), abort, and a
- * missing key failing before any call.
+ * finished), error mapping (401 → permanent auth; 429/503/network → retryable; 400 → permanent; a 2xx that is
+ * not audio → upstream), abort, and a missing key failing before any call.
  */
 export interface TtsVendorCase {
   provider: string;
@@ -124,6 +124,12 @@ export function ttsConformance(c: TtsVendorCase): void {
       const bad = await engineError(engine.synthesize(ttsRequest({ apiKey: double.key })));
       expect(bad).toMatchObject({ kind: 'bad_request', retryable: false, status: 400 });
       expect(bad.message).toContain('bad input'); // the vendor's error body travels in the message
+    });
+
+    it('treats a 2xx that is not the vendor answer (an HTML page) as a retryable upstream error', async () => {
+      double.answerNext(200, '<html><body>gateway says hi</body></html>', 'text/html');
+      const e = await engineError(engine.synthesize(ttsRequest({ apiKey: double.key })));
+      expect(e).toMatchObject({ kind: 'upstream', retryable: true });
     });
 
     it('maps an unreachable vendor to a retryable error', async () => {

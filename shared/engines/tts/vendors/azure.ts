@@ -1,6 +1,6 @@
 import { TtsEngine, type TtsAudio, type TtsCapabilities, type TtsRequest, type Voice } from '../types.ts';
 import { pcmStream } from './audio.ts';
-import { clamp, escapeXml, normalizeBaseUrl, requireKey, stripUndefined, vendorFetch } from './http.ts';
+import { clamp, escapeXml, normalizeBaseUrl, requireKey, stripUndefined, vendorAudio } from './http.ts';
 import { stockVoices, type StockVoice } from './stock-voices.ts';
 
 export interface AzureTtsOptions {
@@ -64,7 +64,7 @@ export class AzureTts extends TtsEngine {
   protected async _synthesize(req: TtsRequest): Promise<TtsAudio> {
     const { url, key } = this.endpoint(requireKey(this.provider, this.label, req.apiKey));
     const voice = req.voiceId && req.voiceId !== 'default' ? req.voiceId : this.opts.voice;
-    const res = await vendorFetch(this.provider, url, {
+    const res = await vendorAudio(this.provider, url, {
       method: 'POST',
       headers: {
         'ocp-apim-subscription-key': key,

@@ -1,6 +1,6 @@
 import { TtsEngine, type TtsAudio, type TtsCapabilities, type TtsRequest, type Voice } from '../types.ts';
 import { pcmStream } from './audio.ts';
-import { clamp, normalizeBaseUrl, requireKey, stripUndefined, vendorFetch, vendorModel } from './http.ts';
+import { clamp, normalizeBaseUrl, requireKey, stripUndefined, vendorAudio, vendorModel } from './http.ts';
 import { stockVoices, type StockVoice } from './stock-voices.ts';
 
 export interface CartesiaTtsOptions {
@@ -63,7 +63,7 @@ export class CartesiaTts extends TtsEngine {
     };
     // Sonic 3 takes generation_config.speed in 0.6-1.5.
     if (req.speed !== 1) body.generation_config = { speed: clamp(req.speed, 0.6, 1.5) };
-    const res = await vendorFetch(this.provider, `${this.opts.baseUrl}/tts/bytes`, {
+    const res = await vendorAudio(this.provider, `${this.opts.baseUrl}/tts/bytes`, {
       method: 'POST',
       headers: { 'x-api-key': key, 'cartesia-version': this.opts.apiVersion, 'content-type': 'application/json' },
       body: JSON.stringify(body),

@@ -1,6 +1,6 @@
 import { TtsEngine, type TtsAudio, type TtsCapabilities, type TtsRequest, type Voice } from '../types.ts';
 import { pcmStream } from './audio.ts';
-import { clamp, normalizeBaseUrl, requireKey, stripUndefined, vendorFetch } from './http.ts';
+import { clamp, normalizeBaseUrl, requireKey, stripUndefined, vendorAudio } from './http.ts';
 import { stockVoices, type StockVoice } from './stock-voices.ts';
 
 export interface DeepgramTtsOptions {
@@ -59,7 +59,7 @@ export class DeepgramTts extends TtsEngine {
     });
     // Aura 2 takes speed in 0.7-1.5.
     if (req.speed !== 1) q.set('speed', String(clamp(req.speed, 0.7, 1.5)));
-    const res = await vendorFetch(this.provider, `${this.opts.baseUrl}/v1/speak?${q}`, {
+    const res = await vendorAudio(this.provider, `${this.opts.baseUrl}/v1/speak?${q}`, {
       method: 'POST',
       headers: { authorization: `Token ${key}`, 'content-type': 'application/json' },
       body: JSON.stringify({ text: req.text }),

@@ -1,6 +1,6 @@
 import { TtsEngine, type TtsAudio, type TtsCapabilities, type TtsRequest, type Voice } from '../types.ts';
 import { pcmStream } from './audio.ts';
-import { clamp, normalizeBaseUrl, requireKey, stripUndefined, vendorFetch, vendorModel } from './http.ts';
+import { clamp, normalizeBaseUrl, requireKey, stripUndefined, vendorAudio, vendorModel } from './http.ts';
 import { stockVoices, type StockVoice } from './stock-voices.ts';
 
 export interface ElevenLabsTtsOptions {
@@ -64,7 +64,7 @@ export class ElevenLabsTts extends TtsEngine {
     if (req.language) body.language_code = req.language.slice(0, 2);
     // ElevenLabs accepts 0.7-1.2; outside that the request fails, so the rate is clamped.
     if (req.speed !== 1) body.voice_settings = { speed: clamp(req.speed, 0.7, 1.2) };
-    const res = await vendorFetch(this.provider, url, {
+    const res = await vendorAudio(this.provider, url, {
       method: 'POST',
       headers: { 'xi-api-key': key, 'content-type': 'application/json', accept: 'audio/pcm' },
       body: JSON.stringify(body),

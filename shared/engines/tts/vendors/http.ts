@@ -39,6 +39,26 @@ export async function vendorFetch(provider: string, url: string, init: RequestIn
   return res;
 }
 
+/**
+ * `vendorFetch` for an audio answer: a 2xx whose body is JSON, text or HTML is the vendor (or a proxy) reporting
+ * something other than audio, so it fails as upstream rather than being played as noise.
+ */
+export async function vendorAudio(provider: string, url: string, init: RequestInit): Promise<Response> {
+  const res = await vendorFetch(provider, url, init);
+  const type = res.headers.get('content-type') ?? '';
+  if (/json|text\/|html|xml/i.test(type)) {
+    const body = await res.text().catch(() => '');
+    throw new EngineError(
+      provider,
+      'upstream',
+      `${provider} answered ${type} instead of audio: ${body.slice(0, 200)}`,
+      true,
+      res.status,
+    );
+  }
+  return res;
+}
+
 /** `vendorFetch` + JSON body. A body that is not JSON is an upstream (retryable) failure. */
 export async function vendorJson<T>(provider: string, url: string, init: RequestInit): Promise<T> {
   const res = await vendorFetch(provider, url, init);

@@ -1,6 +1,6 @@
 import { TtsEngine, type TtsAudio, type TtsCapabilities, type TtsRequest, type Voice } from '../types.ts';
 import { pcmStream } from './audio.ts';
-import { clamp, normalizeBaseUrl, requireKey, stripUndefined, vendorFetch } from './http.ts';
+import { clamp, normalizeBaseUrl, requireKey, stripUndefined, vendorAudio } from './http.ts';
 import { stockVoices, type StockVoice } from './stock-voices.ts';
 
 export interface HumeTtsOptions {
@@ -53,7 +53,7 @@ export class HumeTts extends TtsEngine {
       voice: UUID.test(voice) ? { id: voice } : { name: voice, provider: 'HUME_AI' },
     };
     if (req.speed !== 1) utterance.speed = clamp(req.speed, 0.5, 2);
-    const res = await vendorFetch(this.provider, `${this.opts.baseUrl}/v0/tts/stream/file`, {
+    const res = await vendorAudio(this.provider, `${this.opts.baseUrl}/v0/tts/stream/file`, {
       method: 'POST',
       headers: { 'x-hume-api-key': key, 'content-type': 'application/json' },
       body: JSON.stringify({ utterances: [utterance], format: { type: 'pcm' }, instant_mode: true }),

@@ -1,6 +1,6 @@
 import { TtsEngine, type TtsAudio, type TtsCapabilities, type TtsRequest, type Voice } from '../types.ts';
 import { pcmStream } from './audio.ts';
-import { clamp, normalizeBaseUrl, requireKey, stripUndefined, vendorFetch, vendorModel } from './http.ts';
+import { clamp, normalizeBaseUrl, requireKey, stripUndefined, vendorAudio, vendorModel } from './http.ts';
 import { stockVoices, type StockVoice } from './stock-voices.ts';
 
 export interface LmntTtsOptions {
@@ -57,7 +57,7 @@ export class LmntTts extends TtsEngine {
     };
     if (req.language) body.language = req.language.slice(0, 2);
     if (req.speed !== 1) body.speed = clamp(req.speed, 0.25, 2);
-    const res = await vendorFetch(this.provider, `${this.opts.baseUrl}/v1/ai/speech/bytes`, {
+    const res = await vendorAudio(this.provider, `${this.opts.baseUrl}/v1/ai/speech/bytes`, {
       method: 'POST',
       headers: { 'x-api-key': key, 'content-type': 'application/json' },
       body: JSON.stringify(body),

@@ -1,6 +1,6 @@
 import { TtsEngine, type TtsAudio, type TtsCapabilities, type TtsRequest, type Voice } from '../types.ts';
 import { pcmStream } from './audio.ts';
-import { clamp, normalizeBaseUrl, requireKey, stripUndefined, vendorFetch } from './http.ts';
+import { clamp, normalizeBaseUrl, requireKey, stripUndefined, vendorAudio } from './http.ts';
 import { stockVoices, type StockVoice } from './stock-voices.ts';
 
 export interface OpenAiTtsOptions {
@@ -57,7 +57,7 @@ export class OpenAiTts extends TtsEngine {
       response_format: 'pcm',
     };
     if (req.speed !== 1) body.speed = clamp(req.speed, 0.25, 4);
-    const res = await vendorFetch(this.provider, `${this.opts.baseUrl}/audio/speech`, {
+    const res = await vendorAudio(this.provider, `${this.opts.baseUrl}/audio/speech`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
       body: JSON.stringify(body),

@@ -1,7 +1,7 @@
 import { TtsEngine, type TtsAudio, type TtsCapabilities, type TtsRequest, type Voice } from '../types.ts';
 import { EngineError } from '../../core/engine-error.ts';
 import { bytesOf, wavToPcm } from './audio.ts';
-import { clamp, normalizeBaseUrl, requireKey, stripUndefined, vendorFetch, vendorModel } from './http.ts';
+import { clamp, normalizeBaseUrl, requireKey, stripUndefined, vendorAudio, vendorModel } from './http.ts';
 import { stockVoices, type StockVoice } from './stock-voices.ts';
 
 export interface PlayHtTtsOptions {
@@ -67,7 +67,7 @@ export class PlayHtTts extends TtsEngine {
       speed: clamp(req.speed, 0.1, 5),
     };
     if (req.language) body.language = req.language;
-    const res = await vendorFetch(this.provider, `${this.opts.baseUrl}/api/v2/tts/stream`, {
+    const res = await vendorAudio(this.provider, `${this.opts.baseUrl}/api/v2/tts/stream`, {
       method: 'POST',
       headers: {
         authorization: key.slice(sep + 1),

@@ -1,6 +1,6 @@
 import { TtsEngine, type TtsAudio, type TtsCapabilities, type TtsRequest, type Voice } from '../types.ts';
 import { pcmStream } from './audio.ts';
-import { clamp, normalizeBaseUrl, requireKey, stripUndefined, vendorFetch, vendorModel } from './http.ts';
+import { clamp, normalizeBaseUrl, requireKey, stripUndefined, vendorAudio, vendorModel } from './http.ts';
 import { stockVoices, type StockVoice } from './stock-voices.ts';
 
 export interface RimeTtsOptions {
@@ -61,7 +61,7 @@ export class RimeTts extends TtsEngine {
     };
     const lang = req.language ? LANGS[req.language.slice(0, 2)] : undefined;
     if (lang) body.lang = lang;
-    const res = await vendorFetch(this.provider, `${this.opts.baseUrl}/v1/rime-tts`, {
+    const res = await vendorAudio(this.provider, `${this.opts.baseUrl}/v1/rime-tts`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, accept: 'audio/pcm', 'content-type': 'application/json' },
       body: JSON.stringify(body),
