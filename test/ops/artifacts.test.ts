@@ -124,7 +124,7 @@ describe('Dockerfile', () => {
       );
       for (const overlay of OVERLAYS) {
         const objs = renderOverlay(overlay);
-        const cm = byKind(objs, 'ConfigMap').find((o) => o.metadata.name === 'vap-config') as {
+        const cm = byKind(objs, 'ConfigMap').find((o) => o.metadata.name === 'vap-config') as unknown as {
           data: Record<string, string>;
         };
         expect(cm.data.EMBEDDINGS_MODEL_PATH, overlay).toBe(model);

@@ -11,6 +11,7 @@ import { registry } from '../../shared/observability/metrics.ts';
 import { QUEUES, poolOf } from '../../shared/queue/define.ts';
 import { envVars } from './env-template.ts';
 import { OVERLAYS, byKind, find, kubectlPath, parseObjects, renderOverlay, type K8sObject } from './kustomize.ts';
+import { unknownFields } from './strict-fields.ts';
 import { validateObject } from './validate.ts';
 
 const kubectl = kubectlPath();
@@ -82,6 +83,28 @@ describe('YAML parsing', () => {
         spec: { scaleTargetRef: { name: 'x' }, triggers: [{ type: 'prometheus', metadata: { threshold: 1 } }] },
       }),
     ).rejects.toThrow(/ScaledObject\/s/);
+  });
+});
+
+describe('unknown fields', () => {
+  it('no rendered object has a field its schema does not know (the models do not check that)', () => {
+    const all = OVERLAYS.flatMap((o) => rendered.get(o)!);
+    expect(unknownFields(all)).toEqual([]);
+  });
+
+  it('reports a misspelt field at any depth, naming the object', () => {
+    const dep = structuredClone(find(rendered.get('prod')!, 'Deployment', 'api')) as K8sObject & {
+      spec: { template: { spec: { containers: Array<Record<string, unknown>> } } };
+    };
+    dep.spec.template.spec.containers[0]!.readinessProbes = {};
+    const so = structuredClone(find(rendered.get('prod')!, 'ScaledObject', 'realtime')) as K8sObject & {
+      spec: Record<string, unknown>;
+    };
+    so.spec.cooldownPeriods = 60;
+    const found = unknownFields([dep, so]);
+    expect(found).toHaveLength(2);
+    expect(found[0]).toMatch(/^Deployment\/api: .*readinessProbes/);
+    expect(found[1]).toMatch(/^ScaledObject\/realtime: .*cooldownPeriods/);
   });
 });
 
