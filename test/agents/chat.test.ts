@@ -330,6 +330,26 @@ describe('chat', () => {
     expect((await chat(a.id, { message: 'hi', instanceId: 'ins_missing' })).res.status).toBe(404);
   });
 
+  it('meters llm credits by reported tokens; a caller key or a failed turn charges nothing', async () => {
+    const d = await p.developer('pro');
+    const a = await agent({ name: 'Metered' }, d.apiKey);
+    const llmCredits = async () =>
+      ((await (await p.request('/v1/usage', { key: d.apiKey })).json()) as { breakdown: { llm: number } }).breakdown
+        .llm;
+    const say = (headers: Record<string, string> = {}) =>
+      p.request(`/v1/agents/${a.id}/chat`, { method: 'POST', key: d.apiKey, json: { message: 'hi' }, headers });
+    const start = await llmCredits();
+    script = () => ({ text: 'ok', usage: { input: 1000, output: 500 } });
+    expect((await say()).status).toBe(200);
+    const afterOne = await llmCredits();
+    expect(afterOne - start).toBeCloseTo(150, 5); // 1500 tokens × 0.1 credit
+    expect((await say({ 'X-Provider-Key-OpenAI': 'sk-caller' })).status).toBe(200);
+    expect(await llmCredits()).toBeCloseTo(afterOne, 5);
+    script = () => ({ status: 500 });
+    expect((await say()).status).toBe(502);
+    expect(await llmCredits()).toBeCloseTo(afterOne, 5);
+  });
+
   it('upstream failures are clean errors and store nothing', async () => {
     const a = await agent({ name: 'Fails' });
     script = () => ({ status: 401 });
