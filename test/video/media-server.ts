@@ -126,14 +126,14 @@ export interface Received {
   status: number;
 }
 
-/** A webhook receiver that answers `failFirst` requests with 500, then 200, recording every request. */
-export async function startReceiver(failFirst = 0): Promise<LocalServer & { received: Received[] }> {
+/** A webhook receiver that answers `failFirst` requests with `failStatus`, then 200, recording every request. */
+export async function startReceiver(failFirst = 0, failStatus = 500): Promise<LocalServer & { received: Received[] }> {
   const received: Received[] = [];
   const server = createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
-      const status = received.length < failFirst ? 500 : 200;
+      const status = received.length < failFirst ? failStatus : 200;
       received.push({ headers: req.headers, body, status });
       res.writeHead(status).end();
     });
