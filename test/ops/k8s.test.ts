@@ -11,6 +11,7 @@ import { registry } from '../../shared/observability/metrics.ts';
 import { QUEUES, poolOf } from '../../shared/queue/define.ts';
 import { envVars } from './env-template.ts';
 import { OVERLAYS, byKind, find, kubectlPath, parseObjects, renderOverlay, type K8sObject } from './kustomize.ts';
+import { kedaAdmissionErrors } from './keda-rules.ts';
 import { unknownFields } from './strict-fields.ts';
 import { validateObject } from './validate.ts';
 
@@ -213,6 +214,20 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
       const own = pdbs.filter((p) => podMatches(p.spec?.selector?.matchLabels, labels));
       expect(own, d.metadata!.name).toHaveLength(1);
     }
+  });
+
+  it('passes the checks KEDA makes on admission (bounds, fallback, one autoscaler per workload)', () => {
+    expect(kedaAdmissionErrors(objs())).toEqual([]);
+    // The same checks catch what KEDA would refuse.
+    const rt = structuredClone(find(objs(), 'ScaledObject', 'realtime'));
+    (rt.spec as Record<string, unknown>).fallback = { failureThreshold: 3, replicas: 4 };
+    const hpa = structuredClone(find(objs(), 'HorizontalPodAutoscaler', 'api'));
+    (hpa.spec as { scaleTargetRef: { name: string } }).scaleTargetRef.name = 'workers-cpu';
+    const others = objs().filter((o) => !(o.kind === 'ScaledObject' && o.metadata.name === 'realtime'));
+    expect(kedaAdmissionErrors([...others, rt, hpa])).toEqual([
+      'ScaledObject/realtime: fallback is not supported with cpu',
+      expect.stringMatching(/^Deployment\/workers-cpu is scaled by /),
+    ]);
   });
 
   it('scales api on CPU and realtime on active sessions per pod', () => {
