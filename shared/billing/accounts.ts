@@ -1,6 +1,7 @@
 import type { Config } from '../config/index.ts';
 import { withTransaction, type Db, type Queryable } from '../db/pool.ts';
 import { ApiError } from '../errors/api-error.ts';
+import { newId } from '../ids.ts';
 import { planFor, type Tier } from './tiers.ts';
 
 /** A developer's credit balance for the current period. */
@@ -35,6 +36,11 @@ export function addMonthsUtc(anchor: Date, n: number): Date {
   d.setUTCDate(1);
   d.setUTCFullYear(y, m, Math.min(anchor.getUTCDate(), lastDay));
   return d;
+}
+
+/** USD cents for credits past the limit at a rate in USD per 1,000 credits (rounded to the nearest cent). */
+export function overageCents(credits: number, ratePerThousand: number): number {
+  return Math.round((credits * ratePerThousand * 100) / 1000);
 }
 
 export async function selectAccount(db: Queryable, developerId: string): Promise<AccountRow | null> {
@@ -77,6 +83,22 @@ export async function ensureAccount(
     const a = rows[0]!;
     if (a.period_end > now) return a;
 
+    const over = a.used - accountLimit(a);
+    if (over > 0 && a.overage_rate > 0) {
+      await tx.query(
+        `insert into overage_charges (id, developer_id, period_start, period_end, credits, rate, amount_cents)
+         values ($1, $2, $3, $4, $5, $6, $7) on conflict (developer_id, period_start) do nothing`,
+        [
+          newId('ledger'),
+          developerId,
+          a.period_start,
+          a.period_end,
+          over,
+          a.overage_rate,
+          overageCents(over, a.overage_rate),
+        ],
+      );
+    }
     let { period_index: index, period_end: end, used, monthly_credits: monthly, carryover_credits: carry } = a;
     while (end <= now) {
       const unused = Math.max(0, monthly + carry - used);

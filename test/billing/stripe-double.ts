@@ -57,6 +57,15 @@ export async function startStripeDouble(): Promise<{
           url: `https://checkout.stripe.com/c/pay/${id}`,
         });
       }
+      if (req.method === 'POST' && path === '/v1/invoiceitems') {
+        return send(200, {
+          id: `ii_${randomBytes(8).toString('hex')}`,
+          object: 'invoiceitem',
+          customer: form.customer,
+          amount: Number(form.amount),
+          currency: form.currency,
+        });
+      }
       if (req.method === 'POST' && path === '/v1/billing_portal/sessions') {
         const id = `bps_${randomBytes(8).toString('hex')}`;
         return send(200, {

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addMonthsUtc } from '../../shared/billing/accounts.ts';
+import { reportOverage } from '../../shared/billing/overage.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 import { startStripeDouble } from './stripe-double.ts';
 
@@ -281,6 +283,52 @@ describe('Stripe webhooks', () => {
     s = (await (await p.request('/v1/billing/subscription', { key: apiKey })).json()) as Record<string, unknown>;
     expect(s).toMatchObject({ tier: 'pro', subscriptionStatus: 'active' });
     expect(s.tierExpiresAt).toBe(new Date((t0 + 60 * 86400) * 1000).toISOString());
+  });
+});
+
+describe('overage', () => {
+  it('records the overage of an ended period at rollover and reports it to Stripe once as an invoice item', async () => {
+    const { apiKey, developerId } = await p.developer('pro');
+    await p.request('/v1/billing/portal', { method: 'POST', key: apiKey }); // creates the Stripe customer
+    const hold = await p.infra.meter.reserve({
+      developerId,
+      category: 'tts',
+      units: 250_000,
+      unit: 'characters',
+      provider: 'default',
+      billable: true,
+      requestId: 'req_overage',
+      operation: 'synthesize',
+    });
+    await hold.commit();
+    await p.infra.db.query(
+      'update credit_accounts set cycle_anchor = $2, period_start = $2, period_end = $3 where developer_id = $1',
+      [developerId, addMonthsUtc(new Date(), -1), new Date(Date.now() - 1000)],
+    );
+    const usage = (await (await p.request('/v1/usage', { key: apiKey })).json()) as { credits: { limit: number } };
+    expect(usage.credits.limit).toBe(200_000); // nothing unused to carry over
+    const { rows } = await p.infra.db.query<{ credits: number; amount_cents: number }>(
+      'select credits, amount_cents from overage_charges where developer_id = $1',
+      [developerId],
+    );
+    expect(rows).toEqual([{ credits: 50_000, amount_cents: 3000 }]); // 50 × $0.60
+
+    const first = await reportOverage(p.infra);
+    expect(first.reported).toBeGreaterThanOrEqual(1);
+    const customer = (
+      await p.infra.db.query<{ stripe_customer_id: string }>(
+        'select stripe_customer_id from billing_customers where developer_id = $1',
+        [developerId],
+      )
+    ).rows[0]!.stripe_customer_id;
+    const items = double.requests.filter((r) => r.path === '/v1/invoiceitems' && r.form.customer === customer);
+    expect(items).toHaveLength(1);
+    expect(items[0]!.form).toMatchObject({ amount: '3000', currency: 'usd', 'metadata[developerId]': developerId });
+    expect(String(items[0]!.headers['idempotency-key'])).toMatch(/^vap-overage-/);
+    await reportOverage(p.infra);
+    expect(double.requests.filter((r) => r.path === '/v1/invoiceitems' && r.form.customer === customer)).toHaveLength(
+      1,
+    );
   });
 });
 

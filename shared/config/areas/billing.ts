@@ -46,6 +46,13 @@ export const billingEnv = {
     .max(60_000)
     .default(1000)
     .describe('How long a process reuses a usage snapshot for the X-Usage-* headers before re-reading Redis.'),
+  OVERAGE_REPORT_INTERVAL_MS: z.coerce
+    .number()
+    .int()
+    .min(10_000)
+    .max(86_400_000)
+    .default(15 * 60_000)
+    .describe('How often the CPU pool reports recorded overage of ended periods to Stripe as invoice items.'),
   PROVIDER_KEYS_ENCRYPTION_KEYS: z
     .string()
     .regex(/^[\w-]+:[A-Za-z0-9+/=_-]+(,[\w-]+:[A-Za-z0-9+/=_-]+)*$/)

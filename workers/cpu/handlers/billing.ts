@@ -1,3 +1,4 @@
+import { reportOverage } from '../../../shared/billing/overage.ts';
 import type { JobsOn } from '../../../shared/queue/catalog.ts';
 import type { HandlerMap } from '../../../shared/queue/worker-runner.ts';
 import type { Infra } from '../../../shared/runtime/infra.ts';
@@ -6,6 +7,8 @@ import type { billingJobs } from '../../../shared/queue/jobs/billing.ts';
 type Names = Extract<keyof typeof billingJobs, JobsOn<'cpu'>>;
 
 /** CPU handlers of the billing area. */
-export function billingCpuHandlers(_infra: Infra): HandlerMap<Names> {
-  return {};
+export function billingCpuHandlers(infra: Infra): HandlerMap<Names> {
+  return {
+    'billing.report-overage': async (_payload, ctx) => reportOverage(infra, ctx.signal),
+  };
 }
