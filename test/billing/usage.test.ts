@@ -171,6 +171,26 @@ describe('usage', () => {
   });
 });
 
+describe('OpenAPI', () => {
+  it('documents the billing routes and hides the Stripe receiver', async () => {
+    const res = await p.request('/openapi.json');
+    expect(res.status).toBe(200);
+    const doc = (await res.json()) as { paths: Record<string, unknown> };
+    for (const path of [
+      '/v1/usage',
+      '/v1/billing/subscription',
+      '/v1/billing/checkout',
+      '/v1/billing/portal',
+      '/v1/provider-keys',
+      '/v1/provider-keys/{provider}/verify',
+      '/v1/provider-keys/{provider}',
+    ]) {
+      expect(doc.paths, path).toHaveProperty([path]);
+    }
+    expect(doc.paths).not.toHaveProperty(['/webhooks/stripe']);
+  });
+});
+
 describe('period arithmetic', () => {
   it('clamps to the end of shorter months without drifting', () => {
     const anchor = new Date('2026-01-31T10:00:00Z');
