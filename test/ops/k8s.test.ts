@@ -194,6 +194,20 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
     }
   });
 
+  it('api drains and proxies long enough for its longest bounded synchronous request', () => {
+    const api = deployments(objs()).find((d) => d.metadata!.name === 'api')!;
+    const env = effectiveEnv(objs(), api);
+    const config = loadConfig(env) as unknown as Record<string, unknown>;
+    // Request-time bounds the config declares (an agent chat turn, an outbound fetch), whichever exist.
+    const bounds = ['AGENT_TURN_TIMEOUT_MS', 'OUTBOUND_TIMEOUT_MS', 'WEBHOOK_TIMEOUT_MS']
+      .map((k) => config[k])
+      .filter((v): v is number => typeof v === 'number');
+    const longest = Math.max(...bounds) / 1000;
+    expect(Number(env.SHUTDOWN_GRACE_MS) / 1000).toBeGreaterThanOrEqual(longest);
+    const ing = find(objs(), 'Ingress', 'api').metadata.annotations ?? {};
+    expect(Number(ing['nginx.ingress.kubernetes.io/proxy-read-timeout'])).toBeGreaterThanOrEqual(longest);
+  });
+
   it('every Deployment boots with the rendered configuration, against real S3 and databases', () => {
     for (const d of deployments(objs())) {
       const env = effectiveEnv(objs(), d);
