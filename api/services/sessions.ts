@@ -4,7 +4,9 @@ import type { CreateTwilioSessionBody, TwilioSession } from '../../shared/contra
 import { ApiError } from '../../shared/errors/api-error.ts';
 import { newId } from '../../shared/ids.ts';
 import type { Infra } from '../../shared/runtime/infra.ts';
+import { resolveSessionEngines } from '../../workers/realtime/session/engines.ts';
 import { sessionSecret } from '../../workers/realtime/session/secret.ts';
+import { speechFor } from '../../workers/realtime/session/speech.ts';
 import { signSessionToken } from '../../workers/realtime/session/token.ts';
 
 export const TWILIO_STREAM_PATH = '/v1/sessions/twilio/stream';
@@ -41,7 +43,9 @@ export async function createTwilioSession(
   body: CreateTwilioSessionBody,
   opts: { direction?: 'inbound' | 'outbound'; taskId?: string } = {},
 ): Promise<TwilioSession> {
-  await requireActiveAgent(infra, developerId, body.agentId);
+  const agent = await requireActiveAgent(infra, developerId, body.agentId);
+  // Fail before the caller is connected: phone audio needs a provider STT (the local default cannot do 8 kHz).
+  await resolveSessionEngines(infra, speechFor(infra), developerId, agent, 'twilio');
   const sessionId = newId('session');
   const ttl = infra.config.REALTIME_TOKEN_TTL_SECONDS;
   const exp = Math.floor(Date.now() / 1000) + ttl;

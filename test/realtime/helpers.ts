@@ -1,0 +1,47 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { resamplePcm } from '../../shared/audio/resampler.ts';
+import { parseWav } from '../../shared/audio/wav.ts';
+
+const run = promisify(execFile);
+const cache = new Map<string, Buffer>();
+
+/** A spoken utterance made by flite, as 8 kHz PCM s16le (what a phone line carries), with 0 padding trimmed. */
+export async function fliteUtterance(text: string, rate = 8000): Promise<Buffer> {
+  const k = `${rate}:${text}`;
+  const hit = cache.get(k);
+  if (hit) return hit;
+  const dir = await mkdtemp(join(tmpdir(), 'rt-flite-'));
+  try {
+    const file = join(dir, 'u.wav');
+    await run('flite', ['-t', text, '-o', file]);
+    const wav = parseWav(await readFile(file));
+    const pcm = resamplePcm(Buffer.from(wav.data), wav.sampleRate, rate);
+    cache.set(k, pcm);
+    return pcm;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Extracts the <Parameter name="token"> value from TwiML. */
+export function tokenFromTwiml(twiml: string): string {
+  const m = /<Parameter name="token" value="([^"]+)"\/>/.exec(twiml);
+  if (!m) throw new Error('no token parameter in TwiML');
+  return m[1]!;
+}
+
+export function wsUrl(httpUrl: string, path: string): string {
+  return httpUrl.replace(/^http/, 'ws') + path;
+}
+
+/** RMS of s16le PCM. */
+export function rms(pcm: Buffer): number {
+  const n = pcm.length >> 1;
+  let s = 0;
+  for (let i = 0; i < n; i++) s += pcm.readInt16LE(i * 2) ** 2;
+  return Math.sqrt(s / Math.max(1, n));
+}
