@@ -27,7 +27,7 @@ import {
   putAgent,
   requireAgent,
 } from '../services/agents.ts';
-import { chatWithAgent } from '../services/agents-chat.ts';
+import { chatStream, chatWithAgent } from '../services/agents-chat.ts';
 import { provisionAgent } from '../services/agents-provision.ts';
 import { speakAsAgent } from '../services/agents-speak.ts';
 import { syncAgent } from '../services/agents-sync.ts';
@@ -111,7 +111,15 @@ export const agentsRoutes: FastifyPluginAsyncZod = async (app) => {
       },
       config: { idempotent: true },
     },
-    async (req) => chatWithAgent(infra, req, req.params.id, req.body),
+    async (req, reply) => {
+      if (!req.body.stream) return chatWithAgent(infra, req, req.params.id, req.body);
+      const events = await chatStream(infra, req, req.params.id, req.body);
+      // A stream is piped as-is (the 200 schema describes the JSON form); the typed reply only knows that one.
+      return reply
+        .type('text/event-stream')
+        .header('cache-control', 'no-cache')
+        .send(events as unknown as ChatResponse);
+    },
   );
 
   app.post(

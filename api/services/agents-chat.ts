@@ -1,16 +1,35 @@
+import { PassThrough, type Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
-import { getConversation, appendTurn, recentTurns } from '../../shared/agents/conversations-db.ts';
+import { appendTurn, getConversation, recentTurns } from '../../shared/agents/conversations-db.ts';
 import { engineToApiError } from '../../shared/agents/engine-errors.ts';
 import { findInstanceByPhone, getInstance, type InstanceRow } from '../../shared/agents/instances-db.ts';
 import { meterOf } from '../../shared/agents/metering.ts';
-import { prepareAgentRuntime } from '../../shared/agents/runtime.ts';
-import { runTurnToEnd } from '../../shared/agents/turn-runner.ts';
+import { prepareAgentRuntime, type AgentRuntime } from '../../shared/agents/runtime.ts';
+import { runTurn, type TurnEvent, type TurnOptions, type TurnResult } from '../../shared/agents/turn-runner.ts';
+import type { Reservation } from '../../shared/billing/types.ts';
 import type { ChatBody, ChatResponse } from '../../shared/contracts/agents.ts';
+import { releaseIdempotencyKey } from '../../shared/db/idempotency.ts';
 import { withTransaction } from '../../shared/db/pool.ts';
-import { ApiError } from '../../shared/errors/api-error.ts';
+import { ApiError, isApiError } from '../../shared/errors/api-error.ts';
 import { newId } from '../../shared/ids.ts';
 import type { Infra } from '../../shared/runtime/infra.ts';
 import { requireActiveAgent } from './agents.ts';
+
+/** A turn that is ready to run: everything validated, the key resolved, the credits held. */
+interface PreparedTurn {
+  infra: Infra;
+  req: FastifyRequest;
+  body: ChatBody;
+  agentId: string;
+  conversationId: string;
+  isNew: boolean;
+  instance: InstanceRow | null;
+  runtime: AgentRuntime;
+  options: TurnOptions;
+  reservation: Reservation | undefined;
+  deadline: AbortSignal;
+  cleanup(): void;
+}
 
 /**
  * One chat turn: loads the agent, the conversation (or starts one) and the instance context, runs the tool
@@ -23,9 +42,75 @@ export async function chatWithAgent(
   agentId: string,
   body: ChatBody,
 ): Promise<ChatResponse> {
+  const turn = await prepareTurn(infra, req, agentId, body);
+  try {
+    let result: TurnResult | null = null;
+    for await (const ev of runTurn(turn.options)) if (ev.type === 'done') result = ev.result;
+    return await finishTurn(turn, result!);
+  } catch (e) {
+    throw await failTurn(turn, e);
+  } finally {
+    turn.cleanup();
+  }
+}
+
+/**
+ * `stream: true` (extension): the same turn as Server-Sent Events — `delta` {text}, `tool_call` {id, name,
+ * arguments}, `tool_result` (a toolCalls item), then `done` with the regular response body, or `error` with the
+ * error envelope. Validation, 404s and key problems are still plain JSON errors (they happen before the stream
+ * opens). Streamed responses are not replayed for an Idempotency-Key.
+ */
+export async function chatStream(
+  infra: Infra,
+  req: FastifyRequest,
+  agentId: string,
+  body: ChatBody,
+): Promise<Readable> {
+  const turn = await prepareTurn(infra, req, agentId, body);
+  if (req.idempotency) {
+    await releaseIdempotencyKey(infra.db, req.idempotency.developerId, req.idempotency.key);
+    req.idempotency = null;
+  }
+  const out = new PassThrough();
+  const send = (event: string, data: unknown) => out.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  void (async () => {
+    try {
+      let result: TurnResult | null = null;
+      for await (const ev of runTurn(turn.options)) {
+        if (ev.type === 'done') result = ev.result;
+        else sendEvent(send, ev);
+      }
+      send('done', await finishTurn(turn, result!));
+    } catch (e) {
+      const err = await failTurn(turn, e);
+      const apiErr = isApiError(err) ? err : new ApiError('internal_error');
+      if (!isApiError(err)) req.log.error({ err }, 'chat stream failed');
+      send('error', {
+        error: {
+          type: apiErr.type,
+          code: apiErr.code,
+          message: apiErr.message,
+          param: apiErr.param,
+          requestId: req.id,
+        },
+      });
+    } finally {
+      turn.cleanup();
+      out.end();
+    }
+  })();
+  return out;
+}
+
+function sendEvent(send: (event: string, data: unknown) => void, ev: Exclude<TurnEvent, { type: 'done' }>): void {
+  if (ev.type === 'text') send('delta', { text: ev.delta });
+  else if (ev.type === 'tool_call') send('tool_call', { id: ev.id, name: ev.name, arguments: ev.arguments });
+  else send('tool_result', ev.call);
+}
+
+async function prepareTurn(infra: Infra, req: FastifyRequest, agentId: string, body: ChatBody): Promise<PreparedTurn> {
   const developerId = req.auth.developerId;
   const agent = await requireActiveAgent(infra.db, developerId, agentId);
-
   const existing = body.conversationId
     ? await getConversation(infra.db, developerId, agentId, body.conversationId)
     : null;
@@ -47,10 +132,9 @@ export async function chatWithAgent(
   req.providerUsed = runtime.provider;
   req.usageBypassed = !runtime.key.billable;
 
-  const turn = runtime.turn(history, body.message);
-  const promptChars = turn.messages.reduce((n, m) => n + m.content.length, 0);
-  const meter = meterOf(infra);
-  const reservation = await meter?.reserve({
+  const base = runtime.turn(history, body.message);
+  const promptChars = base.messages.reduce((n, m) => n + m.content.length, 0);
+  const reservation = await meterOf(infra)?.reserve({
     developerId,
     category: 'llm',
     units: Math.ceil(promptChars / 4) + agent.max_tokens,
@@ -61,45 +145,56 @@ export async function chatWithAgent(
     operation: 'chat',
   });
 
-  // A client that hangs up cancels the LLM stream and running tools.
+  // A client that hangs up cancels the LLM stream and running tools; so does the turn deadline.
   const abort = new AbortController();
   const onClose = () => abort.abort();
-  const deadline = AbortSignal.timeout(infra.config.AGENT_TURN_TIMEOUT_MS);
   req.raw.socket?.once('close', onClose);
-  let result;
-  try {
-    result = await runTurnToEnd({
-      ...turn,
-      maxSteps: body.maxSteps,
-      signal: AbortSignal.any([abort.signal, deadline]),
-    });
-  } catch (e) {
-    await reservation?.refund().catch(() => {});
-    if (deadline.aborted) throw new ApiError('upstream_timeout', { provider: runtime.provider });
-    throw engineToApiError(e, runtime.provider);
-  } finally {
-    req.raw.socket?.off('close', onClose);
-  }
+  const deadline = AbortSignal.timeout(infra.config.AGENT_TURN_TIMEOUT_MS);
+  return {
+    infra,
+    req,
+    body,
+    agentId,
+    conversationId,
+    isNew: !existing,
+    instance,
+    runtime,
+    reservation,
+    deadline,
+    options: { ...base, maxSteps: body.maxSteps, signal: AbortSignal.any([abort.signal, deadline]) },
+    cleanup: () => req.raw.socket?.off('close', onClose),
+  };
+}
 
+/** Stores the turn (and a new conversation) in one transaction and settles the credits. */
+async function finishTurn(t: PreparedTurn, result: TurnResult): Promise<ChatResponse> {
+  const { infra, req, conversationId } = t;
   const turnIndex = await withTransaction(infra.db, async (tx) => {
-    if (!existing) {
+    if (t.isNew) {
       await tx.query(
         'insert into agent_conversations (id, developer_id, agent_id, instance_id) values ($1, $2, $3, $4)',
-        [conversationId, developerId, agentId, instance?.id ?? null],
+        [conversationId, req.auth.developerId, t.agentId, t.instance?.id ?? null],
       );
     }
     return appendTurn(tx, conversationId, {
-      userMessage: body.message,
+      userMessage: t.body.message,
       reply: result.reply,
       toolCalls: result.toolCalls,
       inputTokens: result.usage.inputTokens,
       outputTokens: result.usage.outputTokens,
-      provider: runtime.provider,
-      model: runtime.model,
+      provider: t.runtime.provider,
+      model: t.runtime.model,
     });
   });
-  await reservation?.commit(result.usage.inputTokens + result.usage.outputTokens);
+  await t.reservation?.commit(result.usage.inputTokens + result.usage.outputTokens);
   return { reply: result.reply, conversationId, turnIndex, toolCalls: result.toolCalls, usage: result.usage };
+}
+
+/** Refunds the hold and turns the failure into the API error to report. */
+async function failTurn(t: PreparedTurn, e: unknown): Promise<unknown> {
+  await t.reservation?.refund().catch(() => {});
+  if (t.deadline.aborted) return new ApiError('upstream_timeout', { provider: t.runtime.provider });
+  return engineToApiError(e, t.runtime.provider);
 }
 
 /**

@@ -26,7 +26,7 @@ export function engineToApiError(e: unknown, provider: string): unknown {
     default:
       return new ApiError('upstream_error', {
         provider,
-        detail: e.kind === 'aborted' ? 'aborted' : 'unavailable or failed',
+        detail: e.status ? `HTTP ${e.status}` : e.kind === 'aborted' ? 'aborted' : 'unreachable, or the stream broke',
       });
   }
 }

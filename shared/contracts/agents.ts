@@ -182,6 +182,8 @@ export const ChatBody = z
     instanceId: z.string().min(1).max(100).optional(),
     callerPhone: z.string().min(1).max(32).optional(),
     maxSteps: z.number().int().min(1).max(8).default(5),
+    /** Extension: answer as Server-Sent Events (delta, tool_call, tool_result, done | error). */
+    stream: z.boolean().default(false),
   })
   .strict();
 export type ChatBody = z.infer<typeof ChatBody>;

@@ -350,6 +350,63 @@ describe('chat', () => {
     expect(await llmCredits()).toBeCloseTo(afterOne, 5);
   });
 
+  it('stream: true answers as Server-Sent Events and stores the same turn', async () => {
+    script = (b) =>
+      toolResults(b).length
+        ? { text: 'Your order has shipped and arrives tomorrow.' }
+        : { toolCalls: [{ name: 'lookup_order', arguments: { orderId: 'S1' } }] };
+    const a = await agent({
+      name: 'Streamer',
+      tools: [{ name: 'lookup_order', description: 'Order', url: `${tools.url}/order` }],
+    });
+    const res = await p.request(`/v1/agents/${a.id}/chat`, {
+      method: 'POST',
+      key: dev.apiKey,
+      json: { message: 'Where is S1?', stream: true },
+      headers: { 'Idempotency-Key': 'stream-1' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    expect(res.headers.get('x-provider-used')).toBe('openai');
+    const events = (await res.text())
+      .split('\n\n')
+      .filter(Boolean)
+      .map((block) => {
+        const event = /^event: (.+)$/m.exec(block)![1]!;
+        const data = JSON.parse(/^data: (.+)$/m.exec(block)![1]!) as Json;
+        return { event, data };
+      });
+    const kinds = events.map((e) => e.event);
+    expect(kinds[0]).toBe('tool_call');
+    expect(kinds).toContain('tool_result');
+    expect(kinds.filter((k) => k === 'delta').length).toBeGreaterThan(1);
+    expect(kinds.at(-1)).toBe('done');
+    const text = events
+      .filter((e) => e.event === 'delta')
+      .map((e) => e.data.text)
+      .join('');
+    const done = events.at(-1)!.data;
+    expect(done).toMatchObject({ reply: text, turnIndex: 0, toolCalls: [{ name: 'lookup_order', error: null }] });
+    const next = await chat(a.id, { message: 'thanks', conversationId: done.conversationId });
+    expect(next.body.turnIndex).toBe(1);
+
+    script = () => ({ status: 500 });
+    const failed = await p.request(`/v1/agents/${a.id}/chat`, {
+      method: 'POST',
+      key: dev.apiKey,
+      json: { message: 'x', stream: true },
+    });
+    const body = await failed.text();
+    expect(body).toContain('event: error');
+    expect(body).toContain('upstream_error');
+    const bad = await p.request(`/v1/agents/${a.id}/chat`, {
+      method: 'POST',
+      key: dev.apiKey,
+      json: { message: '', stream: true },
+    });
+    expect(bad.status).toBe(400);
+  });
+
   it('upstream failures are clean errors and store nothing', async () => {
     const a = await agent({ name: 'Fails' });
     script = () => ({ status: 401 });
