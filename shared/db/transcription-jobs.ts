@@ -1,0 +1,76 @@
+import type { Queryable } from './pool.ts';
+
+export type TranscriptionSource = { kind: 'upload'; key: string } | { kind: 'url'; url: string };
+
+export interface TranscriptionJobRow {
+  id: string;
+  developer_id: string;
+  status: 'processing' | 'completed' | 'failed';
+  provider: string;
+  options: Record<string, unknown>;
+  source: TranscriptionSource;
+  result: Record<string, unknown> | null;
+  error: { code: string; message: string } | null;
+  audio_seconds: number | null;
+  request_id: string | null;
+  created_at: Date;
+  completed_at: Date | null;
+}
+
+export async function insertTranscriptionJob(
+  db: Queryable,
+  row: Pick<TranscriptionJobRow, 'id' | 'developer_id' | 'provider' | 'options' | 'source' | 'request_id'>,
+): Promise<TranscriptionJobRow> {
+  const { rows } = await db.query<TranscriptionJobRow>(
+    `insert into transcription_jobs (id, developer_id, status, provider, options, source, request_id)
+     values ($1, $2, 'processing', $3, $4, $5, $6) returning *`,
+    [row.id, row.developer_id, row.provider, row.options, row.source, row.request_id],
+  );
+  return rows[0]!;
+}
+
+/** A job of one developer; another developer's id reads as missing. */
+export async function getTranscriptionJob(
+  db: Queryable,
+  developerId: string,
+  id: string,
+): Promise<TranscriptionJobRow | null> {
+  const { rows } = await db.query<TranscriptionJobRow>(
+    'select * from transcription_jobs where id = $1 and developer_id = $2',
+    [id, developerId],
+  );
+  return rows[0] ?? null;
+}
+
+export async function loadTranscriptionJob(db: Queryable, id: string): Promise<TranscriptionJobRow | null> {
+  const { rows } = await db.query<TranscriptionJobRow>('select * from transcription_jobs where id = $1', [id]);
+  return rows[0] ?? null;
+}
+
+/** Moves a processing job to completed; a job already finished (a re-run after a stall) is left alone. */
+export async function completeTranscriptionJob(
+  db: Queryable,
+  id: string,
+  result: unknown,
+  audioSeconds: number,
+): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `update transcription_jobs set status = 'completed', result = $2, audio_seconds = $3, completed_at = now()
+      where id = $1 and status = 'processing'`,
+    [id, JSON.stringify(result), audioSeconds],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
+export async function failTranscriptionJob(
+  db: Queryable,
+  id: string,
+  error: { code: string; message: string },
+): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `update transcription_jobs set status = 'failed', error = $2, completed_at = now()
+      where id = $1 and status = 'processing'`,
+    [id, JSON.stringify(error)],
+  );
+  return (rowCount ?? 0) > 0;
+}
