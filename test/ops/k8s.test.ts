@@ -146,6 +146,10 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
     expect(Number(trigger?.metadata.threshold)).toBeGreaterThan(0);
     expect(trigger?.metadata.serverAddress).toMatch(/^https?:\/\//);
     expect(trigger?.metadata.activationThreshold).toBeDefined();
+    // A pod is asked to hold at least as many jobs as it runs at once (else the pool grows while pods idle).
+    const env = effectiveEnv(objs(), worker);
+    const perPod = poolOf(queue) === 'gpu' ? 1 : Number(env.WORKER_CPU_CONCURRENCY ?? 2);
+    expect(Number(trigger?.metadata.threshold)).toBeGreaterThanOrEqual(perPod);
     if (poolOf(queue) === 'gpu') {
       expect(so[0]!.spec.minReplicaCount).toBe(0);
       // A GPU node needs minutes to come back; do not drop to zero between two bursts.
