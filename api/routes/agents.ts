@@ -145,7 +145,10 @@ export const agentsRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: SyncResponse },
       },
     },
-    async (req) => syncAgent(infra, req.auth.developerId, req.params.id, req.body.provider),
+    async (req) => {
+      req.providerUsed = req.body.provider;
+      return syncAgent(infra, req.auth.developerId, req.params.id, req.body.provider);
+    },
   );
 
   // ── instances (extension) ────────────────────────────────────────────────────────────────────────────────

@@ -170,7 +170,12 @@ describe('agents CRUD', () => {
     const mine = (await (
       await p.request('/v1/collections', { method: 'POST', key: dev.apiKey, json: { name: 'mine' } })
     ).json()) as Json;
-    expect((await create({ name: 'x', collectionId: mine.id })).body.collectionId).toBe(mine.id);
+    const attached = await create({ name: 'x', collectionId: mine.id });
+    expect(attached.body.collectionId).toBe(mine.id);
+    // Deleting the collection detaches it; the agent stays usable.
+    expect((await p.request(`/v1/collections/${mine.id}`, { method: 'DELETE', key: dev.apiKey })).status).toBe(204);
+    const after = (await (await p.request(`/v1/agents/${attached.body.id}`, { key: dev.apiKey })).json()) as Json;
+    expect(after.collectionId).toBeNull();
   });
 
   it('PUT changes only the fields given', async () => {
