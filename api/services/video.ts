@@ -19,6 +19,7 @@ import { toVideoJob } from '../../shared/video/present.ts';
 import { videoTts } from '../../shared/video/speech.ts';
 import { getOwnedVideoJob, insertVideoJob } from '../../shared/video/store.ts';
 import { precheckUrl } from '../../shared/video/url-check.ts';
+import { resolveVideoKey } from '../../shared/video/vendor-keys.ts';
 import { getOrCreateEndpoint } from '../../shared/webhooks/endpoints.ts';
 
 export type VideoBody = GenerateVideoBody | AvatarVideoBody | LipsyncVideoBody | DubVideoBody | AnalyzeVideoBody;
@@ -37,6 +38,10 @@ export async function submitVideoJob(
 ): Promise<VideoJob> {
   const { type, body } = input;
   const provider = await resolveProvider(infra, type, body);
+  // Commercial engines need a key that outlives the request (stored or platform); caller keys are not charged.
+  const vendorProvider = type === 'dub' ? (body as DubVideoBody).lipsync_provider : provider;
+  const key = await resolveVideoKey(infra, vendorProvider, input.developerId);
+  const billable = key ? key.source === 'platform' : true;
   for (const f of URL_FIELDS) {
     const v = (body as Record<string, unknown>)[f];
     if (typeof v === 'string') await precheckUrl(v, infra.addressPolicy, f);
@@ -46,7 +51,7 @@ export async function submitVideoJob(
     developerId: input.developerId,
     type,
     provider,
-    billable: true,
+    billable,
     units: type === 'generate' ? (body as GenerateVideoBody).duration_seconds : 10,
     requestId: input.requestId,
   });
@@ -57,7 +62,7 @@ export async function submitVideoJob(
     provider,
     request: { ...body, provider },
     webhook_url: body.webhook_url ?? null,
-    billable: true,
+    billable,
     request_id: input.requestId,
   });
   try {

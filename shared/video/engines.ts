@@ -1,11 +1,14 @@
 import type { Infra } from '../runtime/infra.ts';
 import { ClassicalAvatarEngine } from '../engines/avatar/classical.ts';
+import { HeyGenAvatarEngine } from '../engines/avatar/heygen.ts';
 import { ModelServerAvatarEngine } from '../engines/avatar/model-server.ts';
 import type { AvatarEngine } from '../engines/avatar/types.ts';
 import { EngineRegistry } from '../engines/core/registry.ts';
 import { ClassicalLipsyncEngine } from '../engines/lipsync/classical.ts';
 import { ModelServerLipsyncEngine } from '../engines/lipsync/model-server.ts';
+import { SyncLabsLipsyncEngine } from '../engines/lipsync/synclabs.ts';
 import type { LipsyncEngine } from '../engines/lipsync/types.ts';
+import { LumaVideoGenEngine } from '../engines/videogen/luma.ts';
 import { ModelServerVideoGenEngine } from '../engines/videogen/model-server.ts';
 import { TitleCardEngine } from '../engines/videogen/title-card.ts';
 import type { VideoGenEngine } from '../engines/videogen/types.ts';
@@ -24,7 +27,7 @@ const memo = new WeakMap<Infra, VideoEngines>();
 /**
  * The video engines of a process, built once per Infra from config and kept warm (the landmark models load on
  * first use and stay loaded). `default` engines are local; self-hosted neural engines come from
- * VIDEO_MODEL_SERVERS; commercial vendors are added by ./vendors.ts when configured.
+ * VIDEO_MODEL_SERVERS; commercial vendors need a key (./vendor-keys.ts).
  */
 export function videoEngines(infra: Infra): VideoEngines {
   let e = memo.get(infra);
@@ -40,6 +43,12 @@ export function videoEngines(infra: Infra): VideoEngines {
     generate: new EngineRegistry<VideoGenEngine>('text-to-video').register('default', new TitleCardEngine()),
     servers,
   };
+  // Commercial vendors: always registered; a job needs a key for them (checked at submission).
+  const base = infra.config.vendors.baseUrls;
+  const pollMs = infra.config.VIDEO_VENDOR_POLL_MS;
+  e.avatar.register('heygen', new HeyGenAvatarEngine({ baseUrl: base.heygen, pollMs }));
+  e.lipsync.register('synclabs', new SyncLabsLipsyncEngine({ baseUrl: base.synclabs, pollMs }));
+  e.generate.register('luma', new LumaVideoGenEngine({ baseUrl: base.luma, pollMs }));
   for (const s of servers.values()) {
     if (s.kind === 'avatar') e.avatar.register(s.provider, new ModelServerAvatarEngine(s));
     if (s.kind === 'lipsync') e.lipsync.register(s.provider, new ModelServerLipsyncEngine(s));

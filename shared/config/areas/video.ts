@@ -40,6 +40,9 @@ export const videoEnv = {
       'Self-hosted neural engines behind the model-server contract: "kind:provider=url,…", e.g. ' +
         '"avatar:sadtalker=http://gpu-1:9000,lipsync:wav2lip=http://gpu-2:9000"',
     ),
+  VIDEO_VENDOR_POLL_MS: envInt(10, 600_000)
+    .default(5000)
+    .describe('How often commercial video vendors (HeyGen, Sync Labs, Luma) are polled for a finished job'),
   WEBHOOK_RETRY_SCALE: z.coerce
     .number()
     .min(0.00001)

@@ -6,6 +6,7 @@ import { videoEngines } from '../engines.ts';
 import { fetchInput } from '../inputs.ts';
 import type { JobOutcome, StepContext } from '../lifecycle.ts';
 import { synthesizeToWav, voiceFor } from '../speech.ts';
+import { resolveVideoKey } from '../vendor-keys.ts';
 import { presign, storeOutput } from './outputs.ts';
 
 /**
@@ -54,6 +55,7 @@ export async function runAvatar(infra: Infra, s: StepContext): Promise<JobOutcom
     fps: infra.config.VIDEO_FPS,
     imageUrl: remote ? await presign(infra, image.key) : undefined,
     audioUrl: remote ? await presign(infra, audioKey) : undefined,
+    apiKey: (await resolveVideoKey(infra, engine.provider, s.job.owner_id))?.key,
     signal: s.signal,
     onProgress: (f) => s.progress(0.15 + 0.8 * f),
   });

@@ -1,0 +1,103 @@
+import { readFile } from 'node:fs/promises';
+import { probeMedia } from '../../video/probe.ts';
+import { downloadVendorFile, pollVendor, vendorJson } from '../../video/vendor-http.ts';
+import { EngineError } from '../core/engine-error.ts';
+import { AvatarEngine, type AvatarRequest, type RenderedVideo } from './types.ts';
+
+export interface HeyGenOptions {
+  /** Overrides both api.heygen.com and upload.heygen.com (a compatible server, or a local double). */
+  baseUrl?: string;
+  pollMs?: number;
+}
+
+interface Envelope<T> {
+  code?: number;
+  error?: { code?: string; message?: string } | string | null;
+  data: T;
+}
+
+/**
+ * HeyGen (commercial, the caller's own key): the photo is uploaded as a talking photo
+ * (`POST upload.heygen.com/v1/talking_photo`, raw image body), a video is generated from it with our audio
+ * (`POST /v2/video/generate`, character `talking_photo`, voice `audio`), and `GET /v1/video_status.get` is
+ * polled until `completed`; the MP4 is then downloaded into the job's folder. Auth: `X-Api-Key`.
+ */
+export class HeyGenAvatarEngine extends AvatarEngine {
+  readonly provider = 'heygen';
+  readonly label = 'heygen.avatar';
+  readonly capabilities = { selfHosted: false, requiresKey: true };
+  private readonly api: string;
+  private readonly upload: string;
+  private readonly pollMs: number;
+
+  constructor(opts: HeyGenOptions = {}) {
+    super();
+    this.api = (opts.baseUrl ?? 'https://api.heygen.com').replace(/\/$/, '');
+    this.upload = (opts.baseUrl ?? 'https://upload.heygen.com').replace(/\/$/, '');
+    this.pollMs = opts.pollMs ?? 5000;
+  }
+
+  protected async _render(req: AvatarRequest): Promise<RenderedVideo> {
+    if (!req.apiKey) throw new EngineError(this.provider, 'auth', 'HeyGen needs an API key', false);
+    if (!req.audioUrl) throw new EngineError(this.provider, 'bad_request', 'HeyGen needs the audio as a URL', false);
+    const headers = { 'x-api-key': req.apiKey, accept: 'application/json' };
+    const image = await readFile(req.imagePath);
+    const jpeg = image[0] === 0xff && image[1] === 0xd8;
+    const photo = await vendorJson<Envelope<{ talking_photo_id: string }>>(
+      this.provider,
+      `${this.upload}/v1/talking_photo`,
+      {
+        headers: { ...headers, 'content-type': jpeg ? 'image/jpeg' : 'image/png' },
+        raw: image,
+        signal: req.signal,
+      },
+    );
+    const [w, h] = req.size >= 720 ? [1280, 720] : [req.size, req.size];
+    const created = await vendorJson<Envelope<{ video_id: string }>>(this.provider, `${this.api}/v2/video/generate`, {
+      headers,
+      body: {
+        video_inputs: [
+          {
+            character: { type: 'talking_photo', talking_photo_id: photo.data.talking_photo_id },
+            voice: { type: 'audio', audio_url: req.audioUrl },
+          },
+        ],
+        dimension: { width: w, height: h },
+      },
+      signal: req.signal,
+    });
+    const videoId = created.data.video_id;
+    const done = await pollVendor(
+      async () => {
+        const s = await vendorJson<
+          Envelope<{ status: string; video_url?: string; error?: { message?: string } | null }>
+        >(this.provider, `${this.api}/v1/video_status.get?video_id=${encodeURIComponent(videoId)}`, {
+          headers,
+          signal: req.signal,
+        });
+        if (s.data.status === 'failed') {
+          throw new EngineError(
+            this.provider,
+            'bad_request',
+            `HeyGen failed: ${s.data.error?.message ?? 'unknown'}`,
+            false,
+          );
+        }
+        return s.data.status === 'completed' && s.data.video_url ? s.data.video_url : null;
+      },
+      {
+        intervalMs: this.pollMs,
+        signal: req.signal,
+        onWait: (n) => void req.onProgress(Math.min(0.9, 0.1 + n * 0.02)),
+      },
+    );
+    await downloadVendorFile(this.provider, done, req.outPath, req.signal);
+    const info = await probeMedia(req.outPath, req.signal);
+    return {
+      durationSeconds: info.durationSeconds,
+      width: info.video?.width ?? w,
+      height: info.video?.height ?? h,
+      provider: this.label,
+    };
+  }
+}
