@@ -56,19 +56,21 @@ describe('assemblyai live STT (Universal-Streaming v3)', () => {
   it('maps a refused handshake (401) to permanent auth and a policy close (1008) to permanent', async () => {
     const bad = stt.stream({ sampleRate: 16000, language: 'en', apiKey: 'wrong' });
     expect(await engineError(drain(bad.events))).toMatchObject({ kind: 'auth', retryable: false, status: 401 });
+    const n = aai.connections.length;
     const s = stt.stream({ sampleRate: 16000, language: 'en', apiKey: aai.key });
     const events = drain(s.events);
     s.write(tone(16000, 0.1));
-    await expect.poll(() => aai.connections.at(-1)?.audioBytes ?? 0).toBeGreaterThan(0);
+    await expect.poll(() => aai.connections[n]?.audioBytes ?? 0).toBeGreaterThan(0);
     aai.dropAll(1008, 'Unauthorized connection: invalid API key');
     expect(await engineError(events)).toMatchObject({ kind: 'auth', retryable: false });
   });
 
   it('maps a server error close (1011) to retryable', async () => {
+    const n = aai.connections.length;
     const s = stt.stream({ sampleRate: 16000, language: 'en', apiKey: aai.key });
     const events = drain(s.events);
     s.write(tone(16000, 0.1));
-    await expect.poll(() => aai.connections.at(-1)?.audioBytes ?? 0).toBeGreaterThan(0);
+    await expect.poll(() => aai.connections[n]?.audioBytes ?? 0).toBeGreaterThan(0);
     aai.dropAll(1011, 'internal');
     expect(await engineError(events)).toMatchObject({ kind: 'upstream', retryable: true });
   });

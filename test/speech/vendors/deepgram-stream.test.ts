@@ -81,10 +81,11 @@ describe('deepgram live STT over WebSocket', () => {
   });
 
   it('maps an abnormal close mid-stream to a retryable upstream error', async () => {
+    const n = dg.connections.length;
     const s = stt.stream({ sampleRate: 8000, language: 'en', apiKey: dg.key });
     const events = drain(s.events);
     s.write(tone(8000, 0.1));
-    await expect.poll(() => dg.connections.at(-1)?.audioBytes ?? 0).toBeGreaterThan(0);
+    await expect.poll(() => dg.connections[n]?.audioBytes ?? 0).toBeGreaterThan(0);
     dg.dropAll(1011, 'internal error');
     expect(await engineError(events)).toMatchObject({ kind: 'upstream', retryable: true });
   });

@@ -1,7 +1,15 @@
 import { EngineError } from '../../core/engine-error.ts';
 import { pcmToWav } from '../../tts/vendors/audio.ts';
 import { delay, normalizeBaseUrl, requireKey, stripUndefined, vendorJson } from '../../tts/vendors/http.ts';
-import { SttEngine, type SttCapabilities, type SttRequest, type TranscriptionResult } from '../types.ts';
+import {
+  SttEngine,
+  type SttCapabilities,
+  type SttRequest,
+  type SttStream,
+  type SttStreamOptions,
+  type TranscriptionResult,
+} from '../types.ts';
+import { LiveSocketStream } from './live-socket.ts';
 import { languageCode, pcmSeconds, plainWords, segmentsFromWords, speakerLabel, type SpeakerWord } from './words.ts';
 
 export interface AssemblyAiSttOptions {
@@ -12,6 +20,16 @@ export interface AssemblyAiSttOptions {
   fastModel?: string;
   pollMs?: number;
   timeoutMs?: number;
+  /**
+   * Universal-Streaming host. Default wss://streaming.assemblyai.com, or the base URL's host over ws(s) when a
+   * base URL is configured (a self-hosted gateway or a test double serves both).
+   */
+  streamingUrl?: string;
+}
+
+/** Live options: the interface's, plus the wire encoding (8 kHz phone μ-law can go through untouched). */
+export interface AssemblyAiStreamOptions extends SttStreamOptions {
+  encoding?: 'pcm_s16le' | 'pcm_mulaw';
 }
 
 const DEFAULTS = {
@@ -48,7 +66,7 @@ export class AssemblyAiStt extends SttEngine {
   readonly provider = 'assemblyai';
   readonly label = 'assemblyai.stt';
   readonly capabilities: SttCapabilities = {
-    streaming: false,
+    streaming: true,
     diarization: true,
     wordTimestamps: true,
     sampleRates: [8000, 16000, 22050, 24000, 44100, 48000],
@@ -56,11 +74,16 @@ export class AssemblyAiStt extends SttEngine {
     requiresKey: true,
   };
   private readonly opts: typeof DEFAULTS;
+  private readonly streamingUrl: string;
 
   constructor(opts: AssemblyAiSttOptions = {}) {
     super();
     this.opts = { ...DEFAULTS, ...stripUndefined(opts) };
     this.opts.baseUrl = normalizeBaseUrl(this.label, this.opts.baseUrl);
+    this.streamingUrl = normalizeBaseUrl(
+      this.label,
+      opts.streamingUrl ?? (opts.baseUrl ? this.opts.baseUrl.replace(/^http/, 'ws') : 'wss://streaming.assemblyai.com'),
+    );
     if (this.opts.pollMs < 50 || this.opts.timeoutMs < this.opts.pollMs) throw new Error(`${this.label}: bad timing`);
   }
 
@@ -135,4 +158,65 @@ export class AssemblyAiStt extends SttEngine {
     if (req.timestamps === 'word') result.words = plainWords(words);
     return result;
   }
+
+  /**
+   * Universal-Streaming v3 (`/v3/ws`, key in `authorization`): `Turn` messages carry the words heard so far
+   * (partials) and, with `format_turns`, a formatted `end_of_turn` message that becomes the final; `Terminate`
+   * flushes and closes. Auth and policy closes (1008, 3xxx) are permanent; others retryable.
+   */
+  protected override _stream(opts: SttStreamOptions): SttStream {
+    const o = opts as AssemblyAiStreamOptions;
+    const key = requireKey(this.provider, this.label, o.apiKey);
+    const q = new URLSearchParams({
+      sample_rate: String(o.sampleRate),
+      encoding: o.encoding ?? 'pcm_s16le',
+      format_turns: 'true',
+    });
+    if (o.language && !o.language.startsWith('en')) q.set('speech_model', 'universal-streaming-multilingual');
+    return new LiveSocketStream(
+      {
+        provider: this.provider,
+        url: `${this.streamingUrl}/v3/ws?${q}`,
+        headers: { authorization: key },
+        endMessage: JSON.stringify({ type: 'Terminate' }),
+        onText(frame, emit) {
+          const m = JSON.parse(frame) as AaiTurn;
+          if (m.type !== 'Turn') return; // Begin, SpeechStarted, Termination
+          const words = m.words ?? [];
+          if (!m.end_of_turn) {
+            const heard = words
+              .map((w) => w.text)
+              .join(' ')
+              .trim();
+            if (heard) emit({ type: 'partial', text: heard });
+            return;
+          }
+          if (!m.turn_is_formatted) return; // the formatted copy of this turn follows
+          const text = (m.transcript ?? '').trim();
+          if (!text) return;
+          emit({
+            type: 'final',
+            text,
+            start: (words[0]?.start ?? 0) / 1000,
+            end: (words.at(-1)?.end ?? 0) / 1000,
+            words: words.map((w) => ({ word: w.text, start: w.start / 1000, end: w.end / 1000 })),
+          });
+        },
+        closeError: (code, reason) => {
+          const permanent = code === 1008 || (code >= 3000 && code < 4000);
+          const kind = permanent ? (/auth|key|token/i.test(reason) ? 'auth' : 'bad_request') : 'upstream';
+          return new EngineError('assemblyai', kind, `assemblyai: ${reason || `socket closed (${code})`}`, !permanent);
+        },
+      },
+      o.signal,
+    );
+  }
+}
+
+interface AaiTurn {
+  type?: string;
+  end_of_turn?: boolean;
+  turn_is_formatted?: boolean;
+  transcript?: string;
+  words?: { text: string; start: number; end: number; word_is_final?: boolean }[];
 }

@@ -8,7 +8,7 @@ import {
   type SttStreamOptions,
   type TranscriptionResult,
 } from '../types.ts';
-import { DeepgramLiveStream, type DeepgramStreamOptions } from './deepgram-stream.ts';
+import { deepgramLiveStream, type DeepgramStreamOptions } from './deepgram-stream.ts';
 import { languageCode, pcmSeconds, plainWords, segmentsFromWords, speakerLabel, type SpeakerWord } from './words.ts';
 
 export interface DeepgramSttOptions {
@@ -121,6 +121,6 @@ export class DeepgramStt extends SttEngine {
       language: o.language || 'en',
     });
     const url = `${this.opts.baseUrl.replace(/^http/, 'ws')}/v1/listen?${q}`;
-    return new DeepgramLiveStream(url, key, this.opts.keepAliveMs, o.signal);
+    return deepgramLiveStream(url, key, this.opts.keepAliveMs, o.signal);
   }
 }
