@@ -1,4 +1,4 @@
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VideoJob } from '../../shared/contracts/video.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
@@ -21,7 +21,7 @@ async function startVendorDouble(mp4: Buffer): Promise<LocalServer & { calls: Ca
   const calls: Call[] = [];
   const polls = new Map<string, number>();
   let url = '';
-  const json = (res: import('node:http').ServerResponse, status: number, body: unknown) =>
+  const json = (res: ServerResponse, status: number, body: unknown) =>
     res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
