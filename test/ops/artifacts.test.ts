@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { builtinModules } from 'node:module';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -139,6 +140,32 @@ describe('Dockerfile', () => {
         for (const m of mounts) expect(model.startsWith(`${m.replace(/\/$/, '')}/`), m).toBe(false);
       }
     }
+  });
+
+  it('the runtime code imports only production dependencies (the image installs with --omit=dev)', () => {
+    const pkg = JSON.parse(read('package.json')) as { dependencies: Record<string, string> };
+    const builtins = new Set(builtinModules);
+    const files = ['api', 'shared', 'workers', 'scripts'].flatMap((d) =>
+      readdirSync(join(ROOT, d), { recursive: true, encoding: 'utf8' })
+        .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts') && !f.split('/').includes('__tests__'))
+        .map((f) => join(d, f)),
+    );
+    const missing = new Set<string>();
+    for (const f of files) {
+      const text = read(f);
+      // Value imports only: `import type` / `export type` are erased and need nothing at run time.
+      const specs = [
+        ...text.matchAll(/^\s*(?:import|export)\s+(?!type\s)(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]/gm),
+        ...text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g),
+      ].map((m) => m[1]!);
+      for (const spec of specs) {
+        if (spec.startsWith('.') || spec.startsWith('node:') || spec.startsWith('/')) continue;
+        const name = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!;
+        if (builtins.has(name) || pkg.dependencies[name]) continue;
+        missing.add(`${name} (${f})`);
+      }
+    }
+    expect([...missing]).toEqual([]);
   });
 
   it('copies only what exists and what .dockerignore lets through', () => {
