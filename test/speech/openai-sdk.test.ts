@@ -215,10 +215,10 @@ describe('openai SDK: audio.transcriptions', () => {
 
 describe('openai SDK: models', () => {
   it('lists the audio models in the /v1/models shape', async () => {
-    const list = await client.get<
-      unknown,
-      { object: string; data: { id: string; object: string; owned_by: string; kind: string }[] }
-    >('/audio/models');
+    const list = (await client.get('/audio/models')) as {
+      object: string;
+      data: { id: string; object: string; owned_by: string; kind: string }[];
+    };
     expect(list.object).toBe('list');
     const ids = list.data.map((m) => m.id);
     expect(ids).toEqual(expect.arrayContaining(['flite', 'pocketsphinx', 'tts-1', 'whisper-1']));
