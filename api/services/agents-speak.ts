@@ -4,28 +4,10 @@ import { engineToApiError } from '../../shared/agents/engine-errors.ts';
 import { AUDIO_CONTENT_TYPES, encodeStream } from '../../shared/audio/index.ts';
 import type { SpeakBody } from '../../shared/contracts/agents.ts';
 import { resolveProviderKey } from '../../shared/engines/core/provider-key.ts';
-import type { EngineRegistry } from '../../shared/engines/core/registry.ts';
 import { storedKeysOf } from '../../shared/engines/llm/registry.ts';
-import type { TtsEngine } from '../../shared/engines/tts/types.ts';
-import { ApiError } from '../../shared/errors/api-error.ts';
+import { speechEngines } from '../../shared/engines/speech-registry.ts';
 import type { Infra } from '../../shared/runtime/infra.ts';
 import { requireActiveAgent } from './agents.ts';
-
-interface SpeechRegistryModule {
-  speechEngines(infra: Infra): { tts: EngineRegistry<TtsEngine> };
-}
-// The speech area owns the TTS registry; loaded on first use so the agents area builds without it.
-const SPEECH_REGISTRY_MODULE = '../../shared/engines/speech-registry.ts';
-
-async function ttsRegistry(infra: Infra): Promise<EngineRegistry<TtsEngine>> {
-  let mod: SpeechRegistryModule;
-  try {
-    mod = (await import(SPEECH_REGISTRY_MODULE)) as SpeechRegistryModule;
-  } catch {
-    throw new ApiError('feature_not_configured', { detail: 'Speech synthesis is not installed here.' });
-  }
-  return mod.speechEngines(infra).tts;
-}
 
 /**
  * Speaks text with the agent's voice: its ttsProvider, voiceId, ttsModel and language, speed from the body or
@@ -40,7 +22,7 @@ export async function speakAsAgent(
 ): Promise<{ contentType: string; body: Buffer }> {
   const developerId = req.auth.developerId;
   const agent = await requireActiveAgent(infra.db, developerId, agentId);
-  const engine = (await ttsRegistry(infra)).get(agent.tts_provider);
+  const engine = speechEngines(infra).tts.get(agent.tts_provider);
   const key = engine.capabilities.requiresKey
     ? await resolveProviderKey({
         vendor: agent.tts_provider,

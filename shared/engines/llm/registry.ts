@@ -57,11 +57,9 @@ export function llmEngines(infra: Infra): EngineRegistry<LlmEngine> {
   return r;
 }
 
-const NO_STORED_KEYS: StoredKeyLookup = { get: async () => null };
-
-/** The developer's stored provider keys, when the credits area has attached them to Infra. */
+/** The developer's stored provider keys (resolveProviderKey's second step). */
 export function storedKeysOf(infra: Infra): StoredKeyLookup {
-  return (infra as Infra & { storedKeys?: StoredKeyLookup }).storedKeys ?? NO_STORED_KEYS;
+  return infra.storedKeys;
 }
 
 /**
