@@ -129,10 +129,13 @@ async function resolveProvider(infra: Infra, type: VideoJobType, body: VideoBody
       return 'default';
     }
     case 'analyze': {
-      if (requested !== 'default') {
+      if (requested !== 'default' && requested !== 'twelvelabs') {
         throw new ApiError(
           'provider_unavailable',
-          { provider: requested, detail: 'no analysis engine by that name is configured here; available: default' },
+          {
+            provider: requested,
+            detail: 'no analysis engine by that name is configured here; available: default, twelvelabs',
+          },
           'provider',
         );
       }

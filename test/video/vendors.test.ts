@@ -65,6 +65,32 @@ async function startVendorDouble(mp4: Buffer): Promise<LocalServer & { calls: Ca
           assets: done ? { video: `${url}/files/out.mp4` } : null,
         });
       }
+      // Twelve Labs v1.3
+      if (path.startsWith('/v1.3/indexes?')) return json(res, 200, { data: [] });
+      if (path === '/v1.3/indexes') return json(res, 201, { _id: 'ix_1' });
+      if (path === '/v1.3/tasks') return json(res, 201, { _id: 'tk_1', video_id: 'vd_1' });
+      if (path === '/v1.3/tasks/tk_1') {
+        const done = poll('tk_1');
+        return json(res, 200, { _id: 'tk_1', status: done ? 'ready' : 'indexing', video_id: 'vd_1' });
+      }
+      if (path === '/v1.3/summarize') {
+        return json(res, 200, {
+          id: 'sm_1',
+          summarize_type: 'chapter',
+          chapters: [
+            {
+              chapter_number: 0,
+              start_sec: 0,
+              end_sec: 2,
+              chapter_title: 'Greeting',
+              chapter_summary: 'A woman says hello.',
+            },
+          ],
+        });
+      }
+      if (path === '/v1.3/indexes/ix_1/videos/vd_1?transcription=true') {
+        return json(res, 200, { _id: 'vd_1', transcription: [{ start: 0, end: 1.5, value: 'Hello there' }] });
+      }
       // Model server
       if (path === '/health') return json(res, 200, { status: 'ok', kind: 'lipsync', model: 'double' });
       if (path === '/v1/lipsync') return res.writeHead(200, { 'content-type': 'video/mp4' }).end(mp4);
@@ -89,6 +115,7 @@ beforeAll(async () => {
       ...TEST_ENV,
       HEYGEN_BASE_URL: vendor.url,
       SYNCLABS_BASE_URL: vendor.url,
+      TWELVELABS_BASE_URL: vendor.url,
       LUMA_BASE_URL: vendor.url,
       LUMA_API_KEY: 'luma-platform-key',
       VIDEO_VENDOR_POLL_MS: '20',
@@ -180,6 +207,38 @@ describe('commercial adapters against local doubles', () => {
       duration: '5s',
       aspect_ratio: '16:9',
     });
+  });
+});
+
+describe('Twelve Labs analysis', () => {
+  it('indexes the video by URL, maps chapters to scenes and the transcription to the transcript', async () => {
+    await p.request('/v1/provider-keys', {
+      method: 'POST',
+      key: dev.apiKey,
+      json: { provider: 'twelvelabs', apiKey: 'tl-caller-key' },
+    });
+    const sub = await submit('analyze', {
+      video_url: `${media.url}/talk.mp4`,
+      provider: 'twelvelabs',
+      tasks: ['transcribe', 'scenes', 'embed'],
+    });
+    expect(sub.status).toBe(202);
+    const { job } = await waitForJob(p, dev.apiKey, sub.body.id);
+    expect(job.status, JSON.stringify(job.error)).toBe('completed');
+    const r = job.result as Record<string, never> & {
+      scenes: { description: string; start: number; end: number }[];
+      transcript: { text: string };
+      embeddings: { chunks: unknown[] };
+    };
+    expect(r.provider).toBe('twelvelabs.pegasus');
+    expect(r.scenes[0]).toMatchObject({ start: 0, end: 2, description: 'Greeting: A woman says hello.' });
+    expect(r.transcript.text).toBe('Hello there');
+    expect(r.embeddings.chunks.length).toBe(2);
+    const task = vendor.calls.find((c) => c.path === '/v1.3/tasks')!;
+    expect(task.headers['x-api-key']).toBe('tl-caller-key');
+    expect(String(task.headers['content-type'])).toMatch(/^multipart\/form-data/);
+    expect(task.body.toString()).toMatch(/name="index_id"[\s\S]*ix_1/);
+    expect(task.body.toString()).toMatch(/name="video_url"/);
   });
 });
 

@@ -9,6 +9,10 @@ import { ffmpeg, runTool } from '../ffmpeg.ts';
 import { fetchInput } from '../inputs.ts';
 import type { JobOutcome, StepContext } from '../lifecycle.ts';
 import { transcribeFile } from '../speech.ts';
+import type { MediaInfo } from '../probe.ts';
+import { resolveVideoKey } from '../vendor-keys.ts';
+import { TwelveLabsAnalysisEngine } from '../../engines/analysis/twelvelabs.ts';
+import { presign } from './outputs.ts';
 
 type Scene = NonNullable<AnalyzeSections['scenes']>[number];
 
@@ -154,16 +158,12 @@ async function describeScene(
   };
 }
 
-/**
- * Analyze (default engine): `transcribe` (local STT with segment timings), `scenes` (ffmpeg scene cuts, each
- * described from measurable things: face count, Tesseract OCR text, dominant colour, motion), `embed` (the
- * transcript segments and scene descriptions embedded with the embeddings engine; stored into the collection
- * given by collectionId). Charged per input second.
- */
-export async function runAnalyze(infra: Infra, s: StepContext): Promise<JobOutcome> {
-  const req = s.job.request as unknown as AnalyzeVideoBody;
-  const video = await fetchInput(infra, s.job, 'video_url', req.video_url, 'video', s.workDir, s.signal);
-  await s.progress(0.1);
+/** The default engine's transcribe and scenes tasks. */
+async function analyzeLocally(
+  video: { path: string; info: MediaInfo },
+  req: AnalyzeVideoBody,
+  s: StepContext,
+): Promise<AnalyzeSections> {
   const sections: AnalyzeSections = {};
   const duration = video.info.durationSeconds;
   if (req.tasks.includes('transcribe')) {
@@ -187,6 +187,36 @@ export async function runAnalyze(infra: Infra, s: StepContext): Promise<JobOutco
       await s.progress(0.4 + (0.4 * (i + 1)) / (bounds.length - 1));
     }
     sections.scenes = scenes;
+  }
+  return sections;
+}
+
+/**
+ * Analyze (default engine): `transcribe` (local STT with segment timings), `scenes` (ffmpeg scene cuts, each
+ * described from measurable things: face count, Tesseract OCR text, dominant colour, motion), `embed` (the
+ * transcript segments and scene descriptions embedded with the embeddings engine; stored into the collection
+ * given by collectionId). Charged per input second.
+ */
+export async function runAnalyze(infra: Infra, s: StepContext): Promise<JobOutcome> {
+  const req = s.job.request as unknown as AnalyzeVideoBody;
+  const video = await fetchInput(infra, s.job, 'video_url', req.video_url, 'video', s.workDir, s.signal);
+  await s.progress(0.1);
+  let sections: AnalyzeSections = {};
+  const duration = video.info.durationSeconds;
+  if (s.job.provider === 'twelvelabs') {
+    const key = await resolveVideoKey(infra, 'twelvelabs', s.job.owner_id);
+    sections = await new TwelveLabsAnalysisEngine({
+      baseUrl: infra.config.vendors.baseUrls.twelvelabs,
+      pollMs: infra.config.VIDEO_VENDOR_POLL_MS,
+    }).analyze({
+      videoUrl: await presign(infra, video.key),
+      tasks: req.tasks.filter((t): t is 'transcribe' | 'scenes' => t !== 'embed'),
+      apiKey: key!.key,
+      signal: s.signal,
+      onProgress: (f) => s.progress(0.1 + 0.7 * f),
+    });
+  } else {
+    sections = await analyzeLocally(video, req, s);
   }
   if (req.tasks.includes('embed')) {
     const chunks = [
@@ -222,7 +252,7 @@ export async function runAnalyze(infra: Infra, s: StepContext): Promise<JobOutco
       duration_seconds: duration,
       width: video.info.video?.width,
       height: video.info.video?.height,
-      provider: 'default',
+      provider: s.job.provider === 'twelvelabs' ? 'twelvelabs.pegasus' : 'default',
       ...sections,
     },
     units: duration,
