@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { builtinModules } from 'node:module';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseDocument, stringify } from 'yaml';
 import { assertBillingConfig } from '../../shared/billing/settings.ts';
@@ -142,9 +142,20 @@ describe('Dockerfile', () => {
     }
   });
 
-  it('the runtime code imports only production dependencies (the image installs with --omit=dev)', () => {
+  it('the runtime code imports only production dependencies and files the image copies', () => {
     const pkg = JSON.parse(read('package.json')) as { dependencies: Record<string, string> };
     const builtins = new Set(builtinModules);
+    const copied = new Set(
+      all('runtime', 'COPY')
+        .filter((i) => !i.args.includes('--from='))
+        .flatMap((i) =>
+          i.args
+            .split(/\s+/)
+            .filter((a) => !a.startsWith('--'))
+            .slice(0, -1),
+        ),
+    );
+    expect([...copied]).toEqual(expect.arrayContaining(['api', 'shared', 'workers', 'scripts']));
     const files = ['api', 'shared', 'workers', 'scripts'].flatMap((d) =>
       readdirSync(join(ROOT, d), { recursive: true, encoding: 'utf8' })
         .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts') && !f.split('/').includes('__tests__'))
@@ -159,7 +170,13 @@ describe('Dockerfile', () => {
         ...text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g),
       ].map((m) => m[1]!);
       for (const spec of specs) {
-        if (spec.startsWith('.') || spec.startsWith('node:') || spec.startsWith('/')) continue;
+        if (spec.startsWith('.')) {
+          // Relative imports must stay inside the folders the image copies.
+          const top = relative(ROOT, resolve(ROOT, dirname(f), spec)).split(sep)[0]!;
+          if (!copied.has(top)) missing.add(`${spec} (${f}): ${top}/ is not in the image`);
+          continue;
+        }
+        if (spec.startsWith('node:') || spec.startsWith('/')) continue;
         const name = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!;
         if (builtins.has(name) || pkg.dependencies[name]) continue;
         missing.add(`${name} (${f})`);
