@@ -170,6 +170,8 @@ async function prepareTurn(infra: Infra, req: FastifyRequest, agentId: string, b
 async function finishTurn(t: PreparedTurn, result: TurnResult): Promise<ChatResponse> {
   const { infra, req, conversationId } = t;
   const turnIndex = await withTransaction(infra.db, async (tx) => {
+    // Turns of one conversation append one at a time: the row lock orders concurrent turns.
+    if (!t.isNew) await tx.query('select 1 from agent_conversations where id = $1 for update', [conversationId]);
     if (t.isNew) {
       await tx.query(
         'insert into agent_conversations (id, developer_id, agent_id, instance_id) values ($1, $2, $3, $4)',

@@ -60,8 +60,9 @@ export interface NewTurn {
 }
 
 /**
- * Appends a turn with the next index (0 for the first). Two turns racing on one conversation both land: the
- * loser of the unique (conversation, index) retries with the next number.
+ * Appends a turn with the next index (0 for the first). On the pool, two turns racing on one conversation both
+ * land (the loser of the unique (conversation, index) retries with the next number); inside a transaction, lock
+ * the conversation row first (`select … for update`), since a failed statement aborts the transaction.
  */
 export async function appendTurn(db: Queryable, conversationId: string, t: NewTurn): Promise<number> {
   for (let attempt = 0; ; attempt++) {

@@ -93,6 +93,17 @@ describe('chat', () => {
     expect(fresh.body.conversationId).not.toBe(t1.body.conversationId);
   });
 
+  it('concurrent turns on one conversation each get their own turnIndex', async () => {
+    script = () => ({ text: 'ok' });
+    const a = await agent({ name: 'Busy' });
+    const first = await chat(a.id, { message: 'start' });
+    const results = await Promise.all(
+      [1, 2, 3, 4].map(() => chat(a.id, { message: 'again', conversationId: first.body.conversationId })),
+    );
+    expect(results.map((r) => r.res.status)).toEqual([200, 200, 200, 200]);
+    expect(results.map((r) => r.body.turnIndex as number).sort()).toEqual([1, 2, 3, 4]);
+  });
+
   it('404 for a conversation that is not this agent’s', async () => {
     script = () => ({ text: 'hi' });
     const a = await agent({ name: 'A' });

@@ -227,6 +227,19 @@ describe('agents CRUD', () => {
     expect((await p.request('/v1/agents/never', { method: 'DELETE', key: dev.apiKey })).status).toBe(404);
   });
 
+  it('chat without any LLM key configured is 400 provider_unavailable naming what to do', async () => {
+    const { body: a } = await create({ name: 'Keyless', llmProvider: 'anthropic' });
+    const res = await p.request(`/v1/agents/${a.id}/chat`, {
+      method: 'POST',
+      key: dev.apiKey,
+      json: { message: 'hi' },
+    });
+    expect(res.status).toBe(400);
+    const err = ((await res.json()) as { error: Json }).error;
+    expect(err).toMatchObject({ code: 'provider_unavailable', param: 'provider' });
+    expect(String(err.message)).toContain('X-Provider-Key-Anthropic');
+  });
+
   it('lists page newest first with a stable cursor and only the owner’s agents', async () => {
     const d = await p.developer();
     const made: string[] = [];
