@@ -152,7 +152,7 @@ const cases: TtsVendorCase[] = [
     make: (baseUrl) => new LmntTts({ baseUrl }),
     credential: (r) => r.headers['x-api-key'] as string,
     checkRequest(r, d) {
-      expect(d.json(r)).toMatchObject({ voice: 'leah', format: 'raw', sample_rate: 24000, model: 'blizzard' });
+      expect(d.json(r)).toMatchObject({ voice: 'leah', format: 'pcm_s16le', sample_rate: 24000, model: 'blizzard' });
     },
   },
   {
@@ -165,6 +165,7 @@ const cases: TtsVendorCase[] = [
         utterances: [{ text: 'Hello from the conformance suite.', voice: { name: 'Ava Song', provider: 'HUME_AI' } }],
         format: { type: 'pcm' },
         instant_mode: true,
+        strip_headers: true,
       });
     },
   },

@@ -52,11 +52,17 @@ export class HumeTts extends TtsEngine {
       text: req.text,
       voice: UUID.test(voice) ? { id: voice } : { name: voice, provider: 'HUME_AI' },
     };
-    if (req.speed !== 1) utterance.speed = clamp(req.speed, 0.5, 2);
+    if (req.speed !== 1) utterance.speed = clamp(req.speed, 0.25, 3);
     const res = await vendorAudio(this.provider, `${this.opts.baseUrl}/v0/tts/stream/file`, {
       method: 'POST',
       headers: { 'x-hume-api-key': key, 'content-type': 'application/json' },
-      body: JSON.stringify({ utterances: [utterance], format: { type: 'pcm' }, instant_mode: true }),
+      // strip_headers: one continuous stream of samples rather than per-chunk files.
+      body: JSON.stringify({
+        utterances: [utterance],
+        format: { type: 'pcm' },
+        instant_mode: true,
+        strip_headers: true,
+      }),
       signal: req.signal,
     });
     return { sampleRate: PCM_RATE, chunks: pcmStream(this.provider, res.body) };

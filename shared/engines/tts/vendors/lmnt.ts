@@ -1,6 +1,6 @@
 import { TtsEngine, type TtsAudio, type TtsCapabilities, type TtsRequest, type Voice } from '../types.ts';
 import { pcmStream } from './audio.ts';
-import { clamp, normalizeBaseUrl, requireKey, stripUndefined, vendorAudio, vendorModel } from './http.ts';
+import { normalizeBaseUrl, requireKey, stripUndefined, vendorAudio, vendorModel } from './http.ts';
 import { stockVoices, type StockVoice } from './stock-voices.ts';
 
 export interface LmntTtsOptions {
@@ -26,7 +26,7 @@ const VOICES: StockVoice[] = [
   ['morgan', 'Morgan', 'en', 'neutral'],
 ];
 
-/** LMNT: `POST /v1/ai/speech/bytes` (`X-API-Key`) with `format: raw` (pcm_s16le); the body streams. */
+/** LMNT: `POST /v1/ai/speech/bytes` (`X-API-Key`) with `format: pcm_s16le`, a streamable format; the body streams. */
 export class LmntTts extends TtsEngine {
   readonly provider = 'lmnt';
   readonly label = 'lmnt.tts';
@@ -52,11 +52,11 @@ export class LmntTts extends TtsEngine {
       voice: req.voiceId && req.voiceId !== 'default' ? req.voiceId : this.opts.voice,
       text: req.text,
       model: vendorModel(req.model, this.opts.model),
-      format: 'raw',
+      format: 'pcm_s16le',
       sample_rate: this.opts.sampleRate,
     };
+    // The current speech API has no speed control (temperature/top_p steer delivery), so speed is not sent.
     if (req.language) body.language = req.language.slice(0, 2);
-    if (req.speed !== 1) body.speed = clamp(req.speed, 0.25, 2);
     const res = await vendorAudio(this.provider, `${this.opts.baseUrl}/v1/ai/speech/bytes`, {
       method: 'POST',
       headers: { 'x-api-key': key, 'content-type': 'application/json' },
