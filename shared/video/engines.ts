@@ -10,6 +10,7 @@ import { SyncLabsLipsyncEngine } from '../engines/lipsync/synclabs.ts';
 import type { LipsyncEngine } from '../engines/lipsync/types.ts';
 import { LumaVideoGenEngine } from '../engines/videogen/luma.ts';
 import { ModelServerVideoGenEngine } from '../engines/videogen/model-server.ts';
+import { RunwayVideoGenEngine } from '../engines/videogen/runway.ts';
 import { TitleCardEngine } from '../engines/videogen/title-card.ts';
 import type { VideoGenEngine } from '../engines/videogen/types.ts';
 import { parseModelServers, type ModelServer } from './model-server.ts';
@@ -49,6 +50,7 @@ export function videoEngines(infra: Infra): VideoEngines {
   e.avatar.register('heygen', new HeyGenAvatarEngine({ baseUrl: base.heygen, pollMs }));
   e.lipsync.register('synclabs', new SyncLabsLipsyncEngine({ baseUrl: base.synclabs, pollMs }));
   e.generate.register('luma', new LumaVideoGenEngine({ baseUrl: base.luma, pollMs }));
+  e.generate.register('runway', new RunwayVideoGenEngine({ baseUrl: base.runway, pollMs }));
   for (const s of servers.values()) {
     if (s.kind === 'avatar') e.avatar.register(s.provider, new ModelServerAvatarEngine(s));
     if (s.kind === 'lipsync') e.lipsync.register(s.provider, new ModelServerLipsyncEngine(s));

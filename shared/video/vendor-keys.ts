@@ -9,6 +9,7 @@ export const VIDEO_VENDORS: Record<string, { vendor: string; callerKeyOnly: bool
   heygen: { vendor: 'heygen', callerKeyOnly: true },
   synclabs: { vendor: 'synclabs', callerKeyOnly: true },
   luma: { vendor: 'luma', callerKeyOnly: false },
+  runway: { vendor: 'runway', callerKeyOnly: false },
   twelvelabs: { vendor: 'twelvelabs', callerKeyOnly: true },
 };
 

@@ -65,6 +65,16 @@ async function startVendorDouble(mp4: Buffer): Promise<LocalServer & { calls: Ca
           assets: done ? { video: `${url}/files/out.mp4` } : null,
         });
       }
+      // Runway
+      if (path === '/v1/text_to_video') return json(res, 200, { id: 'rw_1' });
+      if (path === '/v1/tasks/rw_1') {
+        const done = poll('rw_1');
+        return json(res, 200, {
+          id: 'rw_1',
+          status: done ? 'SUCCEEDED' : 'RUNNING',
+          output: done ? [`${url}/files/out.mp4`] : undefined,
+        });
+      }
       // Twelve Labs v1.3
       if (path.startsWith('/v1.3/indexes?')) return json(res, 200, { data: [] });
       if (path === '/v1.3/indexes') return json(res, 201, { _id: 'ix_1' });
@@ -116,6 +126,7 @@ beforeAll(async () => {
       HEYGEN_BASE_URL: vendor.url,
       SYNCLABS_BASE_URL: vendor.url,
       TWELVELABS_BASE_URL: vendor.url,
+      RUNWAY_BASE_URL: vendor.url,
       LUMA_BASE_URL: vendor.url,
       LUMA_API_KEY: 'luma-platform-key',
       VIDEO_VENDOR_POLL_MS: '20',
@@ -210,6 +221,31 @@ describe('commercial adapters against local doubles', () => {
   });
 });
 
+describe('Runway text-to-video', () => {
+  it('is refused without a key, and runs with a stored one', async () => {
+    const body = { prompt: 'Waves at night', provider: 'runway', duration_seconds: 5 };
+    expect((await submit('generate', body)).body.error?.code).toBe('provider_unavailable');
+    await p.request('/v1/provider-keys', {
+      method: 'POST',
+      key: dev.apiKey,
+      json: { provider: 'runway', apiKey: 'rw-caller-key' },
+    });
+    const sub = await submit('generate', body);
+    expect(sub.status).toBe(202);
+    const { job } = await waitForJob(p, dev.apiKey, sub.body.id);
+    expect(job.status, JSON.stringify(job.error)).toBe('completed');
+    expect(job.result?.provider).toBe('runway.veo3.1_fast');
+    const call = vendor.calls.find((c) => c.path === '/v1/text_to_video')!;
+    expect(call.headers['x-runway-version']).toBe('2024-11-06');
+    expect(call.headers.authorization).toBe('Bearer rw-caller-key');
+    expect(JSON.parse(call.body.toString())).toMatchObject({
+      promptText: 'Waves at night',
+      ratio: '1280:720',
+      duration: 4,
+    });
+  });
+});
+
 describe('Twelve Labs analysis', () => {
   it('indexes the video by URL, maps chapters to scenes and the transcription to the transcript', async () => {
     await p.request('/v1/provider-keys', {
@@ -225,7 +261,8 @@ describe('Twelve Labs analysis', () => {
     expect(sub.status).toBe(202);
     const { job } = await waitForJob(p, dev.apiKey, sub.body.id);
     expect(job.status, JSON.stringify(job.error)).toBe('completed');
-    const r = job.result as Record<string, never> & {
+    const r = job.result as unknown as {
+      provider: string;
       scenes: { description: string; start: number; end: number }[];
       transcript: { text: string };
       embeddings: { chunks: unknown[] };
