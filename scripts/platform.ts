@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildHttpApp } from '../api/http-app.ts';
 import type { Config } from '../shared/config/index.ts';
 import type { Logger } from '../shared/observability/logger.ts';
+import { trackQueueBacklogAge } from '../shared/observability/metrics.ts';
 import type { RunningWorker } from '../shared/queue/worker-runner.ts';
 import { createInfra, type Infra } from '../shared/runtime/infra.ts';
 import { startCpuWorkers } from '../workers/cpu/role.ts';
@@ -30,6 +31,8 @@ export async function startPlatform(config: Config, log: Logger, roles: Role[]):
   const workers: RunningWorker[] = [];
   if (roles.includes('cpu')) workers.push(...startCpuWorkers(infra));
   if (roles.includes('gpu')) workers.push(...startGpuWorkers(infra));
+  // Every role reports the age of the oldest waiting job per queue (the backlog-age alert reads it).
+  const untrackBacklog = trackQueueBacklogAge(() => infra.queues.all());
   await app.listen({ host: config.HOST, port: config.PORT });
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : config.PORT;
@@ -44,6 +47,7 @@ export async function startPlatform(config: Config, log: Logger, roles: Role[]):
     stop() {
       stopping ??= (async () => {
         state.draining = true;
+        untrackBacklog();
         const grace = config.SHUTDOWN_GRACE_MS;
         // app.close() stops accepting and waits for in-flight requests; workers finish or hand back jobs.
         await Promise.all([app.close(), ...workers.map((w) => w.drain(grace))]);

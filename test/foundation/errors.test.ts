@@ -94,6 +94,8 @@ describe('service endpoints', () => {
     const metrics = await (await p.request('/metrics')).text();
     expect(metrics).toContain('http_request_duration_seconds_bucket');
     expect(metrics).toContain('route="/v1/me"');
+    expect(metrics).toContain('queue_oldest_waiting_job_age_seconds{queue="cpu"}');
+    expect(metrics).toContain('bullmq_job_count');
     const doc = (await (await p.request('/openapi.json')).json()) as { paths: Record<string, unknown> };
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/v1/keys/', '/v1/keys/{id}/rotate', '/v1/me']));
     expect((await p.request('/docs/')).status).toBe(200);
