@@ -5,6 +5,9 @@ import {
   AgentParams,
   ChatBody,
   ChatResponse,
+  Conversation,
+  ConversationParams,
+  ConversationSummary,
   CreateAgentBody,
   CreateInstanceBody,
   InstanceParams,
@@ -28,6 +31,7 @@ import {
   requireAgent,
 } from '../services/agents.ts';
 import { chatStream, chatWithAgent } from '../services/agents-chat.ts';
+import { getAgentConversation, listAgentConversations } from '../services/agents-conversations.ts';
 import { provisionAgent } from '../services/agents-provision.ts';
 import { speakAsAgent } from '../services/agents-speak.ts';
 import { syncAgent } from '../services/agents-sync.ts';
@@ -149,6 +153,34 @@ export const agentsRoutes: FastifyPluginAsyncZod = async (app) => {
       req.providerUsed = req.body.provider;
       return syncAgent(infra, req.auth.developerId, req.params.id, req.body.provider);
     },
+  );
+
+  // ── conversations (extension) ─────────────────────────────────────────────────────────────────────────────
+  app.get(
+    '/v1/agents/:id/conversations',
+    {
+      schema: {
+        tags,
+        summary: "List an agent's chat conversations",
+        params: AgentParams,
+        querystring: PageQuery,
+        response: { 200: pageSchema(ConversationSummary) },
+      },
+    },
+    async (req) => listAgentConversations(db, req.auth.developerId, req.params.id, req.query.limit, req.query.cursor),
+  );
+
+  app.get(
+    '/v1/agents/:id/conversations/:conversationId',
+    {
+      schema: {
+        tags,
+        summary: 'Get a chat conversation with its turns',
+        params: ConversationParams,
+        response: { 200: Conversation },
+      },
+    },
+    async (req) => getAgentConversation(db, req.auth.developerId, req.params.id, req.params.conversationId),
   );
 
   // ── instances (extension) ────────────────────────────────────────────────────────────────────────────────

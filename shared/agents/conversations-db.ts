@@ -92,3 +92,48 @@ export async function appendTurn(db: Queryable, conversationId: string, t: NewTu
     }
   }
 }
+
+export interface ConversationListRow extends ConversationRow {
+  created_at: Date;
+  updated_at: Date;
+  turn_count: number;
+}
+
+/** Conversations of one agent, newest first (ids are time-sortable). */
+export async function listConversations(
+  db: Queryable,
+  developerId: string,
+  agentId: string,
+  limit: number,
+  beforeId: string | null,
+): Promise<ConversationListRow[]> {
+  const { rows } = await db.query<ConversationListRow>(
+    `select c.id, c.developer_id, c.agent_id, c.instance_id, c.created_at, c.updated_at,
+            (select count(*)::int from agent_turns t where t.conversation_id = c.id) as turn_count
+       from agent_conversations c
+      where c.developer_id = $1 and c.agent_id = $2 and ($3::text is null or c.id < $3)
+      order by c.id desc limit $4`,
+    [developerId, agentId, beforeId, limit],
+  );
+  return rows;
+}
+
+export interface TurnRow {
+  turn_index: number;
+  user_message: string;
+  reply: string;
+  tool_calls: ToolCallRecord[];
+  input_tokens: number;
+  output_tokens: number;
+  created_at: Date;
+}
+
+/** Every turn of a conversation, in order. */
+export async function allTurns(db: Queryable, conversationId: string): Promise<TurnRow[]> {
+  const { rows } = await db.query<TurnRow>(
+    `select turn_index, user_message, reply, tool_calls, input_tokens, output_tokens, created_at
+       from agent_turns where conversation_id = $1 order by turn_index`,
+    [conversationId],
+  );
+  return rows;
+}

@@ -210,6 +210,34 @@ export const ChatResponse = z.object({
 });
 export type ChatResponse = z.infer<typeof ChatResponse>;
 
+// ── conversations (extension) ────────────────────────────────────────────────────────────────────────────
+export const ConversationSummary = z.object({
+  id: z.string(),
+  agentId: z.string(),
+  instanceId: z.string().nullable(),
+  turnCount: z.number(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type ConversationSummary = z.infer<typeof ConversationSummary>;
+
+export const ConversationTurn = z.object({
+  turnIndex: z.number(),
+  message: z.string(),
+  reply: z.string(),
+  toolCalls: z.array(ToolCallRecord),
+  usage: Usage,
+  createdAt: z.string(),
+});
+
+export const Conversation = ConversationSummary.extend({ turns: z.array(ConversationTurn) });
+export type Conversation = z.infer<typeof Conversation>;
+
+export const ConversationParams = z.object({
+  id: z.string().min(1).max(60),
+  conversationId: z.string().min(1).max(100),
+});
+
 // ── instances (extension) ──────────────────────────────────────────────────────────────────────────────────
 const ContextValue = z.union([z.string().max(2000), z.number(), z.boolean()]);
 export const PhoneNumber = z.string().regex(/^\+[1-9]\d{6,14}$/, 'phoneNumber must be E.164, e.g. +14155550123');

@@ -104,6 +104,31 @@ describe('chat', () => {
     expect(results.map((r) => r.body.turnIndex as number).sort()).toEqual([1, 2, 3, 4]);
   });
 
+  it('conversation history stays readable, also after the agent is archived', async () => {
+    script = (b) => ({ text: `echo ${lastUser(b)}` });
+    const a = await agent({ name: 'History' });
+    const t1 = await chat(a.id, { message: 'one' });
+    await chat(a.id, { message: 'two', conversationId: t1.body.conversationId });
+    await chat(a.id, { message: 'other conversation' });
+    expect((await p.request(`/v1/agents/${a.id}`, { method: 'DELETE', key: dev.apiKey })).status).toBe(204);
+
+    const list = (await (await p.request(`/v1/agents/${a.id}/conversations`, { key: dev.apiKey })).json()) as {
+      data: Json[];
+    };
+    expect(list.data).toHaveLength(2);
+    expect(list.data[1]).toMatchObject({ id: t1.body.conversationId, turnCount: 2, instanceId: null });
+    const conv = (await (
+      await p.request(`/v1/agents/${a.id}/conversations/${t1.body.conversationId}`, { key: dev.apiKey })
+    ).json()) as { turns: Json[] };
+    expect(conv.turns.map((t) => [t.turnIndex, t.message, t.reply])).toEqual([
+      [0, 'one', 'echo one'],
+      [1, 'two', 'echo two'],
+    ]);
+    const other = await p.developer();
+    const hidden = await p.request(`/v1/agents/${a.id}/conversations/${t1.body.conversationId}`, { key: other.apiKey });
+    expect(hidden.status).toBe(404);
+  });
+
   it('404 for a conversation that is not this agent’s', async () => {
     script = () => ({ text: 'hi' });
     const a = await agent({ name: 'A' });

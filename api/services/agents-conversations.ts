@@ -1,0 +1,59 @@
+import { allTurns, getConversation, listConversations } from '../../shared/agents/conversations-db.ts';
+import type { Conversation, ConversationSummary } from '../../shared/contracts/agents.ts';
+import type { Queryable } from '../../shared/db/pool.ts';
+import { ApiError } from '../../shared/errors/api-error.ts';
+import { decodeCursor, toPage, type Page } from '../../shared/pagination.ts';
+import { requireAgent } from './agents.ts';
+
+/** An agent's chat conversations, newest first; archived agents included (their history stays readable). */
+export async function listAgentConversations(
+  db: Queryable,
+  developerId: string,
+  agentId: string,
+  limit: number,
+  cursor?: string,
+): Promise<Page<ConversationSummary>> {
+  await requireAgent(db, developerId, agentId);
+  const rows = await listConversations(db, developerId, agentId, limit + 1, decodeCursor(cursor));
+  return toPage(rows, limit, (r) => ({
+    id: r.id,
+    agentId: r.agent_id,
+    instanceId: r.instance_id,
+    turnCount: r.turn_count,
+    createdAt: r.created_at.toISOString(),
+    updatedAt: r.updated_at.toISOString(),
+  }));
+}
+
+/** One conversation with every turn. */
+export async function getAgentConversation(
+  db: Queryable,
+  developerId: string,
+  agentId: string,
+  conversationId: string,
+): Promise<Conversation> {
+  await requireAgent(db, developerId, agentId);
+  const conv = await getConversation(db, developerId, agentId, conversationId);
+  if (!conv) throw ApiError.notFound('conversation', conversationId);
+  const { rows } = await db.query<{ created_at: Date; updated_at: Date }>(
+    'select created_at, updated_at from agent_conversations where id = $1',
+    [conv.id],
+  );
+  const turns = await allTurns(db, conv.id);
+  return {
+    id: conv.id,
+    agentId: conv.agent_id,
+    instanceId: conv.instance_id,
+    turnCount: turns.length,
+    createdAt: rows[0]!.created_at.toISOString(),
+    updatedAt: rows[0]!.updated_at.toISOString(),
+    turns: turns.map((t) => ({
+      turnIndex: t.turn_index,
+      message: t.user_message,
+      reply: t.reply,
+      toolCalls: t.tool_calls,
+      usage: { inputTokens: t.input_tokens, outputTokens: t.output_tokens },
+      createdAt: t.created_at.toISOString(),
+    })),
+  };
+}
