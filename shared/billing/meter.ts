@@ -16,6 +16,8 @@ export interface CreditMeter extends Meter {
   refresh(developerId: string): Promise<UsageSnapshot>;
   /** Publishes a balance just read or written (e.g. after a tier change) to the caches. */
   publish(account: AccountRow): void;
+  /** The in-process snapshot if fresh, without any I/O or promise (the per-request hot path); else null. */
+  peek(developerId: string): UsageSnapshot | null;
 }
 
 interface BalanceRow {
@@ -236,7 +238,12 @@ export function createMeter(deps: { db: Db; redis: Redis; config: Config; log: L
     });
   }
 
-  return { reserve, snapshot, refresh, publish };
+  function peek(developerId: string): UsageSnapshot | null {
+    const hit = cache.peek(developerId);
+    return hit ? toSnapshot(hit) : null;
+  }
+
+  return { reserve, snapshot, refresh, publish, peek };
 }
 
 /** Units are a measured amount: anything not a finite non-negative number counts as 0 (never a negative charge). */
