@@ -36,6 +36,8 @@ export interface HttpDoubleSpec {
 export class HttpDouble {
   readonly requests: RecordedRequest[] = [];
   url = '';
+  /** Streamed answers whose client went away before the end (cancelled synthesis, barge-in). */
+  cancelledStreams = 0;
   /** The credential the double accepts; tests send something else to provoke 401. */
   key: string;
   private readonly failures: { status: number; message: string; raw?: { body: string; contentType: string } }[] = [];
@@ -94,6 +96,9 @@ export class HttpDouble {
   /** Writes `chunks` one by one (each its own write, so each is its own HTTP chunk), honouring the hold. */
   async stream(res: ServerResponse, chunks: Buffer[], contentType: string, status = 200): Promise<void> {
     res.writeHead(status, { 'content-type': contentType, 'transfer-encoding': 'chunked' });
+    res.on('close', () => {
+      if (!res.writableFinished) this.cancelledStreams++;
+    });
     for (let i = 0; i < chunks.length; i++) {
       if (res.destroyed) return;
       res.write(chunks[i]);

@@ -101,6 +101,29 @@ export function ttsConformance(c: TtsVendorCase): void {
       }
     });
 
+    it('cancels the vendor stream when the consumer stops early or the signal aborts mid-stream', async (ctx) => {
+      if (!engine.capabilities.streaming) return ctx.skip();
+      const release = double.holdAfterFirstChunk();
+      try {
+        const before = double.cancelledStreams;
+        const audio = await engine.synthesize(ttsRequest({ apiKey: double.key }));
+        const it = audio.chunks[Symbol.asyncIterator]();
+        expect((await it.next()).done).toBe(false);
+        await it.return?.(); // a barge-in: the consumer walks away
+        await expect.poll(() => double.cancelledStreams).toBe(before + 1);
+
+        const ac = new AbortController();
+        const aborted = await engine.synthesize(ttsRequest({ apiKey: double.key, signal: ac.signal }));
+        const it2 = aborted.chunks[Symbol.asyncIterator]();
+        expect((await it2.next()).done).toBe(false);
+        ac.abort();
+        expect(await engineError(it2.next())).toMatchObject({ kind: 'aborted', retryable: false });
+        await expect.poll(() => double.cancelledStreams).toBe(before + 2);
+      } finally {
+        release();
+      }
+    });
+
     it('maps a rejected key (401) to a permanent auth error', async () => {
       const e = await engineError(engine.synthesize(ttsRequest({ apiKey: `${double.key}-wrong` })));
       expect(e).toMatchObject({ provider: c.provider, kind: 'auth', retryable: false });

@@ -1,5 +1,11 @@
 import { pcmToWav } from '../../tts/vendors/audio.ts';
-import { normalizeBaseUrl, requireKey, stripUndefined, vendorJson } from '../../tts/vendors/http.ts';
+import {
+  normalizeBaseUrl,
+  requireKey,
+  STT_HEADERS_TIMEOUT_MS,
+  stripUndefined,
+  vendorJson,
+} from '../../tts/vendors/http.ts';
 import {
   SttEngine,
   type SttCapabilities,
@@ -75,6 +81,7 @@ export class DeepgramStt extends SttEngine {
     else q.set('detect_language', 'true');
     if (req.diarize) q.set('diarize', 'true');
     const out = await vendorJson<DgListenResponse>(this.provider, `${this.opts.baseUrl}/v1/listen?${q}`, {
+      headersTimeoutMs: STT_HEADERS_TIMEOUT_MS,
       method: 'POST',
       headers: { authorization: `Token ${key}`, 'content-type': 'audio/wav' },
       body: pcmToWav(req.pcm, req.sampleRate),

@@ -1,5 +1,11 @@
 import { pcmToWav } from '../../tts/vendors/audio.ts';
-import { normalizeBaseUrl, requireKey, stripUndefined, vendorJson } from '../../tts/vendors/http.ts';
+import {
+  normalizeBaseUrl,
+  requireKey,
+  STT_HEADERS_TIMEOUT_MS,
+  stripUndefined,
+  vendorJson,
+} from '../../tts/vendors/http.ts';
 import { SttEngine, type SttCapabilities, type SttRequest, type TranscriptionResult } from '../types.ts';
 import { languageCode, pcmSeconds, plainWords, segmentsFromWords, speakerLabel, type SpeakerWord } from './words.ts';
 
@@ -55,6 +61,7 @@ export class ElevenLabsStt extends SttEngine {
     form.append('diarize', String(req.diarize));
     form.append('timestamps_granularity', 'word');
     const out = await vendorJson<ScribeResponse>(this.provider, `${this.opts.baseUrl}/v1/speech-to-text`, {
+      headersTimeoutMs: STT_HEADERS_TIMEOUT_MS,
       method: 'POST',
       headers: { 'xi-api-key': key },
       body: form,

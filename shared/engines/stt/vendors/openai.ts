@@ -1,5 +1,11 @@
 import { pcmToWav } from '../../tts/vendors/audio.ts';
-import { normalizeBaseUrl, requireKey, stripUndefined, vendorJson } from '../../tts/vendors/http.ts';
+import {
+  normalizeBaseUrl,
+  requireKey,
+  STT_HEADERS_TIMEOUT_MS,
+  stripUndefined,
+  vendorJson,
+} from '../../tts/vendors/http.ts';
 import { SttEngine, type SttCapabilities, type SttRequest, type TranscriptionResult } from '../types.ts';
 import { languageCode, pcmSeconds } from './words.ts';
 
@@ -51,6 +57,7 @@ abstract class OpenAiCompatibleStt extends SttEngine {
     if (req.language) form.append('language', req.language);
     if (req.prompt) form.append('prompt', req.prompt);
     const out = await vendorJson<VerboseJson>(this.provider, `${this.opts.baseUrl}/audio/transcriptions`, {
+      headersTimeoutMs: STT_HEADERS_TIMEOUT_MS,
       method: 'POST',
       headers: { authorization: `Bearer ${key}` },
       body: form,

@@ -94,11 +94,20 @@ export async function readWav(
   if (!info) throw new EngineError(provider, 'upstream', `${provider} sent a WAV without a fmt chunk`, true);
   const rest = buf.subarray(pos);
   async function* data(): AsyncGenerator<Buffer> {
-    if (rest.length) yield rest;
-    for (;;) {
-      const r = await it.next();
-      if (r.done) return;
-      yield r.value;
+    let finished = false;
+    try {
+      if (rest.length) yield rest;
+      for (;;) {
+        const r = await it.next();
+        if (r.done) {
+          finished = true;
+          return;
+        }
+        yield r.value;
+      }
+    } finally {
+      // A consumer that stops early must release the source (cancel the vendor's response body).
+      if (!finished) await it.return?.();
     }
   }
   return { info, data: data() };
@@ -148,9 +157,11 @@ export async function* ffmpegDecode(
   const kill = () => ff.kill('SIGKILL');
   signal?.addEventListener('abort', kill, { once: true });
   ff.stdin.on('error', () => {}); // EPIPE when ffmpeg stops reading early; its exit code tells the story
+  let stopFeeding = false;
   const feeding = (async () => {
     try {
       for await (const chunk of input) {
+        if (stopFeeding) break; // the consumer left: stop reading (and so cancel) the source
         if (!ff.stdin.write(chunk)) await new Promise<void>((r) => ff.stdin.once('drain', r));
       }
       ff.stdin.end();
@@ -179,6 +190,7 @@ export async function* ffmpegDecode(
       );
     }
   } finally {
+    stopFeeding = true;
     signal?.removeEventListener('abort', kill);
     if (ff.exitCode === null) kill();
   }

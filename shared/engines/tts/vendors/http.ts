@@ -24,13 +24,36 @@ export function normalizeBaseUrl(label: string, url: string): string {
   return url.replace(/\/+$/, '');
 }
 
-/** `fetch` that turns network failures and non-2xx answers into EngineError (with the vendor's error body). */
-export async function vendorFetch(provider: string, url: string, init: RequestInit): Promise<Response> {
+export interface VendorInit extends RequestInit {
+  /**
+   * Longest wait for the response headers (default 60 s); the body may then stream for as long as it takes. STT
+   * calls, which answer only once the audio is transcribed, pass a longer one.
+   */
+  headersTimeoutMs?: number;
+}
+
+/** Response-header deadline of batch transcription calls (the vendor answers after transcribing). */
+export const STT_HEADERS_TIMEOUT_MS = 600_000;
+
+/**
+ * `fetch` that turns network failures and non-2xx answers into EngineError (with the vendor's error body). A vendor
+ * that accepts the connection but never answers fails as a retryable `timeout` after `headersTimeoutMs`.
+ */
+export async function vendorFetch(provider: string, url: string, init: VendorInit): Promise<Response> {
+  const { headersTimeoutMs = 60_000, ...rest } = init;
+  const deadline = new AbortController();
+  const timer = setTimeout(
+    () => deadline.abort(new DOMException(`no response within ${headersTimeoutMs} ms`, 'TimeoutError')),
+    headersTimeoutMs,
+  );
+  const signal = rest.signal ? AbortSignal.any([rest.signal, deadline.signal]) : deadline.signal;
   let res: Response;
   try {
-    res = await fetch(url, init);
+    res = await fetch(url, { ...rest, signal });
   } catch (e) {
-    throw EngineError.network(provider, e);
+    throw EngineError.network(provider, deadline.signal.aborted ? deadline.signal.reason : e);
+  } finally {
+    clearTimeout(timer);
   }
   if (!res.ok) {
     const body = await res.text().catch(() => '');
@@ -43,7 +66,7 @@ export async function vendorFetch(provider: string, url: string, init: RequestIn
  * `vendorFetch` for an audio answer: a 2xx whose body is JSON, text or HTML is the vendor (or a proxy) reporting
  * something other than audio, so it fails as upstream rather than being played as noise.
  */
-export async function vendorAudio(provider: string, url: string, init: RequestInit): Promise<Response> {
+export async function vendorAudio(provider: string, url: string, init: VendorInit): Promise<Response> {
   const res = await vendorFetch(provider, url, init);
   const type = res.headers.get('content-type') ?? '';
   if (/json|text\/|html|xml/i.test(type)) {
@@ -60,7 +83,7 @@ export async function vendorAudio(provider: string, url: string, init: RequestIn
 }
 
 /** `vendorFetch` + JSON body. A body that is not JSON is an upstream (retryable) failure. */
-export async function vendorJson<T>(provider: string, url: string, init: RequestInit): Promise<T> {
+export async function vendorJson<T>(provider: string, url: string, init: VendorInit): Promise<T> {
   const res = await vendorFetch(provider, url, init);
   const text = await res.text().catch((e: unknown) => {
     throw EngineError.network(provider, e);
