@@ -69,7 +69,7 @@ export const collectionsRoutes: FastifyPluginAsyncZod = async (app) => {
       },
       config: { idempotent: true },
     },
-    async (req, reply) => reply.code(201).send(await ingestForRequest(req, req.params.id, req.body)),
+    async (req, reply) => reply.code(201).send(await ingestForRequest(req, reply, req.params.id, req.body)),
   );
 
   app.post(
@@ -83,7 +83,7 @@ export const collectionsRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: SearchResponse },
       },
     },
-    async (req) => searchForRequest(req, req.params.id, req.body),
+    async (req, reply) => searchForRequest(req, reply, req.params.id, req.body),
   );
 
   app.delete(

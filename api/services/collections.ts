@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { embeddingEngines } from '../../shared/engines/embeddings/registry.ts';
 import type {
   Collection,
@@ -23,6 +23,7 @@ export function createForRequest(req: FastifyRequest, body: CreateCollectionBody
 /** Ingest with the request's keys, id and cancellation; marks X-Provider-Used / X-Usage-Bypassed. */
 export async function ingestForRequest(
   req: FastifyRequest,
+  reply: FastifyReply,
   collectionId: string,
   body: IngestBody,
 ): Promise<IngestResult> {
@@ -30,7 +31,7 @@ export async function ingestForRequest(
     developerId: req.auth.developerId,
     requestId: req.id,
     headers: req.headers,
-    signal: requestSignal(req),
+    signal: requestSignal(reply),
   });
   req.providerUsed = out.providerUsed;
   req.usageBypassed = !out.billable;
@@ -39,6 +40,7 @@ export async function ingestForRequest(
 
 export async function searchForRequest(
   req: FastifyRequest,
+  reply: FastifyReply,
   collectionId: string,
   body: SearchBody,
 ): Promise<SearchResponse> {
@@ -46,18 +48,18 @@ export async function searchForRequest(
     developerId: req.auth.developerId,
     requestId: req.id,
     headers: req.headers,
-    signal: requestSignal(req),
+    signal: requestSignal(reply),
   });
   req.providerUsed = out.providerUsed;
   req.usageBypassed = !out.billable;
   return { results: out.results };
 }
 
-/** Aborts when the client goes away before the response is sent. */
-function requestSignal(req: FastifyRequest): AbortSignal {
+/** Aborts when the client goes away before its response is sent (embedding, fetching, transcribing stop). */
+function requestSignal(reply: FastifyReply): AbortSignal {
   const ac = new AbortController();
-  req.raw.once('close', () => {
-    if (!req.raw.complete || !req.raw.socket?.writable) ac.abort();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) ac.abort();
   });
   return ac.signal;
 }

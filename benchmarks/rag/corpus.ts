@@ -38,7 +38,8 @@ export async function scratchDatabase(name: string): Promise<{ db: Db; close(): 
     db,
     async close() {
       await db.end();
-      await admin.query(`drop database if exists ${name} with (force)`);
+      // BENCH_KEEP_DB=1 leaves the database for inspection (EXPLAIN ANALYZE …); the next run replaces it.
+      if (!process.env.BENCH_KEEP_DB) await admin.query(`drop database if exists ${name} with (force)`);
       await admin.end();
     },
   };

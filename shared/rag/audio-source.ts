@@ -1,6 +1,6 @@
-import type { EngineRegistry } from '../engines/core/registry.ts';
-import type { SttEngine, TranscriptionResult } from '../engines/stt/types.ts';
-import { ApiError } from '../errors/api-error.ts';
+import { decodeToPcm } from '../audio/index.ts';
+import { speechEngines } from '../engines/speech-registry.ts';
+import type { TranscriptionResult } from '../engines/stt/types.ts';
 import { safeFetchBuffer } from '../net/safe-fetch.ts';
 import type { Infra } from '../runtime/infra.ts';
 
@@ -9,31 +9,10 @@ const MAX_AUDIO_BYTES = 25 * 1024 * 1024;
 /** The local recogniser wants 16 kHz wideband audio. */
 const SAMPLE_RATE = 16_000;
 
-interface AudioModule {
-  decodeToPcm(
-    input: Buffer,
-    opts: { sampleRate: number; signal?: AbortSignal; param?: string },
-  ): Promise<{ pcm: Buffer; sampleRate: number; duration: number }>;
-}
-interface SpeechRegistryModule {
-  speechEngines(infra: Infra): { stt: EngineRegistry<SttEngine> };
-}
-
-// The speech area owns decoding and the STT registry; loaded on first audio ingest only.
-const AUDIO_MODULE = '../audio/index.ts';
-const SPEECH_REGISTRY_MODULE = '../engines/speech-registry.ts';
-
-async function load<T>(specifier: string): Promise<T> {
-  try {
-    return (await import(specifier)) as T;
-  } catch {
-    throw new ApiError('feature_not_configured', {
-      detail: 'Audio ingest needs the speech engines, which are not installed here.',
-    });
-  }
-}
-
-/** Fetches audio SSRF-safely, decodes it to 16 kHz mono PCM and transcribes it with the local STT engine. */
+/**
+ * Fetches audio SSRF-safely, decodes it (any container ffmpeg reads) to 16 kHz mono PCM and transcribes it with
+ * the local `default` STT engine, with segment timestamps.
+ */
 export async function transcribeAudioUrl(
   infra: Infra,
   url: string,
@@ -46,10 +25,8 @@ export async function transcribeAudioUrl(
     signal,
     param: 'sourceUrl',
   });
-  const audio = await load<AudioModule>(AUDIO_MODULE);
-  const decoded = await audio.decodeToPcm(buf, { sampleRate: SAMPLE_RATE, signal, param: 'sourceUrl' });
-  const speech = await load<SpeechRegistryModule>(SPEECH_REGISTRY_MODULE);
-  const stt = speech.speechEngines(infra).stt.get('default');
+  const decoded = await decodeToPcm(buf, { sampleRate: SAMPLE_RATE, signal, param: 'sourceUrl' });
+  const stt = speechEngines(infra).stt.get('default');
   return stt.transcribe({
     pcm: decoded.pcm,
     sampleRate: decoded.sampleRate,

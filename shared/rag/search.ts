@@ -178,7 +178,7 @@ export async function queryCandidates(
     select c.document_id, c.chunk_index, c.content, c.metadata,
            1 - (c.embedding::vector(${d}) <=> $2::vector(${d})) as cos,
            (select coalesce(sum(x.w), 0) from unnest(ql.lx, ql.lw) as x(l, w)
-             where x.l = any(tsvector_to_array(c.tsv)))::float8 as matched,
+              join unnest(c.tsv) as v on v.lexeme = x.l)::float8 as matched,
            ql.total::float8 as lexemes
       from rag_chunks c, ql
      where c.id in (select id from vec union select id from lex)`;
@@ -193,14 +193,16 @@ export async function queryCandidates(
     terms,
     terms.map((t) => q.termWeight(t)),
   ];
-  if (via) return (await via.query<CandidateRow>(sql, params)).rows;
+  // A named statement per dimension: parsed once per connection, and Postgres may settle on a generic plan.
+  const statement = { name: `rag_candidates_v1_${d}`, text: sql, values: params };
+  if (via) return (await via.query<CandidateRow>(statement)).rows;
   const client = await pool.connect();
   try {
     await client.query('begin');
     // Iterative scans keep filtered HNSW searches (one collection among many) returning enough rows.
     await client.query(`set local hnsw.ef_search = ${Math.trunc(efSearch)}`);
     await client.query(`set local hnsw.iterative_scan = relaxed_order`);
-    const { rows } = await client.query<CandidateRow>(sql, params);
+    const { rows } = await client.query<CandidateRow>(statement);
     await client.query('commit');
     return rows;
   } catch (e) {
