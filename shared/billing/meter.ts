@@ -109,9 +109,10 @@ export function createMeter(deps: { db: Db; redis: Redis; config: Config; log: L
       // No row matched: the account is missing, its period ended, or the balance is short. Settle the first two
       // and try once more; what remains is a real shortage.
       const before = await ensureAccount(db, config, input.developerId);
-      held = await tryHold(input, id, credits);
+      const short = !(before.overage_rate > 0) && before.used + credits > accountLimit(before);
+      held = short ? null : await tryHold(input, id, credits);
       if (!held) {
-        const after = await ensureAccount(db, config, input.developerId).catch(() => before);
+        const after = short ? before : await ensureAccount(db, config, input.developerId).catch(() => before);
         publish(after);
         const remaining = Math.max(0, accountLimit(after) - after.used);
         throw new ApiError('insufficient_credits', { needed: credits, remaining });
