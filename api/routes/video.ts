@@ -34,13 +34,14 @@ export const videoRoutes: FastifyPluginAsyncZod = async (app) => {
       `/v1/video/${s.type}`,
       { schema: { tags, summary: s.summary, body: s.body, response: { 202: VideoJob } }, config: { idempotent: true } },
       async (req, reply) => {
-        const job = await submitVideoJob(infra, {
+        const { billable, ...job } = await submitVideoJob(infra, {
           developerId: req.auth.developerId,
           requestId: req.id,
           type: s.type,
           body: req.body as never,
         });
         req.providerUsed = job.provider;
+        req.usageBypassed = !billable;
         return reply.code(202).header('location', `/v1/video/${job.id}`).send(job);
       },
     );

@@ -35,7 +35,7 @@ const URL_FIELDS = ['image_url', 'audio_url', 'video_url', 'webhook_url'] as con
 export async function submitVideoJob(
   infra: Infra,
   input: { developerId: string; requestId: string; type: VideoJobType; body: VideoBody },
-): Promise<VideoJob> {
+): Promise<VideoJob & { billable: boolean }> {
   const { type, body } = input;
   const provider = await resolveProvider(infra, type, body);
   // Commercial engines need a key that outlives the request (stored or platform); caller keys are not charged.
@@ -70,7 +70,7 @@ export async function submitVideoJob(
   } catch (e) {
     infra.log.warn({ videoJobId: row.id, err: (e as Error).message }, 'enqueue failed; the reconciler will retry');
   }
-  return toVideoJob(row, infra.storage, infra.config.VIDEO_URL_TTL_SECONDS);
+  return { ...(await toVideoJob(row, infra.storage, infra.config.VIDEO_URL_TTL_SECONDS)), billable };
 }
 
 export async function getVideoJobFor(infra: Infra, developerId: string, id: string): Promise<VideoJob> {

@@ -32,7 +32,9 @@ export const videoEnv = {
     .string()
     .regex(/^$|^[a-z]+:\d+(,[a-z]+:\d+)*$/)
     .default('')
-    .describe('Reserved: per-engine concurrency of GPU pools, e.g. "avatar:2,lipsync:1" (the pool runs 1 today)'),
+    .describe(
+      'Per-pool concurrency of a GPU worker process, e.g. "avatar:2,lipsync:1"; unset pools run 1 job at a time',
+    ),
   VIDEO_MODEL_SERVERS: z
     .string()
     .default('')
