@@ -63,10 +63,14 @@ describe('dub (BullMQ flow)', () => {
 });
 
 describe('analyze (default engine)', () => {
-  it('returns transcript, described scenes (faces, OCR text, colour, motion) and embeddings', async () => {
+  it('returns transcript, described scenes (faces, OCR text, colour, motion) and embeddings stored in a collection', async () => {
+    const col = await p.request('/v1/collections', { method: 'POST', key: dev.apiKey, json: { name: 'video notes' } });
+    expect(col.status).toBe(201);
+    const collectionId = ((await col.json()) as { id: string }).id;
     const sub = await submit('analyze', {
       video_url: `${media.url}/scenes.mp4`,
       tasks: ['transcribe', 'scenes', 'embed'],
+      collectionId,
     });
     const { job } = await waitForJob(p, dev.apiKey, sub.id, 90_000);
     expect(job.status, JSON.stringify(job.error)).toBe('completed');
@@ -79,5 +83,10 @@ describe('analyze (default engine)', () => {
     expect(r.scenes![1]!.dominant_color).toMatch(/^#f/);
     expect(r.embeddings!.chunks.length).toBeGreaterThan(0);
     expect(r.embeddings!.chunks[0]!.embedding).toHaveLength(r.embeddings!.dimensions);
+    expect(r.embeddings!.collection_id).toBe(collectionId);
+    const { rows } = await p.infra.db.query('select count(*)::int as n from rag_chunks where collection_id = $1', [
+      collectionId,
+    ]);
+    expect(rows[0].n).toBeGreaterThan(0);
   });
 });
