@@ -106,15 +106,15 @@ export function warpMouth(
         // Inside the opened mouth.
         const g = (y - rig.y0) / d;
         const edge = clamp(wm * 2.2, 0, 1) * clamp(d / 2, 0, 1);
-        let r = 52;
-        let gg = 20;
-        let b = 26;
+        let r = 118;
+        let gg = 46;
+        let b = 50;
         if (teeth && g < 0.22 && wm > 0.5) {
-          r = 214;
-          gg = 206;
-          b = 196;
+          r = 206;
+          gg = 196;
+          b = 184;
         } else {
-          const shade = 1 - 0.5 * Math.sin(Math.PI * g);
+          const shade = 1 - 0.6 * Math.sin(Math.PI * g) * wm;
           r *= shade;
           gg *= shade;
           b *= shade;
