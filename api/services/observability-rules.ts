@@ -12,6 +12,7 @@ export interface TraceTurn {
   tts_ms: number | null;
   latency_ms: number | null;
   endpoint_ms: number | null;
+  overhead_ms?: number | null;
   interrupted: boolean;
   error: string | null;
 }

@@ -68,7 +68,7 @@ async function findSession(infra: Infra, developerId: string, by: { id?: string;
 async function loadTrace(infra: Infra, sessionId: string) {
   const [turns, tools, interruptions] = await Promise.all([
     infra.db.query<TraceTurn>(
-      `select idx, speaker, text, start_ms, end_ms, stt_ms, llm_ms, tts_ms, latency_ms, endpoint_ms, interrupted, error
+      `select idx, speaker, text, start_ms, end_ms, stt_ms, llm_ms, tts_ms, latency_ms, endpoint_ms, overhead_ms, interrupted, error
          from rt_turns where session_id = $1 order by idx`,
       [sessionId],
     ),
@@ -111,6 +111,8 @@ export async function sessionDetail(
       llmMs: t.llm_ms ?? 0,
       ttsMs: t.tts_ms ?? 0,
       latencyMs: t.latency_ms,
+      endpointMs: t.endpoint_ms,
+      overheadMs: t.overhead_ms ?? null,
       interrupted: t.interrupted,
     })),
     metrics: {

@@ -63,7 +63,12 @@ export const SessionTurn = z.object({
   sttMs: z.number(),
   llmMs: z.number(),
   ttsMs: z.number(),
+  /** Caller's last speech sample → first agent audio sent (assistant turns that answer the caller). */
   latencyMs: z.number().nullable(),
+  /** The endpointing silence waited before the turn was taken. */
+  endpointMs: z.number().nullable(),
+  /** Latency not spent in STT, LLM, TTS or endpointing: the platform's own overhead. */
+  overheadMs: z.number().nullable(),
   interrupted: z.boolean(),
 });
 

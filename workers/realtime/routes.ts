@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { handleDirectSession } from './direct/session-handler.ts';
+import { endLiveSessions } from './session/live.ts';
 import { handleTwilioStream } from './twilio/stream-handler.ts';
 
 const PAGE = new URL('./public/index.html', import.meta.url);
@@ -12,6 +13,8 @@ const PAGE = new URL('./public/index.html', import.meta.url);
  */
 export async function registerRealtimeRoutes(app: FastifyInstance): Promise<void> {
   const infra = app.infra;
+  // Sockets are closed before onClose hooks run; wait for their sessions to store traces and recordings.
+  app.addHook('onClose', () => endLiveSessions(infra, 'server_shutdown'));
   app.get(
     '/v1/sessions/twilio/stream',
     { websocket: true, config: { public: true }, schema: { hide: true } },

@@ -253,7 +253,10 @@ export class TwilioCaller {
     const deadline = Date.now() + timeoutMs;
     while (!pred()) {
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error('caller: condition not met');
+      if (left <= 0)
+        throw new Error(
+          `caller: condition not met (media ${this.media.length}, marks ${this.marksEchoed.length}, clears ${this.clears.length}, playing ${this.playing}, close ${this.closeCode})`,
+        );
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, Math.min(left, 50));
         this.waiters.push(() => {

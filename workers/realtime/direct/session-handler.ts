@@ -6,6 +6,7 @@ import { newId } from '../../../shared/ids.ts';
 import type { Infra } from '../../../shared/runtime/infra.ts';
 import { openSession } from '../session/bootstrap.ts';
 import type { CallSession, SessionTransport } from '../session/call-session.ts';
+import { trackSession } from '../session/live.ts';
 import { sessionSecret } from '../session/secret.ts';
 import { verifySessionToken } from '../session/token.ts';
 
@@ -132,6 +133,7 @@ export async function handleDirectSession(
     });
     if (closed) return;
     session = opened.session;
+    trackSession(infra, session);
     session.onEnd = (reason) => {
       sendJson({ type: 'session.ended', reason });
       close(1000, null);

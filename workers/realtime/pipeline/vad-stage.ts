@@ -5,6 +5,15 @@ import { TurnDetector, type TurnDetectorOptions } from '../session/turn-detector
 import type { DataFrame } from './frames.ts';
 import { Stage } from './stage.ts';
 
+/** RMS under which a frame is treated as silence without running the model (≈ -56 dBFS). */
+const SILENCE_RMS = 50;
+
+function rms16(x: Int16Array): number {
+  let s = 0;
+  for (let i = 0; i < x.length; i++) s += x[i]! * x[i]!;
+  return Math.sqrt(s / Math.max(1, x.length));
+}
+
 /**
  * audio-in → speech-start / speech-end. Caller PCM is resampled to the VAD's rate (state kept across 20 ms
  * chunks), cut into the VAD's frame size and scored; the turn detector adds the minimum-speech and endpointing
@@ -41,7 +50,9 @@ export class VadStage extends Stage {
     const n = this.vad.frameSamples;
     let off = 0;
     for (; off + n <= joined.length; off += n) {
-      const prob = await this.session.push(joined.slice(off, off + n));
+      const frame = joined.slice(off, off + n);
+      // Near-silent frames (below -56 dBFS) are not speech: skip the model, which is most of the CPU of a call.
+      const prob = rms16(frame) < SILENCE_RMS ? 0 : await this.session.push(frame);
       const at = this.audioMs;
       this.audioMs += this.frameMs;
       const ev = this.detector.push(prob, at, this.frameMs);

@@ -74,7 +74,8 @@ export async function openSession(
       bargeInForceMs: c.REALTIME_BARGE_IN_FORCE_MS,
       maxSessionSeconds: c.REALTIME_MAX_SESSION_SECONDS,
       vadThreshold: 0.5,
-      finalWaitMs: 1200,
+      // A batch engine transcribes after the endpoint (pocketsphinx: ~0.5 s per second of speech).
+      finalWaitMs: engines.stt.capabilities.streaming ? 1200 : 8000,
     },
     log: input.log,
   });

@@ -1,5 +1,8 @@
 import { words } from './turn-detector.ts';
 
+/** How long past its estimated end a sentence whose mark never came back still counts as playing. */
+const MARK_GRACE_MS = 2000;
+
 /** The outbound side of a transport: audio at `outRate` (PCM s16le), marks and a buffer flush. */
 export interface AudioSink {
   readonly outRate: number;
@@ -43,10 +46,16 @@ export class Playback {
     this.frameBytes = (sink.outRate / 50) * 2;
   }
 
-  /** True while agent audio is (estimated to be) playing or queued at the far end. */
+  /**
+   * True while agent audio is playing or queued at the far end: a sentence is being sent, or a sent sentence's
+   * mark has not come back. A far end that never echoes marks is covered by a grace period after the estimate.
+   */
   get speaking(): boolean {
-    return this.now() < this.queueEndMs || this.pending.length > 0;
+    if (this.openSentence || this.pending.length > 0) return true;
+    const now = this.now();
+    return this.sentences.some((s) => !s.played && now < s.endMs + MARK_GRACE_MS);
   }
+  private openSentence = false;
 
   /** Sends synthesized audio of the current sentence in 20 ms frames (the remainder waits for more or the end). */
   sendAudio(pcm: Buffer): void {
@@ -59,6 +68,7 @@ export class Playback {
 
   private frame(f: Buffer): void {
     const now = this.now();
+    this.openSentence = true;
     if (this.firstAudioAt === null) this.firstAudioAt = now;
     this.sink.sendAudio(f);
     const durMs = (f.length / 2 / this.sink.outRate) * 1000;
@@ -74,6 +84,7 @@ export class Playback {
       this.pending = Buffer.alloc(0);
       this.frame(padded);
     }
+    this.openSentence = false;
     const mark = `${turnId}:${index}`;
     this.sentences.push({ turnId, index, text, mark, startMs, endMs: this.queueEndMs, played: false });
     this.sink.sendMark(mark);
@@ -139,6 +150,7 @@ export class Playback {
   clear(): void {
     this.sink.sendClear();
     this.pending = Buffer.alloc(0);
+    this.openSentence = false;
     for (const s of this.sentences) if (!s.played) this.flushed.add(s.mark);
     this.sentences = this.sentences.filter((s) => s.played);
     this.queueEndMs = this.now();

@@ -3,6 +3,7 @@ import { isApiError } from '../../../shared/errors/api-error.ts';
 import type { Infra } from '../../../shared/runtime/infra.ts';
 import { openSession } from '../session/bootstrap.ts';
 import type { CallSession, SessionTransport } from '../session/call-session.ts';
+import { trackSession } from '../session/live.ts';
 import { sessionSecret } from '../session/secret.ts';
 import { verifySessionToken } from '../session/token.ts';
 import { TraceStore } from '../session/trace-store.ts';
@@ -104,6 +105,7 @@ export function handleTwilioStream(infra: Infra, socket: WebSocket): void {
       });
       if (closed) return;
       session = opened.session;
+      trackSession(infra, session);
       session.onEnd = () => close(1000, 'session ended');
       await session.start({ callSid: ev.callSid, streamSid: ev.streamSid });
       log.info({ sessionId: claims.sid, callSid: ev.callSid }, 'twilio session started');

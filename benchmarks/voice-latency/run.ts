@@ -1,0 +1,258 @@
+/**
+ * Voice latency benchmark: N concurrent synthetic Twilio calls against the real platform (own process).
+ *
+ *   npm run bench:voice-latency -- --calls 50 --turns 3
+ *
+ * STT and LLM are local doubles speaking Deepgram's live WebSocket and OpenAI's streaming Chat Completions with the
+ * declared latency profiles below; TTS is the real local engine (flite). Each caller speaks flite-made utterances as
+ * 8 kHz μ-law in real-time 20 ms frames, plays the agent audio like Twilio (marks echoed as played, `clear` flushes)
+ * and, on its last turn, barges in one second into a long answer.
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { cpus } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import { startDeepgramLiveDouble } from '../../test/realtime/doubles/deepgram-live.ts';
+import { startOpenAiChatDouble } from '../../test/realtime/doubles/openai-chat.ts';
+import { TwilioCaller } from '../../test/realtime/doubles/twilio-caller.ts';
+import { fliteUtterance, tokenFromTwiml, wsUrl } from '../../test/realtime/helpers.ts';
+
+const { values: args } = parseArgs({
+  options: {
+    calls: { type: 'string', default: '50' },
+    turns: { type: 'string', default: '3' },
+    'stt-final-ms': { type: 'string', default: '150' },
+    'llm-first-token-ms': { type: 'string', default: '250' },
+    'llm-tokens-per-s': { type: 'string', default: '60' },
+    'ramp-ms': { type: 'string', default: '100' },
+    endpointing: { type: 'string', default: '300' },
+  },
+});
+const CALLS = Number(args.calls);
+const TURNS = Math.max(2, Number(args.turns));
+const PROFILE = {
+  sttFinalAfterMs: Number(args['stt-final-ms']),
+  llmFirstTokenMs: Number(args['llm-first-token-ms']),
+  llmTokensPerSecond: Number(args['llm-tokens-per-s']),
+};
+
+const UTTERANCES = [
+  'Hi, I would like to book a cleaning appointment.',
+  'Do you have anything on Tuesday morning?',
+  'And what does it cost without insurance?',
+  'Can I also bring my daughter along?',
+];
+const BARGE_Q = 'Tell me everything about your opening hours.';
+const BARGE_IN = 'Wait, I only need Saturday.';
+const REPLY = 'Sure, I can help with that. Let me check what we have available for you.';
+const LONG =
+  'We are open from eight in the morning until six in the evening from Monday to Friday. ' +
+  'On Saturdays we open at nine and close at one in the afternoon. ' +
+  'We are closed on Sundays and on public holidays, but you can always leave a message. ' +
+  'Emergency appointments are available every weekday morning if you call before ten.';
+
+function pct(xs: number[], p: number): number {
+  if (!xs.length) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
+}
+const f = (v: number) => (Number.isFinite(v) ? `${Math.round(v)}` : '-');
+
+async function main(): Promise<void> {
+  // Vendor doubles with the declared latency profiles.
+  const dg = await startDeepgramLiveDouble(
+    (_c, u) => (u === TURNS - 1 ? BARGE_Q : u === TURNS ? BARGE_IN : UTTERANCES[u % UTTERANCES.length]!),
+    { finalAfterMs: PROFILE.sttFinalAfterMs, interimEveryMs: 100 },
+  );
+  const llm = await startOpenAiChatDouble(
+    (body) => {
+      const last = (body.messages as Array<{ content: string }>).at(-1)?.content ?? '';
+      return { text: /opening hours/i.test(last) ? LONG : REPLY };
+    },
+    { firstTokenMs: PROFILE.llmFirstTokenMs, tokensPerSecond: PROFILE.llmTokensPerSecond },
+  );
+
+  const child = spawn(process.execPath, ['--import', 'tsx', 'benchmarks/voice-latency/server.ts'], {
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'silent',
+      TEST_LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+      PUBLIC_BASE_URL: 'https://voice.example.com',
+      REALTIME_SESSION_SECRET: 'benchmark-secret-benchmark-secret-0123456789',
+      REALTIME_ENDPOINTING_MS: args.endpointing,
+      REALTIME_RECORDINGS: 'true',
+      DEEPGRAM_BASE_URL: dg.url,
+      DEEPGRAM_API_KEY: dg.key,
+      OPENAI_BASE_URL: llm.url,
+      OPENAI_API_KEY: llm.key,
+      OUTBOUND_ALLOWLIST: '127.0.0.1',
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const rl = createInterface({ input: child.stdout! });
+  const [line] = (await once(rl, 'line')) as [string];
+  const srv = JSON.parse(line) as { url: string; apiKey: string; agentId: string };
+
+  const audio = new Map<string, Buffer>();
+  for (const t of [...UTTERANCES, BARGE_Q, BARGE_IN]) audio.set(t, await fliteUtterance(t));
+
+  const firstResponse: number[] = [];
+  const turn: number[] = [];
+  const greeting: number[] = [];
+  const clearAfterOnset: number[] = [];
+  const sessionIds: string[] = [];
+  let failures = 0;
+
+  async function call(i: number): Promise<void> {
+    await new Promise((r) => setTimeout(r, i * Number(args['ramp-ms'])));
+    const res = await fetch(`${srv.url}/v1/sessions/twilio`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${srv.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ agentId: srv.agentId, from: `+1555000${String(i).padStart(4, '0')}`, to: '+15559990000' }),
+    });
+    const body = (await res.json()) as { twiml: string; sessionId: string };
+    sessionIds.push(body.sessionId);
+    const c = new TwilioCaller({
+      url: wsUrl(srv.url, '/v1/sessions/twilio/stream'),
+      token: tokenFromTwiml(body.twiml),
+    });
+    const started = performance.now();
+    await c.start();
+    await c
+      .until(() => c.media.length > 0, 30_000)
+      .catch((e: Error) => {
+        throw new Error(`no greeting (${e.message}; closed ${c.closeCode} ${c.closeReason})`);
+      });
+    greeting.push(c.media[0]!.at - started);
+    // A reply is over when nothing plays and no agent audio came for 600 ms (its sentences arrive one by one).
+    const quiet = () => !c.playing && performance.now() - (c.media.at(-1)?.at ?? 0) > 600;
+    await c.until(() => c.marksEchoed.length >= 1 && quiet(), 30_000);
+    for (let k = 0; k < TURNS; k++) {
+      const barge = k === TURNS - 1;
+      const text = barge ? BARGE_Q : UTTERANCES[k % UTTERANCES.length]!;
+      const n = c.media.length;
+      const marks = c.marksEchoed.length;
+      const end = await c.say(audio.get(text)!);
+      await c.until(() => c.media.length > n, 30_000);
+      const lat = c.media[n]!.at - end;
+      (k === 0 ? firstResponse : turn).push(lat);
+      if (!barge) {
+        await c.until(() => c.marksEchoed.length > marks && quiet(), 30_000);
+        continue;
+      }
+      // Barge in one second into the long answer.
+      const t = c.media[n]!.at;
+      await c.until(() => performance.now() - t >= 1000, 5000).catch(() => {});
+      const clears = c.clears.length;
+      const starts = c.speechStarts.length;
+      void c.say(audio.get(BARGE_IN)!);
+      await c.until(() => c.clears.length > clears, 10_000);
+      clearAfterOnset.push(c.clears[clears]! - c.speechStarts[starts]!);
+      // The barge-in utterance gets its own answer.
+      const m2 = c.media.length;
+      await c.until(() => c.media.length > m2, 15_000);
+      await c.until(quiet, 30_000);
+    }
+    c.stop();
+    await c.closed;
+  }
+
+  const t0 = performance.now();
+  const results = await Promise.allSettled(Array.from({ length: CALLS }, (_, i) => call(i)));
+  const reasons = new Map<string, number>();
+  for (const r of results) {
+    if (r.status !== 'rejected') continue;
+    failures++;
+    const why = (r.reason as Error)?.message ?? String(r.reason);
+    reasons.set(why, (reasons.get(why) ?? 0) + 1);
+  }
+  for (const [why, n] of reasons) console.error(`failed calls: ${n} × ${why}`);
+  const wall = performance.now() - t0;
+
+  // Server-side traces: per-stage times, overhead, barge-in detection/stop.
+  const stt: number[] = [];
+  const llmFirst: number[] = [];
+  const tts: number[] = [];
+  const endpoint: number[] = [];
+  const overhead: number[] = [];
+  const serverLatency: number[] = [];
+  const stop: number[] = [];
+  const detect: number[] = [];
+  const bleed: number[] = [];
+  type Detail = {
+    status: string;
+    turns: Array<{
+      speaker: string;
+      sttMs: number;
+      llmMs: number;
+      ttsMs: number;
+      latencyMs: number | null;
+      endpointMs: number | null;
+      overheadMs: number | null;
+    }>;
+    interruptions: Array<{ detectionMs: number; stopMs: number; bleedThroughWords: number }>;
+  };
+  for (const id of sessionIds) {
+    let d: Detail | null = null;
+    for (let i = 0; i < 100; i++) {
+      const r = await fetch(`${srv.url}/v1/observability/sessions/${id}`, {
+        headers: { authorization: `Bearer ${srv.apiKey}` },
+      });
+      if (r.status === 200) {
+        d = (await r.json()) as Detail;
+        if (d.status !== 'active') break;
+      }
+      await new Promise((res) => setTimeout(res, 100));
+    }
+    if (!d) continue;
+    for (const t of d.turns) {
+      if (t.speaker !== 'assistant' || t.latencyMs === null) continue;
+      serverLatency.push(t.latencyMs);
+      stt.push(t.sttMs);
+      llmFirst.push(t.llmMs);
+      tts.push(t.ttsMs);
+      if (t.endpointMs !== null) endpoint.push(t.endpointMs);
+      if (t.overheadMs !== null) overhead.push(t.overheadMs);
+    }
+    for (const i of d.interruptions) {
+      stop.push(i.stopMs);
+      detect.push(i.detectionMs);
+      bleed.push(i.bleedThroughWords);
+    }
+  }
+
+  const row = (name: string, xs: number[], target = '') =>
+    console.log(
+      `${name.padEnd(44)} ${f(pct(xs, 50)).padStart(7)} ${f(pct(xs, 95)).padStart(7)} ${String(xs.length).padStart(6)}  ${target}`,
+    );
+  console.log(
+    `\nvoice-latency: ${CALLS} concurrent calls × ${TURNS} turns on ${cpus().length} cores, ${Math.round(wall / 1000)} s, ${failures} failed calls`,
+  );
+  console.log(
+    `profiles: STT final ${PROFILE.sttFinalAfterMs} ms after end of speech (deepgram double); LLM first token ${PROFILE.llmFirstTokenMs} ms then ${PROFILE.llmTokensPerSecond} tokens/s (openai double); TTS flite (real); endpointing ${args.endpointing} ms\n`,
+  );
+  console.log(`${'metric (ms)'.padEnd(44)} ${'p50'.padStart(7)} ${'p95'.padStart(7)} ${'n'.padStart(6)}  target`);
+  row('greeting: call start → first agent audio', greeting);
+  row('first response: last speech → first audio', firstResponse, 'p95 < 1500');
+  row('turn: last speech → first audio', turn, 'p95 < 900');
+  row('  server view: last speech → first audio', serverLatency);
+  row('  endpointing wait (VAD silence)', endpoint);
+  row('  STT wait after endpoint', stt);
+  row('  LLM first token', llmFirst);
+  row('  TTS first audio', tts);
+  row('  platform overhead', overhead, 'p95 ≤ 20');
+  row('barge-in: detection (onset → decision)', detect);
+  row('barge-in: stop (decision → clear sent, LLM/TTS cancelled)', stop, 'p95 ≤ 150');
+  row('barge-in: caller onset → clear received', clearAfterOnset);
+  row('barge-in: bleed-through words', bleed);
+
+  child.kill('SIGTERM');
+  await once(child, 'exit');
+  await dg.close();
+  await llm.close();
+  process.exit(failures ? 1 : 0);
+}
+
+await main();

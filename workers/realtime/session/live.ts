@@ -1,0 +1,19 @@
+import type { Infra } from '../../../shared/runtime/infra.ts';
+import type { CallSession } from './call-session.ts';
+
+const live = new WeakMap<Infra, Set<CallSession>>();
+
+/** Tracks a running session so a shutdown can end it (and store its trace and recording) before infra closes. */
+export function trackSession(infra: Infra, s: CallSession): void {
+  let set = live.get(infra);
+  if (!set) live.set(infra, (set = new Set()));
+  set.add(s);
+  void s.done.finally(() => set.delete(s));
+}
+
+/** Ends every live session of this process and waits until each has written its trace. */
+export async function endLiveSessions(infra: Infra, reason: string): Promise<void> {
+  const set = live.get(infra);
+  if (!set) return;
+  await Promise.all([...set].map((s) => s.stop(reason)));
+}
