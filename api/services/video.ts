@@ -129,6 +129,10 @@ async function resolveProvider(infra: Infra, type: VideoJobType, body: VideoBody
       return 'default';
     }
     case 'analyze': {
+      if (engines.servers.has(`analyze:${requested}`)) {
+        await selfHosted('analyze', requested);
+        return requested;
+      }
       if (requested !== 'default' && requested !== 'twelvelabs') {
         throw new ApiError(
           'provider_unavailable',

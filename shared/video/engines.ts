@@ -6,6 +6,7 @@ import type { AvatarEngine } from '../engines/avatar/types.ts';
 import { EngineRegistry } from '../engines/core/registry.ts';
 import { ClassicalLipsyncEngine } from '../engines/lipsync/classical.ts';
 import { ModelServerLipsyncEngine } from '../engines/lipsync/model-server.ts';
+import { ReplicateLipsyncEngine } from '../engines/lipsync/replicate.ts';
 import { SyncLabsLipsyncEngine } from '../engines/lipsync/synclabs.ts';
 import type { LipsyncEngine } from '../engines/lipsync/types.ts';
 import { LumaVideoGenEngine } from '../engines/videogen/luma.ts';
@@ -49,6 +50,7 @@ export function videoEngines(infra: Infra): VideoEngines {
   const pollMs = infra.config.VIDEO_VENDOR_POLL_MS;
   e.avatar.register('heygen', new HeyGenAvatarEngine({ baseUrl: base.heygen, pollMs }));
   e.lipsync.register('synclabs', new SyncLabsLipsyncEngine({ baseUrl: base.synclabs, pollMs }));
+  e.lipsync.register('replicate', new ReplicateLipsyncEngine({ baseUrl: base.replicate, pollMs }));
   e.generate.register('luma', new LumaVideoGenEngine({ baseUrl: base.luma, pollMs }));
   e.generate.register('runway', new RunwayVideoGenEngine({ baseUrl: base.runway, pollMs }));
   for (const s of servers.values()) {

@@ -10,6 +10,7 @@ export const VIDEO_VENDORS: Record<string, { vendor: string; callerKeyOnly: bool
   synclabs: { vendor: 'synclabs', callerKeyOnly: true },
   luma: { vendor: 'luma', callerKeyOnly: false },
   runway: { vendor: 'runway', callerKeyOnly: false },
+  replicate: { vendor: 'replicate', callerKeyOnly: false },
   twelvelabs: { vendor: 'twelvelabs', callerKeyOnly: true },
 };
 

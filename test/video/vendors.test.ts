@@ -65,6 +65,32 @@ async function startVendorDouble(mp4: Buffer): Promise<LocalServer & { calls: Ca
           assets: done ? { video: `${url}/files/out.mp4` } : null,
         });
       }
+      // Replicate
+      if (path === '/v1/models/sync/lipsync-2/predictions') return json(res, 201, { id: 'rp_1', status: 'starting' });
+      if (path === '/v1/predictions/rp_1') {
+        const done = poll('rp_1');
+        return json(res, 200, {
+          id: 'rp_1',
+          status: done ? 'succeeded' : 'processing',
+          output: done ? `${url}/files/out.mp4` : null,
+        });
+      }
+      // Model server: analysis
+      if (path === '/v1/analyze') {
+        return json(res, 200, {
+          scenes: [
+            {
+              start: 0,
+              end: 2,
+              description: 'a person talking',
+              ocr_text: '',
+              face_count: 1,
+              motion: 0.1,
+              dominant_color: '#aa8866',
+            },
+          ],
+        });
+      }
       // Runway
       if (path === '/v1/text_to_video') return json(res, 200, { id: 'rw_1' });
       if (path === '/v1/tasks/rw_1') {
@@ -127,10 +153,12 @@ beforeAll(async () => {
       SYNCLABS_BASE_URL: vendor.url,
       TWELVELABS_BASE_URL: vendor.url,
       RUNWAY_BASE_URL: vendor.url,
+      REPLICATE_BASE_URL: vendor.url,
+      REPLICATE_API_KEY: 'replicate-platform-token',
       LUMA_BASE_URL: vendor.url,
       LUMA_API_KEY: 'luma-platform-key',
       VIDEO_VENDOR_POLL_MS: '20',
-      VIDEO_MODEL_SERVERS: `lipsync:wav2lip=${vendor.url},avatar:sadtalker=http://127.0.0.1:9`,
+      VIDEO_MODEL_SERVERS: `lipsync:wav2lip=${vendor.url},analyze:videollama=${vendor.url},avatar:sadtalker=http://127.0.0.1:9`,
     },
   });
   dev = await p.developer('pro');
@@ -293,6 +321,29 @@ describe('self-hosted model servers', () => {
     const call = vendor.calls.find((c) => c.path === '/v1/lipsync')!;
     const body = JSON.parse(call.body.toString());
     expect(Object.keys(body.inputs).sort()).toEqual(['audio_url', 'video_url']);
+  });
+
+  it('runs a configured analysis model server (JSON sections) and lip-sync on Replicate with the platform token', async () => {
+    const a = await submit('analyze', {
+      video_url: `${media.url}/talk.mp4`,
+      provider: 'videollama',
+      tasks: ['scenes'],
+    });
+    expect(a.status).toBe(202);
+    const r = await submit('lipsync', {
+      video_url: `${media.url}/talk.mp4`,
+      audio_url: `${media.url}/speech.wav`,
+      provider: 'replicate',
+    });
+    expect(r.status).toBe(202);
+    const [ja, jr] = await Promise.all([waitForJob(p, dev.apiKey, a.body.id), waitForJob(p, dev.apiKey, r.body.id)]);
+    expect(ja.job.status, JSON.stringify(ja.job.error)).toBe('completed');
+    expect(ja.job.result).toMatchObject({ provider: 'videollama', scenes: [{ description: 'a person talking' }] });
+    expect(jr.job.status, JSON.stringify(jr.job.error)).toBe('completed');
+    expect(jr.job.result?.provider).toBe('replicate.sync/lipsync-2');
+    const call = vendor.calls.find((c) => c.path === '/v1/models/sync/lipsync-2/predictions')!;
+    expect(call.headers.authorization).toBe('Bearer replicate-platform-token');
+    expect(Object.keys(JSON.parse(call.body.toString()).input).sort()).toEqual(['audio', 'video']);
   });
 
   it('refuses an unhealthy or unconfigured one at submission with provider_unavailable', async () => {

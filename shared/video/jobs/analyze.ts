@@ -9,6 +9,9 @@ import { ffmpeg, runTool } from '../ffmpeg.ts';
 import { fetchInput } from '../inputs.ts';
 import type { JobOutcome, StepContext } from '../lifecycle.ts';
 import { transcribeFile } from '../speech.ts';
+import { videoEngines } from '../engines.ts';
+import { VideoFailure } from '../failure.ts';
+import { callModelServer } from '../model-server.ts';
 import type { MediaInfo } from '../probe.ts';
 import { resolveVideoKey } from '../vendor-keys.ts';
 import { TwelveLabsAnalysisEngine } from '../../engines/analysis/twelvelabs.ts';
@@ -215,6 +218,20 @@ export async function runAnalyze(infra: Infra, s: StepContext): Promise<JobOutco
       signal: s.signal,
       onProgress: (f) => s.progress(0.1 + 0.7 * f),
     });
+  } else if (s.job.provider !== 'default') {
+    // A self-hosted analysis model server: it answers the analyze sections as JSON.
+    const server = videoEngines(infra).servers.get(`analyze:${s.job.provider}`);
+    if (!server) throw new VideoFailure('engine_unavailable', `analysis engine ${s.job.provider} is not configured`);
+    const { json } = await callModelServer(
+      server,
+      {
+        inputs: { video_url: await presign(infra, video.key) },
+        params: { tasks: req.tasks.filter((t) => t !== 'embed') },
+      },
+      null,
+      s.signal,
+    );
+    sections = json as AnalyzeSections;
   } else {
     sections = await analyzeLocally(video, req, s);
   }
@@ -252,7 +269,7 @@ export async function runAnalyze(infra: Infra, s: StepContext): Promise<JobOutco
       duration_seconds: duration,
       width: video.info.video?.width,
       height: video.info.video?.height,
-      provider: s.job.provider === 'twelvelabs' ? 'twelvelabs.pegasus' : 'default',
+      provider: s.job.provider === 'twelvelabs' ? 'twelvelabs.pegasus' : s.job.provider,
       ...sections,
     },
     units: duration,
