@@ -3,6 +3,7 @@ import { speechEngines } from '../engines/speech-registry.ts';
 import type { TranscriptionResult } from '../engines/stt/types.ts';
 import { safeFetchBuffer } from '../net/safe-fetch.ts';
 import type { Infra } from '../runtime/infra.ts';
+import { ragEngineError } from './errors.ts';
 
 /** Contract limit of transcription uploads, applied to fetched audio too. */
 const MAX_AUDIO_BYTES = 25 * 1024 * 1024;
@@ -27,13 +28,17 @@ export async function transcribeAudioUrl(
   });
   const decoded = await decodeToPcm(buf, { sampleRate: SAMPLE_RATE, signal, param: 'sourceUrl' });
   const stt = speechEngines(infra).stt.get('default');
-  return stt.transcribe({
-    pcm: decoded.pcm,
-    sampleRate: decoded.sampleRate,
-    language: 'en',
-    mode: 'accurate',
-    timestamps: 'segment',
-    diarize: false,
-    signal,
-  });
+  return stt
+    .transcribe({
+      pcm: decoded.pcm,
+      sampleRate: decoded.sampleRate,
+      language: 'en',
+      mode: 'accurate',
+      timestamps: 'segment',
+      diarize: false,
+      signal,
+    })
+    .catch((e: unknown) => {
+      throw ragEngineError(e, 'default');
+    });
 }

@@ -7,6 +7,7 @@ import { ApiError } from '../errors/api-error.ts';
 import { newId } from '../ids.ts';
 import type { Infra } from '../runtime/infra.ts';
 import { chunkText, type Chunk } from './chunker.ts';
+import { ragEngineError } from './errors.ts';
 import { getCollectionRow, type CollectionRow } from './collections.ts';
 import { IngestBody, type IngestResult } from './contracts.ts';
 import { loadContent, timesFor } from './sources.ts';
@@ -108,10 +109,14 @@ export async function ingestDocument(
         operation: 'ingest',
       }),
     );
-    const vectors = await engine.embed(
-      chunks.map((c) => c.content),
-      { apiKey: key.apiKey, signal: opts.signal, inputType: 'document' },
-    );
+    const vectors = await engine
+      .embed(
+        chunks.map((c) => c.content),
+        { apiKey: key.apiKey, signal: opts.signal, inputType: 'document' },
+      )
+      .catch((e: unknown) => {
+        throw ragEngineError(e, engine.provider);
+      });
     const userMeta = body.metadata ?? {};
     const documentId = newId('document');
     const write = (q: Queryable) =>
@@ -167,8 +172,10 @@ const INSERT_BATCH = 500;
 
 /** Writes a document row and its chunk rows (with vectors) through `db`; no transaction of its own. */
 export async function insertDocument(db: Queryable, w: DocumentWrite): Promise<void> {
-  // The collection row is locked so that a concurrent DELETE of the collection cannot interleave.
-  await db.query('select 1 from rag_collections where id = $1 for share', [w.collection.id]);
+  // The collection row is locked so that a concurrent DELETE of the collection cannot interleave; if the DELETE
+  // won while this document was being embedded, the answer is the 404 a later request would get.
+  const { rowCount } = await db.query('select 1 from rag_collections where id = $1 for share', [w.collection.id]);
+  if (!rowCount) throw ApiError.notFound('collection', w.collection.id);
   await db.query(
     `insert into rag_documents
        (id, collection_id, developer_id, content_type, source_url, metadata, char_count, chunk_count, tokens_used)

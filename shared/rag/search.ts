@@ -3,6 +3,7 @@ import { embeddingEngines } from '../engines/embeddings/registry.ts';
 import { ApiError } from '../errors/api-error.ts';
 import type { Infra } from '../runtime/infra.ts';
 import { getCollectionRow } from './collections.ts';
+import { ragEngineError } from './errors.ts';
 import { SearchBody, type SearchResultItem } from './contracts.ts';
 import { embedderKey } from './ingest.ts';
 import { relevanceScore, weightsFor } from './score.ts';
@@ -86,7 +87,11 @@ export async function searchCollection(
           operation: 'search',
         });
   try {
-    const [vector] = await engine.embed([body.query], { apiKey: key.apiKey, signal: opts.signal, inputType: 'query' });
+    const [vector] = await engine
+      .embed([body.query], { apiKey: key.apiKey, signal: opts.signal, inputType: 'query' })
+      .catch((e: unknown) => {
+        throw ragEngineError(e, engine.provider);
+      });
     const rows = await queryCandidates(infra.db, infra.config.RAG_HNSW_EF_SEARCH, opts.db, {
       collectionId: collection.id,
       dimension: collection.embedding_dimension,

@@ -1,0 +1,151 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
+import { call, type ErrorBody, type SearchItem } from './helpers.ts';
+
+/** A bag-of-letters embedding: texts sharing words get similar vectors, so ranking is checkable. */
+function letterVector(text: string, dim: number): number[] {
+  const v = new Array<number>(dim).fill(0);
+  for (const w of text.toLowerCase().match(/[a-z]+/g) ?? []) {
+    let h = 0;
+    for (const ch of w) h = (h * 31 + ch.charCodeAt(0)) % dim;
+    v[h]! += 1;
+  }
+  return v;
+}
+
+let p: TestPlatform;
+let server: Server;
+const seen: { path: string; auth: string | undefined; inputType: unknown }[] = [];
+let rejectNext = false;
+
+beforeAll(async () => {
+  server = createServer(async (req, res) => {
+    const parts: Buffer[] = [];
+    for await (const c of req) parts.push(c as Buffer);
+    const body = JSON.parse(Buffer.concat(parts).toString('utf8')) as Record<string, unknown>;
+    seen.push({ path: req.url ?? '', auth: req.headers.authorization, inputType: body.input_type });
+    if (rejectNext) {
+      rejectNext = false;
+      res.writeHead(401, { 'content-type': 'application/json' });
+      return res.end(JSON.stringify({ error: { message: 'Incorrect API key provided' } }));
+    }
+    res.writeHead(200, { 'content-type': 'application/json' });
+    if (req.url === '/openai/v1/embeddings') {
+      const data = (body.input as string[]).map((t, index) => ({ index, embedding: letterVector(t, 1536) }));
+      return res.end(JSON.stringify({ object: 'list', data, usage: { prompt_tokens: 1, total_tokens: 1 } }));
+    }
+    if (req.url === '/cohere/v2/embed') {
+      const texts = body.texts as string[];
+      return res.end(JSON.stringify({ id: 'e', embeddings: { float: texts.map((t) => letterVector(t, 1024)) } }));
+    }
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  p = await startTestPlatform({
+    roles: ['api'],
+    env: {
+      OPENAI_BASE_URL: `${base}/openai/v1`,
+      COHERE_BASE_URL: `${base}/cohere`,
+      COHERE_API_KEY: 'platform-cohere-key',
+    },
+  });
+});
+afterAll(async () => {
+  await p?.close();
+  await new Promise<void>((r) => server?.close(() => r()));
+});
+
+describe('collections on vendor embedders', () => {
+  it("embeds with the caller's OpenAI key (not metered) into 1536-d vectors and searches them", async () => {
+    const { apiKey } = await p.developer();
+    const col = await call<{ id: string; embeddingDimension: number; embeddingModel: string }>(
+      p,
+      apiKey,
+      'POST',
+      '/v1/collections',
+      { name: 'openai kb', embeddingProvider: 'openai' },
+    );
+    expect(col.body).toMatchObject({ embeddingDimension: 1536, embeddingModel: 'text-embedding-3-small' });
+    const headers = { 'x-provider-key-openai': 'sk-caller' };
+    seen.length = 0;
+    const ing = await p.request(`/v1/collections/${col.body.id}/ingest`, {
+      method: 'POST',
+      key: apiKey,
+      headers,
+      json: {
+        content:
+          'Apples and pears grow in orchards on the hills behind the old farm.\n\nRockets launch satellites into orbit.',
+        chunkSize: 100,
+        chunkOverlap: 0,
+      },
+    });
+    expect(ing.status).toBe(201);
+    expect(ing.headers.get('x-provider-used')).toBe('openai');
+    expect(ing.headers.get('x-usage-bypassed')).toBe('true');
+    expect(((await ing.json()) as { chunksCreated: number }).chunksCreated).toBe(2);
+    const s = await p.request(`/v1/collections/${col.body.id}/search`, {
+      method: 'POST',
+      key: apiKey,
+      headers,
+      json: { query: 'rockets orbit satellites', threshold: 0 },
+    });
+    expect(s.status).toBe(200);
+    const results = ((await s.json()) as { results: SearchItem[] }).results;
+    expect(results[0]!.content).toBe('Rockets launch satellites into orbit.');
+    expect(seen.map((r) => r.auth)).toEqual(['Bearer sk-caller', 'Bearer sk-caller']);
+    const { rows } = await p.infra.db.query('select distinct dimension from rag_chunks where collection_id = $1', [
+      col.body.id,
+    ]);
+    expect(rows).toEqual([{ dimension: 1536 }]);
+  });
+
+  it('uses the platform key when the caller has none, with query/document input types', async () => {
+    const { apiKey } = await p.developer();
+    const col = await call<{ id: string }>(p, apiKey, 'POST', '/v1/collections', {
+      name: 'cohere kb',
+      embeddingProvider: 'cohere',
+    });
+    seen.length = 0;
+    const ing = await p.request(`/v1/collections/${col.body.id}/ingest`, {
+      method: 'POST',
+      key: apiKey,
+      json: { content: 'Glaciers carve valleys over thousands of years.' },
+    });
+    expect(ing.status).toBe(201);
+    expect(ing.headers.get('x-usage-bypassed')).not.toBe('true');
+    const hits = await call<{ results: SearchItem[] }>(p, apiKey, 'POST', `/v1/collections/${col.body.id}/search`, {
+      query: 'glaciers valleys',
+      threshold: 0,
+    });
+    expect(hits.body.results).toHaveLength(1);
+    expect(seen).toEqual([
+      { path: '/cohere/v2/embed', auth: 'Bearer platform-cohere-key', inputType: 'search_document' },
+      { path: '/cohere/v2/embed', auth: 'Bearer platform-cohere-key', inputType: 'search_query' },
+    ]);
+  });
+
+  it('turns a rejected vendor key into a 400 naming the provider, and stores nothing', async () => {
+    const { apiKey } = await p.developer();
+    const col = await call<{ id: string }>(p, apiKey, 'POST', '/v1/collections', {
+      name: 'bad key',
+      embeddingProvider: 'openai',
+    });
+    rejectNext = true;
+    const res = await p.request(`/v1/collections/${col.body.id}/ingest`, {
+      method: 'POST',
+      key: apiKey,
+      headers: { 'x-provider-key-openai': 'sk-wrong' },
+      json: { content: 'anything' },
+    });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as ErrorBody;
+    expect(body.error).toMatchObject({ code: 'provider_unavailable', param: 'provider' });
+    const { rows } = await p.infra.db.query('select count(*)::int as n from rag_documents where collection_id = $1', [
+      col.body.id,
+    ]);
+    expect(rows[0].n).toBe(0);
+  });
+});
