@@ -16,7 +16,7 @@ import { videoEngines } from '../../shared/video/engines.ts';
 import { enqueueVideoJob } from '../../shared/video/enqueue.ts';
 import { checkModelServer } from '../../shared/video/model-server.ts';
 import { toVideoJob } from '../../shared/video/present.ts';
-import { videoTts } from '../../shared/video/speech.ts';
+import { ttsKey } from '../../shared/video/speech.ts';
 import { getOwnedVideoJob, insertVideoJob } from '../../shared/video/store.ts';
 import { precheckUrl } from '../../shared/video/url-check.ts';
 import { resolveVideoKey } from '../../shared/video/vendor-keys.ts';
@@ -37,7 +37,7 @@ export async function submitVideoJob(
   input: { developerId: string; requestId: string; type: VideoJobType; body: VideoBody },
 ): Promise<VideoJob & { billable: boolean }> {
   const { type, body } = input;
-  const provider = await resolveProvider(infra, type, body);
+  const provider = await resolveProvider(infra, type, body, input.developerId);
   // Commercial engines need a key that outlives the request (stored or platform); caller keys are not charged.
   const vendorProvider = type === 'dub' ? (body as DubVideoBody).lipsync_provider : provider;
   const key = await resolveVideoKey(infra, vendorProvider, input.developerId);
@@ -80,7 +80,12 @@ export async function getVideoJobFor(infra: Infra, developerId: string, id: stri
 }
 
 /** The provider a job will run on, refusing at submission what cannot run here. */
-async function resolveProvider(infra: Infra, type: VideoJobType, body: VideoBody): Promise<string> {
+async function resolveProvider(
+  infra: Infra,
+  type: VideoJobType,
+  body: VideoBody,
+  developerId: string,
+): Promise<string> {
   const engines = videoEngines(infra);
   const requested = body.provider;
   const selfHosted = async (kind: string, provider: string) => {
@@ -103,7 +108,7 @@ async function resolveProvider(infra: Infra, type: VideoJobType, body: VideoBody
       engines.avatar.get(requested);
       await selfHosted('avatar', requested);
       if (b.text) {
-        videoTts(b.tts_provider);
+        await ttsKey(infra, b.tts_provider, developerId);
         if (b.target_language) checkLanguagePair('en', b.target_language, 'target_language');
       }
       return requested;
@@ -116,7 +121,7 @@ async function resolveProvider(infra: Infra, type: VideoJobType, body: VideoBody
       const b = body as DubVideoBody;
       engines.lipsync.get(b.lipsync_provider);
       await selfHosted('lipsync', b.lipsync_provider);
-      videoTts(b.tts_provider);
+      await ttsKey(infra, b.tts_provider, developerId);
       const source = b.source_language ?? 'en';
       if (!/^en\b/i.test(source)) {
         throw new ApiError(

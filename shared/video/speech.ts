@@ -1,36 +1,38 @@
 import { writeFile } from 'node:fs/promises';
 import { collect } from '../audio/pcm.ts';
 import { encodeWav } from '../audio/wav.ts';
-import { ApiError } from '../errors/api-error.ts';
-import { PocketsphinxSttEngine } from '../engines/stt/pocketsphinx.ts';
-import type { SttEngine, TranscriptionResult } from '../engines/stt/types.ts';
-import { LocalTtsEngine } from '../engines/tts/local.ts';
-import type { TtsEngine } from '../engines/tts/types.ts';
+import { ApiError, isApiError } from '../errors/api-error.ts';
+import { resolveProviderKey } from '../engines/core/provider-key.ts';
 import { decodeMono16k } from '../engines/face/visemes.ts';
+import { speechEngines } from '../engines/speech-registry.ts';
+import type { TranscriptionResult } from '../engines/stt/types.ts';
+import type { TtsEngine } from '../engines/tts/types.ts';
+import type { Infra } from '../runtime/infra.ts';
 
-/**
- * The speech engines the video jobs use. Today: the local `default` engines of the speech area (flite/espeak-ng,
- * pocketsphinx); other tts/stt providers are refused at submission with provider_unavailable until the
- * speech registry (`speechEngines(infra)`) is wired in here — one function to change.
- */
-let tts: LocalTtsEngine | null = null;
-let stt: PocketsphinxSttEngine | null = null;
-
-export function videoTts(provider: string): TtsEngine {
-  if (provider !== 'default') {
-    throw new ApiError(
-      'provider_unavailable',
-      { provider, detail: 'video jobs synthesize with the default TTS engine in this build' },
-      'tts_provider',
-    );
+/** The TTS engine of a video job (the speech area's registry); an unknown provider is 400 on `tts_provider`. */
+export function videoTts(infra: Infra, provider: string): TtsEngine {
+  try {
+    return speechEngines(infra).tts.get(provider);
+  } catch (e) {
+    if (isApiError(e)) throw new ApiError(e.code, e.params, 'tts_provider');
+    throw e;
   }
-  tts ??= new LocalTtsEngine();
-  return tts;
 }
 
-export function videoStt(): SttEngine {
-  stt ??= new PocketsphinxSttEngine();
-  return stt;
+/**
+ * The key of a keyed TTS vendor for a job: the developer's stored key, then the platform key (a job runs after
+ * the request, so header keys do not apply). Undefined for the local engine. 400 provider_unavailable if none.
+ */
+export async function ttsKey(infra: Infra, provider: string, developerId: string): Promise<string | undefined> {
+  if (!videoTts(infra, provider).capabilities.requiresKey) return undefined;
+  const key = await resolveProviderKey({
+    vendor: provider,
+    developerId,
+    headers: {},
+    stored: infra.storedKeys,
+    platform: infra.config.vendors.platformKeys,
+  });
+  return key.key;
 }
 
 /** The voice used when none is given: English → the default voice; other languages → espeak-ng's voice for it. */
@@ -42,17 +44,19 @@ export function voiceFor(voiceId: string | undefined, language: string | undefin
 
 /** Synthesizes text to a mono WAV file; returns its duration in seconds. */
 export async function synthesizeToWav(
-  provider: string,
+  infra: Infra,
+  job: { provider: string; developerId: string },
   input: { text: string; voiceId: string; language?: string; speed?: number },
   path: string,
   signal: AbortSignal,
 ): Promise<number> {
-  const audio = await videoTts(provider).synthesize({
+  const audio = await videoTts(infra, job.provider).synthesize({
     text: input.text,
     voiceId: input.voiceId,
     speed: input.speed ?? 1,
     pitch: 1,
     language: input.language,
+    apiKey: await ttsKey(infra, job.provider, job.developerId),
     signal,
   });
   const pcm = await collect(audio.chunks);
@@ -60,15 +64,16 @@ export async function synthesizeToWav(
   return pcm.length / 2 / audio.sampleRate;
 }
 
-/** Transcribes the audio of a media file (16 kHz mono) with segment timestamps. */
+/** Transcribes the audio of a media file (16 kHz mono) with segment timestamps, with the local recognizer. */
 export async function transcribeFile(
+  infra: Infra,
   path: string,
   language: string,
   signal: AbortSignal,
 ): Promise<TranscriptionResult> {
   const samples = await decodeMono16k(path, signal);
   const pcm = Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength);
-  return videoStt().transcribe({
+  return speechEngines(infra).stt.get('default').transcribe({
     pcm,
     sampleRate: 16_000,
     language,

@@ -136,6 +136,13 @@ describe('avatar (default engine) end to end', () => {
     });
     expect(unconfigured.status).toBe(400);
     expect(unconfigured.body.error).toMatchObject({ code: 'provider_unavailable' });
+    const noTtsKey = await submit('avatar', {
+      image_url: `${media.url}/face.jpg`,
+      text: 'Hello',
+      tts_provider: 'elevenlabs',
+    });
+    expect(noTtsKey.status).toBe(400);
+    expect(noTtsKey.body.error).toMatchObject({ code: 'provider_unavailable' });
     const hookPriv = await submit('generate', { prompt: 'x', webhook_url: 'http://192.168.1.1/hook' });
     expect(hookPriv.body.error).toMatchObject({ code: 'url_not_allowed', param: 'webhook_url' });
   });

@@ -163,6 +163,7 @@ async function describeScene(
 
 /** The default engine's transcribe and scenes tasks. */
 async function analyzeLocally(
+  infra: Infra,
   video: { path: string; info: MediaInfo },
   req: AnalyzeVideoBody,
   s: StepContext,
@@ -171,7 +172,7 @@ async function analyzeLocally(
   const duration = video.info.durationSeconds;
   if (req.tasks.includes('transcribe')) {
     if (video.info.audio) {
-      const t = await transcribeFile(video.path, 'en', s.signal);
+      const t = await transcribeFile(infra, video.path, 'en', s.signal);
       sections.transcript = {
         text: t.text,
         language: t.language,
@@ -233,7 +234,7 @@ export async function runAnalyze(infra: Infra, s: StepContext): Promise<JobOutco
     );
     sections = json as AnalyzeSections;
   } else {
-    sections = await analyzeLocally(video, req, s);
+    sections = await analyzeLocally(infra, video, req, s);
   }
   if (req.tasks.includes('embed')) {
     const chunks = [

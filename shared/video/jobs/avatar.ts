@@ -35,7 +35,8 @@ export async function runAvatar(infra: Infra, s: StepContext): Promise<JobOutcom
     }
     audioPath = `${s.workDir}/speech.wav`;
     await synthesizeToWav(
-      req.tts_provider,
+      infra,
+      { provider: req.tts_provider, developerId: s.job.owner_id },
       { text, voiceId: voiceFor(req.voice_id, req.target_language), language: req.target_language },
       audioPath,
       s.signal,

@@ -41,7 +41,7 @@ export async function dubTranscribe(infra: Infra, s: StepContext): Promise<void>
   if (state(s).transcript) return;
   const video = await fetchInput(infra, s.job, 'video_url', req(s).video_url, 'video', s.workDir, s.signal);
   await s.progress(0.2);
-  const t = video.info.audio ? await transcribeFile(video.path, req(s).source_language ?? 'en', s.signal) : null;
+  const t = video.info.audio ? await transcribeFile(infra, video.path, req(s).source_language ?? 'en', s.signal) : null;
   const segments = (t?.segments ?? [])
     .filter((x) => x.text.trim())
     .map(({ start, end, text }) => ({ start, end, text }));
@@ -86,7 +86,8 @@ export async function dubSynthesize(infra: Infra, s: StepContext): Promise<void>
     const slot = Math.max(0.2, slotEnd - seg.start);
     const raw = `${s.workDir}/seg${i}.wav`;
     const natural = await synthesizeToWav(
-      req(s).tts_provider,
+      infra,
+      { provider: req(s).tts_provider, developerId: s.job.owner_id },
       { text: seg.text, voiceId: voice, language: req(s).target_language },
       raw,
       s.signal,
