@@ -62,6 +62,13 @@ export function startAssemblyAiStreamDouble(
       encoding: (q) => (q.get('encoding') === 'pcm_mulaw' ? 'mulaw' : 'linear16'),
       sampleRate: (q) => Number(q.get('sample_rate')),
       endpointingS: (q) => Number(q.get('min_end_of_turn_silence_when_confident') ?? 400) / 1000,
+      onAudioMessage(s, bytes) {
+        // The real service closes 3007 on audio messages outside 50-1000 ms.
+        const ms =
+          (bytes / (s.conn.query.get('encoding') === 'pcm_mulaw' ? 1 : 2) / Number(s.conn.query.get('sample_rate'))) *
+          1000;
+        if (ms < 50 || ms > 1000) s.close(3007, `Input duration violation: ${ms.toFixed(0)} ms`);
+      },
       onOpen: (s) => s.send({ type: 'Begin', id: randomUUID(), expires_at: Math.floor(Date.now() / 1000) + 3600 }, 0),
       onInterim: (s, u) => s.send(turn(u, u.words.slice(0, u.interims), false, false), d.latency.interimMs),
       onFinal: (s, u) => endTurn(s, u),

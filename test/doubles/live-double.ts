@@ -64,9 +64,15 @@ export interface Session {
   send(msg: Record<string, unknown>, afterMs: number): void;
   /** Closes after everything queued has gone out. */
   closeAfterQueued(code: number): void;
+  /** Closes now, as the vendor does on a protocol violation. */
+  close(code: number, reason: string): void;
   /** Ends the utterance in progress (if any) and returns it. */
   flush(): Utterance | null;
   audioSeconds(): number;
+  /** Audio that arrived inside a text frame (base64 in JSON), as vendors with JSON-only sockets send it. */
+  audio(bytes: Buffer): void;
+  /** The audio format, when a session message (not the URL) sets it. */
+  setFormat(encoding: 'linear16' | 'mulaw', sampleRate: number): void;
 }
 
 export interface LiveVendor {
@@ -82,6 +88,8 @@ export interface LiveVendor {
   onInterim(s: Session, u: Utterance): void;
   onFinal(s: Session, u: Utterance, reason: 'endpoint' | 'flush'): void;
   onControl(s: Session, type: string, msg: Record<string, unknown>): void;
+  /** Sees each binary audio message before it is "heard" (size rules). */
+  onAudioMessage?(s: Session, bytes: number): void;
 }
 
 const SPEECH_RMS = 500;
@@ -158,8 +166,8 @@ export async function startLiveDouble(
     sockets.add(ws);
     const conn: LiveConnection = { query, headers, audioBytes: 0, controls: [], sent: [] };
     double.connections.push(conn);
-    const encoding = vendor.encoding(query);
-    const bytesPerSecond = vendor.sampleRate(query) * (encoding === 'mulaw' ? 1 : 2);
+    let encoding = vendor.encoding(query);
+    let bytesPerSecond = vendor.sampleRate(query) * (encoding === 'mulaw' ? 1 : 2);
     const endpointingS = vendor.endpointingS(query);
     let audioTime = 0;
     let speech: Utterance | null = null;
@@ -177,6 +185,9 @@ export async function startLiveDouble(
           ws.send(JSON.stringify(msg));
         }, lastAt - Date.now());
       },
+      close(code, reason) {
+        ws.close(code, reason);
+      },
       closeAfterQueued(code) {
         setTimeout(() => ws.close(code), Math.max(0, lastAt - Date.now()) + 5);
       },
@@ -187,6 +198,11 @@ export async function startLiveDouble(
         return u;
       },
       audioSeconds: () => audioTime,
+      audio: (bytes) => onAudio(bytes),
+      setFormat(enc, rate) {
+        encoding = enc;
+        bytesPerSecond = rate * (enc === 'mulaw' ? 1 : 2);
+      },
     };
     const nextUtterance = () => {
       const text = double.script[scriptPos % double.script.length]!;
@@ -208,7 +224,10 @@ export async function startLiveDouble(
         vendor.onControl(session, type, msg);
         return;
       }
-      const audio = data as Buffer;
+      vendor.onAudioMessage?.(session, (data as Buffer).length);
+      onAudio(data as Buffer);
+    });
+    function onAudio(audio: Buffer): void {
       conn.audioBytes += audio.length;
       const chunkStart = audioTime;
       audioTime += audio.length / bytesPerSecond;
@@ -225,7 +244,7 @@ export async function startLiveDouble(
       } else if (speech && audioTime - speech.last >= endpointingS) {
         vendor.onFinal(session, session.flush()!, 'endpoint');
       }
-    });
+    }
     ws.on('close', (code) => {
       conn.closeCode = code;
       sockets.delete(ws);

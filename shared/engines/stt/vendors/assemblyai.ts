@@ -162,7 +162,8 @@ export class AssemblyAiStt extends SttEngine {
   /**
    * Universal-Streaming v3 (`/v3/ws`, key in `authorization`): `Turn` messages carry the words heard so far
    * (partials) and, with `format_turns`, a formatted `end_of_turn` message that becomes the final; `Terminate`
-   * flushes and closes. Auth and policy closes (1008, 3xxx) are permanent; others retryable.
+   * flushes and closes. Audio goes out in messages of at least 50 ms (the API's lower bound). Auth and policy
+   * closes (1008, 3xxx) are permanent; others retryable.
    */
   protected override _stream(opts: SttStreamOptions): SttStream {
     const o = opts as AssemblyAiStreamOptions;
@@ -173,12 +174,34 @@ export class AssemblyAiStt extends SttEngine {
       format_turns: 'true',
     });
     if (o.language && !o.language.startsWith('en')) q.set('speech_model', 'universal-streaming-multilingual');
+    // Universal-Streaming refuses audio messages shorter than 50 ms (close 3007), and phone frames are 20 ms.
+    const minBytes = Math.ceil(o.sampleRate * 0.05) * (o.encoding === 'pcm_mulaw' ? 1 : 2);
+    let held: Buffer[] = [];
+    let heldBytes = 0;
     return new LiveSocketStream(
       {
         provider: this.provider,
         url: `${this.streamingUrl}/v3/ws?${q}`,
         headers: { authorization: key },
-        endMessage: JSON.stringify({ type: 'Terminate' }),
+        encodeAudio(audio) {
+          held.push(audio);
+          heldBytes += audio.length;
+          if (heldBytes < minBytes) return [];
+          const out = Buffer.concat(held);
+          held = [];
+          heldBytes = 0;
+          return [out];
+        },
+        onEnd(ctl) {
+          // The last piece is padded with silence up to the 50 ms minimum (μ-law silence is 0xFF).
+          if (heldBytes) {
+            const pad = Buffer.alloc(Math.max(0, minBytes - heldBytes), o.encoding === 'pcm_mulaw' ? 0xff : 0);
+            ctl.send(Buffer.concat([...held, pad]));
+          }
+          held = [];
+          heldBytes = 0;
+          ctl.send(JSON.stringify({ type: 'Terminate' }));
+        },
         onText(frame, emit) {
           const m = JSON.parse(frame) as AaiTurn;
           if (m.type !== 'Turn') return; // Begin, SpeechStarted, Termination

@@ -8,14 +8,27 @@ export interface LiveSocketSpec {
   provider: string;
   url: string;
   headers: Record<string, string>;
-  /** Text frame that asks the vendor to flush the last result and close. */
-  endMessage: string;
+  /** Text frame that asks the vendor to flush the last result and close (or `onEnd` for a longer dance). */
+  endMessage?: string;
+  onEnd?(ctl: LiveSocketControl): void;
+  /** Text frames sent first, once the socket opens (session configuration). */
+  openMessages?: string[];
+  /** How audio goes on the wire (default: the PCM as a binary frame); may return nothing yet (buffering). */
+  encodeAudio?(pcm: Buffer): (Buffer | string)[];
   /** Text frame sent when no audio went out for `everyMs` (vendors close idle sockets). */
   keepAlive?: { message: string; everyMs: number };
   /** Turns one text frame into zero or more events. */
-  onText(text: string, emit: (e: SttStreamEvent) => void): void;
+  onText(text: string, emit: (e: SttStreamEvent) => void, ctl: LiveSocketControl): void;
   /** The error for a close that was not asked for (code other than 1000). */
   closeError(code: number, reason: string): EngineError;
+}
+
+/** What a vendor spec may do to its socket from a message handler. */
+export interface LiveSocketControl {
+  send(m: Buffer | string): void;
+  /** Ends the events normally and closes the socket (the vendor does not close it itself). */
+  close(): void;
+  fail(e: EngineError): void;
 }
 
 /**
@@ -43,12 +56,13 @@ export class LiveSocketStream implements SttStream {
     const provider = spec.provider;
     this.ws = new WebSocket(spec.url, { headers: spec.headers });
     this.ws.on('open', () => {
+      for (const m of spec.openMessages ?? []) this.ws.send(m);
       for (const m of this.pending.splice(0)) this.ws.send(m);
     });
     this.ws.on('message', (data, isBinary) => {
       if (isBinary) return;
       try {
-        spec.onText(data.toString(), (e) => this.events.push(e));
+        spec.onText(data.toString(), (e) => this.events.push(e), this.ctl);
       } catch {
         /* a frame we cannot read carries nothing we can use */
       }
@@ -82,12 +96,24 @@ export class LiveSocketStream implements SttStream {
     else signal?.addEventListener('abort', this.onAbort, { once: true });
   }
 
+  private readonly ctl: LiveSocketControl = {
+    send: (m) => this.send(m),
+    close: () => this.close(),
+    fail: (e) => {
+      this.events.fail(e);
+      this.close();
+    },
+  };
+
   write(pcm: Buffer): void {
-    if (pcm.length) this.send(pcm);
+    if (!pcm.length) return;
+    if (this.spec.encodeAudio) for (const m of this.spec.encodeAudio(pcm)) this.send(m);
+    else this.send(pcm);
   }
 
   end(): void {
-    this.send(this.spec.endMessage);
+    if (this.spec.onEnd) this.spec.onEnd(this.ctl);
+    else if (this.spec.endMessage) this.send(this.spec.endMessage);
   }
 
   close(): void {

@@ -6,13 +6,26 @@ import {
   stripUndefined,
   vendorJson,
 } from '../../tts/vendors/http.ts';
-import { SttEngine, type SttCapabilities, type SttRequest, type TranscriptionResult } from '../types.ts';
+import {
+  SttEngine,
+  type SttCapabilities,
+  type SttRequest,
+  type SttStream,
+  type SttStreamOptions,
+  type TranscriptionResult,
+} from '../types.ts';
+import { openAiRealtimeStream } from './openai-realtime.ts';
 import { languageCode, pcmSeconds } from './words.ts';
 
 export interface OpenAiCompatibleSttOptions {
   baseUrl?: string;
   accurateModel?: string;
   fastModel?: string;
+}
+
+export interface OpenAiSttOptions extends OpenAiCompatibleSttOptions {
+  /** Model of live (Realtime API) transcription sessions. */
+  realtimeModel?: string;
 }
 
 interface VerboseJson {
@@ -37,8 +50,8 @@ const CAPABILITIES: SttCapabilities = {
  * `response_format=verbose_json` and `timestamp_granularities[]`; Groq serves the same API. No diarization.
  */
 abstract class OpenAiCompatibleStt extends SttEngine {
-  readonly capabilities = CAPABILITIES;
-  private readonly opts: Required<OpenAiCompatibleSttOptions>;
+  readonly capabilities: SttCapabilities = CAPABILITIES;
+  protected readonly opts: Required<OpenAiCompatibleSttOptions>;
 
   constructor(defaults: Required<OpenAiCompatibleSttOptions>, opts: OpenAiCompatibleSttOptions, label: string) {
     super();
@@ -80,13 +93,22 @@ abstract class OpenAiCompatibleStt extends SttEngine {
 export class OpenAiStt extends OpenAiCompatibleStt {
   readonly provider = 'openai';
   readonly label = 'openai.stt';
-  constructor(opts: OpenAiCompatibleSttOptions = {}) {
+  override readonly capabilities: SttCapabilities = { ...CAPABILITIES, streaming: true };
+  private readonly realtimeModel: string;
+  constructor(opts: OpenAiSttOptions = {}) {
     // Default base https://api.openai.com/v1 (env OPENAI_BASE_URL).
     super(
       { baseUrl: 'https://api.openai.com/v1', accurateModel: 'whisper-1', fastModel: 'whisper-1' },
       opts,
       'openai.stt',
     );
+    this.realtimeModel = opts.realtimeModel ?? 'gpt-4o-transcribe';
+  }
+
+  /** Live transcription over the Realtime API (see openai-realtime.ts); `encoding: 'mulaw'` passes phone audio. */
+  protected override _stream(opts: SttStreamOptions): SttStream {
+    const key = requireKey(this.provider, this.label, opts.apiKey);
+    return openAiRealtimeStream(this.opts.baseUrl, key, this.realtimeModel, opts);
   }
 }
 
