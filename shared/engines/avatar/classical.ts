@@ -26,7 +26,7 @@ export class ClassicalAvatarEngine extends AvatarEngine {
     const info = await probeMedia(req.imagePath, req.signal);
     const { width, height } = fitEven(info.video!.width, info.video!.height, req.size);
     // Render a margin around the frame so the sway crop never shows an edge.
-    const m = Math.max(4, Math.round(Math.max(width, height) * 0.02));
+    const m = Math.max(6, Math.round(Math.max(width, height) * 0.03));
     const bw = width + 2 * m;
     const bh = height + 2 * m;
     const base = await decodeImageRgb(req.imagePath, bw, bh, req.signal);
@@ -46,7 +46,8 @@ export class ClassicalAvatarEngine extends AvatarEngine {
     const mouth = visemesFromPcm(pcm, req.fps);
     const frames = mouth.length;
 
-    const sway = `crop=${width}:${height}:x='${m}+${(m * 0.7).toFixed(1)}*sin(2*PI*t/3.7)':y='${m}+${(m * 0.5).toFixed(1)}*sin(2*PI*t/5.3+1)'`;
+    // A slow tilt (±0.8°) and a sway of a couple of percent: rotate inside the margin, then a moving crop.
+    const sway = `rotate=a='0.014*sin(2*PI*t/4.3)':ow=iw:oh=ih:bilinear=1,crop=${width}:${height}:x='${m}+${(m * 0.5).toFixed(1)}*sin(2*PI*t/3.7)':y='${m}+${(m * 0.35).toFixed(1)}*sin(2*PI*t/5.3+1)'`;
     const enc = new FrameEncoder({
       width: bw,
       height: bh,
