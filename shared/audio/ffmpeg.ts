@@ -133,6 +133,8 @@ export function encodeStream(chunks: AsyncIterable<Buffer>, opts: EncodeOptions)
   if (opts.format === 'pcm') return resampleStream(chunks, opts.inputRate, rate);
   if (opts.format === 'wav') return wavStream(resampleStream(chunks, opts.inputRate, rate), rate);
   const args = ['-hide_banner', '-nostdin', '-loglevel', 'error'];
+  // Raw input needs no probing: without these ffmpeg reads ~5 s of audio (analyzeduration) before encoding.
+  args.push('-probesize', '32', '-analyzeduration', '0', '-fflags', '+nobuffer');
   args.push('-f', 's16le', '-ar', String(opts.inputRate), '-ac', '1', '-i', 'pipe:0');
   const opusRates = [8000, 12000, 16000, 24000, 48000];
   const outRate = (opts.format === 'ogg' || opts.format === 'opus') && !opusRates.includes(rate) ? 48000 : rate;
@@ -179,9 +181,21 @@ async function* ffmpegOutput(
   }
 }
 
+/**
+ * A WAV stream: the header travels with the first audio chunk, so the first bytes out mean audio exists (a
+ * failing engine fails before anything is sent, and time-to-first-byte measures real audio).
+ */
 async function* wavStream(chunks: AsyncIterable<Buffer>, sampleRate: number): AsyncGenerator<Buffer> {
-  yield wavHeader({ sampleRate, channels: 1, bitsPerSample: 16 });
-  yield* chunks;
+  let header: Buffer | null = wavHeader({ sampleRate, channels: 1, bitsPerSample: 16 });
+  for await (const chunk of chunks) {
+    if (header) {
+      yield Buffer.concat([header, chunk]);
+      header = null;
+    } else {
+      yield chunk;
+    }
+  }
+  if (header) yield header;
 }
 
 function spawnFfmpeg(args: string[], signal: AbortSignal | undefined, stdin: 'pipe' | 'ignore'): ChildProcess {

@@ -105,6 +105,26 @@ describe('POST /v1/synthesize', () => {
   });
 });
 
+describe('metering', () => {
+  it('charges characters for TTS and audio seconds for STT on the local engines', async () => {
+    const dev = await p.developer('pro');
+    const usage = async () =>
+      (await (await p.request('/v1/usage', { key: dev.apiKey })).json()) as { breakdown: { tts: number; stt: number } };
+    const before = await usage();
+    const text = 'Metering counts characters.';
+    const audio = await p.request('/v1/synthesize', { method: 'POST', key: dev.apiKey, json: { text } });
+    expect(audio.status).toBe(200);
+    await audio.arrayBuffer();
+    await p.request('/v1/transcribe', { method: 'POST', key: dev.apiKey, body: form(helloWav) });
+    const after = await waitUntil(async () => {
+      const u = await usage();
+      return u.breakdown.tts > before.breakdown.tts && u.breakdown.stt > before.breakdown.stt && u;
+    });
+    expect(after.breakdown.tts - before.breakdown.tts).toBeGreaterThanOrEqual(text.length);
+    expect(after.breakdown.stt - before.breakdown.stt).toBeGreaterThan(0);
+  });
+});
+
 describe('GET /v1/voices', () => {
   it('lists voices with id, name, language, gender, provider; filters by provider and language', async () => {
     const res = await p.request('/v1/voices?provider=default&language=en', { key });
@@ -235,7 +255,7 @@ describe('TTS → STT round trip', () => {
     const wer = errors / total;
     console.error(`round-trip WER ${(wer * 100).toFixed(1)} % over ${total} words`);
     expect(wer).toBeLessThanOrEqual(0.15);
-  });
+  }, 300_000);
 });
 
 describe('POST /v1/transcribe/async', () => {

@@ -158,6 +158,23 @@ describe('ffmpeg', () => {
     expect(sniffMedia(Buffer.from('{"hello": "world"}'))).toBe('not_media');
   });
 
+  it('encodes while input is still arriving (raw input is not probed for seconds first)', async () => {
+    // Regression: without -analyzeduration 0 ffmpeg waited for ~5 s of audio (here: all of it) before encoding.
+    let ended = false;
+    async function* slow(): AsyncGenerator<Buffer> {
+      for (let i = 0; i < 100; i++) {
+        yield int16ToPcm(sine(440, 16000, 0.1));
+        await new Promise((r) => setTimeout(r, 30));
+      }
+      ended = true;
+    }
+    let endedAtFirstOutput: boolean | null = null;
+    for await (const _chunk of encodeStream(slow(), { inputRate: 16000, format: 'mp3' })) {
+      endedAtFirstOutput ??= ended;
+    }
+    expect(endedAtFirstOutput).toBe(false);
+  });
+
   it('stops ffmpeg when the signal aborts', async () => {
     const ac = new AbortController();
     async function* endless(): AsyncGenerator<Buffer> {

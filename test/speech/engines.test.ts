@@ -5,7 +5,7 @@ import { LocalTtsEngine } from '../../shared/engines/tts/local.ts';
 import { splitForSynthesis } from '../../shared/engines/tts/text-chunks.ts';
 import { SileroVad, speechRegions } from '../../shared/engines/vad/silero.ts';
 import { frameFeatures } from '../../shared/audio/features.ts';
-import { CONVERSATION_LINES, conversation, speak, wordErrors } from './helpers/speech.ts';
+import { CONVERSATION_LINES, conversation, diarizationAccuracy, speak, wordErrors } from './helpers/speech.ts';
 
 const tts = new LocalTtsEngine();
 const stt = new PocketsphinxSttEngine();
@@ -159,34 +159,6 @@ describe('default STT (pocketsphinx)', () => {
     expect(accuracy).toBeGreaterThanOrEqual(0.9);
   });
 });
-
-/** Fraction of segment time whose label matches the true speaker under the best label↔voice mapping. */
-export function diarizationAccuracy(
-  segments: { start: number; end: number; speaker?: string }[],
-  truth: { voice: string; start: number; end: number }[],
-): number {
-  const voices = [...new Set(truth.map((t) => t.voice))];
-  const labels = [...new Set(segments.map((s) => s.speaker ?? ''))];
-  let best = 0;
-  for (const perm of permutations(voices)) {
-    let ok = 0;
-    let total = 0;
-    for (const s of segments) {
-      const mid = (s.start + s.end) / 2;
-      const t = truth.find((x) => mid >= x.start - 0.3 && mid <= x.end + 0.3);
-      if (!t) continue;
-      total += s.end - s.start;
-      if (perm[labels.indexOf(s.speaker ?? '')] === t.voice) ok += s.end - s.start;
-    }
-    best = Math.max(best, total ? ok / total : 0);
-  }
-  return best;
-}
-
-function permutations<T>(xs: T[]): T[][] {
-  if (xs.length <= 1) return [xs];
-  return xs.flatMap((x, i) => permutations([...xs.slice(0, i), ...xs.slice(i + 1)]).map((p) => [x, ...p]));
-}
 
 describe('Silero VAD', () => {
   it('finds speech in speech and none in silence', async () => {

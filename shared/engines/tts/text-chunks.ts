@@ -5,7 +5,7 @@
  * fast first byte; later pieces may be longer (`maxWords`).
  */
 export function splitForSynthesis(text: string, opts: { firstWords?: number; maxWords?: number } = {}): string[] {
-  const firstWords = opts.firstWords ?? 10;
+  const firstWords = opts.firstWords ?? 8;
   const maxWords = opts.maxWords ?? 40;
   const clean = normalizeText(text);
   if (!clean) return [];

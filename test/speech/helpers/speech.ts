@@ -80,3 +80,31 @@ export const CONVERSATION_LINES = [
   'let us meet at the station at noon',
   'see you there and do not be late',
 ];
+
+/** Fraction of segment time whose label matches the true speaker under the best label↔voice mapping. */
+export function diarizationAccuracy(
+  segments: { start: number; end: number; speaker?: string }[],
+  truth: { voice: string; start: number; end: number }[],
+): number {
+  const voices = [...new Set(truth.map((t) => t.voice))];
+  const labels = [...new Set(segments.map((s) => s.speaker ?? ''))];
+  let best = 0;
+  for (const perm of permutations(voices)) {
+    let ok = 0;
+    let total = 0;
+    for (const s of segments) {
+      const mid = (s.start + s.end) / 2;
+      const t = truth.find((x) => mid >= x.start - 0.3 && mid <= x.end + 0.3);
+      if (!t) continue;
+      total += s.end - s.start;
+      if (perm[labels.indexOf(s.speaker ?? '')] === t.voice) ok += s.end - s.start;
+    }
+    best = Math.max(best, total ? ok / total : 0);
+  }
+  return best;
+}
+
+function permutations<T>(xs: T[]): T[][] {
+  if (xs.length <= 1) return [xs];
+  return xs.flatMap((x, i) => permutations([...xs.slice(0, i), ...xs.slice(i + 1)]).map((p) => [x, ...p]));
+}
