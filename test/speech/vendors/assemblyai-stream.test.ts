@@ -67,14 +67,4 @@ describe('assemblyai live STT (Universal-Streaming v3)', () => {
     aai.dropAll(1008, 'Unauthorized connection: invalid API key');
     expect(await engineError(events)).toMatchObject({ kind: 'auth', retryable: false });
   });
-
-  it('maps a server error close (1011) to retryable', async () => {
-    const n = aai.connections.length;
-    const s = stt.stream({ sampleRate: 16000, language: 'en', apiKey: aai.key });
-    const events = drain(s.events);
-    s.write(tone(16000, 0.1));
-    await expect.poll(() => aai.connections[n]?.audioBytes ?? 0).toBeGreaterThan(0);
-    aai.dropAll(1011, 'internal');
-    expect(await engineError(events)).toMatchObject({ kind: 'upstream', retryable: true });
-  });
 });

@@ -80,28 +80,6 @@ describe('deepgram live STT over WebSocket', () => {
     expect(await engineError(drain(limited.events))).toMatchObject({ kind: 'rate_limited', retryable: true });
   });
 
-  it('maps an abnormal close mid-stream to a retryable upstream error', async () => {
-    const n = dg.connections.length;
-    const s = stt.stream({ sampleRate: 8000, language: 'en', apiKey: dg.key });
-    const events = drain(s.events);
-    s.write(tone(8000, 0.1));
-    await expect.poll(() => dg.connections[n]?.audioBytes ?? 0).toBeGreaterThan(0);
-    dg.dropAll(1011, 'internal error');
-    expect(await engineError(events)).toMatchObject({ kind: 'upstream', retryable: true });
-  });
-
-  it('close() ends the events at once; an aborted signal fails them as aborted', async () => {
-    const s = stt.stream({ sampleRate: 8000, language: 'en', apiKey: dg.key });
-    const events = drain(s.events);
-    s.close();
-    expect(await events).toEqual([]);
-    const ac = new AbortController();
-    const a = stt.stream({ sampleRate: 8000, language: 'en', apiKey: dg.key, signal: ac.signal });
-    const aborted = drain(a.events);
-    ac.abort();
-    expect(await engineError(aborted)).toMatchObject({ kind: 'aborted' });
-  });
-
   it('follows the declared latency profile (first partial and final arrive no sooner than declared)', async () => {
     const slow = await startDeepgramStreamDouble({ latency: DEEPGRAM_TYPICAL });
     try {

@@ -5,7 +5,6 @@ import type { OpenAiRealtimeStreamOptions } from '../../../shared/engines/stt/ve
 import { silence, tone } from '../../doubles/audio.ts';
 import type { LiveDouble } from '../../doubles/live-double.ts';
 import { startOpenAiRealtimeDouble } from '../../doubles/openai-realtime.ts';
-import { engineError } from './conformance.ts';
 import { drain, frames, mulaw } from './stream-helpers.ts';
 
 type Final = Extract<SttStreamEvent, { type: 'final' }>;
@@ -63,17 +62,5 @@ describe('openai live STT (Realtime API transcription session)', () => {
     expect(finals).toHaveLength(1);
     expect(rt.sessions.at(-1)).toMatchObject({ audio: { input: { format: { type: 'audio/pcmu' } } } });
     expect(rt.connections.at(-1)!.audioBytes).toBe(audio.length);
-  });
-
-  it('maps a refused key to permanent auth and an abnormal close to retryable', async () => {
-    const bad = stt.stream({ sampleRate: 24000, language: 'en', apiKey: 'wrong' });
-    expect(await engineError(drain(bad.events))).toMatchObject({ kind: 'auth', retryable: false, status: 401 });
-    const n = rt.connections.length;
-    const s = stt.stream({ sampleRate: 24000, language: 'en', apiKey: rt.key });
-    const events = drain(s.events);
-    s.write(tone(24000, 0.1));
-    await expect.poll(() => rt.connections[n]?.audioBytes ?? 0).toBeGreaterThan(0);
-    rt.dropAll(1011, 'server error');
-    expect(await engineError(events)).toMatchObject({ kind: 'upstream', retryable: true });
   });
 });

@@ -1,0 +1,27 @@
+import { AssemblyAiStt } from '../../../shared/engines/stt/vendors/assemblyai.ts';
+import { DeepgramStt } from '../../../shared/engines/stt/vendors/deepgram.ts';
+import { OpenAiStt } from '../../../shared/engines/stt/vendors/openai.ts';
+import { startAssemblyAiStreamDouble } from '../../doubles/assemblyai-stream.ts';
+import { startDeepgramStreamDouble } from '../../doubles/deepgram-stream.ts';
+import { startOpenAiRealtimeDouble } from '../../doubles/openai-realtime.ts';
+import { sttStreamConformance, type SttStreamCase } from './stt-stream-conformance.ts';
+
+const cases: SttStreamCase[] = [
+  {
+    provider: 'deepgram',
+    startDouble: (script) => startDeepgramStreamDouble({ script }),
+    make: (d) => new DeepgramStt({ baseUrl: d.url }),
+  },
+  {
+    provider: 'assemblyai',
+    startDouble: (script) => startAssemblyAiStreamDouble({ script }),
+    make: (d) => new AssemblyAiStt({ baseUrl: 'http://127.0.0.1:9', streamingUrl: d.url.replace(/^http/, 'ws') }),
+  },
+  {
+    provider: 'openai',
+    startDouble: (script) => startOpenAiRealtimeDouble({ script }),
+    make: (d) => new OpenAiStt({ baseUrl: `${d.url}/v1` }),
+  },
+];
+
+for (const c of cases) sttStreamConformance(c);
