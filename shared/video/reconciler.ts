@@ -1,7 +1,9 @@
+import { catalog } from '../queue/catalog.ts';
 import type { QueueName } from '../queue/define.ts';
 import type { Infra } from '../runtime/infra.ts';
 import { deliveryJobId } from '../webhooks/delivery.ts';
 import { overdueMessages } from '../webhooks/outbox.ts';
+import { DUB_STEPS, dubStepJobId } from './dub-flow.ts';
 import { enqueueVideoJob, queueEntryOf } from './enqueue.ts';
 import { fail } from './lifecycle.ts';
 import { staleOpenJobs } from './store.ts';
@@ -10,8 +12,9 @@ import { staleOpenJobs } from './store.ts';
  * Postgres is the source of truth; Redis can lose what it held (a flush, a failover without persistence). Every
  * VIDEO_RECONCILE_INTERVAL_MS this looks at open jobs not touched for VIDEO_RECONCILE_AFTER_MS:
  *  - no queue entry (BullMQ says `unknown`) → enqueue again with jobId = row id (a no-op if it reappeared);
- *  - queue entry failed for good (e.g. a worker died twice mid-job and the stalled check gave up) → the row is
- *    marked failed with engine_unavailable, which also sends its webhook;
+ *  - queue entry failed for good (e.g. a worker died twice mid-job and the stalled check gave up), or for a dub
+ *    job one of its flow's steps did (the parent would wait forever) → the row is marked failed with
+ *    engine_unavailable, which also sends its webhook;
  * and re-enqueues webhook deliveries whose next attempt is overdue (lost delayed jobs).
  */
 export async function reconcileVideoJobs(
@@ -24,7 +27,10 @@ export async function reconcileVideoJobs(
     if (state === 'unknown') {
       await enqueueVideoJob(infra, row);
       stats.requeued++;
-    } else if (state === 'failed') {
+    } else if (
+      state === 'failed' ||
+      (row.type === 'dub' && state === 'waiting-children' && (await dubChildFailed(infra, row.id)))
+    ) {
       await fail(infra, row.id, {
         code: 'engine_unavailable',
         message: 'The worker running this job stopped repeatedly; the job was given up. Submit it again.',
@@ -46,6 +52,15 @@ export async function reconcileVideoJobs(
   }
   if (stats.requeued || stats.failed || stats.webhooks) infra.log.info(stats, 'video reconciler acted');
   return stats;
+}
+
+/** True when a step of a dub flow failed for good (its parent would wait for it forever). */
+async function dubChildFailed(infra: Infra, videoJobId: string): Promise<boolean> {
+  for (const step of DUB_STEPS) {
+    const queue = catalog[step].queue;
+    if ((await infra.queues.get(queue).getJobState(dubStepJobId(videoJobId, step))) === 'failed') return true;
+  }
+  return false;
 }
 
 /** Installs the periodic reconcile job (a BullMQ job scheduler; upsert is idempotent across API replicas). */

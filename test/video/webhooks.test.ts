@@ -1,8 +1,10 @@
+import { UnrecoverableError, Worker } from 'bullmq';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { VideoJob } from '../../shared/contracts/video.ts';
 import { createLogger } from '../../shared/observability/logger.ts';
 import { startPlatform, type Platform } from '../../scripts/platform.ts';
+import { queuePrefix } from '../../shared/queue/queues.ts';
 import { reconcileVideoJobs } from '../../shared/video/reconciler.ts';
 import { startTestPlatform, waitUntil, type TestPlatform } from '../helpers/platform.ts';
 import { TEST_ENV, waitForJob } from './helpers.ts';
@@ -61,6 +63,36 @@ describe('reconciler', () => {
     const again = await reconcileVideoJobs(p.infra);
     expect(again.requeued).toBe(0);
     expect(await q.getJobs(['waiting'])).toHaveLength(1);
+  });
+});
+
+describe('reconciler and dead flows', () => {
+  it('fails a dub job whose flow step failed for good instead of leaving it processing forever', async () => {
+    const res = await p.request('/v1/video/dub', {
+      method: 'POST',
+      key: dev.apiKey,
+      json: { video_url: 'http://127.0.0.1:9/clip.mp4', target_language: 'es' },
+    });
+    const job = (await res.json()) as VideoJob;
+    expect(res.status).toBe(202);
+    // A CPU worker that dies on every job for good: what BullMQ's stalled check does after repeated crashes.
+    const connection = p.infra.bullRedis.duplicate();
+    const dying = new Worker(
+      'cpu',
+      async () => {
+        throw new UnrecoverableError('worker crashed repeatedly');
+      },
+      { connection, prefix: queuePrefix(p.config.REDIS_PREFIX) },
+    );
+    const q = p.infra.queues.get('cpu');
+    await waitUntil(async () => (await q.getJobState(`${job.id}-transcribe`)) === 'failed');
+    await dying.close();
+    connection.disconnect();
+    expect(await q.getJobState(`${job.id}-mux`)).toBe('waiting-children');
+    expect((await reconcileVideoJobs(p.infra)).failed).toBeGreaterThanOrEqual(1);
+    const after = (await (await p.request(`/v1/video/${job.id}`, { key: dev.apiKey })).json()) as VideoJob;
+    expect(after.status).toBe('failed');
+    expect(after.error?.code).toBe('engine_unavailable');
   });
 });
 
