@@ -164,8 +164,8 @@ export async function queryCandidates(
        group by l
     ),
     ql as (
-      select coalesce(array_agg(l), '{}') as lx, coalesce(array_agg(w), '{}') as lw, coalesce(sum(w), 0) as total,
-             plainto_tsquery('english', $4) as tq
+      select coalesce(array_agg(quote_literal(l)::tsquery), '{}') as lq, coalesce(array_agg(w), '{}') as lw,
+             coalesce(sum(w), 0) as total, plainto_tsquery('english', $4) as tq
         from qt
     ),
     vec as (
@@ -182,8 +182,7 @@ export async function queryCandidates(
     )
     select c.document_id, c.chunk_index, c.content, c.metadata,
            1 - (c.embedding::vector(${d}) <=> $2::vector(${d})) as cos,
-           (select coalesce(sum(x.w), 0) from unnest(ql.lx, ql.lw) as x(l, w)
-              join unnest(c.tsv) as v on v.lexeme = x.l)::float8 as matched,
+           (select coalesce(sum(x.w), 0) from unnest(ql.lq, ql.lw) as x(q, w) where c.tsv @@ x.q)::float8 as matched,
            ql.total::float8 as lexemes
       from rag_chunks c, ql
      where c.id in (select id from vec union select id from lex)`;
@@ -199,14 +198,15 @@ export async function queryCandidates(
     terms.map((t) => q.termWeight(t)),
   ];
   // A named statement per dimension: parsed once per connection, and Postgres may settle on a generic plan.
-  const statement = { name: `rag_candidates_v1_${d}`, text: sql, values: params };
+  const statement = { name: `rag_candidates_v2_${d}`, text: sql, values: params };
   if (via) return (await via.query<CandidateRow>(statement)).rows;
   const client = await pool.connect();
   try {
-    await client.query('begin');
+    // One round trip for the transaction and its settings (a simple query may hold several statements).
     // Iterative scans keep filtered HNSW searches (one collection among many) returning enough rows.
-    await client.query(`set local hnsw.ef_search = ${Math.trunc(efSearch)}`);
-    await client.query(`set local hnsw.iterative_scan = relaxed_order`);
+    await client.query(
+      `begin; set local hnsw.ef_search = ${Math.trunc(efSearch)}; set local hnsw.iterative_scan = relaxed_order`,
+    );
     const { rows } = await client.query<CandidateRow>(statement);
     await client.query('commit');
     return rows;
