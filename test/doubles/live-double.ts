@@ -28,7 +28,7 @@ export interface LiveConnection {
   query: URLSearchParams;
   headers: IncomingHttpHeaders;
   audioBytes: number;
-  /** Text frames the client sent, by their `type`. */
+  /** Text frames the client sent, by their `type` (or `message_type`). */
   controls: string[];
   /** Every message the double sent, parsed. */
   sent: Record<string, unknown>[];
@@ -219,7 +219,8 @@ export async function startLiveDouble(
         } catch {
           /* recorded as invalid */
         }
-        const type = typeof msg.type === 'string' ? msg.type : 'invalid';
+        const kind = msg.type ?? msg.message_type;
+        const type = typeof kind === 'string' ? kind : 'invalid';
         conn.controls.push(type);
         vendor.onControl(session, type, msg);
         return;

@@ -1,8 +1,10 @@
 import { AssemblyAiStt } from '../../../shared/engines/stt/vendors/assemblyai.ts';
 import { DeepgramStt } from '../../../shared/engines/stt/vendors/deepgram.ts';
+import { ElevenLabsStt } from '../../../shared/engines/stt/vendors/elevenlabs.ts';
 import { OpenAiStt } from '../../../shared/engines/stt/vendors/openai.ts';
 import { startAssemblyAiStreamDouble } from '../../doubles/assemblyai-stream.ts';
 import { startDeepgramStreamDouble } from '../../doubles/deepgram-stream.ts';
+import { startElevenLabsRealtimeDouble } from '../../doubles/elevenlabs-realtime.ts';
 import { startOpenAiRealtimeDouble } from '../../doubles/openai-realtime.ts';
 import { sttStreamConformance, type SttStreamCase } from './stt-stream-conformance.ts';
 
@@ -21,6 +23,11 @@ const cases: SttStreamCase[] = [
     provider: 'openai',
     startDouble: (script) => startOpenAiRealtimeDouble({ script }),
     make: (d) => new OpenAiStt({ baseUrl: `${d.url}/v1` }),
+  },
+  {
+    provider: 'elevenlabs',
+    startDouble: (script) => startElevenLabsRealtimeDouble({ script }),
+    make: (d) => new ElevenLabsStt({ baseUrl: d.url }),
   },
 ];
 

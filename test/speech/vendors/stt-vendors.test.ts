@@ -83,7 +83,7 @@ const cases: SttVendorCase[] = [
     credential: (r) => r.headers['xi-api-key'] as string,
     async checkRequests([r]) {
       const form = await formDataOf(r!);
-      expect(form.get('model_id')).toBe('scribe_v1');
+      expect(form.get('model_id')).toBe('scribe_v2');
       expect(form.get('timestamps_granularity')).toBe('word');
       expect(form.get('diarize')).toBe('false');
     },

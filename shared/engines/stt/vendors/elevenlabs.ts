@@ -6,16 +6,26 @@ import {
   stripUndefined,
   vendorJson,
 } from '../../tts/vendors/http.ts';
-import { SttEngine, type SttCapabilities, type SttRequest, type TranscriptionResult } from '../types.ts';
+import {
+  SttEngine,
+  type SttCapabilities,
+  type SttRequest,
+  type SttStream,
+  type SttStreamOptions,
+  type TranscriptionResult,
+} from '../types.ts';
+import { elevenLabsRealtimeStream } from './elevenlabs-realtime.ts';
 import { languageCode, pcmSeconds, plainWords, segmentsFromWords, speakerLabel, type SpeakerWord } from './words.ts';
 
 export interface ElevenLabsSttOptions {
   /** Default https://api.elevenlabs.io (env ELEVENLABS_BASE_URL). */
   baseUrl?: string;
   model?: string;
+  /** Model of live transcription sessions. */
+  realtimeModel?: string;
 }
 
-const DEFAULTS = { baseUrl: 'https://api.elevenlabs.io', model: 'scribe_v1' };
+const DEFAULTS = { baseUrl: 'https://api.elevenlabs.io', model: 'scribe_v2', realtimeModel: 'scribe_v2_realtime' };
 
 interface ScribeResponse {
   language_code?: string;
@@ -31,13 +41,14 @@ interface ScribeResponse {
 
 /**
  * ElevenLabs Scribe: `POST /v1/speech-to-text` (multipart, `xi-api-key`) with word timestamps and optional
- * diarization; segments are built from the word list (speaker turns, pauses, sentence ends).
+ * diarization; segments are built from the word list (speaker turns, pauses, sentence ends). Live: Scribe
+ * realtime over WebSocket (see elevenlabs-realtime.ts).
  */
 export class ElevenLabsStt extends SttEngine {
   readonly provider = 'elevenlabs';
   readonly label = 'elevenlabs.stt';
   readonly capabilities: SttCapabilities = {
-    streaming: false,
+    streaming: true,
     diarization: true,
     wordTimestamps: true,
     sampleRates: [8000, 16000, 22050, 24000, 44100, 48000],
@@ -83,5 +94,10 @@ export class ElevenLabsStt extends SttEngine {
     };
     if (req.timestamps === 'word') result.words = plainWords(words);
     return result;
+  }
+
+  protected override _stream(opts: SttStreamOptions): SttStream {
+    const key = requireKey(this.provider, this.label, opts.apiKey);
+    return elevenLabsRealtimeStream(this.opts.baseUrl, key, this.opts.realtimeModel, opts);
   }
 }
