@@ -19,6 +19,9 @@ export interface JobDefinition<S extends z.ZodType = z.ZodType> {
   backoffMs: number;
 }
 
-export function defineJob<S extends z.ZodType>(def: JobDefinition<S>): JobDefinition<S> {
+/** Keeps the literal queue name in the type, so pool-typed handler maps (JobsOnPool) see each job. */
+export function defineJob<S extends z.ZodType, Q extends QueueName>(
+  def: JobDefinition<S> & { queue: Q },
+): JobDefinition<S> & { queue: Q } {
   return def;
 }

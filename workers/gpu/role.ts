@@ -1,11 +1,13 @@
 import { QUEUES, type QueueName } from '../../shared/queue/define.ts';
 import { runWorker, type RunningWorker } from '../../shared/queue/worker-runner.ts';
 import type { Infra } from '../../shared/runtime/infra.ts';
+import { gpuConcurrency } from '../../shared/video/gpu-concurrency.ts';
 import { gpuHandlers } from './handlers.ts';
 
 /**
  * One process per GPU (GPU_DEVICE); GPU_POOLS picks which GPU queues it serves (a Deployment per pool in the
- * cluster, all of them on a single machine). Concurrency 1 per queue: a GPU engine saturates its device.
+ * cluster, all of them on a single machine). Concurrency per engine from VIDEO_GPU_CONCURRENCY, 1 by default: a
+ * neural engine saturates its device.
  */
 export function startGpuWorkers(infra: Infra): RunningWorker[] {
   const wanted = infra.config.GPU_POOLS.split(',')
@@ -19,7 +21,7 @@ export function startGpuWorkers(infra: Infra): RunningWorker[] {
     runWorker(q, handlers, {
       redis: infra.bullRedis,
       prefix: infra.config.REDIS_PREFIX,
-      concurrency: 1,
+      concurrency: gpuConcurrency(infra.config, q),
       log: infra.log.child({ role: 'worker-gpu', device: infra.config.GPU_DEVICE }),
     }),
   );
