@@ -91,9 +91,15 @@ async function main(): Promise<void> {
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  // The server's logs (TEST_LOG_LEVEL) share its stdout: the ready line is the JSON with `url`; logs go to stderr here.
   const rl = createInterface({ input: child.stdout! });
-  const [line] = (await once(rl, 'line')) as [string];
-  const srv = JSON.parse(line) as { url: string; apiKey: string; agentId: string };
+  const srv = await new Promise<{ url: string; apiKey: string; agentId: string }>((resolve) =>
+    rl.on('line', (line) => {
+      const m = line.startsWith('{') ? (JSON.parse(line) as { url?: string }) : {};
+      if (m.url && 'apiKey' in m) resolve(m as { url: string; apiKey: string; agentId: string });
+      else process.stderr.write(line + '\n');
+    }),
+  );
 
   const audio = new Map<string, Buffer>();
   for (const t of [...UTTERANCES, BARGE_Q, BARGE_IN]) audio.set(t, await fliteUtterance(t));
@@ -119,6 +125,15 @@ async function main(): Promise<void> {
       token: tokenFromTwiml(body.twiml),
     });
     const started = performance.now();
+    try {
+      await talk(c, started);
+    } finally {
+      c.stop();
+      c.close();
+    }
+  }
+
+  async function talk(c: TwilioCaller, started: number): Promise<void> {
     await c.start();
     await c
       .until(() => c.media.length > 0, 30_000)
@@ -155,8 +170,6 @@ async function main(): Promise<void> {
       await c.until(() => c.media.length > m2, 15_000);
       await c.until(quiet, 30_000);
     }
-    c.stop();
-    await c.closed;
   }
 
   const t0 = performance.now();
@@ -196,7 +209,7 @@ async function main(): Promise<void> {
   };
   for (const id of sessionIds) {
     let d: Detail | null = null;
-    for (let i = 0; i < 100; i++) {
+    for (let i = 0; i < 30; i++) {
       const r = await fetch(`${srv.url}/v1/observability/sessions/${id}`, {
         headers: { authorization: `Bearer ${srv.apiKey}` },
       });

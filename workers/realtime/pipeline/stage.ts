@@ -48,6 +48,11 @@ export abstract class Stage {
   /** Reaction to a system frame before it is forwarded (default: nothing extra). */
   protected onSystem(_frame: SystemFrame): void {}
 
+  /** Data frames waiting behind the one in flight (how far the stage lags its input). */
+  protected get backlog(): number {
+    return this.queue.length;
+  }
+
   /** True while a data frame is being handled or waits. */
   get busy(): boolean {
     return this.running || this.queue.length > 0;

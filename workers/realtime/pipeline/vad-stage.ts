@@ -7,6 +7,8 @@ import { Stage } from './stage.ts';
 
 /** RMS under which a frame is treated as silence without running the model (≈ -56 dBFS). */
 const SILENCE_RMS = 50;
+/** Queued 20 ms input frames beyond which the VAD sheds work (100 ms behind real time). */
+const BACKLOG_SHED = 5;
 
 function rms16(x: Int16Array): number {
   let s = 0;
@@ -27,6 +29,8 @@ export class VadStage extends Stage {
   private audioMs = 0;
   readonly detector: TurnDetector;
   private readonly frameMs: number;
+  private lastProb = 0;
+  private shed = 0;
 
   constructor(
     private readonly vad: VadEngine,
@@ -52,7 +56,15 @@ export class VadStage extends Stage {
     for (; off + n <= joined.length; off += n) {
       const frame = joined.slice(off, off + n);
       // Near-silent frames (below -56 dBFS) are not speech: skip the model, which is most of the CPU of a call.
-      const prob = rms16(frame) < SILENCE_RMS ? 0 : await this.session.push(frame);
+      let prob: number;
+      if (rms16(frame) < SILENCE_RMS) prob = 0;
+      else if (this.backlog > BACKLOG_SHED && this.shed++ % (this.backlog > 2 * BACKLOG_SHED ? 4 : 2) !== 0) {
+        // Load shedding: the stage lags real time, so score only every 2nd (or 4th) frame and reuse the last score.
+        prob = this.lastProb;
+      } else {
+        prob = await this.session.push(frame);
+      }
+      this.lastProb = prob;
       const at = this.audioMs;
       this.audioMs += this.frameMs;
       const ev = this.detector.push(prob, at, this.frameMs);

@@ -62,6 +62,8 @@ interface AssistantTurn {
   /** The designed endpointing wait of the utterance this answers (audio time). */
   endpointWaitMs: number;
   endpointAt: number | null;
+  /** How late the VAD reported the endpoint relative to the audio clock (processing lag). */
+  vadLagMs: number;
   dispatchAt: number;
   firstTokenAt: number | null;
   synthStartAt: number | null;
@@ -281,19 +283,18 @@ export class CallSession {
 
   private onInputFrame(f: Frame): void {
     if (f.kind === 'speech-start') {
-      if (!this.stt) this.uttAudio = [...this.preroll];
-      this.utt = {
-        onsetAudioMs: f.atMs,
-        lastSpeechAudioMs: null,
-        endpointAudioMs: null,
-        endpointAt: null,
-        duringAgent: this.agentActive,
-        interrupted: false,
-        finals: this.utt?.finals ?? [],
-        lastFinalEndMs: this.utt?.lastFinalEndMs ?? 0,
-        finalAt: null,
-        timer: null,
-      };
+      const open = this.utt;
+      if (open) {
+        // The caller goes on after a pause (or STT heard the speech before the VAD did): one utterance.
+        if (open.timer) clearTimeout(open.timer);
+        open.timer = null;
+        open.endpointAt = null;
+        open.endpointAudioMs = null;
+        open.lastSpeechAudioMs = null;
+      } else {
+        if (!this.stt) this.uttAudio = [...this.preroll];
+        this.utt = this.newUtterance(f.atMs);
+      }
       this.s.transport.event({ type: 'speech_started' });
     } else if (f.kind === 'speech-end' && this.utt) {
       this.utt.lastSpeechAudioMs = f.lastSpeechMs;
@@ -303,6 +304,21 @@ export class CallSession {
       this.utt.timer = setTimeout(() => this.commit(true), this.s.settings.finalWaitMs);
       this.commit(false);
     }
+  }
+
+  private newUtterance(onsetAudioMs: number): Utterance {
+    return {
+      onsetAudioMs,
+      lastSpeechAudioMs: null,
+      endpointAudioMs: null,
+      endpointAt: null,
+      duringAgent: this.agentActive,
+      interrupted: false,
+      finals: [],
+      lastFinalEndMs: 0,
+      finalAt: null,
+      timer: null,
+    };
   }
 
   private onVadFrame(endMs: number): void {
@@ -321,6 +337,10 @@ export class CallSession {
       for await (const ev of stream.events) {
         if (ev.type === 'partial') {
           this.partial = ev.text;
+          // STT heard speech over the agent before the VAD (which may lag under load) did: open the utterance.
+          if (!this.utt && this.agentActive && ev.text.trim() && !isBackchannel(ev.text)) {
+            this.utt = this.newUtterance(Math.max(0, this.audioInMs - this.s.settings.bargeInMinMs));
+          }
           this.s.transport.event({ type: 'transcript', final: false, text: ev.text });
         } else {
           this.partial = '';
@@ -338,24 +358,20 @@ export class CallSession {
   private onFinal(text: string, endMs: number): void {
     this.s.transport.event({ type: 'transcript', final: true, text });
     if (!this.utt) {
-      // A final with no utterance open (VAD missed it): start one so it is not lost.
-      this.utt = {
-        onsetAudioMs: Math.max(0, endMs - 500),
-        lastSpeechAudioMs: endMs,
-        endpointAudioMs: endMs,
-        endpointAt: this.now(),
-        duringAgent: this.agentActive,
-        interrupted: false,
-        finals: [],
-        lastFinalEndMs: 0,
-        finalAt: null,
-        timer: null,
-      };
+      // A final with no utterance open (the VAD missed or has not yet seen it): open one so it is not lost.
+      this.utt = this.newUtterance(Math.max(0, endMs - 500));
+      this.utt.lastSpeechAudioMs = endMs;
+      this.utt.endpointAudioMs = endMs;
+      this.utt.endpointAt = this.now();
       this.utt.timer = setTimeout(() => this.commit(true), this.s.settings.finalWaitMs);
     }
     if (text.trim()) this.utt.finals.push(text.trim());
     this.utt.lastFinalEndMs = Math.max(this.utt.lastFinalEndMs, endMs);
     this.utt.finalAt = this.now();
+    const u = this.utt;
+    const heard = u.finals.join(' ');
+    if (u.duringAgent && !u.interrupted && this.agentActive && heard && !isBackchannel(heard))
+      this.interrupt('speech', u);
     this.commit(false);
   }
 
@@ -405,6 +421,7 @@ export class CallSession {
     });
     if (!text) return;
     this.userTurn(text, lastSpeechAt, u.endpointAt, (u.endpointAudioMs ?? 0) - u.lastSpeechAudioMs);
+    if (this.current) this.current.vadLagMs = u.endpointAt - this.wall(u.endpointAudioMs ?? u.lastSpeechAudioMs);
   }
 
   onDtmf(digit: string): void {
@@ -444,6 +461,7 @@ export class CallSession {
       startedAt: this.now(),
       lastSpeechAt,
       endpointWaitMs: 0,
+      vadLagMs: 0,
       endpointAt,
       dispatchAt: this.now(),
       firstTokenAt: null,
@@ -573,6 +591,21 @@ export class CallSession {
       error: t.error,
     });
     this.playback.forget(t.id);
+    if (latency !== null) {
+      this.s.log.debug(
+        {
+          sessionId: this.s.sessionId,
+          turn: t.idx,
+          latency: Math.round(latency),
+          vadLag: Math.round(t.vadLagMs),
+          sttWait: Math.round(sttWait),
+          llm: llmStage === null ? null : Math.round(llmStage),
+          tts: ttsStage === null ? null : Math.round(ttsStage),
+          send: t.firstAudioAt === null ? null : Math.round(t.firstSendAt! - t.firstAudioAt),
+        },
+        'turn timing',
+      );
+    }
   }
 
   private toolExecuted(turnId: string, rec: ToolCallRecord): void {
