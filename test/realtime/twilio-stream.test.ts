@@ -339,6 +339,17 @@ describe('observability', () => {
     const q = (await iq.json()) as { interruptions: number; stopLatencyMs: { p95: number } };
     expect(q.interruptions).toBeGreaterThanOrEqual(1);
     expect(q.stopLatencyMs.p95).toBeLessThan(150);
+    const since = new Date(Date.now() - 3600_000).toISOString();
+    const later = new Date(Date.now() + 3600_000).toISOString();
+    const inRange = await p.request(
+      `/v1/observability/sessions/interruption-quality?agentId=${agentId}&from=${since}&to=${later}`,
+      { key },
+    );
+    expect(((await inRange.json()) as { interruptions: number }).interruptions).toBe(q.interruptions);
+    const future = await p.request(`/v1/observability/sessions/interruption-quality?from=${later}`, { key });
+    expect(await future.json()).toMatchObject({ interruptions: 0, sessions: 0, stopLatencyMs: { p95: null } });
+    const badRange = await p.request('/v1/observability/sessions/interruption-quality?from=yesterday', { key });
+    expect(badRange.status).toBe(400);
     const other = await p.developer();
     expect((await p.request(`/v1/observability/sessions/${done.id}`, { key: other.apiKey })).status).toBe(404);
     expect((await p.request(`/v1/recordings/${done.callId}`, { key: other.apiKey })).status).toBe(404);

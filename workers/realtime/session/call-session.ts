@@ -3,6 +3,7 @@ import { pcmToInt16 } from '../../../shared/audio/pcm.ts';
 import { Resampler } from '../../../shared/audio/resampler.ts';
 import type { AgentRow } from '../../../shared/agents/db.ts';
 import type { AgentRuntime } from '../../../shared/agents/runtime.ts';
+import type { Reservation } from '../../../shared/billing/types.ts';
 import type { ToolCallRecord } from '../../../shared/contracts/agents.ts';
 import type { LlmMessage } from '../../../shared/engines/llm/types.ts';
 import type { SttStream } from '../../../shared/engines/stt/types.ts';
@@ -219,6 +220,23 @@ export class CallSession {
   async start(meta: { callSid?: string; streamSid?: string }): Promise<void> {
     const { engines, transport } = this.s;
     activeRealtimeSessions.inc({ transport: transport.channel });
+    // Credit pre-check: hold the first minute (402-style refusal before the caller hears anything); settled at the end.
+    this.sessionHold = await this.s.infra.meter
+      .reserve({
+        developerId: this.s.developerId,
+        category: 'session',
+        units: 1,
+        unit: 'connected minutes',
+        provider: transport.channel,
+        billable: true,
+        requestId: this.s.sessionId,
+        operation: 'session.minutes',
+      })
+      .catch((e: Error) => {
+        this.failure = `start: ${e.message}`;
+        throw e;
+      });
+
     if (engines.stt.capabilities.streaming) {
       const rates = engines.stt.capabilities.sampleRates;
       const rate = rates.includes(transport.inRate) || rates.length === 0 ? transport.inRate : rates[0]!;
@@ -643,6 +661,7 @@ export class CallSession {
     }
   }
   private failure: string | null = null;
+  private sessionHold: Reservation | null = null;
 
   // ── end ──────────────────────────────────────────────────────────────────────────────────────────────────
 
@@ -717,6 +736,7 @@ export class CallSession {
   private async meter(durationMs: number): Promise<void> {
     const meter = this.s.infra.meter;
     const { engines, developerId, sessionId } = this.s;
+    await this.sessionHold?.commit(Math.max(1, Math.ceil(durationMs / 60_000)));
     const items: Array<{
       category: 'session' | 'stt' | 'tts' | 'llm';
       units: number;
@@ -725,14 +745,6 @@ export class CallSession {
       billable: boolean;
       operation: string;
     }> = [
-      {
-        category: 'session',
-        units: Math.max(1, Math.ceil(durationMs / 60_000)),
-        unit: 'connected minutes',
-        provider: this.s.transport.channel,
-        billable: true,
-        operation: 'session.minutes',
-      },
       {
         category: 'stt',
         units: Math.ceil(this.sttAudioSeconds),
