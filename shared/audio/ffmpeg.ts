@@ -156,9 +156,60 @@ export function encodeStream(chunks: AsyncIterable<Buffer>, opts: EncodeOptions)
       break;
   }
   args.push('-flush_packets', '1', 'pipe:1');
-  const proc = spawnFfmpeg(args, opts.signal, 'pipe');
+  const proc = encoderSpares.take(args, opts.signal);
   return ffmpegOutput(proc, chunks, opts.signal);
 }
+
+/**
+ * Encoder processes started ahead of need. ffmpeg takes 50-60 ms of CPU (and far more wall time on a busy
+ * machine) to start; an encoder for a given set of arguments keeps one started spare, waiting on stdin, so the
+ * next stream with those arguments begins encoding at once. A spare exists only for argument sets already used,
+ * never holds the event loop open, and exits on its own (empty stdin) when this process goes away.
+ */
+class EncoderSpares {
+  private readonly spares = new Map<string, ChildProcess>();
+
+  take(args: string[], signal?: AbortSignal): ChildProcess {
+    signal?.throwIfAborted();
+    const key = args.join('\0');
+    const spare = this.spares.get(key);
+    this.spares.delete(key);
+    let proc: ChildProcess;
+    if (spare && spare.exitCode === null && spare.signalCode === null) {
+      proc = spare;
+      for (const s of [proc.stdin, proc.stdout, proc.stderr]) (s as unknown as { ref?: () => void } | null)?.ref?.();
+      proc.ref();
+      if (signal) {
+        const kill = () => proc.kill('SIGKILL');
+        signal.addEventListener('abort', kill, { once: true });
+        proc.once('close', () => signal.removeEventListener('abort', kill));
+      }
+    } else {
+      proc = spawnFfmpeg(args, signal, 'pipe');
+    }
+    this.prepare(key, args);
+    return proc;
+  }
+
+  private prepare(key: string, args: string[]): void {
+    let spare: ChildProcess;
+    try {
+      spare = spawn(FFMPEG_BIN, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    } catch {
+      return;
+    }
+    spare.on('error', () => this.spares.get(key) === spare && this.spares.delete(key));
+    spare.on('close', () => this.spares.get(key) === spare && this.spares.delete(key));
+    spare.stdin?.on('error', () => {});
+    for (const s of [spare.stdin, spare.stdout, spare.stderr])
+      (s as unknown as { unref?: () => void } | null)?.unref?.();
+    spare.unref();
+    this.spares.get(key)?.kill('SIGKILL');
+    this.spares.set(key, spare);
+  }
+}
+
+const encoderSpares = new EncoderSpares();
 
 async function* ffmpegOutput(
   proc: ChildProcess,

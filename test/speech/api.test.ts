@@ -3,11 +3,13 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeWav, parseWav, sniffMedia } from '../../shared/audio/index.ts';
 import { LocalTtsEngine } from '../../shared/engines/tts/local.ts';
+import { objectKey } from '../../shared/storage/keys.ts';
 import { startTestPlatform, waitUntil, type TestPlatform } from '../helpers/platform.ts';
 import { ROUND_TRIP_SENTENCES, speak, wordErrors, words } from './helpers/speech.ts';
 
 let p: TestPlatform;
 let key: string;
+let developerId: string;
 let otherKey: string;
 let files: Server;
 let filesUrl: string;
@@ -32,7 +34,7 @@ beforeAll(async () => {
   await new Promise<void>((r) => files.listen(0, '127.0.0.1', r));
   filesUrl = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
   p = await startTestPlatform({ roles: ['api', 'cpu'], env: { OUTBOUND_ALLOWLIST: '127.0.0.1' } });
-  key = (await p.developer('pro')).apiKey;
+  ({ apiKey: key, developerId } = await p.developer('pro'));
   otherKey = (await p.developer('pro')).apiKey;
 });
 
@@ -282,6 +284,8 @@ describe('POST /v1/transcribe/async', () => {
     const result = (done as unknown as { result: { text: string; words: unknown[] } }).result;
     expect(result.text).toContain('home');
     expect(result.words.length).toBeGreaterThan(3);
+    // The uploaded audio went through S3 and is removed once the job has an outcome.
+    expect(await p.infra.storage.exists(objectKey(developerId, 'uploads', job.id, 'audio'))).toBe(false);
     expect((await p.request(`/v1/transcribe/${job.id}`, { key: otherKey })).status).toBe(404);
     expect((await p.request('/v1/transcribe/job_doesnotexist', { key })).status).toBe(404);
   });

@@ -3,6 +3,7 @@ import {
   completeTranscriptionJob,
   failTranscriptionJob,
   loadTranscriptionJob,
+  type TranscriptionSource,
 } from '../../../shared/db/transcription-jobs.ts';
 import { isApiError } from '../../../shared/errors/api-error.ts';
 import type { JobsOn } from '../../../shared/queue/catalog.ts';
@@ -47,6 +48,7 @@ export function speechCpuHandlers(infra: Infra): HandlerMap<Names> {
           maxSeconds: infra.config.SPEECH_MAX_AUDIO_SECONDS,
         });
         await completeTranscriptionJob(infra.db, row.id, toContractResult(out.result), out.result.duration);
+        await dropUpload(infra, row.source);
         return { completed: true };
       } catch (e) {
         const last = ctx.attempt >= ctx.attemptsAllowed;
@@ -57,10 +59,16 @@ export function speechCpuHandlers(infra: Infra): HandlerMap<Names> {
             message: isApiError(e) ? e.message : 'The transcription failed; retry the request.',
           });
           ctx.log.warn({ code: err.code, attempt: ctx.attempt }, 'transcription job failed');
+          await dropUpload(infra, row.source);
           return { failed: true };
         }
         throw e;
       }
     },
   };
+}
+
+/** The uploaded audio is only kept until the job has an outcome: transcripts live in Postgres, not the audio. */
+async function dropUpload(infra: Infra, source: TranscriptionSource): Promise<void> {
+  if (source.kind === 'upload') await infra.storage.delete(source.key).catch(() => {});
 }
