@@ -497,7 +497,12 @@ export class CallSession {
   }
 
   private userTurn(text: string, lastSpeechAt: number, endpointAt: number, endpointWaitMs: number): void {
-    if (this.current && !this.current.closed) this.interrupt('new_turn', null);
+    const cur = this.current;
+    if (cur && !cur.closed) {
+      // Played out (marks back, or past the estimate for a far end that echoes none): a finished turn, not a cut.
+      if (cur.llmDone && !this.playback.speaking) this.closeTurn(cur, false);
+      else this.interrupt('new_turn', null);
+    }
     this.history.push({ role: 'user', content: text });
     // The user message goes in with the turn; the LLM stage reads history without it.
     const t = this.newAssistantTurn(text, lastSpeechAt, endpointAt);
