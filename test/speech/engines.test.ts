@@ -124,6 +124,21 @@ describe('default STT (pocketsphinx)', () => {
     }
   });
 
+  it('queues decoders beyond maxConcurrent and releases every slot', async () => {
+    const one = new PocketsphinxSttEngine({ maxConcurrent: 1 });
+    const pcm = await speak(tts, 'thank you very much');
+    const req = { pcm, sampleRate: 16000, language: '', mode: 'fast', timestamps: 'segment', diarize: false } as const;
+    const texts = await Promise.all([one.transcribe(req), one.transcribe(req), one.transcribe(req)]);
+    expect(new Set(texts.map((t) => t.text)).size).toBe(1);
+    const ac = new AbortController();
+    const running = one.transcribe(req);
+    const waiting = one.transcribe({ ...req, signal: ac.signal });
+    ac.abort(new Error('caller gave up'));
+    await expect(waiting).rejects.toThrow();
+    await expect(running).resolves.toMatchObject({ language: 'en' });
+    await expect(one.transcribe(req)).resolves.toMatchObject({ language: 'en' });
+  });
+
   it('answers 400 unsupported_language for a language the English model cannot serve', async () => {
     const pcm = Buffer.alloc(32000);
     await expect(

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pcmToInt16 } from '../../audio/pcm.ts';
 import { runProcess } from '../../audio/process.ts';
@@ -22,6 +22,42 @@ export interface PocketsphinxOptions {
   /** Folder with the acoustic model (`en-us/`), `en-us.lm.bin` and `cmudict-en-us.dict` (Debian pocketsphinx-en-us). */
   modelDir?: string;
   bin?: string;
+  /** Decoders running at once in this process (each is single-threaded); others wait. Default: the core count. */
+  maxConcurrent?: number;
+}
+
+/** A counting semaphore: more decoders than cores only makes every one of them slower. */
+class Slots {
+  private free: number;
+  private readonly waiting: (() => void)[] = [];
+  constructor(n: number) {
+    this.free = Math.max(1, n);
+  }
+  async run<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    if (this.free > 0) this.free--;
+    else {
+      await new Promise<void>((resolve, reject) => {
+        const go = () => {
+          signal?.removeEventListener('abort', abort);
+          resolve();
+        };
+        const abort = () => {
+          const i = this.waiting.indexOf(go);
+          if (i >= 0) this.waiting.splice(i, 1);
+          reject(signal!.reason);
+        };
+        signal?.addEventListener('abort', abort, { once: true });
+        this.waiting.push(go);
+      });
+    }
+    try {
+      return await fn();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.free++;
+    }
+  }
 }
 
 const SCRATCH_DIR = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
@@ -66,11 +102,13 @@ export class PocketsphinxSttEngine extends SttEngine {
   };
   private readonly modelDir: string;
   private readonly bin: string;
+  private readonly slots: Slots;
 
   constructor(opts: PocketsphinxOptions = {}) {
     super();
     this.modelDir = opts.modelDir ?? '/usr/share/pocketsphinx/model/en-us';
     this.bin = opts.bin ?? 'pocketsphinx_continuous';
+    this.slots = new Slots(opts.maxConcurrent ?? availableParallelism());
   }
 
   protected async _transcribe(req: SttRequest): Promise<TranscriptionResult> {
@@ -85,7 +123,8 @@ export class PocketsphinxSttEngine extends SttEngine {
     }
     const pcm = resamplePcm(req.pcm, req.sampleRate, 16000);
     const duration = pcm.length / 2 / 16000;
-    const segments = duration > 0.05 ? await this.decode(pcm, req.mode, req.signal) : [];
+    const segments =
+      duration > 0.05 ? await this.slots.run(() => this.decode(pcm, req.mode, req.signal), req.signal) : [];
     if (req.diarize && segments.length > 0) {
       const labels = diarize(pcmToInt16(pcm), 16000, segments);
       segments.forEach((s, i) => (s.speaker = labels[i]));
