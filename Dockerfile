@@ -18,7 +18,7 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends \
       ffmpeg flite espeak-ng pocketsphinx pocketsphinx-en-us \
       tesseract-ocr tesseract-ocr-eng apertium apertium-en-es apertium-eo-en \
-      sox tini ca-certificates \
+      sox fonts-dejavu-core tini ca-certificates \
  && rm -rf /var/lib/apt/lists/*
 
 # ---- deps: production npm dependencies, built with the full image (node-gyp toolchain) ----

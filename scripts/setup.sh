@@ -8,7 +8,7 @@ source scripts/lib/common.sh
 
 log "checking system packages"
 APT_PACKAGES=(ffmpeg flite espeak-ng pocketsphinx pocketsphinx-en-us tesseract-ocr tesseract-ocr-eng apertium
-  apertium-en-es apertium-eo-en redis-server postgresql postgresql-contrib build-essential dpkg-dev sox curl ca-certificates)
+  apertium-en-es apertium-eo-en redis-server postgresql postgresql-contrib build-essential dpkg-dev sox fonts-dejavu-core curl ca-certificates)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 pg_major=$(pg_major_version)

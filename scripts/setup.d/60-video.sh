@@ -1,15 +1,11 @@
 #!/usr/bin/env bash
-# Video area: checks what the default video engines need and installs what is missing. Idempotent and fast
-# when done. apt packages come from scripts/setup.sh's list (ffmpeg, flite, espeak-ng, pocketsphinx,
-# tesseract-ocr, apertium + pairs); this adds the font the title-card engine draws with.
+# Video area: checks that what the default video engines need is present (the apt packages, the title-card
+# font included, come from scripts/setup.sh's list) and says what is missing. Fast; changes nothing.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/lib/common.sh
 
-if [ ! -f /usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf ]; then
-  log "video: installing fonts-dejavu-core (title-card generator)"
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends fonts-dejavu-core
-fi
+[ -f /usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf ] || log "video: WARNING fonts-dejavu-core missing (title card)"
 
 missing=()
 for bin in ffmpeg ffprobe flite espeak-ng tesseract apertium pocketsphinx_continuous; do

@@ -73,7 +73,7 @@ describe('graceful shutdown', () => {
       await waitUntil(async () => (await fetch(`${base}/healthz`).catch(() => null)) === null, 10_000, 50);
       (globalThis as { finishBody?: () => void }).finishBody!();
       const res = await response;
-      expect(res.status).toBe(201);
+      expect(res.status, res.body).toBe(201);
       expect(JSON.parse(res.body).name).toBe('in-flight');
       expect(await exited).toBe(0);
     } finally {
