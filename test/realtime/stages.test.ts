@@ -60,3 +60,21 @@ describe('pipeline stages', () => {
     expect(h.out.at(-2)).toMatchObject({ kind: 'sentence', last: true, index: 2 });
   });
 });
+
+describe('first chunk of a reply', () => {
+  it('speaks up to a clause or the first 12 words before the first sentence ends', async () => {
+    const h = new StageHarness(new SentenceStage());
+    const d = (text: string): Frame => ({ kind: 'llm-text', turnId: 'trn_2', text });
+    h.push(d('We are open from eight in the morning until six in the evening '), d('from Monday to Friday. '));
+    h.push(d('Well, on Saturdays, we open at nine. '), { kind: 'llm-done', turnId: 'trn_2', llmMs: 1 });
+    await h.until((o) => o.some((f) => f.kind === 'llm-done'));
+    const s = h.out.filter((f) => f.kind === 'sentence').map((f) => (f as { text: string }).text);
+    expect(s[0]).toBe('We are open from eight in the morning until six in the');
+    expect(s[1]).toBe('evening from Monday to Friday.');
+    expect(s[2]).toBe('Well, on Saturdays, we open at nine.');
+    const h2 = new StageHarness(new SentenceStage());
+    h2.push({ kind: 'llm-text', turnId: 'trn_3', text: 'Sure thing, and the second part, comes later' });
+    await h2.until((o) => o.length > 0);
+    expect((h2.out[0] as { text: string }).text).toBe('Sure thing, and the second part,');
+  });
+});

@@ -5,6 +5,8 @@ import { Stage } from './stage.ts';
 const BOUNDARY = /([.!?…]+["'”’)\]]*\s+|\n+)/;
 /** Very short fragments ("Dr.", "1.") wait for more text so they are not spoken alone. */
 const MIN_CHARS = 12;
+/** Longest first chunk of a reply, in words, when no sentence or clause ends sooner. */
+const FIRST_CHUNK_WORDS = 12;
 
 /**
  * LLM text deltas → sentences, so that synthesis starts on the first sentence while the LLM is still writing.
@@ -41,6 +43,7 @@ export class SentenceStage extends Stage {
         this.out(sentence, false);
         this.buf = this.buf.slice(end);
       }
+      if (this.index === 0) this.firstChunk();
       return;
     }
     if (frame.kind === 'llm-done') {
@@ -56,6 +59,24 @@ export class SentenceStage extends Stage {
 
   protected override onSystem(): void {
     this.buf = '';
+  }
+
+  /**
+   * The first words of a reply are what the caller waits for: before the first sentence ends, speak up to a clause
+   * boundary (", " "; " ": " after 20 characters) or the first FIRST_CHUNK_WORDS words, whichever comes first.
+   */
+  private firstChunk(): void {
+    const clause = /^.{20,}?[,;:]\s/.exec(this.buf);
+    if (clause) {
+      this.out(clause[0].trim(), false);
+      this.buf = this.buf.slice(clause[0].length);
+      return;
+    }
+    const m = new RegExp(`^(\\S+\\s+){${FIRST_CHUNK_WORDS}}`).exec(this.buf);
+    if (m) {
+      this.out(m[0].trim(), false);
+      this.buf = this.buf.slice(m[0].length);
+    }
   }
 
   private reset(turnId: string): void {

@@ -20,7 +20,7 @@ import type { SessionEngines } from './engines.ts';
 import { Playback, type AudioSink } from './playback.ts';
 import { StereoRecorder } from './recorder.ts';
 import type { TraceStore } from './trace-store.ts';
-import { isBackchannel } from './turn-detector.ts';
+import { isBackchannel, words } from './turn-detector.ts';
 
 /** The transport a session talks through (Twilio media stream or the direct socket). */
 export interface SessionTransport extends AudioSink {
@@ -356,7 +356,8 @@ export class CallSession {
         if (ev.type === 'partial') {
           this.partial = ev.text;
           // STT heard speech over the agent before the VAD (which may lag under load) did: open the utterance.
-          if (!this.utt && this.agentActive && ev.text.trim() && !isBackchannel(ev.text)) {
+          // Two words at least, so that a noise the STT mistakes for a word does not cut the agent off.
+          if (!this.utt && this.agentActive && words(ev.text).length >= 2 && !isBackchannel(ev.text)) {
             this.utt = this.newUtterance(Math.max(0, this.audioInMs - this.s.settings.bargeInMinMs));
           }
           this.s.transport.event({ type: 'transcript', final: false, text: ev.text });
