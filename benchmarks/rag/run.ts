@@ -29,8 +29,8 @@ const QUICK = args.includes('--quick');
 const opt = (name: string, dflt: string) => (args.includes(name) ? args[args.indexOf(name) + 1]! : dflt);
 /** `topical` (default): chunks drawn from 1,000 topic vocabularies, like documents; `uniform`: bags of random words. */
 const DATA = opt('--data', 'topical');
-const HNSW_M = Number(opt('--m', '16'));
-const HNSW_EF_CONSTRUCTION = Number(opt('--ef-construction', '64'));
+const HNSW_M = Number(opt('--m', '24'));
+const HNSW_EF_CONSTRUCTION = Number(opt('--ef-construction', '100'));
 const SIZES = args.includes('--sizes') && sizesArg ? sizesArg.split(',').map(Number) : [10_000, 100_000];
 const EF_SEARCH = loadConfig().RAG_HNSW_EF_SEARCH;
 

@@ -125,6 +125,9 @@ export async function searchCollection(
   }
 }
 
+/** Most full-text matches ranked per search. */
+const LEX_SCAN_CAP = 2000;
+
 export interface CandidateQuery {
   collectionId: string;
   dimension: number;
@@ -174,10 +177,15 @@ export async function queryCandidates(
        order by embedding::vector(${d}) <=> $2::vector(${d})
        limit $3
     ),
+    -- Full-text hits of all the query's terms, ranked. At most ${LEX_SCAN_CAP} matches are ranked: terms that common
+    -- say little, and the cap keeps a one-common-word query from ranking a whole large collection.
     lex as (
-      select c.id from rag_chunks c, ql
-       where c.collection_id = $1 and ($6::jsonb is null or c.metadata @> $6::jsonb) and c.tsv @@ ql.tq
-       order by ts_rank_cd(c.tsv, ql.tq) desc
+      select m.id from (
+        select c.id, c.tsv from rag_chunks c, ql
+         where c.collection_id = $1 and ($6::jsonb is null or c.metadata @> $6::jsonb) and c.tsv @@ ql.tq
+         limit ${LEX_SCAN_CAP}
+      ) m, ql
+       order by ts_rank_cd(m.tsv, ql.tq) desc
        limit $5
     )
     select c.document_id, c.chunk_index, c.content, c.metadata,
@@ -198,7 +206,7 @@ export async function queryCandidates(
     terms.map((t) => q.termWeight(t)),
   ];
   // A named statement per dimension: parsed once per connection, and Postgres may settle on a generic plan.
-  const statement = { name: `rag_candidates_v2_${d}`, text: sql, values: params };
+  const statement = { name: `rag_candidates_v3_${d}`, text: sql, values: params };
   if (via) return (await via.query<CandidateRow>(statement)).rows;
   const client = await pool.connect();
   try {

@@ -14,6 +14,6 @@ export const collectionsEnv = {
   EMBEDDINGS_COHERE_MODEL: z.string().default('embed-english-v3.0').describe('Model of the cohere embeddings adapter'),
   EMBEDDINGS_VOYAGE_MODEL: z.string().default('voyage-3.5').describe('Model of the voyage embeddings adapter'),
   RAG_HNSW_EF_SEARCH: envInt(10, 1000)
-    .default(100)
+    .default(200)
     .describe('hnsw.ef_search for collection search (higher: better recall, slower)'),
 } satisfies z.ZodRawShape;
