@@ -47,7 +47,10 @@ export async function buildHttpApp(infra: Infra, opts: HttpAppOptions): Promise<
     // No child logger per request (it serialises bindings every time); handlers log with requestId fields.
     childLoggerFactory: (logger) => logger,
     trustProxy: true,
-    return503OnClosing: true,
+    // Draining: the listener closes and /readyz answers 503 so load balancers move away, but requests that
+    // reach us on connections already open are served, not refused. With Fastify's 503-on-closing, a request
+    // whose body was still arriving at SIGTERM was answered 503 under load (test/foundation/shutdown.test.ts).
+    return503OnClosing: false,
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
