@@ -271,6 +271,47 @@ describe('search', () => {
   });
 });
 
+describe('metering', () => {
+  it('charges rag credits: ingest by embedded tokens, search per query; a rejected ingest costs nothing', async () => {
+    const dev = await p.developer('scale');
+    const id = await createCollection(p, dev.apiKey);
+    const out = await ingest(p, dev.apiKey, id, { content: `${BEES}\n\n${VOLCANO}` });
+    await search(p, dev.apiKey, id, { query: 'bees' });
+    const bad = await call(p, dev.apiKey, 'POST', `/v1/collections/${id}/ingest`, {
+      contentType: 'url',
+      sourceUrl: 'http://10.1.2.3/x',
+    });
+    expect(bad.status).toBe(400);
+    const { rows } = await p.infra.db.query(
+      `select category, operation, units, unit, credits, provider, billable, status from credit_ledger
+        where developer_id = $1 order by created_at`,
+      [dev.developerId],
+    );
+    expect(rows).toEqual([
+      {
+        category: 'rag',
+        operation: 'ingest',
+        units: out.tokensUsed,
+        unit: 'embedded tokens',
+        credits: Math.max(1, Math.ceil(out.tokensUsed * 0.02)),
+        provider: 'default',
+        billable: true,
+        status: 'committed',
+      },
+      {
+        category: 'rag',
+        operation: 'search',
+        units: 1,
+        unit: 'queries',
+        credits: 1,
+        provider: 'default',
+        billable: true,
+        status: 'committed',
+      },
+    ]);
+  });
+});
+
 describe('deletes', () => {
   it('removes a document and its chunks; search never returns them', async () => {
     const id = await createCollection(p, key);
