@@ -7,6 +7,8 @@ import { ApiError } from '../../shared/errors/api-error.ts';
 const REPLAYED_HEADERS = ['content-type', 'location', 'x-provider-used', 'x-usage-bypassed'];
 /** Bodies above this are not stored for replay (audio streams); the key still guards against a double run. */
 const MAX_STORED_BODY = 1024 * 1024;
+/** Marker in the stored headers: the first response was streamed or too large to keep. */
+const NOT_REPLAYABLE = 'x-vap-not-replayable';
 
 /**
  * `Idempotency-Key` for routes with `config: { idempotent: true }`: the first response is stored and replayed
@@ -37,6 +39,9 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance) => {
     if (existing.state !== 'done' || existing.response_status === null) {
       throw new ApiError('idempotency_in_progress', {}, 'Idempotency-Key');
     }
+    if (existing.response_headers?.[NOT_REPLAYABLE]) {
+      throw new ApiError('idempotency_response_unavailable', {}, 'Idempotency-Key');
+    }
     for (const [k, v] of Object.entries(existing.response_headers ?? {})) reply.header(k, v);
     reply.header('idempotent-replayed', 'true');
     return reply.code(existing.response_status).send(existing.response_body ?? undefined);
@@ -56,14 +61,9 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance) => {
       const v = reply.getHeader(h);
       if (v !== undefined) headers[h] = String(v);
     }
-    await completeIdempotencyKey(
-      db,
-      idem.developerId,
-      idem.key,
-      reply.statusCode,
-      headers,
-      body && body.length <= MAX_STORED_BODY ? body : null,
-    );
+    const storable = payload === null || payload === undefined || (body !== null && body.length <= MAX_STORED_BODY);
+    if (!storable) headers[NOT_REPLAYABLE] = 'true';
+    await completeIdempotencyKey(db, idem.developerId, idem.key, reply.statusCode, headers, storable ? body : null);
     return payload;
   });
 });

@@ -82,6 +82,12 @@ export const ERROR_CODES = {
     type: t.conflict,
     message: 'This Idempotency-Key was used with a different request body. Use a new key for a new request.',
   },
+  idempotency_response_unavailable: {
+    status: 409,
+    type: t.conflict,
+    message:
+      'A request with this Idempotency-Key already completed, but its response was streamed and cannot be replayed. Use a new key to run the request again.',
+  },
   idempotency_in_progress: {
     status: 409,
     type: t.conflict,
