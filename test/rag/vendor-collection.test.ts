@@ -147,5 +147,11 @@ describe('collections on vendor embedders', () => {
       col.body.id,
     ]);
     expect(rows[0].n).toBe(0);
+    const ledger = await p.infra.db.query(
+      `select l.operation, l.status, l.billable from credit_ledger l
+        join api_keys k on k.developer_id = l.developer_id where k.prefix = $1`,
+      [apiKey.slice(0, 10)],
+    );
+    expect(ledger.rows).toEqual([{ operation: 'ingest', status: 'refunded', billable: false }]);
   });
 });
