@@ -72,6 +72,13 @@ async function main() {
     report('current', samples, nq, LOCAL_WEIGHTS);
     const fitted = fit(samples);
     report('fitted', samples, nq, fitted);
+    // Two-fold cross-validation (queries split by parity): how the fit does on queries it did not see.
+    for (const fold of [0, 1]) {
+      const w = fit(samples.filter((x) => x.q % 2 !== fold));
+      const held = samples.filter((x) => x.q % 2 === fold);
+      const nHeld = set.questions.filter((_, i) => i % 2 === fold).length;
+      report(`held-out fold ${fold} (fitted on the other half)`, held, nHeld, w);
+    }
   } finally {
     await close();
   }
