@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { ProvisionBody, ProvisionResponse } from '../../shared/contracts/agents.ts';
+import type { Reservation } from '../../shared/billing/types.ts';
 import { withTransaction } from '../../shared/db/pool.ts';
 import { embeddingEngines } from '../../shared/engines/embeddings/registry.ts';
 import { createCollection } from '../../shared/rag/collections.ts';
@@ -20,24 +21,38 @@ export async function provisionAgent(
   const developerId = req.auth.developerId;
   const { collection: collectionBody, initialContent, collectionId: _ignored, ...agentBody } = body;
   checkToolUrls(agentBody.tools, infra.addressPolicy);
-  return withTransaction(infra.db, async (tx) => {
-    const collection = await createCollection(tx, embeddingEngines(infra), developerId, collectionBody);
-    const agent = await createAgent(tx, infra.addressPolicy, developerId, {
-      ...agentBody,
-      collectionId: collection.id,
+  // Ingest credit holds are settled only once the transaction has committed: a rolled-back provisioning
+  // charges nothing.
+  const holds: Reservation[] = [];
+  try {
+    const result = await withTransaction(infra.db, async (tx) => {
+      const collection = await createCollection(tx, embeddingEngines(infra), developerId, collectionBody);
+      const agent = await createAgent(tx, infra.addressPolicy, developerId, {
+        ...agentBody,
+        collectionId: collection.id,
+      });
+      const ingestResults: ProvisionResponse['ingestResults'] = [];
+      for (const item of initialContent) {
+        const out = await ingestDocument(
+          infra,
+          collection.id,
+          { content: item.content, contentType: item.contentType, metadata: item.metadata },
+          { developerId, requestId: req.id, headers: req.headers, db: tx, settleLater: holds },
+        );
+        req.providerUsed = out.providerUsed;
+        if (!out.billable) req.usageBypassed = true;
+        ingestResults.push({
+          documentId: out.documentId,
+          chunksCreated: out.chunksCreated,
+          tokensUsed: out.tokensUsed,
+        });
+      }
+      return { agent, collection, ingestResults };
     });
-    const ingestResults: ProvisionResponse['ingestResults'] = [];
-    for (const item of initialContent) {
-      const out = await ingestDocument(
-        infra,
-        collection.id,
-        { content: item.content, contentType: item.contentType, metadata: item.metadata },
-        { developerId, requestId: req.id, headers: req.headers, db: tx },
-      );
-      req.providerUsed = out.providerUsed;
-      if (!out.billable) req.usageBypassed = true;
-      ingestResults.push({ documentId: out.documentId, chunksCreated: out.chunksCreated, tokensUsed: out.tokensUsed });
-    }
-    return { agent, collection, ingestResults };
-  });
+    for (const h of holds) await h.commit();
+    return result;
+  } catch (e) {
+    for (const h of holds) await h.refund().catch(() => {});
+    throw e;
+  }
 }

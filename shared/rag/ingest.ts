@@ -25,6 +25,12 @@ export interface IngestOptions {
    * transaction (agent provisioning) and the document commits or rolls back with the caller's work.
    */
   db?: Queryable;
+  /**
+   * With `db` (the caller's transaction): the credit holds are handed to the caller instead of settled here,
+   * because the transaction may still roll back. The caller commits them after its transaction commits and
+   * refunds them if it does not, so a rolled-back document is never charged.
+   */
+  settleLater?: Reservation[];
 }
 
 export interface IngestOutcome extends IngestResult {
@@ -139,7 +145,8 @@ export async function ingestDocument(
       });
     if (opts.db) await write(opts.db);
     else await withTransaction(infra.db, write);
-    for (const h of holds) await h.commit();
+    if (opts.settleLater) opts.settleLater.push(...holds.splice(0));
+    else for (const h of holds) await h.commit();
     return {
       documentId,
       chunksCreated: chunks.length,

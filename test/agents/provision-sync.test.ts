@@ -96,6 +96,9 @@ describe('POST /v1/agents/provision', () => {
     expect(await count('rag_documents', 'developer_id = $1', [d.developerId])).toBe(before.docs);
     const list = (await (await p.request('/v1/collections', { key: d.apiKey })).json()) as { data: unknown[] };
     expect(list.data).toHaveLength(0);
+    // Regression: the first document's ingest credits were charged although its transaction rolled back.
+    const usage = (await (await p.request('/v1/usage', { key: d.apiKey })).json()) as { credits: { used: number } };
+    expect(usage.credits.used).toBe(0);
   });
 
   it('a duplicate agent id is 409 and leaves no collection behind', async () => {
