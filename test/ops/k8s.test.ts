@@ -298,6 +298,8 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
       ['/v1/sessions/twilio/stream', 'realtime'],
       ['/v1/agents/agt_01HZX/session', 'realtime'],
       ['/v1/agents/agt_01HZX/sessions', 'api'],
+      ['/realtime/', 'realtime'],
+      ['/realtime/app.js', 'realtime'],
       ['/v1/agents/agt_01HZX', 'api'],
       ['/v1/keys', 'api'],
       ['/healthz', 'api'],
