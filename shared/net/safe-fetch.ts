@@ -34,13 +34,13 @@ export interface SafeResponse {
  */
 export async function safeFetch(rawUrl: string, opts: SafeFetchOptions): Promise<SafeResponse> {
   const param = opts.param ?? 'url';
-  let url = parseUrl(rawUrl, param);
+  let url = parseUserUrl(rawUrl, param);
   for (let hop = 0; hop <= (opts.maxRedirects ?? 5); hop++) {
     const res = await requestOnce(url, opts, param);
     const location = res.headers.location;
     if (res.statusCode && res.statusCode >= 300 && res.statusCode < 400 && location) {
       res.resume();
-      url = parseUrl(new URL(location, url).toString(), param);
+      url = parseUserUrl(new URL(location, url).toString(), param);
       continue;
     }
     const declared = Number(res.headers['content-length'] ?? 0);
@@ -73,7 +73,8 @@ export async function safeFetchBuffer(
   return { buf: Buffer.concat(chunks), contentType: String(res.headers['content-type'] ?? '') };
 }
 
-function parseUrl(raw: string, param: string): URL {
+/** Parses a user URL: http(s) only, no embedded credentials; 400 `invalid_url` naming the field otherwise. */
+export function parseUserUrl(raw: string, param: string): URL {
   let url: URL;
   try {
     url = new URL(raw);

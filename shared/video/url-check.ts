@@ -2,6 +2,7 @@ import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { ApiError } from '../errors/api-error.ts';
 import type { AddressPolicy } from '../net/address-policy.ts';
+import { parseUserUrl } from '../net/safe-fetch.ts';
 
 /**
  * Submission-time check of a user URL, so a private-network address is a 400 `url_not_allowed` at once rather
@@ -9,18 +10,7 @@ import type { AddressPolicy } from '../net/address-policy.ts';
  * protects against DNS rebinding; this is for a clear, early answer.
  */
 export async function precheckUrl(raw: string, policy: AddressPolicy, param: string): Promise<void> {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new ApiError('invalid_url', { detail: `${param} is not a valid URL` }, param);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ApiError('invalid_url', { detail: `${param} must be an http or https URL` }, param);
-  }
-  if (url.username || url.password) {
-    throw new ApiError('invalid_url', { detail: `${param} must not carry credentials` }, param);
-  }
+  const url = parseUserUrl(raw, param);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (policy.hostAllowed(host)) return;
   let addresses: string[];
