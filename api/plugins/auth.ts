@@ -30,13 +30,16 @@ export const authPlugin = fp(async (app: FastifyInstance) => {
     }
   });
 
-  app.addHook('onSend', async (req, reply) => {
+  // Callback-style (no promise per request): this runs on every response.
+  app.addHook('onSend', (req, reply, payload, done) => {
     const rl = req.rateLimit;
-    if (!rl) return;
-    reply.header('x-ratelimit-limit', rl.limit);
-    reply.header('x-ratelimit-remaining', rl.remaining);
-    reply.header('x-ratelimit-reset', rl.resetSeconds);
-    reply.header('ratelimit-policy', `"default";q=${rl.limit};w=${rl.windowSeconds}`);
-    reply.header('ratelimit', `"default";r=${rl.remaining};t=${rl.resetSeconds}`);
+    if (rl) {
+      reply.header('x-ratelimit-limit', rl.limit);
+      reply.header('x-ratelimit-remaining', rl.remaining);
+      reply.header('x-ratelimit-reset', rl.resetSeconds);
+      reply.header('ratelimit-policy', `"default";q=${rl.limit};w=${rl.windowSeconds}`);
+      reply.header('ratelimit', `"default";r=${rl.remaining};t=${rl.resetSeconds}`);
+    }
+    done(null, payload);
   });
 });

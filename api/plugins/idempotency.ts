@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from '../../shared/db/idempotency.ts';
 import { ApiError } from '../../shared/errors/api-error.ts';
@@ -10,6 +10,10 @@ const MAX_STORED_BODY = 1024 * 1024;
 /** Marker in the stored headers: the first response was streamed or too large to keep. */
 const NOT_REPLAYABLE = 'x-vap-not-replayable';
 
+function toArray<T>(v: T | T[] | undefined): T[] {
+  return v === undefined ? [] : Array.isArray(v) ? v : [v];
+}
+
 /**
  * `Idempotency-Key` for routes with `config: { idempotent: true }`: the first response is stored and replayed
  * for 24 h; the same key with a different body is 409; a retry while the first is running is 409 as well.
@@ -19,8 +23,14 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance) => {
   const { db } = app.infra;
   app.decorateRequest('idempotency', null);
 
-  app.addHook('preHandler', async (req, reply) => {
-    if (!req.routeOptions.config?.idempotent) return;
+  // Only routes that opt in carry the hooks, so every other request skips them entirely.
+  app.addHook('onRoute', (route) => {
+    if (!route.config?.idempotent) return;
+    route.preHandler = [...toArray(route.preHandler), claim];
+    route.onSend = [...toArray(route.onSend), store];
+  });
+
+  async function claim(req: FastifyRequest, reply: FastifyReply): Promise<unknown> {
     const key = req.headers['idempotency-key'];
     if (typeof key !== 'string' || key === '') return;
     if (key.length > 255)
@@ -45,9 +55,9 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance) => {
     for (const [k, v] of Object.entries(existing.response_headers ?? {})) reply.header(k, v);
     reply.header('idempotent-replayed', 'true');
     return reply.code(existing.response_status).send(existing.response_body ?? undefined);
-  });
+  }
 
-  app.addHook('onSend', async (req, reply, payload) => {
+  async function store(req: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
     const idem = req.idempotency;
     if (!idem) return payload;
     req.idempotency = null;
@@ -65,5 +75,5 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance) => {
     if (!storable) headers[NOT_REPLAYABLE] = 'true';
     await completeIdempotencyKey(db, idem.developerId, idem.key, reply.statusCode, headers, storable ? body : null);
     return payload;
-  });
+  }
 });

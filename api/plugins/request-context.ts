@@ -10,18 +10,21 @@ export const requestContextPlugin = fp(async (app: FastifyInstance) => {
   app.decorateRequest('providerUsed', null);
   app.decorateRequest('usageBypassed', false);
 
-  app.addHook('onSend', async (req, reply) => {
+  // Callback-style hooks (no promise per request): they run on every response.
+  app.addHook('onSend', (req, reply, payload, done) => {
     reply.header('x-request-id', req.id);
     if (req.auth) {
       reply.header('x-provider-used', req.providerUsed ?? 'none');
-      reply.header('x-usage-bypassed', String(req.usageBypassed));
+      reply.header('x-usage-bypassed', req.usageBypassed ? 'true' : 'false');
     }
+    done(null, payload);
   });
 
-  app.addHook('onResponse', async (req, reply) => {
+  app.addHook('onResponse', (req, reply, done) => {
     httpDuration.observe(
       { method: req.method, route: req.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) },
       reply.elapsedTime / 1000,
     );
+    done();
   });
 });
