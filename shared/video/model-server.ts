@@ -1,7 +1,9 @@
 import { createWriteStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import type { RenderedVideo } from '../engines/avatar/types.ts';
 import { EngineError } from '../engines/core/engine-error.ts';
+import { probeMedia } from './probe.ts';
 
 export type ModelServerKind = 'avatar' | 'lipsync' | 'generate' | 'analyze';
 
@@ -75,4 +77,25 @@ export async function callModelServer(
   if (!res.body) throw new EngineError(server.provider, 'upstream', 'empty body', true);
   await pipeline(Readable.fromWeb(res.body as never), createWriteStream(outPath), { signal });
   return { headers: res.headers };
+}
+
+/**
+ * Renders a video on a model server into `outPath` and describes it from the file itself (duration and size as
+ * ffprobe sees them; the fallbacks apply only when the file carries no video stream size).
+ */
+export async function renderOnModelServer(
+  server: ModelServer,
+  body: { inputs: Record<string, string>; params: Record<string, unknown> },
+  outPath: string,
+  signal: AbortSignal,
+  fallbackSize: { width: number; height: number } = { width: 0, height: 0 },
+): Promise<RenderedVideo> {
+  await callModelServer(server, body, outPath, signal);
+  const info = await probeMedia(outPath, signal);
+  return {
+    durationSeconds: info.durationSeconds,
+    width: info.video?.width ?? fallbackSize.width,
+    height: info.video?.height ?? fallbackSize.height,
+    provider: server.provider,
+  };
 }

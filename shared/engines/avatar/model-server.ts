@@ -1,5 +1,4 @@
-import { callModelServer, type ModelServer } from '../../video/model-server.ts';
-import { probeMedia } from '../../video/probe.ts';
+import { renderOnModelServer, type ModelServer } from '../../video/model-server.ts';
 import { EngineError } from '../core/engine-error.ts';
 import { AvatarEngine, type AvatarRequest, type RenderedVideo } from './types.ts';
 
@@ -17,18 +16,11 @@ export class ModelServerAvatarEngine extends AvatarEngine {
 
   protected async _render(req: AvatarRequest): Promise<RenderedVideo> {
     if (!req.imageUrl || !req.audioUrl) throw new EngineError(this.provider, 'bad_request', 'inputs need URLs', false);
-    await callModelServer(
+    return renderOnModelServer(
       this.server,
       { inputs: { image_url: req.imageUrl, audio_url: req.audioUrl }, params: { size: req.size, fps: req.fps } },
       req.outPath,
       req.signal,
     );
-    const info = await probeMedia(req.outPath, req.signal);
-    return {
-      durationSeconds: info.durationSeconds,
-      width: info.video?.width ?? 0,
-      height: info.video?.height ?? 0,
-      provider: this.provider,
-    };
   }
 }

@@ -1,5 +1,4 @@
-import { callModelServer, type ModelServer } from '../../video/model-server.ts';
-import { probeMedia } from '../../video/probe.ts';
+import { renderOnModelServer, type ModelServer } from '../../video/model-server.ts';
 import { EngineError } from '../core/engine-error.ts';
 import type { RenderedVideo } from '../avatar/types.ts';
 import { LipsyncEngine, type LipsyncRequest } from './types.ts';
@@ -18,18 +17,11 @@ export class ModelServerLipsyncEngine extends LipsyncEngine {
 
   protected async _sync(req: LipsyncRequest): Promise<RenderedVideo> {
     if (!req.videoUrl || !req.audioUrl) throw new EngineError(this.provider, 'bad_request', 'inputs need URLs', false);
-    await callModelServer(
+    return renderOnModelServer(
       this.server,
       { inputs: { video_url: req.videoUrl, audio_url: req.audioUrl }, params: { fps: req.fps } },
       req.outPath,
       req.signal,
     );
-    const info = await probeMedia(req.outPath, req.signal);
-    return {
-      durationSeconds: info.durationSeconds,
-      width: info.video?.width ?? 0,
-      height: info.video?.height ?? 0,
-      provider: this.provider,
-    };
   }
 }

@@ -1,5 +1,4 @@
-import { callModelServer, type ModelServer } from '../../video/model-server.ts';
-import { probeMedia } from '../../video/probe.ts';
+import { renderOnModelServer, type ModelServer } from '../../video/model-server.ts';
 import type { RenderedVideo } from '../avatar/types.ts';
 import { VideoGenEngine, type GenerateRequest } from './types.ts';
 
@@ -16,7 +15,7 @@ export class ModelServerVideoGenEngine extends VideoGenEngine {
   }
 
   protected async _generate(req: GenerateRequest): Promise<RenderedVideo> {
-    await callModelServer(
+    return renderOnModelServer(
       this.server,
       {
         inputs: {},
@@ -31,13 +30,7 @@ export class ModelServerVideoGenEngine extends VideoGenEngine {
       },
       req.outPath,
       req.signal,
+      { width: req.width, height: req.height },
     );
-    const info = await probeMedia(req.outPath, req.signal);
-    return {
-      durationSeconds: info.durationSeconds,
-      width: info.video?.width ?? req.width,
-      height: info.video?.height ?? req.height,
-      provider: this.provider,
-    };
   }
 }
