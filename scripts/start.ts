@@ -1,5 +1,7 @@
 import { ConfigError, loadConfig } from '../shared/config/index.ts';
 import { createLogger } from '../shared/observability/logger.ts';
+import cluster from 'node:cluster';
+import { isFirstCopy, runAsPrimary } from './cluster.ts';
 import { ROLES, startPlatform, type Role } from './platform.ts';
 
 const arg = process.argv[2] ?? 'all';
@@ -19,29 +21,37 @@ try {
   }
   throw e;
 }
-const log = createLogger(config.LOG_LEVEL, { roles: roles.join(',') });
-const platform = await startPlatform(config, log, roles);
-log.info({ url: platform.url, roles }, 'platform started');
-if (roles.includes('api')) {
-  console.log(`
+if (config.PROCESSES > 1 && cluster.isPrimary) {
+  runAsPrimary(config.PROCESSES);
+} else {
+  await main(config);
+}
+
+async function main(config: ReturnType<typeof loadConfig>): Promise<void> {
+  const log = createLogger(config.LOG_LEVEL, { roles: roles.join(',') });
+  const platform = await startPlatform(config, log, roles);
+  log.info({ url: platform.url, roles }, 'platform started');
+  if (roles.includes('api') && isFirstCopy()) {
+    console.log(`
   Voice Agent Platform is up at ${config.PUBLIC_BASE_URL} (listening on ${platform.url})
     API docs:     ${config.PUBLIC_BASE_URL}/docs
     Get a key:    npm run cli -- developers create --name "Your Name"
     Try it:       curl -H "Authorization: Bearer <apiKey>" ${config.PUBLIC_BASE_URL}/v1/keys
 `);
-}
+  }
 
-let signals = 0;
-for (const sig of ['SIGTERM', 'SIGINT'] as const) {
-  process.on(sig, () => {
-    if (++signals > 1) process.exit(130);
-    log.info({ signal: sig, graceMs: config.SHUTDOWN_GRACE_MS }, 'draining');
-    platform.stop().then(
-      () => process.exit(0),
-      (e: Error) => {
-        log.error({ err: e.message }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  });
+  let signals = 0;
+  for (const sig of ['SIGTERM', 'SIGINT'] as const) {
+    process.on(sig, () => {
+      if (++signals > 1) process.exit(130);
+      log.info({ signal: sig, graceMs: config.SHUTDOWN_GRACE_MS }, 'draining');
+      platform.stop().then(
+        () => process.exit(0),
+        (e: Error) => {
+          log.error({ err: e.message }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
+    });
+  }
 }

@@ -9,6 +9,7 @@
  * and, on its last turn, barges in one second into a long answer.
  */
 import { spawn } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { once } from 'node:events';
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -28,6 +29,8 @@ const { values: args } = parseArgs({
     'llm-tokens-per-s': { type: 'string', default: '60' },
     'ramp-ms': { type: 'string', default: '100' },
     endpointing: { type: 'string', default: '300' },
+    // Platform processes sharing the port (node:cluster); default one per core, as `PROCESSES` on a machine.
+    processes: { type: 'string', default: String(availableParallelism()) },
   },
 });
 const CALLS = Number(args.calls);
@@ -88,6 +91,7 @@ async function main(): Promise<void> {
       OPENAI_BASE_URL: llm.url,
       OPENAI_API_KEY: llm.key,
       OUTBOUND_ALLOWLIST: '127.0.0.1',
+      BENCH_PROCESSES: args.processes,
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -241,7 +245,7 @@ async function main(): Promise<void> {
       `${name.padEnd(44)} ${f(pct(xs, 50)).padStart(7)} ${f(pct(xs, 95)).padStart(7)} ${String(xs.length).padStart(6)}  ${target}`,
     );
   console.log(
-    `\nvoice-latency: ${CALLS} concurrent calls × ${TURNS} turns on ${cpus().length} cores, ${Math.round(wall / 1000)} s, ${failures} failed calls`,
+    `\nvoice-latency: ${CALLS} concurrent calls × ${TURNS} turns on ${cpus().length} cores, ${args.processes} platform process(es), ${Math.round(wall / 1000)} s, ${failures} failed calls`,
   );
   console.log(
     `profiles: STT final ${PROFILE.sttFinalAfterMs} ms after end of speech (deepgram double); LLM first token ${PROFILE.llmFirstTokenMs} ms then ${PROFILE.llmTokensPerSecond} tokens/s (openai double); TTS flite (real); endpointing ${args.endpointing} ms\n`,

@@ -1,31 +1,100 @@
 /**
- * The platform under test, in its own process (so the synthetic callers and vendor doubles in the runner do not
- * share its event loop): api + realtime + cpu roles on a throwaway database cloned from the migrated template.
+ * The platform under test, in its own processes (so the synthetic callers and vendor doubles in the runner do not
+ * share its event loops): api + realtime + cpu roles on a throwaway database cloned from the migrated template,
+ * run as BENCH_PROCESSES copies sharing one port (node:cluster, as `PROCESSES` does for `npm start`).
  * Prints one JSON line `{url, apiKey, agentId}` on stdout once ready; stops on SIGTERM.
  */
+import cluster from 'node:cluster';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { mintKey } from '../../api/services/keys.ts';
+import { startPlatform } from '../../scripts/platform.ts';
+import { loadConfig } from '../../shared/config/index.ts';
+import { insertDeveloper } from '../../shared/db/developers.ts';
+import { createDb } from '../../shared/db/pool.ts';
+import { createLogger } from '../../shared/observability/logger.ts';
 import setup from '../../test/global-setup.ts';
-import { startTestPlatform } from '../../test/helpers/platform.ts';
+import { createTestDatabase } from '../../test/helpers/db.ts';
 
-await setup();
-const p = await startTestPlatform({ roles: ['api', 'realtime', 'cpu'], env: { DATABASE_POOL_MAX: '10' } });
-const dev = await p.developer('scale');
-const res = await p.request('/v1/agents', {
-  method: 'POST',
-  key: dev.apiKey,
-  json: {
-    name: 'Benchmark agent',
-    systemPrompt: 'You answer the phone for a dental practice.',
-    firstMessage: 'Hello, thanks for calling. How can I help?',
-    llmModel: 'gpt-4o-mini',
-  },
-});
-if (res.status !== 201) {
-  console.error('agent create failed', res.status, await res.text());
-  process.exit(1);
+if (cluster.isPrimary) await primary();
+else await copy();
+
+async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as { port: number }).port;
+  await new Promise((r) => srv.close(r));
+  return port;
 }
-const agent = (await res.json()) as { id: string };
-console.log(JSON.stringify({ url: p.url, apiKey: dev.apiKey, agentId: agent.id }));
 
-const stop = () => void p.close().finally(() => process.exit(0));
-process.on('SIGTERM', stop);
-process.on('SIGINT', stop);
+async function primary(): Promise<void> {
+  await setup();
+  const database = await createTestDatabase();
+  const s3dir = await mkdtemp(join(tmpdir(), 'vap-bench-s3-'));
+  const port = await freePort();
+  const env = {
+    NODE_ENV: 'test',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    DATABASE_URL: database.url,
+    DATABASE_POOL_MAX: '10',
+    REDIS_PREFIX: `vl${randomBytes(4).toString('hex')}`,
+    S3_EMBEDDED_DIR: s3dir,
+    S3_EMBEDDED_PORT: '0',
+  };
+  const n = Math.max(1, Number(process.env.BENCH_PROCESSES ?? availableParallelism()));
+  const ready = Array.from({ length: n }, () => {
+    const w = cluster.fork(env);
+    return new Promise<void>((resolve, reject) => {
+      w.on('message', (m) => m === 'ready' && resolve());
+      w.on('exit', (code) => reject(new Error(`platform process exited (${code}) before it was ready`)));
+    });
+  });
+  await Promise.all(ready);
+
+  const db = createDb(database.url, 1);
+  const dev = await insertDeveloper(db, 'voice-latency', 'scale');
+  const { key } = await mintKey(db, dev.id, 'bench');
+  await db.end();
+  const url = `http://127.0.0.1:${port}`;
+  const res = await fetch(`${url}/v1/agents`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      name: 'Benchmark agent',
+      systemPrompt: 'You answer the phone for a dental practice.',
+      firstMessage: 'Hello, thanks for calling. How can I help?',
+      llmModel: 'gpt-4o-mini',
+    }),
+  });
+  if (res.status !== 201) {
+    console.error('agent create failed', res.status, await res.text());
+    process.exit(1);
+  }
+  const agent = (await res.json()) as { id: string };
+  console.log(JSON.stringify({ url, apiKey: key, agentId: agent.id, processes: n }));
+
+  const stop = async () => {
+    const exits = Object.values(cluster.workers ?? {}).map(
+      (w) => new Promise((r) => (w!.isDead() ? r(null) : w!.on('exit', r))),
+    );
+    for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGTERM');
+    await Promise.all(exits);
+    await database.drop();
+    await rm(s3dir, { recursive: true, force: true });
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop());
+  process.on('SIGINT', () => void stop());
+}
+
+async function copy(): Promise<void> {
+  const config = loadConfig(process.env);
+  const platform = await startPlatform(config, createLogger(config.LOG_LEVEL), ['api', 'realtime', 'cpu']);
+  process.send?.('ready');
+  process.on('SIGTERM', () => void platform.stop().finally(() => process.exit(0)));
+}

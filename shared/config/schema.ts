@@ -84,6 +84,11 @@ export const EnvSchema = z.object({
   OUTBOUND_TIMEOUT_MS: envInt(100, 600_000).default(30_000).describe('Time limit for fetching a user URL.'),
 
   /** How long SIGTERM waits for in-flight requests and jobs before closing anyway. */
+  PROCESSES: envInt(1, 64)
+    .default(1)
+    .describe(
+      'Processes this start command runs (node:cluster, sharing PORT). Each holds its own share of requests, calls and jobs; on one machine set it to the number of cores. In Kubernetes keep 1 and scale pods.',
+    ),
   SHUTDOWN_GRACE_MS: envInt(0, 600_000)
     .default(25_000)
     .describe(

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -84,6 +84,46 @@ describe('graceful shutdown', () => {
       await rm(s3dir, { recursive: true, force: true });
     }
     expect(stderr).not.toMatch(/Error/);
+  });
+
+  it('with PROCESSES=2 runs two copies on one port and drains both on SIGTERM', async () => {
+    const database = await createTestDatabase();
+    const s3dir = await mkdtemp(join(tmpdir(), 'vap-s3-'));
+    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts', 'api'], {
+      env: {
+        ...process.env,
+        PROCESSES: '2',
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATABASE_URL: database.url,
+        REDIS_PREFIX: `t${randomBytes(4).toString('hex')}`,
+        S3_EMBEDDED_DIR: s3dir,
+        S3_EMBEDDED_PORT: '0',
+        LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      await waitUntil(async () => (await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => null))?.ok, 30_000, 100);
+      // Both copies are up (the primary forks them) and serve the shared port.
+      const copies = await waitUntil(() => {
+        const out = execFileSync('pgrep', ['-P', String(child.pid)])
+          .toString()
+          .trim()
+          .split('\n');
+        return out.length === 2 ? out : null;
+      });
+      expect(copies).toHaveLength(2);
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      for (const pid of copies) expect(() => process.kill(Number(pid), 0)).toThrow();
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      await database.drop();
+      await rm(s3dir, { recursive: true, force: true });
+    }
   });
 
   it('refuses to start on a bad configuration value, naming it', async () => {
