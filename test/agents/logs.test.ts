@@ -1,15 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintKey } from '../../api/services/keys.ts';
-import { startPlatform, type Platform } from '../../scripts/platform.ts';
-import { loadConfig } from '../../shared/config/index.ts';
 import { insertDeveloper } from '../../shared/db/developers.ts';
-import { createTestDatabase } from '../helpers/db.ts';
+import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 import type { Double } from './doubles/http.ts';
 import { startOpenAiDouble } from './doubles/openai-double.ts';
 import { startToolServer } from './doubles/tool-server.ts';
@@ -23,11 +16,9 @@ const PLATFORM_KEY = 'sk-platform-' + randomBytes(12).toString('hex');
 const SECRETS = [PROMPT, MESSAGE, REPLY, TOOL_OUT, CALLER_KEY, PLATFORM_KEY];
 
 const lines: string[] = [];
-let platform: Platform;
+let platform: TestPlatform;
 let llm: Double;
 let tool: Double;
-let drop: () => Promise<void>;
-let s3dir: string;
 let fail = false;
 
 /** The real platform logging everything at trace level into memory. */
@@ -38,36 +29,18 @@ beforeAll(async () => {
     return hasTool ? { text: REPLY } : { toolCalls: [{ name: 'lookup', arguments: { q: MESSAGE } }] };
   });
   tool = await startToolServer(() => ({ body: TOOL_OUT }));
-  const db = await createTestDatabase();
-  drop = db.drop;
-  s3dir = await mkdtemp(join(tmpdir(), 'vap-s3-'));
-  const config = loadConfig({
-    ...process.env,
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'trace',
-    PORT: '0',
-    HOST: '127.0.0.1',
-    DATABASE_URL: db.url,
-    DATABASE_POOL_MAX: '5',
-    REDIS_PREFIX: `t${randomBytes(5).toString('hex')}`,
-    S3_EMBEDDED_DIR: s3dir,
-    S3_EMBEDDED_PORT: '0',
-    OPENAI_BASE_URL: `${llm.url}/v1`,
-    OPENAI_API_KEY: PLATFORM_KEY,
-    OUTBOUND_ALLOWLIST: '127.0.0.1',
-  });
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, cb) {
-      lines.push(chunk.toString('utf8'));
-      cb();
+  platform = await startTestPlatform({
+    roles: ['api'],
+    logLines: lines,
+    env: {
+      OPENAI_BASE_URL: `${llm.url}/v1`,
+      OPENAI_API_KEY: PLATFORM_KEY,
+      OUTBOUND_ALLOWLIST: '127.0.0.1',
     },
   });
-  platform = await startPlatform(config, pino({ level: 'trace' }, sink), ['api']);
 });
 afterAll(async () => {
-  await platform?.stop();
-  await drop?.();
-  await rm(s3dir, { recursive: true, force: true });
+  await platform?.close();
   await llm?.close();
   await tool?.close();
 });

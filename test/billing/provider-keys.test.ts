@@ -1,22 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintKey } from '../../api/services/keys.ts';
-import { startPlatform, type Platform } from '../../scripts/platform.ts';
 import {
   getProviderKeyRow,
   openProviderKey,
   ProviderKeyCipher,
   upsertProviderKey,
 } from '../../shared/billing/stored-keys.ts';
-import { loadConfig } from '../../shared/config/index.ts';
 import { insertDeveloper } from '../../shared/db/developers.ts';
+import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 import { resolveProviderKey } from '../../shared/engines/core/provider-key.ts';
-import { createTestDatabase } from '../helpers/db.ts';
 import { startOpenAiDouble } from './openai-double.ts';
 
 // Keys this file hands to the platform: none may appear in any response body or log line.
@@ -28,44 +21,24 @@ const SECRETS = [GOOD, BAD, CALLER, PLATFORM];
 
 const logLines: string[] = [];
 const bodies: string[] = [];
-let platform: Platform;
+let platform: TestPlatform;
 let openai: Awaited<ReturnType<typeof startOpenAiDouble>>;
-let drop: () => Promise<void>;
-let s3dir: string;
 
 /** The real platform, like startTestPlatform, but logging everything at trace level into memory. */
 beforeAll(async () => {
   openai = await startOpenAiDouble(new Set([GOOD, CALLER, PLATFORM]));
-  const db = await createTestDatabase();
-  drop = db.drop;
-  s3dir = await mkdtemp(join(tmpdir(), 'vap-s3-'));
-  const config = loadConfig({
-    ...process.env,
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'trace',
-    PORT: '0',
-    HOST: '127.0.0.1',
-    DATABASE_URL: db.url,
-    DATABASE_POOL_MAX: '5',
-    REDIS_PREFIX: `t${randomBytes(5).toString('hex')}`,
-    S3_EMBEDDED_DIR: s3dir,
-    S3_EMBEDDED_PORT: '0',
-    OPENAI_BASE_URL: `${openai.url}/v1`,
-    OPENAI_API_KEY: PLATFORM,
-    OUTBOUND_ALLOWLIST: '127.0.0.1',
-  });
-  const sink = new Writable({
-    write(chunk: Buffer, _enc, cb) {
-      logLines.push(chunk.toString('utf8'));
-      cb();
+  platform = await startTestPlatform({
+    roles: ['api'],
+    logLines: logLines,
+    env: {
+      OPENAI_BASE_URL: `${openai.url}/v1`,
+      OPENAI_API_KEY: PLATFORM,
+      OUTBOUND_ALLOWLIST: '127.0.0.1',
     },
   });
-  platform = await startPlatform(config, pino({ level: 'trace' }, sink), ['api']);
 });
 afterAll(async () => {
-  await platform?.stop();
-  await drop?.();
-  await rm(s3dir, { recursive: true, force: true });
+  await platform?.close();
   await openai?.close();
 });
 

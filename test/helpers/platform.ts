@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
 import { mintKey } from '../../api/services/keys.ts';
 import { loadConfig, type Config } from '../../shared/config/index.ts';
 import { insertDeveloper, type Tier } from '../../shared/db/developers.ts';
@@ -23,7 +25,12 @@ export interface TestPlatform extends Platform {
  * Redis prefix and its own embedded S3 folder, so test files never see each other's data.
  */
 export async function startTestPlatform(
-  opts: { roles?: Role[]; env?: Record<string, string> } = {},
+  opts: {
+    roles?: Role[];
+    env?: Record<string, string>;
+    /** Record every log line (at trace level) here, e.g. to assert that no secret is ever logged. */
+    logLines?: string[];
+  } = {},
 ): Promise<TestPlatform> {
   const db = await createTestDatabase();
   const s3dir = await mkdtemp(join(tmpdir(), 'vap-s3-'));
@@ -41,7 +48,12 @@ export async function startTestPlatform(
     SHUTDOWN_GRACE_MS: '5000',
     ...opts.env,
   });
-  const log = createLogger(config.LOG_LEVEL, { test: true });
+  const log = opts.logLines
+    ? pino(
+        { level: 'trace' },
+        new Writable({ write: (chunk: Buffer, _enc, cb) => (opts.logLines!.push(chunk.toString('utf8')), cb()) }),
+      )
+    : createLogger(config.LOG_LEVEL, { test: true });
   const platform = await startPlatform(config, log, opts.roles ?? ['api', 'cpu', 'gpu', 'realtime']);
   let closed = false;
   return {
