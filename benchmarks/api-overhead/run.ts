@@ -1,24 +1,10 @@
-/**
- * API overhead: an authenticated cheap /v1 route (auth + rate limit + usage and rate-limit headers) against a
- * bare Fastify hello-world on the same machine with the same load tool (autocannon) and settings.
- *   npm run bench:api-overhead
- * Targets: throughput ratio ≥ 0.5, and p99 ≤ 10 ms at a fixed 500 req/s. The platform runs in production mode.
- */
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import autocannon from 'autocannon';
-import pg from 'pg';
-import { mintKey } from '../../api/services/keys.ts';
-import { insertDeveloper } from '../../shared/db/developers.ts';
-import { migrate } from '../../shared/db/migrate.ts';
-import { createDb } from '../../shared/db/pool.ts';
 import { startChild } from '../lib/processes.ts';
+import { benchDatabase } from '../lib/bench-database.ts';
 
 const DURATION = Number(process.env.BENCH_DURATION_S ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
-const ADMIN_URL = process.env.BENCH_ADMIN_DATABASE_URL ?? 'postgres://vap:vap@127.0.0.1:5432/postgres';
 
 interface Figures {
   rps: number;
@@ -43,22 +29,7 @@ async function load(url: string, headers: Record<string, string>, overallRate?: 
   };
 }
 
-async function admin(sql: string): Promise<void> {
-  const c = new pg.Client({ connectionString: ADMIN_URL });
-  await c.connect();
-  await c.query(sql);
-  await c.end();
-}
-
-const dbName = `vap_bench_${randomBytes(4).toString('hex')}`;
-const dbUrl = ADMIN_URL.replace(/\/[^/]*$/, `/${dbName}`);
-const s3dir = await mkdtemp(join(tmpdir(), 'vap-bench-s3-'));
-await admin(`create database ${dbName}`);
-const db = createDb(dbUrl, 2);
-await migrate(db);
-const dev = await insertDeveloper(db, 'bench', 'scale');
-const { key } = await mintKey(db, dev.id, 'bench');
-await db.end();
+const { dbUrl, apiKey: key, s3dir, drop } = await benchDatabase('scale');
 
 const hello = await startChild(['benchmarks/api-overhead/hello.ts'], {}, (o) => /PORT=\d+/.test(o));
 const helloPort = /PORT=(\d+)/.exec(hello.output())![1];
@@ -114,6 +85,5 @@ try {
 } finally {
   await hello.stop();
   await platform.stop();
-  await admin(`drop database if exists ${dbName} with (force)`);
-  await rm(s3dir, { recursive: true, force: true });
+  await drop();
 }

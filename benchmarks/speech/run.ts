@@ -1,29 +1,14 @@
-/**
- * Speech benchmark: the local default engines and the /v1/synthesize route.
- *   npm run bench:speech            (BENCH_RUNS=30 by default)
- * Prints TTS time-to-first-byte and real-time factor (engine level, default voice), STT real-time factor
- * (pocketsphinx, both modes, short and long audio) and /v1/synthesize p50/p95 (first byte and complete) for a
- * 20-word sentence over HTTP against the platform started as a child process (api role).
- * Targets on the 2-core machines: TTS first byte ≤ 150 ms, STT RTF ≤ 0.5.
- */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pg from 'pg';
-import { mintKey } from '../../api/services/keys.ts';
+import { cpus, loadavg } from 'node:os';
 import { collect } from '../../shared/audio/pcm.ts';
 import { resamplePcm } from '../../shared/audio/resampler.ts';
-import { insertDeveloper } from '../../shared/db/developers.ts';
-import { migrate } from '../../shared/db/migrate.ts';
-import { createDb } from '../../shared/db/pool.ts';
 import { PocketsphinxSttEngine } from '../../shared/engines/stt/pocketsphinx.ts';
 import { LocalTtsEngine } from '../../shared/engines/tts/local.ts';
 import { startChild } from '../lib/processes.ts';
+import { benchDatabase } from '../lib/bench-database.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 30);
-const ADMIN_URL = process.env.BENCH_ADMIN_DATABASE_URL ?? 'postgres://vap:vap@127.0.0.1:5432/postgres';
 /** 20 words. */
 const SENTENCE_20 =
   'The quick brown fox jumps over the lazy dog while the farmer watches quietly from the porch of his house.';
@@ -155,21 +140,7 @@ console.log(
 console.log('  (wall RTF equals CPU-time RTF on an idle machine: the decoder is single-threaded)');
 
 // --- /v1/synthesize over HTTP --------------------------------------------------------------------------------
-async function admin(sql: string): Promise<void> {
-  const c = new pg.Client({ connectionString: ADMIN_URL });
-  await c.connect();
-  await c.query(sql);
-  await c.end();
-}
-const dbName = `vap_bench_${randomBytes(4).toString('hex')}`;
-const dbUrl = ADMIN_URL.replace(/\/[^/]*$/, `/${dbName}`);
-const s3dir = await mkdtemp(join(tmpdir(), 'vap-bench-s3-'));
-await admin(`create database ${dbName}`);
-const db = createDb(dbUrl, 2);
-await migrate(db);
-const dev = await insertDeveloper(db, 'bench', 'scale');
-const { key } = await mintKey(db, dev.id, 'bench');
-await db.end();
+const { dbUrl, apiKey: key, s3dir, drop } = await benchDatabase('scale');
 const port = String(20_000 + Math.floor(Math.random() * 20_000));
 const platform = await startChild(
   ['scripts/start.ts', 'api'],
@@ -216,6 +187,5 @@ try {
   }
 } finally {
   await platform.stop();
-  await admin(`drop database if exists ${dbName} with (force)`);
-  await rm(s3dir, { recursive: true, force: true });
+  await drop();
 }
