@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process';
+import { alignChunks, decodeStream, encodeWav } from '../../../audio/index.ts';
+import { isApiError } from '../../../errors/api-error.ts';
 import { EngineError } from '../../core/engine-error.ts';
 
 /**
@@ -23,17 +24,8 @@ export async function* bytesOf(provider: string, body: ByteSource): AsyncGenerat
 }
 
 /** Re-chunks bytes so every chunk holds whole s16le samples (an odd byte waits for its partner). */
-export async function* alignedPcm(source: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
-  let carry: Buffer | null = null;
-  for await (const part of source) {
-    let buf: Buffer = carry ? Buffer.concat([carry, part]) : part;
-    carry = null;
-    if (buf.length % 2 === 1) {
-      carry = buf.subarray(buf.length - 1);
-      buf = buf.subarray(0, buf.length - 1);
-    }
-    if (buf.length > 0) yield buf;
-  }
+export function alignedPcm(source: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+  return alignChunks(source, 2);
 }
 
 /** Raw PCM s16le streamed by the vendor, as aligned chunks in the order they arrive. */
@@ -119,8 +111,9 @@ export function isMonoS16(info: WavInfo): boolean {
 }
 
 /**
- * Decodes any container/codec ffmpeg reads (mp3, wav, ogg, …) into mono s16le at `sampleRate`, streaming: input
- * is written as it arrives and PCM is yielded as ffmpeg produces it. Aborting the signal kills ffmpeg.
+ * Decodes any container/codec ffmpeg reads (mp3, wav, ogg, …) into mono s16le at `sampleRate`, streaming, with
+ * shared/audio's decoder. Audio a vendor sent that cannot be decoded is the vendor's fault: an upstream
+ * EngineError, not the caller's `invalid_audio`.
  */
 export async function* ffmpegDecode(
   provider: string,
@@ -128,71 +121,12 @@ export async function* ffmpegDecode(
   sampleRate: number,
   signal?: AbortSignal,
 ): AsyncGenerator<Buffer> {
-  const ff = spawn(
-    'ffmpeg',
-    [
-      '-hide_banner',
-      '-loglevel',
-      'error',
-      '-i',
-      'pipe:0',
-      '-f',
-      's16le',
-      '-ac',
-      '1',
-      '-ar',
-      String(sampleRate),
-      'pipe:1',
-    ],
-    { stdio: ['pipe', 'pipe', 'pipe'] },
-  );
-  let stderr = '';
-  ff.stderr.on('data', (d: Buffer) => {
-    if (stderr.length < 2000) stderr += d.toString();
-  });
-  const exited = new Promise<number | null>((resolve, reject) => {
-    ff.on('error', reject);
-    ff.on('close', (code) => resolve(code));
-  });
-  const kill = () => ff.kill('SIGKILL');
-  signal?.addEventListener('abort', kill, { once: true });
-  ff.stdin.on('error', () => {}); // EPIPE when ffmpeg stops reading early; its exit code tells the story
-  let stopFeeding = false;
-  const feeding = (async () => {
-    try {
-      for await (const chunk of input) {
-        if (stopFeeding) break; // the consumer left: stop reading (and so cancel) the source
-        if (!ff.stdin.write(chunk)) await new Promise<void>((r) => ff.stdin.once('drain', r));
-      }
-      ff.stdin.end();
-    } catch (e) {
-      kill();
-      throw e;
-    }
-  })();
-  feeding.catch(() => {});
   try {
-    yield* alignedPcm(ff.stdout as AsyncIterable<Buffer>);
-    await feeding;
-    let code: number | null;
-    try {
-      code = await exited;
-    } catch (e) {
-      throw new EngineError(provider, 'unavailable', `ffmpeg could not start: ${(e as Error).message}`, false);
-    }
-    if (signal?.aborted) throw signal.reason ?? new DOMException('aborted', 'AbortError');
-    if (code !== 0) {
-      throw new EngineError(
-        provider,
-        'upstream',
-        `could not decode ${provider} audio: ${stderr.trim().slice(0, 200)}`,
-        false,
-      );
-    }
-  } finally {
-    stopFeeding = true;
-    signal?.removeEventListener('abort', kill);
-    if (ff.exitCode === null) kill();
+    yield* alignChunks(decodeStream(input, { sampleRate, signal }), 2);
+  } catch (e) {
+    if (isApiError(e))
+      throw new EngineError(provider, 'upstream', `could not decode ${provider} audio: ${e.message}`, false);
+    throw e;
   }
 }
 
@@ -232,20 +166,7 @@ async function* rewrap(info: WavInfo, data: AsyncIterable<Buffer>): AsyncGenerat
 
 /** Mono s16le PCM wrapped in a canonical 44-byte WAV header (uploads to STT vendors). */
 export function pcmToWav(pcm: Buffer, sampleRate: number): Buffer {
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0, 'ascii');
-  header.writeUInt32LE(36 + pcm.length, 4);
-  header.write('WAVEfmt ', 8, 'ascii');
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(1, 22);
-  header.writeUInt32LE(sampleRate, 24);
-  header.writeUInt32LE(sampleRate * 2, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36, 'ascii');
-  header.writeUInt32LE(pcm.length, 40);
-  return Buffer.concat([header, pcm]);
+  return encodeWav(pcm, sampleRate, 1);
 }
 
 /** One buffer as an async source (bodies that arrive whole, e.g. base64 JSON). */
