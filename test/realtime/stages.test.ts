@@ -3,6 +3,8 @@ import type { DataFrame, Frame } from '../../workers/realtime/pipeline/frames.ts
 import { StageHarness } from '../../workers/realtime/pipeline/harness.ts';
 import { SentenceStage } from '../../workers/realtime/pipeline/sentence-stage.ts';
 import { Stage } from '../../workers/realtime/pipeline/stage.ts';
+import { TTS_LOOKAHEAD_MS, TtsStage, type TtsStageHooks } from '../../workers/realtime/pipeline/tts-stage.ts';
+import { LocalTtsEngine } from '../../shared/engines/tts/local.ts';
 
 /** A stage whose data work waits until released, to observe overtaking and cancellation. */
 class SlowStage extends Stage {
@@ -62,19 +64,79 @@ describe('pipeline stages', () => {
 });
 
 describe('first chunk of a reply', () => {
-  it('speaks up to a clause or the first 12 words before the first sentence ends', async () => {
+  it('speaks up to a clause or a phrase boundary (5–8 words) before the first sentence ends', async () => {
     const h = new StageHarness(new SentenceStage());
     const d = (text: string): Frame => ({ kind: 'llm-text', turnId: 'trn_2', text });
     h.push(d('We are open from eight in the morning until six in the evening '), d('from Monday to Friday. '));
     h.push(d('Well, on Saturdays, we open at nine. '), { kind: 'llm-done', turnId: 'trn_2', llmMs: 1 });
     await h.until((o) => o.some((f) => f.kind === 'llm-done'));
     const s = h.out.filter((f) => f.kind === 'sentence').map((f) => (f as { text: string }).text);
-    expect(s[0]).toBe('We are open from eight in the morning until six in the');
-    expect(s[1]).toBe('evening from Monday to Friday.');
+    expect(s[0]).toBe('We are open from eight');
+    expect(s[1]).toBe('in the morning until six in the evening from Monday to Friday.');
     expect(s[2]).toBe('Well, on Saturdays, we open at nine.');
     const h2 = new StageHarness(new SentenceStage());
     h2.push({ kind: 'llm-text', turnId: 'trn_3', text: 'Sure thing, and the second part, comes later' });
     await h2.until((o) => o.length > 0);
     expect((h2.out[0] as { text: string }).text).toBe('Sure thing, and the second part,');
+    // No phrase boundary: eight words at most, counted only once a word is complete.
+    const h3 = new StageHarness(new SentenceStage());
+    const d3 = (text: string): Frame => ({ kind: 'llm-text', turnId: 'trn_4', text });
+    h3.push(d3('Our friendly team will gladly help every single'));
+    h3.push(d3(' caller'), d3(' today '));
+    await h3.until((o) => o.length > 0);
+    expect((h3.out[0] as { text: string }).text).toBe('Our friendly team will gladly help every single');
+    h3.push(d3('Thanks. '), { kind: 'llm-done', turnId: 'trn_4', llmMs: 1 });
+    await h3.until((o) => o.some((f) => f.kind === 'llm-done'));
+    const s3 = h3.out.filter((f) => f.kind === 'sentence').map((f) => (f as { text: string }).text);
+    expect(s3).toEqual(['Our friendly team will gladly help every single', 'caller today Thanks.', '']);
+  });
+});
+
+describe('synthesis paced by playback', () => {
+  const sentence = (index: number, text: string, last = false): Frame => ({
+    kind: 'sentence',
+    turnId: 'trn_p',
+    index,
+    text,
+    last,
+  });
+  function stage(ahead: () => number) {
+    const started: number[] = [];
+    const hooks: TtsStageHooks = {
+      synthStarted: (_t, i) => started.push(i),
+      firstAudio: () => {},
+      failed: () => {},
+      now: () => performance.now(),
+      queuedAheadMs: ahead,
+    };
+    const h = new StageHarness(
+      new TtsStage(new LocalTtsEngine(), { voiceId: 'default', speed: 1, pitch: 1 }, 8000, hooks),
+    );
+    return { h, started };
+  }
+  const done = (i: number) => (o: Frame[]) => o.some((f) => f.kind === 'tts-audio' && f.sentence === i && f.last);
+
+  it('holds later sentences while enough audio is queued, and a barge-in drops them unsynthesized', async () => {
+    const { h, started } = stage(() => 10_000);
+    h.push(sentence(0, 'Hello, this is the first part.'), sentence(1, 'And this would be the second.', true));
+    await h.until(done(0));
+    // The first sentence is never held (someone waits for it); the second waits for the queue to drain.
+    await new Promise((r) => setTimeout(r, 100));
+    expect(started).toEqual([0]);
+    h.push({ kind: 'interrupt', atMs: 0, reason: 'speech' });
+    await h.until((o) => o.some((f) => f.kind === 'interrupt'));
+    expect(started).toEqual([0]);
+    expect(h.out.some((f) => f.kind === 'tts-audio' && f.sentence === 1)).toBe(false);
+  });
+
+  it('synthesizes the next sentence once the queue is under the lookahead', async () => {
+    let queued = TTS_LOOKAHEAD_MS + 150;
+    const { h, started } = stage(() => queued);
+    h.push(sentence(0, 'Hello, this is the first part.'), sentence(1, 'And this is the second.', true));
+    await h.until(done(0));
+    expect(started).toEqual([0]);
+    queued = 0;
+    await h.until(done(1));
+    expect(started).toEqual([0, 1]);
   });
 });
