@@ -1,6 +1,6 @@
 import { ApiError } from '../../errors/api-error.ts';
 import { parseWav } from '../../audio/wav.ts';
-import { runProcess } from '../../audio/process.ts';
+import { lowerPriority, runProcess } from '../../audio/process.ts';
 import { Resampler, resamplePcm } from '../../audio/resampler.ts';
 import { EngineError } from '../core/engine-error.ts';
 import { splitForSynthesis } from './text-chunks.ts';
@@ -19,6 +19,14 @@ export interface LocalTtsOptions {
 }
 
 const SCRATCH_DIR = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
+
+/**
+ * Niceness of synthesis that is not the first audio someone waits for: later pieces of a text (rendered ahead while
+ * the current one plays) and `background` requests. Under CPU contention they take ~10 % of a core against normal
+ * work, so first audio of other requests goes first; a piece of a few words still renders within a few hundred ms,
+ * well before the audio ahead of it has played.
+ */
+const BACKGROUND_NICE = 10;
 
 /** espeak-ng's default rate in words per minute, and the range it accepts. */
 const ESPEAK_WPM = 175;
@@ -77,8 +85,8 @@ export class LocalTtsEngine extends TtsEngine {
     if (pieces.length === 0) throw ApiError.validation('text: there is nothing speakable in the text', 'text');
     const chunks =
       voice.synth === 'flite'
-        ? this.fliteChunks(pieces, voice, speed, pitch, req.signal)
-        : this.espeakChunks(pieces.join(' '), voice, speed, pitch, req.signal);
+        ? this.fliteChunks(pieces, voice, speed, pitch, req.priority === 'background', req.signal)
+        : this.espeakChunks(pieces.join(' '), voice, speed, pitch, req.priority === 'background', req.signal);
     return { sampleRate: voice.sampleRate, chunks };
   }
 
@@ -94,22 +102,23 @@ export class LocalTtsEngine extends TtsEngine {
     voice: LocalVoice,
     speed: number,
     pitch: number,
+    background: boolean,
     signal?: AbortSignal,
   ): AsyncGenerator<Buffer> {
     // One piece is rendered ahead of the one being sent; the controller kills it if the consumer stops early.
     const ac = new AbortController();
     const onAbort = () => ac.abort(signal?.reason);
     signal?.addEventListener('abort', onAbort, { once: true });
-    const render = (text: string) => {
-      const p = this.renderFlite(text, voice, speed, pitch, ac.signal);
+    const render = (text: string, nice: number) => {
+      const p = this.renderFlite(text, voice, speed, pitch, nice, ac.signal);
       p.catch(() => {});
       return p;
     };
     try {
-      let next = render(pieces[0]!);
+      let next = render(pieces[0]!, background ? BACKGROUND_NICE : 0);
       for (let i = 0; i < pieces.length; i++) {
         const current = await next;
-        if (i + 1 < pieces.length) next = render(pieces[i + 1]!);
+        if (i + 1 < pieces.length) next = render(pieces[i + 1]!, BACKGROUND_NICE);
         if (current.length) yield current;
       }
     } finally {
@@ -123,6 +132,7 @@ export class LocalTtsEngine extends TtsEngine {
     voice: LocalVoice,
     speed: number,
     pitch: number,
+    nice: number,
     signal: AbortSignal,
   ): Promise<Buffer> {
     const stretch = voice.nativePitch || pitch === 1 ? 1 / speed : pitch / speed;
@@ -133,7 +143,7 @@ export class LocalTtsEngine extends TtsEngine {
     args.push('-t', text, '-o', out);
     let wav: Buffer;
     try {
-      const r = await runProcess(this.fliteBin, args, { signal }).catch((e: Error) => {
+      const r = await runProcess(this.fliteBin, args, { signal, nice }).catch((e: Error) => {
         throw signal.aborted ? e : new EngineError(this.provider, 'unavailable', `flite failed: ${e.message}`, false);
       });
       if (r.code !== 0) {
@@ -154,6 +164,7 @@ export class LocalTtsEngine extends TtsEngine {
     voice: LocalVoice,
     speed: number,
     pitch: number,
+    background: boolean,
     signal?: AbortSignal,
   ): AsyncGenerator<Buffer> {
     const wpm = Math.round(clamp((ESPEAK_WPM * speed) / pitch, 80, 450));
@@ -162,6 +173,7 @@ export class LocalTtsEngine extends TtsEngine {
       signal,
       killSignal: 'SIGKILL',
     });
+    if (background && proc.pid !== undefined) lowerPriority(proc.pid, BACKGROUND_NICE);
     let failed: Error | null = null;
     proc.on('error', (e) => (failed = e));
     proc.stdin.on('error', () => {});

@@ -21,6 +21,12 @@ export interface TtsRequest {
   language?: string;
   /** The resolved provider key (caller header, stored key or platform key); absent for local engines. */
   apiKey?: string;
+  /**
+   * `interactive` (default): someone is waiting for the first audio. `background`: audio that is needed later (the
+   * next sentence of a reply already being spoken); local engines run it at a lower CPU priority so that other
+   * calls' first audio goes first. Vendor engines ignore it.
+   */
+  priority?: 'interactive' | 'background';
   signal?: AbortSignal;
 }
 

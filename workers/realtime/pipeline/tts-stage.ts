@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Resampler } from '../../../shared/audio/resampler.ts';
 import type { TtsEngine } from '../../../shared/engines/tts/types.ts';
 import type { DataFrame } from './frames.ts';
@@ -12,11 +13,21 @@ export interface TtsVoice {
   apiKey?: string;
 }
 
+/**
+ * Audio queued ahead of the listener beyond which the next sentence waits. Synthesis runs far faster than speech,
+ * so without a limit a long reply is rendered whole while its first sentence plays, and a barge-in throws that work
+ * away (on a local engine it is CPU taken from other calls' first audio; on a vendor it is billed characters). Two
+ * seconds covers a sentence's synthesis even on a loaded machine.
+ */
+export const TTS_LOOKAHEAD_MS = 2000;
+
 export interface TtsStageHooks {
   synthStarted(turnId: string, sentence: number, atMs: number): void;
   firstAudio(turnId: string, sentence: number, atMs: number): void;
   failed(turnId: string, message: string): void;
   now(): number;
+  /** Milliseconds of agent audio sent but not yet played; absent, sentences are synthesized as they come. */
+  queuedAheadMs?(): number;
 }
 
 /**
@@ -48,6 +59,8 @@ export class TtsStage extends Stage {
       if (last) done(Buffer.alloc(0));
       return;
     }
+    if (index > 0) await this.paced(signal);
+    if (signal.aborted) return;
     this.hooks.synthStarted(turnId, index, this.hooks.now());
     let first = true;
     try {
@@ -59,6 +72,8 @@ export class TtsStage extends Stage {
         model: this.voice.model,
         language: this.voice.language,
         apiKey: this.voice.apiKey,
+        // The reply's first sentence is what the caller waits for; later ones have the audio ahead of them as slack.
+        priority: index === 0 ? 'interactive' : 'background',
         signal,
       });
       const rs = audio.sampleRate === this.outRate ? null : new Resampler(audio.sampleRate, this.outRate);
@@ -78,6 +93,15 @@ export class TtsStage extends Stage {
       if (signal.aborted) return;
       this.hooks.failed(turnId, `tts: ${(e as Error).message ?? 'error'}`);
       done(Buffer.alloc(0));
+    }
+  }
+
+  /** Waits while more than TTS_LOOKAHEAD_MS of audio is queued ahead of the listener (or until cancelled). */
+  private async paced(signal: AbortSignal): Promise<void> {
+    const ahead = this.hooks.queuedAheadMs;
+    if (!ahead) return;
+    for (let wait = ahead() - TTS_LOOKAHEAD_MS; wait > 0 && !signal.aborted; wait = ahead() - TTS_LOOKAHEAD_MS) {
+      await sleep(wait, undefined, { signal }).catch(() => {});
     }
   }
 }

@@ -197,6 +197,7 @@ export class CallSession {
           this.s.log.warn({ sessionId: s.sessionId, stage: msg.split(':')[0] }, 'turn stage failed');
         },
         now: () => this.now(),
+        queuedAheadMs: () => this.playback.queuedAheadMs(),
       },
     );
     this.out = new Pipeline(

@@ -90,6 +90,11 @@ export class Playback {
     this.sink.sendMark(mark);
   }
 
+  /** Audio sent but, by the estimate, not yet played (ms). */
+  queuedAheadMs(): number {
+    return Math.max(0, this.queueEndMs - this.now());
+  }
+
   /** Playback start estimate for the next sentence. */
   nextStartMs(): number {
     return Math.max(this.queueEndMs, this.now());
