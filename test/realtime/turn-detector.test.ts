@@ -23,6 +23,17 @@ describe('turn detector', () => {
     ]);
   });
 
+  it('ends on known silence before the next frame completes, and only once', () => {
+    const d = new TurnDetector({ threshold: 0.5, startMs: 60, endpointMs: 300 });
+    for (let t = 0; t < 320; t += 32) d.push(0.9, t, 32); // speech until 320 ms
+    for (let t = 320; t < 608; t += 32) expect(d.push(0.1, t, 32)).toBeNull(); // 288 ms of silence
+    expect(d.silentUntil(615)).toBeNull(); // 295 ms: not yet
+    expect(d.silentUntil(620)).toEqual({ type: 'end', onsetMs: 0, lastSpeechMs: 320, atMs: 620 });
+    expect(d.inSpeech).toBe(false);
+    expect(d.push(0.1, 608, 32)).toBeNull(); // the frame completing later does not end it again
+    expect(d.silentUntil(700)).toBeNull();
+  });
+
   it('tells backchannels from real interruptions', () => {
     for (const b of ['yeah', 'Ok.', 'uh-huh', 'I see', 'got it', 'yeah yeah']) expect(isBackchannel(b)).toBe(true);
     for (const s of ['wait, stop', 'no that is wrong', 'can you repeat', 'yeah but what about Tuesday', ''])

@@ -1,7 +1,7 @@
 import { Resampler } from '../../../shared/audio/resampler.ts';
 import { pcmToInt16 } from '../../../shared/audio/pcm.ts';
 import type { VadEngine, VadSession } from '../../../shared/engines/vad/types.ts';
-import { TurnDetector, type TurnDetectorOptions } from '../session/turn-detector.ts';
+import { TurnDetector, type TurnDetectorEvent, type TurnDetectorOptions } from '../session/turn-detector.ts';
 import type { DataFrame } from './frames.ts';
 import { Stage } from './stage.ts';
 
@@ -67,11 +67,19 @@ export class VadStage extends Stage {
       this.lastProb = prob;
       const at = this.audioMs;
       this.audioMs += this.frameMs;
-      const ev = this.detector.push(prob, at, this.frameMs);
-      if (ev?.type === 'start') this.emit({ kind: 'speech-start', atMs: ev.onsetMs });
-      else if (ev?.type === 'end') this.emit({ kind: 'speech-end', atMs: ev.atMs, lastSpeechMs: ev.lastSpeechMs });
+      this.report(this.detector.push(prob, at, this.frameMs));
       this.onFrame(this.audioMs, this.detector.inSpeech);
     }
     this.buf = joined.slice(off);
+    // A phone line between words carries (near-)digital silence: when the samples that do not fill a frame yet are
+    // silent too, the endpoint is decided now rather than when the frame completes.
+    if (this.detector.inSpeech && this.buf.length > 0 && rms16(this.buf) < SILENCE_RMS) {
+      this.report(this.detector.silentUntil(this.audioMs + (this.buf.length / this.vad.sampleRate) * 1000));
+    }
+  }
+
+  private report(ev: TurnDetectorEvent | null): void {
+    if (ev?.type === 'start') this.emit({ kind: 'speech-start', atMs: ev.onsetMs });
+    else if (ev?.type === 'end') this.emit({ kind: 'speech-end', atMs: ev.atMs, lastSpeechMs: ev.lastSpeechMs });
   }
 }

@@ -55,12 +55,23 @@ export class TurnDetector {
       this.runStart = null;
       return null;
     }
-    if (end - this.lastSpeechEnd >= this.opts.endpointMs) {
-      this.speaking = false;
-      this.runStart = null;
-      return { type: 'end', onsetMs: this.onsetMs, lastSpeechMs: this.lastSpeechEnd, atMs: end };
-    }
-    return null;
+    return this.endIfSilentFor(end);
+  }
+
+  /**
+   * Audio up to `atMs` is known to be silent (by its energy) although it does not yet fill a VAD frame: ends the
+   * utterance as soon as the endpointing silence has passed instead of at the next frame boundary (up to a frame,
+   * 32 ms for Silero, later).
+   */
+  silentUntil(atMs: number): TurnDetectorEvent | null {
+    return this.speaking ? this.endIfSilentFor(atMs) : null;
+  }
+
+  private endIfSilentFor(atMs: number): TurnDetectorEvent | null {
+    if (atMs - this.lastSpeechEnd < this.opts.endpointMs) return null;
+    this.speaking = false;
+    this.runStart = null;
+    return { type: 'end', onsetMs: this.onsetMs, lastSpeechMs: this.lastSpeechEnd, atMs };
   }
 }
 
