@@ -18,7 +18,7 @@ import { TtsStage } from '../pipeline/tts-stage.ts';
 import { VadStage } from '../pipeline/vad-stage.ts';
 import type { SessionEngines } from './engines.ts';
 import { Playback, type AudioSink } from './playback.ts';
-import { StereoRecorder } from './recorder.ts';
+import { recordingSpillPath, StereoRecorder } from './recorder.ts';
 import type { TraceStore } from './trace-store.ts';
 import { isBackchannel, words } from './turn-detector.ts';
 
@@ -98,7 +98,8 @@ interface Utterance {
  */
 export class CallSession {
   readonly t0 = performance.now();
-  readonly recorder: StereoRecorder;
+  /** Both sides of the call, spilled to a temp file as the call goes (null when recordings are off). */
+  readonly recorder: StereoRecorder | null;
   private readonly playback: Playback;
   private readonly vad: VadStage;
   private readonly out: Pipeline;
@@ -132,7 +133,9 @@ export class CallSession {
   constructor(private readonly s: SessionInit) {
     const { transport, engines, settings } = s;
     this.done = new Promise((r) => (this.resolveDone = r));
-    this.recorder = new StereoRecorder(transport.inRate, settings.maxSessionSeconds);
+    this.recorder = s.infra.config.REALTIME_RECORDINGS
+      ? new StereoRecorder(transport.inRate, settings.maxSessionSeconds, recordingSpillPath(s.sessionId))
+      : null;
     if (transport.outRate !== transport.inRate) this.recResampler = new Resampler(transport.outRate, transport.inRate);
     this.playback = new Playback(
       {
@@ -140,7 +143,7 @@ export class CallSession {
         sendAudio: (pcm) => {
           transport.sendAudio(pcm);
           const rec = this.recResampler ? this.recResampler.process(pcmToInt16(pcm)) : pcmToInt16(pcm);
-          this.recorder.addAgent(rec);
+          this.recorder?.addAgent(rec);
         },
         sendMark: (n) => transport.sendMark(n),
         sendClear: () => transport.sendClear(),
@@ -275,7 +278,7 @@ export class CallSession {
   onAudio(pcm: Buffer): void {
     if (this.ended) return;
     const samples = pcmToInt16(pcm);
-    this.recorder.addCaller(samples);
+    this.recorder?.addCaller(samples);
     this.audioInMs += (samples.length / this.s.transport.inRate) * 1000;
     this.wallOffset = this.now() - this.audioInMs;
     if (this.stt) {
@@ -564,7 +567,7 @@ export class CallSession {
     const heardAtOnset = t ? this.playback.heardWords(t.id, onsetAt).length : 0;
     const heard = t ? this.playback.heardWords(t.id, decidedAt) : [];
     this.playback.clear();
-    this.recorder.cutAgent();
+    this.recorder?.cutAgent();
     this.out.push({ kind: 'interrupt', atMs: decidedAt, reason });
     const stopMs = this.now() - decidedAt;
     this.s.transport.event({ type: 'interrupted', reason });
@@ -698,17 +701,8 @@ export class CallSession {
       // closing a stream that already failed
     }
     const durationMs = this.now();
-    let recordingKey: string | null = null;
-    const infra = this.s.infra;
-    if (infra.config.REALTIME_RECORDINGS && this.recorder.durationMs > 0) {
-      recordingKey = `${this.s.developerId}/recordings/${this.s.sessionId}.wav`;
-      try {
-        await infra.storage.put(recordingKey, this.recorder.toWav(), 'audio/wav');
-      } catch (e) {
-        this.s.log.error({ sessionId: this.s.sessionId, err: (e as Error).message }, 'recording upload failed');
-        recordingKey = null;
-      }
-    }
+    const recordingMs = this.recorder?.durationMs ?? 0;
+    const recordingKey = await this.storeRecording();
     await Promise.all(this.writes);
     const latencies = this.turnsRecorded.map((x) => x.latencyMs).filter((v): v is number => typeof v === 'number');
     const metrics = {
@@ -728,7 +722,7 @@ export class CallSession {
         error: this.failure,
         metrics,
         recordingKey,
-        recordingMs: this.recorder.durationMs,
+        recordingMs,
       })
       .catch((e: Error) => this.s.log.error({ err: e.message, sessionId: this.s.sessionId }, 'trace write failed'));
     await this.meter(durationMs).catch((e: Error) =>
@@ -737,6 +731,24 @@ export class CallSession {
     this.s.log.info({ sessionId: this.s.sessionId, reason, ...metrics }, 'session ended');
     this.onEnd(reason);
     this.resolveDone();
+  }
+
+  /** Uploads the stereo WAV from its spill file; returns the object key, or null when there is none. */
+  private async storeRecording(): Promise<string | null> {
+    const rec = this.recorder;
+    if (!rec) return null;
+    try {
+      const file = await rec.finish();
+      if (!file) return null;
+      const key = `${this.s.developerId}/recordings/${this.s.sessionId}.wav`;
+      await this.s.infra.storage.putFile(key, file.path, 'audio/wav');
+      return key;
+    } catch (e) {
+      this.s.log.error({ sessionId: this.s.sessionId, err: (e as Error).message }, 'recording upload failed');
+      return null;
+    } finally {
+      await rec.discard();
+    }
   }
 
   /** Session minutes plus the engines' own usage (billable only where a platform key served them). */

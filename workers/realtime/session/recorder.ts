@@ -1,9 +1,30 @@
-import { encodeWav } from '../../../shared/audio/wav.ts';
+import { mkdirSync } from 'node:fs';
+import { open, rm, type FileHandle } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { wavHeader } from '../../../shared/audio/wav.ts';
 
-/** A growable Int16 buffer. */
+/** Audio kept in memory before the settled part goes to disk: a call holds ~320 KB, not its whole length. */
+const SPILL_SECONDS = 10;
+
+let spillDir: string | null = null;
+
+/** Where a session's recording is written while the call goes (the temp dir; an emptyDir volume in k8s). */
+export function recordingSpillPath(sessionId: string): string {
+  if (!spillDir) {
+    spillDir = join(tmpdir(), 'vap-recordings');
+    mkdirSync(spillDir, { recursive: true });
+  }
+  return join(spillDir, `${sessionId}.wav.part`);
+}
+
+/** A growable Int16 buffer of samples from `base` (an absolute sample index) on. */
 class Track {
-  data = new Int16Array(8000 * 30);
+  data: Int16Array;
   length = 0;
+  constructor(size: number) {
+    this.data = new Int16Array(size);
+  }
   ensure(n: number): void {
     if (n <= this.data.length) return;
     let size = this.data.length;
@@ -19,61 +40,137 @@ class Track {
  * is the clock (it arrives in real time); agent audio is laid down where it starts playing (after what is already
  * queued, never before "now"), and a barge-in cuts the agent's channel back to "now", since the flushed audio was
  * never heard. Capped at `maxSeconds`.
+ *
+ * Everything before "now" is settled (neither side can change it), so it is interleaved and appended to a file
+ * every SPILL_SECONDS; memory holds only the last seconds and the agent audio queued ahead. `finish` writes the
+ * WAV header over the 44 bytes reserved at the start and returns the file to upload.
  */
 export class StereoRecorder {
-  private readonly caller = new Track();
-  private readonly agent = new Track();
+  private readonly caller: Track;
+  private readonly agent: Track;
+  /** Absolute sample index of the tracks' first sample (what is before it is on disk). */
+  private base = 0;
   private agentCursor = 0;
   private readonly max: number;
+  private file: Promise<FileHandle> | null = null;
+  /** Appends run one after another; the first failure is kept and reported by `finish`. */
+  private writing: Promise<void> = Promise.resolve();
+  private failed: Error | null = null;
+  private written = 0;
 
   constructor(
     readonly sampleRate: number,
     maxSeconds: number,
+    /** The spill file; it is created on the first spill and removed by `discard` (or by the caller after upload). */
+    readonly path: string,
   ) {
     this.max = sampleRate * maxSeconds;
+    this.caller = new Track(sampleRate * SPILL_SECONDS * 1.5);
+    this.agent = new Track(sampleRate * SPILL_SECONDS * 1.5);
+  }
+
+  /** Absolute samples of the caller's side so far ("now" on the recording's clock). */
+  private get now(): number {
+    return this.base + this.caller.length;
   }
 
   get durationMs(): number {
-    return Math.round((Math.max(this.caller.length, this.agentCursor) / this.sampleRate) * 1000);
+    return Math.round((Math.max(this.now, this.base + this.agent.length) / this.sampleRate) * 1000);
   }
 
   addCaller(samples: Int16Array): void {
-    const n = Math.min(samples.length, this.max - this.caller.length);
+    const n = Math.min(samples.length, this.max - this.now);
     if (n <= 0) return;
     this.caller.ensure(this.caller.length + n);
     this.caller.data.set(samples.subarray(0, n), this.caller.length);
     this.caller.length += n;
+    if (this.caller.length >= this.sampleRate * SPILL_SECONDS) this.spill(this.caller.length);
   }
 
   addAgent(samples: Int16Array): void {
-    const start = Math.max(this.agentCursor, this.caller.length);
-    const n = Math.min(samples.length, this.max - start);
+    const start = Math.max(this.agentCursor, this.now) - this.base;
+    const n = Math.min(samples.length, this.max - this.base - start);
     if (n <= 0) return;
     this.agent.ensure(start + n);
     if (start > this.agent.length) this.agent.data.fill(0, this.agent.length, start);
     this.agent.data.set(samples.subarray(0, n), start);
     this.agent.length = Math.max(this.agent.length, start + n);
-    this.agentCursor = start + n;
+    this.agentCursor = this.base + start + n;
   }
 
   /** Barge-in: agent audio after "now" was flushed and never played. */
   cutAgent(): void {
+    if (this.agentCursor <= this.now) return;
     const now = this.caller.length;
-    if (this.agentCursor > now) {
-      this.agent.data.fill(0, now, this.agentCursor);
-      this.agent.length = Math.min(this.agent.length, now);
-      this.agentCursor = now;
-    }
+    this.agent.data.fill(0, now, this.agentCursor - this.base);
+    this.agent.length = Math.min(this.agent.length, now);
+    this.agentCursor = this.now;
   }
 
-  /** 16-bit stereo WAV. */
-  toWav(): Buffer {
-    const n = Math.max(this.caller.length, this.agent.length);
+  /**
+   * Writes what is left, then the header, and closes the file: returns its path and size, or null when nothing
+   * was recorded. Throws when a write failed (the recording is incomplete).
+   */
+  async finish(): Promise<{ path: string; bytes: number } | null> {
+    const total = Math.max(this.caller.length, this.agent.length);
+    if (this.base === 0 && total === 0) return null;
+    this.spill(total);
+    await this.writing;
+    const fh = await this.fileHandle();
+    try {
+      if (this.failed) throw this.failed;
+      await fh.write(
+        wavHeader({ sampleRate: this.sampleRate, channels: 2, bitsPerSample: 16 }, this.written),
+        0,
+        44,
+        0,
+      );
+    } finally {
+      await fh.close();
+    }
+    return { path: this.path, bytes: 44 + this.written };
+  }
+
+  /** Resolves once what has been spilled so far is written. */
+  async spilled(): Promise<void> {
+    await this.writing;
+  }
+
+  /** Removes the spill file (after upload, or when the recording is not wanted). */
+  async discard(): Promise<void> {
+    await this.writing;
+    if (this.file) await (await this.file.catch(() => null))?.close().catch(() => {});
+    await rm(this.path, { force: true });
+  }
+
+  /** Interleaves the first `n` samples of both tracks, queues them for the file and drops them from memory. */
+  private spill(n: number): void {
+    if (n <= 0) return;
     const out = Buffer.alloc(n * 4);
     for (let i = 0; i < n; i++) {
       out.writeInt16LE(i < this.caller.length ? this.caller.data[i]! : 0, i * 4);
       out.writeInt16LE(i < this.agent.length ? this.agent.data[i]! : 0, i * 4 + 2);
     }
-    return encodeWav(out, this.sampleRate, 2);
+    this.caller.data.copyWithin(0, n, Math.max(n, this.caller.length));
+    this.caller.length = Math.max(0, this.caller.length - n);
+    this.agent.data.copyWithin(0, n, Math.max(n, this.agent.length));
+    this.agent.length = Math.max(0, this.agent.length - n);
+    this.base += n;
+    const at = 44 + this.written;
+    this.written += out.length;
+    this.writing = this.writing.then(async () => {
+      if (this.failed) return;
+      try {
+        const fh = await this.fileHandle();
+        await fh.write(out, 0, out.length, at);
+      } catch (e) {
+        this.failed = e as Error;
+      }
+    });
+  }
+
+  private fileHandle(): Promise<FileHandle> {
+    this.file ??= open(this.path, 'w');
+    return this.file;
   }
 }
