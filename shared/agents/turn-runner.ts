@@ -1,5 +1,6 @@
 import type { ToolCallRecord } from '../contracts/agents.ts';
 import type { LlmEngine, LlmFinishReason, LlmMessage, LlmTool, LlmToolCall, LlmUsage } from '../engines/llm/types.ts';
+import { argumentProblem } from './tools/tool-schema.ts';
 
 /** Longest tool result handed back to the model (the full text stays in the tool call record up to this too). */
 export const MAX_TOOL_RESULT_CHARS = 8_000;
@@ -11,8 +12,9 @@ export interface ToolContext {
 }
 
 /**
- * A tool the model may call. `execute` returns the text handed back to the model; a throw becomes a tool error
- * the model sees (the turn goes on).
+ * A tool the model may call. `execute` only ever gets arguments that match `definition.parameters` (others are
+ * a tool error the model sees) and returns the text handed back to the model; a throw becomes a tool error the
+ * model sees (the turn goes on).
  */
 export interface AgentToolHandler {
   definition: LlmTool;
@@ -182,6 +184,9 @@ async function runTool(
   const tool = byName.get(call.name);
   if (!tool) return rec(null, `unknown tool "${call.name}"`);
   if (!args.ok) return rec(null, 'arguments are not valid JSON');
+  // Checked here, not in each tool, so no tool (a developer's endpoint above all) sees arguments it did not declare.
+  const problem = argumentProblem(tool.definition.parameters, args.value);
+  if (problem) return rec(null, problem);
   try {
     const out = await tool.execute(args.value, { toolCallId: call.id, signal: signal ?? new AbortController().signal });
     return rec(out.length > MAX_TOOL_RESULT_CHARS ? out.slice(0, MAX_TOOL_RESULT_CHARS) : out, null);

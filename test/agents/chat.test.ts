@@ -339,6 +339,52 @@ describe('chat', () => {
     });
   });
 
+  it('arguments that break the tool’s parameters are not sent; the model sees why and the turn goes on', async () => {
+    const bad = { orderId: 7, rush: 'yes' };
+    script = (b) => {
+      const results = toolResults(b);
+      if (results.length === 0) return { toolCalls: [{ name: 'lookup_order', arguments: bad }] };
+      if (results.length === 1) return { toolCalls: [{ name: 'lookup_order', arguments: { orderId: 'A7' } }] };
+      return { text: `Tools said: ${results.map((r) => String(r.content)).join(' | ')}` };
+    };
+    const a = await agent({
+      name: 'Strict',
+      tools: [
+        {
+          name: 'lookup_order',
+          description: 'Order status',
+          parameters: {
+            type: 'object',
+            properties: { orderId: { type: 'string' } },
+            required: ['orderId'],
+            additionalProperties: false,
+          },
+          url: `${tools.url}/validated`,
+        },
+      ],
+    });
+    const before = openai.requests.length;
+    const { res, body } = await chat(a.id, { message: 'Where is order 7?' });
+    expect(res.status).toBe(200);
+
+    const [rejected, accepted] = body.toolCalls as Json[];
+    expect(rejected).toMatchObject({ name: 'lookup_order', arguments: bad, result: null });
+    const error = String(rejected!.error);
+    expect(error).toMatch(/^arguments do not match the tool's parameters: /);
+    expect(error).toContain('orderId must be string');
+    expect(error).toContain('"rush"');
+    // The model got exactly that error as the tool result, like invalid JSON arguments.
+    const seen = toolResults(openai.requests[before + 1]!.json as Json)[0]!;
+    expect(JSON.parse(String(seen.content))).toEqual({ error });
+
+    // Only the corrected call reached the tool endpoint.
+    expect(accepted).toMatchObject({ arguments: { orderId: 'A7' }, error: null });
+    const received = tools.requests.filter((r) => r.path === '/validated');
+    expect(received.map((r) => (r.json as { data: Json }).data.arguments)).toEqual([{ orderId: 'A7' }]);
+    expect(body.reply).toContain('arguments do not match');
+    expect(body.reply).toContain('shipped');
+  });
+
   it('an instance’s context reaches the prompt, selected by instanceId or caller phone', async () => {
     script = () => ({ text: 'hello' });
     const a = await agent({ name: 'Personal', systemPrompt: 'Greet {{firstName}} warmly.' });

@@ -81,6 +81,42 @@ describe('runTurn (the loop the chat endpoint and the voice pipeline share)', ()
     expect(toolMsg.messages.find((m) => m.role === 'tool')!.content).toContain('unknown tool');
   });
 
+  it('arguments that do not match the tool’s parameters never reach execute; the turn goes on', async () => {
+    script = (b) =>
+      hasToolResult(b) ? { text: 'Which city?' } : { toolCalls: [{ name: 'weather', arguments: { city: 5 } }] };
+    const received: unknown[] = [];
+    const weather: AgentToolHandler = {
+      definition: {
+        name: 'weather',
+        description: 'weather',
+        parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+      },
+      execute: async (args) => {
+        received.push(args);
+        return 'sunny';
+      },
+    };
+    const events: TurnEvent[] = [];
+    for await (const ev of runTurn({
+      engine,
+      model: 'm',
+      messages: [{ role: 'user', content: 'x' }],
+      tools: [weather],
+      maxSteps: 2,
+    })) {
+      events.push(ev);
+    }
+    const done = events.at(-1)!;
+    if (done.type !== 'done') throw new Error('no done');
+    expect(received).toEqual([]);
+    expect(done.result.reply).toBe('Which city?');
+    expect(done.result.toolCalls[0]).toMatchObject({
+      arguments: { city: 5 },
+      result: null,
+      error: "arguments do not match the tool's parameters: city must be string",
+    });
+  });
+
   it('cancels a running tool and the turn when the signal aborts (barge-in)', async () => {
     script = () => ({ toolCalls: [{ name: 'slow', arguments: {} }] });
     const ac = new AbortController();
