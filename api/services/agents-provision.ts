@@ -6,7 +6,7 @@ import { embeddingEngines } from '../../shared/engines/embeddings/registry.ts';
 import { createCollection } from '../../shared/rag/collections.ts';
 import { ingestDocument } from '../../shared/rag/ingest.ts';
 import type { Infra } from '../../shared/runtime/infra.ts';
-import { checkToolUrls, createAgent } from './agents.ts';
+import { checkTools, createAgent } from './agents.ts';
 
 /**
  * Agent + collection + initial content, all or nothing: one transaction holds the collection insert, the agent
@@ -20,7 +20,7 @@ export async function provisionAgent(
 ): Promise<ProvisionResponse> {
   const developerId = req.auth.developerId;
   const { collection: collectionBody, initialContent, collectionId: _ignored, ...agentBody } = body;
-  checkToolUrls(agentBody.tools, infra.addressPolicy);
+  checkTools(agentBody.tools, infra.addressPolicy);
   // Ingest credit holds are settled only once the transaction has committed: a rolled-back provisioning
   // charges nothing.
   const holds: Reservation[] = [];

@@ -16,6 +16,7 @@ import {
   listInstances,
   toInstance,
 } from '../../shared/agents/instances-db.ts';
+import { compileToolSchema } from '../../shared/agents/tools/tool-schema.ts';
 import type {
   Agent,
   AgentInstance,
@@ -34,18 +35,40 @@ import { newWebhookSecret } from '../../shared/webhooks/standard-webhooks.ts';
 
 const PUBLIC_ONLY = new AddressPolicy([]);
 
+/** Checks what the contract's zod schema cannot: tool URLs against the address policy, and that schemas compile. */
+export function checkTools(tools: AgentTool[] | undefined, policy: AddressPolicy): void {
+  checkToolUrls(tools ?? [], policy);
+  checkToolParameters(tools ?? []);
+}
+
 /**
  * Custom tools must be HTTPS. Plain http is accepted only for a host the operator allowlisted for local
  * development (OUTBOUND_ALLOWLIST), which is how tests reach a tool server on 127.0.0.1.
  */
-export function checkToolUrls(tools: AgentTool[] | undefined, policy: AddressPolicy): void {
-  for (const [i, t] of (tools ?? []).entries()) {
+function checkToolUrls(tools: AgentTool[], policy: AddressPolicy): void {
+  for (const [i, t] of tools.entries()) {
     const url = new URL(t.url);
     if (url.protocol === 'https:') continue;
     const host = url.hostname.replace(/^\[|\]$/g, '');
     const allowlisted =
       policy.hostAllowed(host) || (isIP(host) > 0 && policy.addressAllowed(host) && !PUBLIC_ONLY.addressAllowed(host));
     if (!allowlisted) throw ApiError.validation(`tools.${i}.url: must be an https URL`, `tools.${i}.url`);
+  }
+}
+
+/**
+ * Each tool's `parameters` must compile as a JSON Schema: the model's arguments are checked against it before
+ * every call, so a broken one is refused now rather than saved as a tool that always fails.
+ */
+function checkToolParameters(tools: AgentTool[]): void {
+  for (const [i, t] of tools.entries()) {
+    const compiled = compileToolSchema(t.parameters);
+    if (compiled.ok) continue;
+    const param = `tools.${i}.parameters`;
+    throw ApiError.validation(
+      `${param}: the parameters of tool "${t.name}" are not a usable JSON Schema: ${compiled.error}`,
+      param,
+    );
   }
 }
 
@@ -63,7 +86,7 @@ export async function createAgent(
   developerId: string,
   body: CreateAgentBody,
 ): Promise<Agent> {
-  checkToolUrls(body.tools, policy);
+  checkTools(body.tools, policy);
   await checkCollection(db, developerId, body.collectionId);
   const id = body.id ?? newId('agent');
   const llmProvider = body.llmProvider ?? 'openai';
@@ -128,7 +151,7 @@ export async function putAgent(
   body: UpdateAgentBody,
 ): Promise<Agent> {
   const current = await requireAgent(db, developerId, id);
-  checkToolUrls(body.tools, policy);
+  checkTools(body.tools, policy);
   await checkCollection(db, developerId, body.collectionId);
   const fields: UpdateAgentBody = { ...body };
   if (body.llmProvider && body.llmProvider !== current.llm_provider && body.llmModel === undefined) {

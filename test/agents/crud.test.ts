@@ -136,6 +136,66 @@ describe('agents CRUD', () => {
     if (param) expect(String(err.param)).toContain(param.split('.')[0]);
   });
 
+  it('a tool whose parameters do not compile as a JSON Schema is 400 on create, update and provision', async () => {
+    const tool = (name: string, parameters: Json) => ({ name, description: 'd', url: 'https://a.example', parameters });
+    const good = tool('good', { type: 'object', properties: { a: { type: 'string' } } });
+    const bad: Json[] = [
+      { type: 'object', properties: { a: { type: 'nonsense' } } },
+      { type: 'object', required: 'a' },
+      { type: 'object', properties: { a: { $ref: '#/$defs/missing' } } },
+      { type: 'object', properties: { a: { type: 'string', pattern: '(' } } },
+      // Nested repetition: could backtrack exponentially on model output inside our processes.
+      { type: 'object', properties: { a: { type: 'string', pattern: '^(a+)+$' } } },
+      { type: 'object', $schema: 'http://json-schema.org/draft-04/schema#' },
+    ];
+    for (const parameters of bad) {
+      const { status, body } = await create({ name: 'x', tools: [good, tool('lookup', parameters)] });
+      expect(status).toBe(400);
+      const err = body.error as Json;
+      expect(err).toMatchObject({
+        code: 'validation_failed',
+        type: 'invalid_request_error',
+        param: 'tools.1.parameters',
+      });
+      expect(String(err.message)).toContain('tool "lookup"');
+      expect(String(err.message)).toContain('not a usable JSON Schema');
+    }
+    const typeErr = (await create({ name: 'x', tools: [tool('t', bad[0]!)] })).body.error as Json;
+    expect(typeErr.message).toMatch(/properties\.a\.type must be equal to one of the allowed values/);
+
+    const { body: a } = await create({ name: 'Schemas', tools: [good] });
+    const put = await p.request(`/v1/agents/${a.id}`, {
+      method: 'PUT',
+      key: dev.apiKey,
+      json: { tools: [tool('broken', bad[0]!)] },
+    });
+    expect(put.status).toBe(400);
+    expect(((await put.json()) as { error: Json }).error).toMatchObject({ param: 'tools.0.parameters' });
+    const kept = (await (await p.request(`/v1/agents/${a.id}`, { key: dev.apiKey })).json()) as Json;
+    expect(kept.tools).toEqual([expect.objectContaining({ name: 'good' })]);
+
+    const prov = await p.request('/v1/agents/provision', {
+      method: 'POST',
+      key: dev.apiKey,
+      json: { name: 'x', collection: { name: 'c' }, tools: [tool('broken', bad[0]!)] },
+    });
+    expect(prov.status).toBe(400);
+    expect(((await prov.json()) as { error: Json }).error).toMatchObject({ param: 'tools.0.parameters' });
+
+    // Schemas the vendors document still pass: 2020-12 by default, draft-07 when declared, formats, $defs.
+    for (const parameters of [
+      { type: 'object', properties: { when: { type: 'string', format: 'date' } }, additionalProperties: false },
+      { type: 'object', $schema: 'http://json-schema.org/draft-07/schema#', definitions: { x: { type: 'string' } } },
+      {
+        type: 'object',
+        properties: { a: { $ref: '#/$defs/x' } },
+        $defs: { x: { type: 'string', pattern: '^[A-Z]\\d+$' } },
+      },
+    ]) {
+      expect((await create({ name: 'ok', tools: [tool('t', parameters)] })).status).toBe(201);
+    }
+  });
+
   it('accepts every enum value and the bounds themselves', async () => {
     const tts = [
       'default',
