@@ -1,5 +1,6 @@
 import twilio from 'twilio';
 import { getAgent } from '../../shared/agents/db.ts';
+import { sessionMinuteHold } from '../../shared/billing/session-hold.ts';
 import type { CreateTwilioSessionBody, TwilioSession } from '../../shared/contracts/sessions.ts';
 import { ApiError } from '../../shared/errors/api-error.ts';
 import { newId } from '../../shared/ids.ts';
@@ -47,6 +48,7 @@ export async function createTwilioSession(
   // Fail before the caller is connected: phone audio needs a provider STT (the local default cannot do 8 kHz).
   await resolveSessionEngines(infra, speechFor(infra), developerId, agent, 'twilio');
   const sessionId = newId('session');
+  await requireSessionCredits(infra, developerId, sessionId, 'twilio');
   const ttl = infra.config.REALTIME_TOKEN_TTL_SECONDS;
   const exp = Math.floor(Date.now() / 1000) + ttl;
   const token = signSessionToken(sessionSecret(infra), {
@@ -87,6 +89,11 @@ export async function createTwilioSession(
   };
 }
 
+/** 402 `insufficient_credits` now, while the caller can still be told, rather than a refused stream later. */
+function requireSessionCredits(infra: Infra, developerId: string, sessionId: string, channel: string) {
+  return infra.meter.check(sessionMinuteHold(developerId, sessionId, channel));
+}
+
 /** A short-lived token for the direct socket, so a browser page never holds the API key. */
 export async function createDirectSession(
   infra: Infra,
@@ -96,6 +103,7 @@ export async function createDirectSession(
 ): Promise<{ sessionId: string; agentId: string; token: string; url: string; expiresAt: string }> {
   await requireActiveAgent(infra, developerId, agentId);
   const sessionId = newId('session');
+  await requireSessionCredits(infra, developerId, sessionId, 'direct');
   const exp = Math.floor(Date.now() / 1000) + infra.config.REALTIME_TOKEN_TTL_SECONDS;
   const token = signSessionToken(sessionSecret(infra), {
     sid: sessionId,

@@ -109,17 +109,30 @@ export function createMeter(deps: { db: Db; redis: Redis; config: Config; log: L
       // No row matched: the account is missing, its period ended, or the balance is short. Settle the first two
       // and try once more; what remains is a real shortage.
       const before = await ensureAccount(db, config, input.developerId);
-      const short = !(before.overage_rate > 0) && before.used + credits > accountLimit(before);
+      const short = isShort(before, credits);
       held = short ? null : await tryHold(input, id, credits);
-      if (!held) {
-        const after = short ? before : await ensureAccount(db, config, input.developerId).catch(() => before);
-        publish(after);
-        const remaining = Math.max(0, accountLimit(after) - after.used);
-        throw new ApiError('insufficient_credits', { needed: credits, remaining });
-      }
+      if (!held) shortOf(credits, short ? before : await ensureAccount(db, config, input.developerId).catch(() => before));
     }
     publishBalance(input.developerId, held);
     return reservation(id, input, credits);
+  }
+
+  async function check(raw: MeterInput): Promise<void> {
+    const credits = raw.billable ? weights.credits(raw.category, raw.operation, cleanUnits(raw.units)) : 0;
+    if (credits === 0) return;
+    const account = await ensureAccount(db, config, raw.developerId);
+    if (isShort(account, credits)) shortOf(credits, account);
+  }
+
+  /** Hard-limit tiers stop at their limit; a tier with an overage rate runs past it. */
+  function isShort(account: AccountRow, credits: number): boolean {
+    return !(account.overage_rate > 0) && account.used + credits > accountLimit(account);
+  }
+
+  function shortOf(credits: number, account: AccountRow): never {
+    publish(account);
+    const remaining = Math.max(0, accountLimit(account) - account.used);
+    throw new ApiError('insufficient_credits', { needed: credits, remaining });
   }
 
   function reservation(id: string, input: MeterInput, held: number): Reservation {
@@ -244,7 +257,7 @@ export function createMeter(deps: { db: Db; redis: Redis; config: Config; log: L
     return hit ? toSnapshot(hit) : null;
   }
 
-  return { reserve, snapshot, refresh, publish, peek };
+  return { reserve, check, snapshot, refresh, publish, peek };
 }
 
 /** Units are a measured amount: anything not a finite non-negative number counts as 0 (never a negative charge). */

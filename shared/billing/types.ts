@@ -40,6 +40,11 @@ export interface UsageSnapshot {
 
 export interface Meter {
   reserve(input: MeterInput): Promise<Reservation>;
+  /**
+   * Throws `insufficient_credits` (402) when `reserve(input)` would, without holding or recording anything: for
+   * work that starts later (a voice session starts when the call connects) but should be refused now.
+   */
+  check(input: MeterInput): Promise<void>;
   /** Current period's usage, for the X-Usage-* headers (cached briefly; may be a few ms stale). */
   snapshot(developerId: string): Promise<UsageSnapshot>;
 }

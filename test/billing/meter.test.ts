@@ -50,6 +50,23 @@ describe('meter', () => {
     expect((err as Error).message).toContain('needs 10 and 5 remain');
   });
 
+  it('check refuses as reserve would, without holding or recording anything', async () => {
+    const { developerId } = await p.developer('starter');
+    await p.infra.meter.check(input(developerId, { units: 50 }));
+    await (await p.infra.meter.reserve(input(developerId, { units: 45 }))).commit();
+    const err = await p.infra.meter.check(input(developerId, { units: 10 })).catch((e: unknown) => e);
+    expect(isApiError(err) && err.status).toBe(402);
+    expect((err as Error).message).toContain('needs 10 and 5 remain');
+    await p.infra.meter.check(input(developerId, { units: 5 }));
+    await p.infra.meter.check(input(developerId, { units: 10, billable: false }));
+    const { rows } = await p.infra.db.query<{ n: number; used: number }>(
+      `select (select count(*)::int from credit_ledger where developer_id = $1) as n,
+              (select used from credit_accounts where developer_id = $1) as used`,
+      [developerId],
+    );
+    expect(rows[0]).toEqual({ n: 1, used: 45 });
+  });
+
   it('records non-billable usage with 0 credits and never refuses it', async () => {
     const { developerId } = await p.developer('starter');
     await (await p.infra.meter.reserve(input(developerId, { units: 50 }))).commit();

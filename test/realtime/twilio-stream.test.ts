@@ -316,6 +316,66 @@ describe('bad input on the stream closes cleanly', () => {
   });
 });
 
+describe('credits', () => {
+  /** Spends a starter developer's whole monthly balance (50,000 credits). */
+  const spendAll = async (developerId: string) =>
+    (
+      await p.infra.meter.reserve({
+        developerId,
+        category: 'tts',
+        units: 50_000,
+        unit: 'characters',
+        provider: 'default',
+        billable: true,
+        requestId: `req_spend_${developerId}`,
+        operation: 'synthesize',
+      })
+    ).commit();
+
+  it('out of credits: 402 before a session is made, and a stream that outlived its credits closes 1011', async () => {
+    const dev = await p.developer('starter');
+    const a = await p.request('/v1/agents', {
+      method: 'POST',
+      key: dev.apiKey,
+      json: { name: 'Budget desk', systemPrompt: 'You answer.', firstMessage: GREETING, llmModel: 'gpt-4o-mini' },
+    });
+    const budgetAgent = ((await a.json()) as { id: string }).id;
+    // Credits remain: the TwiML is issued. Then the balance is spent before Twilio connects the stream.
+    const ok = await p.request('/v1/sessions/twilio', {
+      method: 'POST',
+      key: dev.apiKey,
+      json: { agentId: budgetAgent, from: '+15550001111', to: '+15550002222' },
+    });
+    expect(ok.status).toBe(200);
+    const session = (await ok.json()) as { twiml: string; sessionId: string };
+    await spendAll(dev.developerId);
+
+    for (const [path, json] of [
+      ['/v1/sessions/twilio', { agentId: budgetAgent, from: '+15550001111', to: '+15550002222' }],
+      ['/v1/sessions/direct', { agentId: budgetAgent }],
+    ] as const) {
+      const r = await p.request(path, { method: 'POST', key: dev.apiKey, json });
+      expect(r.status, path).toBe(402);
+      const body = (await r.json()) as { error: { code: string; message: string } };
+      expect(body.error.code).toBe('insufficient_credits');
+      expect(body.error.message).toMatch(/remain/);
+    }
+
+    const caller = new TwilioCaller({
+      url: wsUrl(p.url, '/v1/sessions/twilio/stream'),
+      token: tokenFromTwiml(session.twiml),
+    });
+    await caller.start();
+    await caller.closed;
+    expect(caller.closeCode).toBe(1011);
+    expect(caller.closeReason).toBe('insufficient_credits');
+    expect(caller.received.filter((m) => m.event === 'media')).toHaveLength(0);
+    const d = await p.request(`/v1/observability/sessions/${session.sessionId}`, { key: dev.apiKey });
+    const detailBody = (await d.json()) as { status: string };
+    expect(detailBody.status).toBe('failed');
+  });
+});
+
 describe('observability', () => {
   it('lists sessions by agent, reports root causes and interruption quality, finds calls by CallSid', async () => {
     const list = await p.request(`/v1/observability/sessions?agentId=${agentId}`, { key });

@@ -3,6 +3,7 @@ import { pcmToInt16 } from '../../../shared/audio/pcm.ts';
 import { Resampler } from '../../../shared/audio/resampler.ts';
 import type { AgentRow } from '../../../shared/agents/db.ts';
 import type { AgentRuntime } from '../../../shared/agents/runtime.ts';
+import { sessionMinuteHold } from '../../../shared/billing/session-hold.ts';
 import type { Reservation } from '../../../shared/billing/types.ts';
 import type { ToolCallRecord } from '../../../shared/contracts/agents.ts';
 import type { LlmMessage } from '../../../shared/engines/llm/types.ts';
@@ -226,16 +227,7 @@ export class CallSession {
     activeRealtimeSessions.inc({ transport: transport.channel });
     // Credit pre-check: hold the first minute (402-style refusal before the caller hears anything); settled at the end.
     this.sessionHold = await this.s.infra.meter
-      .reserve({
-        developerId: this.s.developerId,
-        category: 'session',
-        units: 1,
-        unit: 'connected minutes',
-        provider: transport.channel,
-        billable: true,
-        requestId: this.s.sessionId,
-        operation: 'session.minutes',
-      })
+      .reserve(sessionMinuteHold(this.s.developerId, this.s.sessionId, transport.channel))
       .catch((e: Error) => {
         this.failure = `start: ${e.message}`;
         throw e;
