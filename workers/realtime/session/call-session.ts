@@ -1,15 +1,11 @@
 import { performance } from 'node:perf_hooks';
 import { pcmToInt16 } from '../../../shared/audio/pcm.ts';
 import { Resampler } from '../../../shared/audio/resampler.ts';
-import type { AgentRow } from '../../../shared/agents/db.ts';
-import type { AgentRuntime } from '../../../shared/agents/runtime.ts';
 import { sessionMinuteHold } from '../../../shared/billing/session-hold.ts';
 import type { Reservation } from '../../../shared/billing/types.ts';
 import type { ToolCallRecord } from '../../../shared/contracts/agents.ts';
 import type { LlmMessage } from '../../../shared/engines/llm/types.ts';
 import type { SttStream } from '../../../shared/engines/stt/types.ts';
-import type { Logger } from '../../../shared/observability/logger.ts';
-import type { Infra } from '../../../shared/runtime/infra.ts';
 import { activeRealtimeSessions, turnStageLatency } from '../../../shared/observability/metrics.ts';
 import type { Frame } from '../pipeline/frames.ts';
 import { LlmStage } from '../pipeline/llm-stage.ts';
@@ -17,66 +13,13 @@ import { SentenceStage } from '../pipeline/sentence-stage.ts';
 import { Pipeline } from '../pipeline/stage.ts';
 import { TtsStage } from '../pipeline/tts-stage.ts';
 import { VadStage } from '../pipeline/vad-stage.ts';
-import type { SessionEngines } from './engines.ts';
-import { Playback, type AudioSink } from './playback.ts';
+import { assistantTurnRecord, type AssistantTurn } from './assistant-turn.ts';
+import { Playback } from './playback.ts';
 import { recordingSpillPath, StereoRecorder } from './recorder.ts';
 import type { TraceStore } from './trace-store.ts';
 import { isBackchannel, words } from './turn-detector.ts';
-
-/** The transport a session talks through (Twilio media stream or the direct socket). */
-export interface SessionTransport extends AudioSink {
-  readonly channel: 'twilio' | 'direct';
-  /** Caller audio rate (8000 for Twilio). */
-  readonly inRate: number;
-  /** JSON events for clients that want them (direct socket); Twilio ignores them. */
-  event(msg: Record<string, unknown>): void;
-}
-
-export interface SessionSettings {
-  endpointingMs: number;
-  bargeInMinMs: number;
-  bargeInForceMs: number;
-  maxSessionSeconds: number;
-  vadThreshold: number;
-  /** How long after the endpoint to wait for a final transcript before using what there is. */
-  finalWaitMs: number;
-}
-
-export interface SessionInit {
-  infra: Infra;
-  sessionId: string;
-  developerId: string;
-  agent: AgentRow;
-  runtime: AgentRuntime;
-  engines: SessionEngines;
-  transport: SessionTransport;
-  trace: TraceStore;
-  settings: SessionSettings;
-  log: Logger;
-}
-
-interface AssistantTurn {
-  id: string;
-  idx: number;
-  fullText: string;
-  startedAt: number;
-  lastSpeechAt: number | null;
-  /** The designed endpointing wait of the utterance this answers (audio time). */
-  endpointWaitMs: number;
-  endpointAt: number | null;
-  /** How late the VAD reported the endpoint relative to the audio clock (processing lag). */
-  vadLagMs: number;
-  dispatchAt: number;
-  firstTokenAt: number | null;
-  synthStartAt: number | null;
-  firstAudioAt: number | null;
-  firstSendAt: number | null;
-  llmDone: boolean;
-  error: string | null;
-  kept: LlmMessage[];
-  userText: string;
-  closed: boolean;
-}
+import type { SessionInit } from './types.ts';
+import { settleEngineUsage } from './usage.ts';
 
 interface Utterance {
   onsetAudioMs: number;
@@ -585,47 +528,10 @@ export class CallSession {
     const spoken = interrupted ? (heardText ?? '') : t.fullText;
     this.history.push(...(t.userText ? [{ role: 'user' as const, content: t.userText }] : []), ...t.kept);
     if (spoken) this.history.push({ role: 'assistant', content: spoken });
-    const now = this.now();
-    const answered = t.lastSpeechAt !== null && t.firstSendAt !== null;
-    const sttWait = t.endpointAt !== null ? Math.max(0, t.dispatchAt - t.endpointAt) : 0;
-    const llmStage = t.synthStartAt !== null ? t.synthStartAt - t.dispatchAt : null;
-    const ttsStage = t.firstAudioAt !== null && t.synthStartAt !== null ? t.firstAudioAt - t.synthStartAt : null;
-    const latency = answered ? t.firstSendAt! - t.lastSpeechAt! : null;
-    this.record({
-      idx: t.idx,
-      speaker: 'assistant',
-      text: spoken,
-      fullText: t.fullText,
-      startMs: t.firstSendAt ?? t.startedAt,
-      endMs: now,
-      sttMs: sttWait,
-      llmMs: t.firstTokenAt !== null ? t.firstTokenAt - t.dispatchAt : null,
-      ttsMs: ttsStage,
-      latencyMs: latency,
-      endpointMs: t.lastSpeechAt !== null ? t.endpointWaitMs : null,
-      overheadMs:
-        latency !== null && llmStage !== null && ttsStage !== null
-          ? Math.max(0, latency - t.endpointWaitMs - sttWait - llmStage - ttsStage)
-          : null,
-      interrupted,
-      error: t.error,
-    });
+    const { record, timing } = assistantTurnRecord(t, { spoken, interrupted, now: this.now() });
+    this.record(record);
     this.playback.forget(t.id);
-    if (latency !== null) {
-      this.s.log.debug(
-        {
-          sessionId: this.s.sessionId,
-          turn: t.idx,
-          latency: Math.round(latency),
-          vadLag: Math.round(t.vadLagMs),
-          sttWait: Math.round(sttWait),
-          llm: llmStage === null ? null : Math.round(llmStage),
-          tts: ttsStage === null ? null : Math.round(ttsStage),
-          send: t.firstAudioAt === null ? null : Math.round(t.firstSendAt! - t.firstAudioAt),
-        },
-        'turn timing',
-      );
-    }
+    if (timing) this.s.log.debug({ sessionId: this.s.sessionId, ...timing }, 'turn timing');
   }
 
   private toolExecuted(turnId: string, rec: ToolCallRecord): void {
@@ -717,9 +623,16 @@ export class CallSession {
         recordingMs,
       })
       .catch((e: Error) => this.s.log.error({ err: e.message, sessionId: this.s.sessionId }, 'trace write failed'));
-    await this.meter(durationMs).catch((e: Error) =>
-      this.s.log.warn({ err: e.message, sessionId: this.s.sessionId }, 'session metering failed'),
-    );
+    await this.sessionHold?.commit(Math.max(1, Math.ceil(durationMs / 60_000)));
+    await settleEngineUsage(this.s.infra.meter, {
+      developerId: this.s.developerId,
+      sessionId: this.s.sessionId,
+      engines: this.s.engines,
+      llm: { provider: this.s.runtime.provider, billable: this.s.runtime.key.billable },
+      sttAudioSeconds: this.sttAudioSeconds,
+      ttsChars: this.ttsChars,
+      llmTokens: this.llmTokens,
+    }).catch((e: Error) => this.s.log.warn({ err: e.message, sessionId: this.s.sessionId }, 'session metering failed'));
     this.s.log.info({ sessionId: this.s.sessionId, reason, ...metrics }, 'session ended');
     this.onEnd(reason);
     this.resolveDone();
@@ -740,52 +653,6 @@ export class CallSession {
       return null;
     } finally {
       await rec.discard();
-    }
-  }
-
-  /** Session minutes plus the engines' own usage (billable only where a platform key served them). */
-  private async meter(durationMs: number): Promise<void> {
-    const meter = this.s.infra.meter;
-    const { engines, developerId, sessionId } = this.s;
-    await this.sessionHold?.commit(Math.max(1, Math.ceil(durationMs / 60_000)));
-    const items: Array<{
-      category: 'session' | 'stt' | 'tts' | 'llm';
-      units: number;
-      unit: string;
-      provider: string;
-      billable: boolean;
-      operation: string;
-    }> = [
-      {
-        category: 'stt',
-        units: Math.ceil(this.sttAudioSeconds),
-        unit: 'audio seconds',
-        provider: engines.sttProvider,
-        billable: engines.sttKey?.billable ?? false,
-        operation: 'session.stt',
-      },
-      {
-        category: 'tts',
-        units: this.ttsChars,
-        unit: 'characters',
-        provider: engines.ttsProvider,
-        billable: engines.ttsKey?.billable ?? false,
-        operation: 'session.tts',
-      },
-      {
-        category: 'llm',
-        units: this.llmTokens,
-        unit: 'tokens (input + output)',
-        provider: this.s.runtime.provider,
-        billable: this.s.runtime.key.billable,
-        operation: 'session.llm',
-      },
-    ];
-    for (const it of items) {
-      if (it.units <= 0) continue;
-      // Usage already happened: hold what is left, then settle at the actual units.
-      const r = await meter.reserve({ developerId, requestId: sessionId, ...it, units: 0 }).catch(() => null);
-      if (r) await r.commit(it.units);
     }
   }
 }

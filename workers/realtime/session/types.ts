@@ -1,0 +1,39 @@
+import type { AgentRow } from '../../../shared/agents/db.ts';
+import type { AgentRuntime } from '../../../shared/agents/runtime.ts';
+import type { Logger } from '../../../shared/observability/logger.ts';
+import type { Infra } from '../../../shared/runtime/infra.ts';
+import type { SessionEngines } from './engines.ts';
+import type { AudioSink } from './playback.ts';
+import type { TraceStore } from './trace-store.ts';
+
+/** The transport a session talks through (Twilio media stream or the direct socket). */
+export interface SessionTransport extends AudioSink {
+  readonly channel: 'twilio' | 'direct';
+  /** Caller audio rate (8000 for Twilio). */
+  readonly inRate: number;
+  /** JSON events for clients that want them (direct socket); Twilio ignores them. */
+  event(msg: Record<string, unknown>): void;
+}
+
+export interface SessionSettings {
+  endpointingMs: number;
+  bargeInMinMs: number;
+  bargeInForceMs: number;
+  maxSessionSeconds: number;
+  vadThreshold: number;
+  /** How long after the endpoint to wait for a final transcript before using what there is. */
+  finalWaitMs: number;
+}
+
+export interface SessionInit {
+  infra: Infra;
+  sessionId: string;
+  developerId: string;
+  agent: AgentRow;
+  runtime: AgentRuntime;
+  engines: SessionEngines;
+  transport: SessionTransport;
+  trace: TraceStore;
+  settings: SessionSettings;
+  log: Logger;
+}
