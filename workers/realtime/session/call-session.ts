@@ -5,35 +5,19 @@ import { sessionMinuteHold } from '../../../shared/billing/session-hold.ts';
 import type { Reservation } from '../../../shared/billing/types.ts';
 import type { ToolCallRecord } from '../../../shared/contracts/agents.ts';
 import type { LlmMessage } from '../../../shared/engines/llm/types.ts';
-import type { SttStream } from '../../../shared/engines/stt/types.ts';
 import { activeRealtimeSessions, turnStageLatency } from '../../../shared/observability/metrics.ts';
 import type { Frame } from '../pipeline/frames.ts';
 import { LlmStage } from '../pipeline/llm-stage.ts';
 import { SentenceStage } from '../pipeline/sentence-stage.ts';
 import { Pipeline } from '../pipeline/stage.ts';
 import { TtsStage } from '../pipeline/tts-stage.ts';
-import { VadStage } from '../pipeline/vad-stage.ts';
 import { assistantTurnRecord, type AssistantTurn } from './assistant-turn.ts';
+import { CallerInput, type SpokenTurn } from './caller-input.ts';
 import { Playback } from './playback.ts';
 import { recordingSpillPath, StereoRecorder } from './recorder.ts';
 import type { TraceStore } from './trace-store.ts';
-import { isBackchannel, words } from './turn-detector.ts';
 import type { SessionInit } from './types.ts';
 import { settleEngineUsage } from './usage.ts';
-
-interface Utterance {
-  onsetAudioMs: number;
-  lastSpeechAudioMs: number | null;
-  /** Audio time at which the endpointing silence had passed. */
-  endpointAudioMs: number | null;
-  endpointAt: number | null;
-  duringAgent: boolean;
-  interrupted: boolean;
-  finals: string[];
-  lastFinalEndMs: number;
-  finalAt: number | null;
-  timer: NodeJS.Timeout | null;
-}
 
 /**
  * One conversation: caller audio → VAD + endpointing → STT → user turn → LLM → sentences → TTS → playback, with
@@ -45,25 +29,18 @@ export class CallSession {
   /** Both sides of the call, spilled to a temp file as the call goes (null when recordings are off). */
   readonly recorder: StereoRecorder | null;
   private readonly playback: Playback;
-  private readonly vad: VadStage;
+  private readonly input: CallerInput;
   private readonly out: Pipeline;
   private readonly sentences: SentenceStage;
-  private stt: SttStream | null = null;
-  private sttResampler: Resampler | null = null;
   private recResampler: Resampler | null = null;
   private history: LlmMessage[] = [];
   private turnIdx = 0;
   private turnSeq = 0;
   private current: AssistantTurn | null = null;
-  private utt: Utterance | null = null;
-  private partial = '';
-  private wallOffset = 0;
-  private audioInMs = 0;
   private dtmf = '';
   private dtmfTimer: NodeJS.Timeout | null = null;
   private ended: Promise<void> | null = null;
   private maxTimer: NodeJS.Timeout;
-  private sttAudioSeconds = 0;
   private ttsChars = 0;
   private llmTokens = 0;
   private interruptions = 0;
@@ -94,14 +71,13 @@ export class CallSession {
       },
       () => this.now(),
     );
-    this.vad = new VadStage(
-      engines.vad,
-      transport.inRate,
-      { threshold: settings.vadThreshold, startMs: 60, endpointMs: settings.endpointingMs },
-      (endMs) => this.onVadFrame(endMs),
-    );
-    this.vad.connect((f) => this.onInputFrame(f));
-    this.vad.onError = (_n, e) => this.fail('vad', e);
+    this.input = new CallerInput(s, {
+      now: () => this.now(),
+      agentActive: () => this.agentActive,
+      interrupt: (reason, onsetAt) => this.interrupt(reason, onsetAt),
+      spoke: (turn) => this.spoke(turn),
+      fail: (stage, e) => this.fail(stage, e),
+    });
 
     const llm = new LlmStage(s.runtime, {
       history: () => this.history,
@@ -176,13 +152,7 @@ export class CallSession {
         throw e;
       });
 
-    if (engines.stt.capabilities.streaming) {
-      const rates = engines.stt.capabilities.sampleRates;
-      const rate = rates.includes(transport.inRate) || rates.length === 0 ? transport.inRate : rates[0]!;
-      if (rate !== transport.inRate) this.sttResampler = new Resampler(transport.inRate, rate);
-      this.stt = engines.stt.stream({ sampleRate: rate, language: this.s.agent.language, apiKey: engines.sttKey?.key });
-      void this.readStt(this.stt);
-    }
+    this.input.openStt();
     this.writes.push(
       this.s.trace
         .started({
@@ -212,174 +182,27 @@ export class CallSession {
   /** Caller PCM at the transport's inRate. */
   onAudio(pcm: Buffer): void {
     if (this.ended) return;
-    const samples = pcmToInt16(pcm);
-    this.recorder?.addCaller(samples);
-    this.audioInMs += (samples.length / this.s.transport.inRate) * 1000;
-    this.wallOffset = this.now() - this.audioInMs;
-    if (this.stt) {
-      this.stt.write(this.sttResampler ? this.sttResampler.processPcm(pcm) : pcm);
-      this.sttAudioSeconds += samples.length / this.s.transport.inRate;
-    } else if (this.utt || this.vad.detector.inSpeech) {
-      this.uttAudio.push(Buffer.from(pcm));
-    } else {
-      this.preroll.push(Buffer.from(pcm));
-      if (this.preroll.length > 15) this.preroll.shift();
-    }
-    this.vad.push({ kind: 'audio-in', pcm, sampleRate: this.s.transport.inRate, atMs: this.audioInMs });
-  }
-  private uttAudio: Buffer[] = [];
-  private preroll: Buffer[] = [];
-
-  private wall(audioMs: number): number {
-    return audioMs + this.wallOffset;
+    this.recorder?.addCaller(pcmToInt16(pcm));
+    this.input.onAudio(pcm);
   }
 
   private get agentActive(): boolean {
     return this.playback.speaking || (this.current !== null && !this.current.closed && this.current.userText !== '');
   }
 
-  private onInputFrame(f: Frame): void {
-    if (f.kind === 'speech-start') {
-      const open = this.utt;
-      if (open) {
-        // The caller goes on after a pause (or STT heard the speech before the VAD did): one utterance.
-        if (open.timer) clearTimeout(open.timer);
-        open.timer = null;
-        open.endpointAt = null;
-        open.endpointAudioMs = null;
-        open.lastSpeechAudioMs = null;
-      } else {
-        if (!this.stt) this.uttAudio = [...this.preroll];
-        this.utt = this.newUtterance(f.atMs);
-      }
-      this.s.transport.event({ type: 'speech_started' });
-    } else if (f.kind === 'speech-end' && this.utt) {
-      this.utt.lastSpeechAudioMs = f.lastSpeechMs;
-      this.utt.endpointAudioMs = f.atMs;
-      this.utt.endpointAt = this.now();
-      if (!this.stt) void this.transcribeUtterance(this.utt);
-      this.utt.timer = setTimeout(() => this.commit(true), this.s.settings.finalWaitMs);
-      this.commit(false);
-    }
-  }
-
-  private newUtterance(onsetAudioMs: number): Utterance {
-    return {
-      onsetAudioMs,
-      lastSpeechAudioMs: null,
-      endpointAudioMs: null,
-      endpointAt: null,
-      duringAgent: this.agentActive,
-      interrupted: false,
-      finals: [],
-      lastFinalEndMs: 0,
-      finalAt: null,
-      timer: null,
-    };
-  }
-
-  private onVadFrame(endMs: number): void {
-    const u = this.utt;
-    if (!u || u.interrupted || !u.duringAgent || u.endpointAt !== null) return;
-    if (!this.agentActive) return;
-    const dur = endMs - u.onsetAudioMs;
-    const text = [...u.finals, this.partial].join(' ').trim();
-    const { bargeInMinMs, bargeInForceMs } = this.s.settings;
-    if (dur >= bargeInMinMs && text && !isBackchannel(text)) this.interrupt('speech', u);
-    else if (dur >= bargeInForceMs && !(text && isBackchannel(text))) this.interrupt('long_speech', u);
-  }
-
-  private async readStt(stream: SttStream): Promise<void> {
-    try {
-      for await (const ev of stream.events) {
-        if (ev.type === 'partial') {
-          this.partial = ev.text;
-          // STT heard speech over the agent before the VAD (which may lag under load) did: open the utterance.
-          // Two words at least, so that a noise the STT mistakes for a word does not cut the agent off.
-          if (!this.utt && this.agentActive && words(ev.text).length >= 2 && !isBackchannel(ev.text)) {
-            this.utt = this.newUtterance(Math.max(0, this.audioInMs - this.s.settings.bargeInMinMs));
-          }
-          this.s.transport.event({ type: 'transcript', final: false, text: ev.text });
-        } else {
-          this.partial = '';
-          this.onFinal(ev.text, ev.end * 1000);
-        }
-        if (this.utt && !this.utt.interrupted && this.utt.duringAgent && this.utt.endpointAt === null) {
-          this.onVadFrame(this.audioInMs);
-        }
-      }
-    } catch (e) {
-      if (!this.ended) this.fail('stt', e);
-    }
-  }
-
-  private onFinal(text: string, endMs: number): void {
-    this.s.transport.event({ type: 'transcript', final: true, text });
-    if (!this.utt) {
-      // A final with no utterance open (the VAD missed or has not yet seen it): open one so it is not lost.
-      this.utt = this.newUtterance(Math.max(0, endMs - 500));
-      this.utt.lastSpeechAudioMs = endMs;
-      this.utt.endpointAudioMs = endMs;
-      this.utt.endpointAt = this.now();
-      this.utt.timer = setTimeout(() => this.commit(true), this.s.settings.finalWaitMs);
-    }
-    if (text.trim()) this.utt.finals.push(text.trim());
-    this.utt.lastFinalEndMs = Math.max(this.utt.lastFinalEndMs, endMs);
-    this.utt.finalAt = this.now();
-    const u = this.utt;
-    const heard = u.finals.join(' ');
-    if (u.duringAgent && !u.interrupted && this.agentActive && heard && !isBackchannel(heard))
-      this.interrupt('speech', u);
-    this.commit(false);
-  }
-
-  private async transcribeUtterance(u: Utterance): Promise<void> {
-    const pcm = Buffer.concat(this.uttAudio);
-    this.uttAudio = [];
-    this.sttAudioSeconds += pcm.length / 2 / this.s.transport.inRate;
-    try {
-      const r = await this.s.engines.stt.transcribe({
-        pcm,
-        sampleRate: this.s.transport.inRate,
-        language: this.s.agent.language,
-        mode: 'fast',
-        timestamps: 'segment',
-        diarize: false,
-        apiKey: this.s.engines.sttKey?.key,
-      });
-      if (this.utt !== u) return;
-      this.onFinal(r.text, u.lastSpeechAudioMs ?? this.audioInMs);
-    } catch (e) {
-      this.s.log.warn({ sessionId: this.s.sessionId, err: (e as Error).message }, 'utterance transcription failed');
-      if (this.utt === u) this.commit(true);
-    }
-  }
-
-  /** Commits the utterance as a user turn once it ended and its final transcript is in (or the wait is over). */
-  private commit(force: boolean): void {
-    const u = this.utt;
-    if (!u || u.endpointAt === null || u.lastSpeechAudioMs === null) return;
-    const covered = u.finalAt !== null && u.lastFinalEndMs >= u.lastSpeechAudioMs - 250;
-    if (!covered && !force) return;
-    if (u.timer) clearTimeout(u.timer);
-    this.utt = null;
-    const text = [...u.finals, force ? this.partial : ''].join(' ').trim();
-    this.partial = '';
-    if (u.duringAgent && !u.interrupted) return; // a backchannel or a noise over the agent: not a turn
-    const lastSpeechAt = this.wall(u.lastSpeechAudioMs);
-    const finalAt = u.finalAt ?? this.now();
-    const idx = this.turnIdx++;
+  /** The caller finished an utterance: its user turn row, and the reply to it when something was said. */
+  private spoke(u: SpokenTurn): void {
     this.record({
-      idx,
+      idx: this.turnIdx++,
       speaker: 'user',
-      text,
-      startMs: this.wall(u.onsetAudioMs),
-      endMs: lastSpeechAt,
-      sttMs: Math.max(0, finalAt - lastSpeechAt),
+      text: u.text,
+      startMs: u.onsetAt,
+      endMs: u.lastSpeechAt,
+      sttMs: Math.max(0, u.finalAt - u.lastSpeechAt),
     });
-    if (!text) return;
-    this.userTurn(text, lastSpeechAt, u.endpointAt, (u.endpointAudioMs ?? 0) - u.lastSpeechAudioMs);
-    if (this.current) this.current.vadLagMs = u.endpointAt - this.wall(u.endpointAudioMs ?? u.lastSpeechAudioMs);
+    if (!u.text) return;
+    this.userTurn(u.text, u.lastSpeechAt, u.endpointAt, u.endpointWaitMs);
+    if (this.current) this.current.vadLagMs = u.vadLagMs;
   }
 
   onDtmf(digit: string): void {
@@ -494,11 +317,10 @@ export class CallSession {
   }
 
   /** Barge-in (or a superseding turn): flush playback, cancel LLM/TTS, keep tool results, truncate to what was heard. */
-  private interrupt(reason: string, u: Utterance | null): void {
+  private interrupt(reason: string, speechOnsetAt: number | null): void {
     const t = this.current;
     const decidedAt = this.now();
-    if (u) u.interrupted = true;
-    const onsetAt = u ? this.wall(u.onsetAudioMs) : decidedAt;
+    const onsetAt = speechOnsetAt ?? decidedAt;
     const heardAtOnset = t ? this.playback.heardWords(t.id, onsetAt).length : 0;
     const heard = t ? this.playback.heardWords(t.id, decidedAt) : [];
     this.playback.clear();
@@ -582,7 +404,6 @@ export class CallSession {
   private async finish(reason: string): Promise<void> {
     clearTimeout(this.maxTimer);
     if (this.dtmfTimer) clearTimeout(this.dtmfTimer);
-    if (this.utt?.timer) clearTimeout(this.utt.timer);
     activeRealtimeSessions.dec({ transport: this.s.transport.channel });
     const t = this.current;
     if (t && !t.closed) {
@@ -590,14 +411,8 @@ export class CallSession {
       const all = !this.playback.speaking && t.llmDone;
       this.closeTurn(t, !all, all ? undefined : heard.join(' '));
     }
-    this.vad.push({ kind: 'end', reason });
+    this.input.close(reason);
     this.out.push({ kind: 'end', reason });
-    try {
-      this.stt?.end();
-      this.stt?.close();
-    } catch {
-      // closing a stream that already failed
-    }
     const durationMs = this.now();
     const recordingMs = this.recorder?.durationMs ?? 0;
     const recordingKey = await this.storeRecording();
@@ -609,7 +424,7 @@ export class CallSession {
       toolExecutions: this.tools,
       interruptions: this.interruptions,
       turns: this.turnsRecorded.length,
-      sttAudioSeconds: Math.round(this.sttAudioSeconds * 10) / 10,
+      sttAudioSeconds: Math.round(this.input.sttAudioSeconds * 10) / 10,
       ttsCharacters: this.ttsChars,
       llmTokens: this.llmTokens,
     };
@@ -623,19 +438,26 @@ export class CallSession {
         recordingMs,
       })
       .catch((e: Error) => this.s.log.error({ err: e.message, sessionId: this.s.sessionId }, 'trace write failed'));
+    await this.settleUsage(durationMs).catch((e: Error) =>
+      this.s.log.warn({ err: e.message, sessionId: this.s.sessionId }, 'session metering failed'),
+    );
+    this.s.log.info({ sessionId: this.s.sessionId, reason, ...metrics }, 'session ended');
+    this.onEnd(reason);
+    this.resolveDone();
+  }
+
+  /** The session minutes (settling the hold taken at start) and the engines' own usage. */
+  private async settleUsage(durationMs: number): Promise<void> {
     await this.sessionHold?.commit(Math.max(1, Math.ceil(durationMs / 60_000)));
     await settleEngineUsage(this.s.infra.meter, {
       developerId: this.s.developerId,
       sessionId: this.s.sessionId,
       engines: this.s.engines,
       llm: { provider: this.s.runtime.provider, billable: this.s.runtime.key.billable },
-      sttAudioSeconds: this.sttAudioSeconds,
+      sttAudioSeconds: this.input.sttAudioSeconds,
       ttsChars: this.ttsChars,
       llmTokens: this.llmTokens,
-    }).catch((e: Error) => this.s.log.warn({ err: e.message, sessionId: this.s.sessionId }, 'session metering failed'));
-    this.s.log.info({ sessionId: this.s.sessionId, reason, ...metrics }, 'session ended');
-    this.onEnd(reason);
-    this.resolveDone();
+    });
   }
 
   /** Uploads the stereo WAV from its spill file; returns the object key, or null when there is none. */

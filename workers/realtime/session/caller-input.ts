@@ -1,0 +1,275 @@
+import { Resampler } from '../../../shared/audio/resampler.ts';
+import type { SttStream } from '../../../shared/engines/stt/types.ts';
+import type { Frame } from '../pipeline/frames.ts';
+import { VadStage } from '../pipeline/vad-stage.ts';
+import { isBackchannel, words } from './turn-detector.ts';
+import type { SessionInit } from './types.ts';
+
+/** One stretch of caller speech, from onset to the user turn it becomes (or the noise it turns out to be). */
+interface Utterance {
+  onsetAudioMs: number;
+  lastSpeechAudioMs: number | null;
+  /** Audio time at which the endpointing silence had passed. */
+  endpointAudioMs: number | null;
+  endpointAt: number | null;
+  duringAgent: boolean;
+  interrupted: boolean;
+  finals: string[];
+  lastFinalEndMs: number;
+  finalAt: number | null;
+  timer: NodeJS.Timeout | null;
+}
+
+/** A finished utterance, on the session clock. */
+export interface SpokenTurn {
+  text: string;
+  onsetAt: number;
+  lastSpeechAt: number;
+  /** When the final transcript came in (the endpoint, when none did). */
+  finalAt: number;
+  endpointAt: number;
+  /** The designed endpointing silence (audio time). */
+  endpointWaitMs: number;
+  /** How late the endpoint was decided relative to the audio clock (processing lag). */
+  vadLagMs: number;
+}
+
+/** What the caller side needs from the conversation around it. */
+export interface CallerInputHost {
+  now(): number;
+  /** Agent audio is playing or a reply is being made. */
+  agentActive(): boolean;
+  /** The caller barged in; `onsetAt` is when their speech began (session clock). */
+  interrupt(reason: 'speech' | 'long_speech', onsetAt: number): void;
+  /** An utterance ended that was not a backchannel over the agent (its text may be empty). */
+  spoke(turn: SpokenTurn): void;
+  fail(stage: 'vad' | 'stt', e: unknown): void;
+}
+
+/**
+ * The caller's side of a call: PCM → VAD + endpointing and STT (streaming, or one transcription per utterance for a
+ * batch engine) → user turns, and the barge-in decisions over agent audio: speech that lasts `bargeInMinMs` and is
+ * not a backchannel ("yeah", "ok") interrupts; so does any speech past `bargeInForceMs`.
+ */
+export class CallerInput {
+  private readonly vad: VadStage;
+  private stt: SttStream | null = null;
+  private sttResampler: Resampler | null = null;
+  private utt: Utterance | null = null;
+  private partial = '';
+  /** Batch STT: the utterance's audio, and the last ~300 ms before it (speech starts before the VAD says so). */
+  private uttAudio: Buffer[] = [];
+  private preroll: Buffer[] = [];
+  private wallOffset = 0;
+  private audioInMs = 0;
+  private closed = false;
+  sttAudioSeconds = 0;
+
+  constructor(
+    private readonly s: SessionInit,
+    private readonly host: CallerInputHost,
+  ) {
+    const { transport, engines, settings } = s;
+    this.vad = new VadStage(
+      engines.vad,
+      transport.inRate,
+      { threshold: settings.vadThreshold, startMs: 60, endpointMs: settings.endpointingMs },
+      (endMs) => this.onVadFrame(endMs),
+    );
+    this.vad.connect((f) => this.onVadEvent(f));
+    this.vad.onError = (_n, e) => this.host.fail('vad', e);
+  }
+
+  /** Opens the provider's streaming STT when the engine streams (otherwise utterances are transcribed whole). */
+  openStt(): void {
+    const { engines, transport, agent } = this.s;
+    if (!engines.stt.capabilities.streaming) return;
+    const rates = engines.stt.capabilities.sampleRates;
+    const rate = rates.includes(transport.inRate) || rates.length === 0 ? transport.inRate : rates[0]!;
+    if (rate !== transport.inRate) this.sttResampler = new Resampler(transport.inRate, rate);
+    this.stt = engines.stt.stream({ sampleRate: rate, language: agent.language, apiKey: engines.sttKey?.key });
+    void this.readStt(this.stt);
+  }
+
+  /** Session-clock time of an audio time: when that caller audio arrived. */
+  wall(audioMs: number): number {
+    return audioMs + this.wallOffset;
+  }
+
+  /** Caller PCM at the transport's inRate. */
+  onAudio(pcm: Buffer): void {
+    if (this.closed) return;
+    const inRate = this.s.transport.inRate;
+    const samples = pcm.length / 2;
+    this.audioInMs += (samples / inRate) * 1000;
+    this.wallOffset = this.host.now() - this.audioInMs;
+    if (this.stt) {
+      this.stt.write(this.sttResampler ? this.sttResampler.processPcm(pcm) : pcm);
+      this.sttAudioSeconds += samples / inRate;
+    } else if (this.utt || this.vad.detector.inSpeech) {
+      this.uttAudio.push(Buffer.from(pcm));
+    } else {
+      this.preroll.push(Buffer.from(pcm));
+      if (this.preroll.length > 15) this.preroll.shift();
+    }
+    this.vad.push({ kind: 'audio-in', pcm, sampleRate: inRate, atMs: this.audioInMs });
+  }
+
+  /** Stops listening: no more turns, the STT stream ends. */
+  close(reason: string): void {
+    this.closed = true;
+    if (this.utt?.timer) clearTimeout(this.utt.timer);
+    this.vad.push({ kind: 'end', reason });
+    try {
+      this.stt?.end();
+      this.stt?.close();
+    } catch {
+      // closing a stream that already failed
+    }
+  }
+
+  private onVadEvent(f: Frame): void {
+    if (f.kind === 'speech-start') {
+      const open = this.utt;
+      if (open) {
+        // The caller goes on after a pause (or STT heard the speech before the VAD did): one utterance.
+        if (open.timer) clearTimeout(open.timer);
+        open.timer = null;
+        open.endpointAt = null;
+        open.endpointAudioMs = null;
+        open.lastSpeechAudioMs = null;
+      } else {
+        if (!this.stt) this.uttAudio = [...this.preroll];
+        this.utt = this.newUtterance(f.atMs);
+      }
+      this.s.transport.event({ type: 'speech_started' });
+    } else if (f.kind === 'speech-end' && this.utt) {
+      this.utt.lastSpeechAudioMs = f.lastSpeechMs;
+      this.utt.endpointAudioMs = f.atMs;
+      this.utt.endpointAt = this.host.now();
+      if (!this.stt) void this.transcribeUtterance(this.utt);
+      this.utt.timer = setTimeout(() => this.commit(true), this.s.settings.finalWaitMs);
+      this.commit(false);
+    }
+  }
+
+  private newUtterance(onsetAudioMs: number): Utterance {
+    return {
+      onsetAudioMs,
+      lastSpeechAudioMs: null,
+      endpointAudioMs: null,
+      endpointAt: null,
+      duringAgent: this.host.agentActive(),
+      interrupted: false,
+      finals: [],
+      lastFinalEndMs: 0,
+      finalAt: null,
+      timer: null,
+    };
+  }
+
+  private interrupt(reason: 'speech' | 'long_speech', u: Utterance): void {
+    u.interrupted = true;
+    this.host.interrupt(reason, this.wall(u.onsetAudioMs));
+  }
+
+  private onVadFrame(endMs: number): void {
+    const u = this.utt;
+    if (!u || u.interrupted || !u.duringAgent || u.endpointAt !== null) return;
+    if (!this.host.agentActive()) return;
+    const dur = endMs - u.onsetAudioMs;
+    const text = [...u.finals, this.partial].join(' ').trim();
+    const { bargeInMinMs, bargeInForceMs } = this.s.settings;
+    if (dur >= bargeInMinMs && text && !isBackchannel(text)) this.interrupt('speech', u);
+    else if (dur >= bargeInForceMs && !(text && isBackchannel(text))) this.interrupt('long_speech', u);
+  }
+
+  private async readStt(stream: SttStream): Promise<void> {
+    try {
+      for await (const ev of stream.events) {
+        if (ev.type === 'partial') {
+          this.partial = ev.text;
+          // STT heard speech over the agent before the VAD (which may lag under load) did: open the utterance.
+          // Two words at least, so that a noise the STT mistakes for a word does not cut the agent off.
+          if (!this.utt && this.host.agentActive() && words(ev.text).length >= 2 && !isBackchannel(ev.text)) {
+            this.utt = this.newUtterance(Math.max(0, this.audioInMs - this.s.settings.bargeInMinMs));
+          }
+          this.s.transport.event({ type: 'transcript', final: false, text: ev.text });
+        } else {
+          this.partial = '';
+          this.onFinal(ev.text, ev.end * 1000);
+        }
+        if (this.utt && !this.utt.interrupted && this.utt.duringAgent && this.utt.endpointAt === null) {
+          this.onVadFrame(this.audioInMs);
+        }
+      }
+    } catch (e) {
+      if (!this.closed) this.host.fail('stt', e);
+    }
+  }
+
+  private onFinal(text: string, endMs: number): void {
+    this.s.transport.event({ type: 'transcript', final: true, text });
+    if (!this.utt) {
+      // A final with no utterance open (the VAD missed or has not yet seen it): open one so it is not lost.
+      this.utt = this.newUtterance(Math.max(0, endMs - 500));
+      this.utt.lastSpeechAudioMs = endMs;
+      this.utt.endpointAudioMs = endMs;
+      this.utt.endpointAt = this.host.now();
+      this.utt.timer = setTimeout(() => this.commit(true), this.s.settings.finalWaitMs);
+    }
+    if (text.trim()) this.utt.finals.push(text.trim());
+    this.utt.lastFinalEndMs = Math.max(this.utt.lastFinalEndMs, endMs);
+    this.utt.finalAt = this.host.now();
+    const u = this.utt;
+    const heard = u.finals.join(' ');
+    if (u.duringAgent && !u.interrupted && this.host.agentActive() && heard && !isBackchannel(heard))
+      this.interrupt('speech', u);
+    this.commit(false);
+  }
+
+  private async transcribeUtterance(u: Utterance): Promise<void> {
+    const pcm = Buffer.concat(this.uttAudio);
+    this.uttAudio = [];
+    this.sttAudioSeconds += pcm.length / 2 / this.s.transport.inRate;
+    try {
+      const r = await this.s.engines.stt.transcribe({
+        pcm,
+        sampleRate: this.s.transport.inRate,
+        language: this.s.agent.language,
+        mode: 'fast',
+        timestamps: 'segment',
+        diarize: false,
+        apiKey: this.s.engines.sttKey?.key,
+      });
+      if (this.utt !== u) return;
+      this.onFinal(r.text, u.lastSpeechAudioMs ?? this.audioInMs);
+    } catch (e) {
+      this.s.log.warn({ sessionId: this.s.sessionId, err: (e as Error).message }, 'utterance transcription failed');
+      if (this.utt === u) this.commit(true);
+    }
+  }
+
+  /** Hands the utterance on once it ended and its final transcript is in (or the wait is over). */
+  private commit(force: boolean): void {
+    const u = this.utt;
+    if (!u || u.endpointAt === null || u.lastSpeechAudioMs === null) return;
+    const covered = u.finalAt !== null && u.lastFinalEndMs >= u.lastSpeechAudioMs - 250;
+    if (!covered && !force) return;
+    if (u.timer) clearTimeout(u.timer);
+    this.utt = null;
+    const text = [...u.finals, force ? this.partial : ''].join(' ').trim();
+    this.partial = '';
+    if (u.duringAgent && !u.interrupted) return; // a backchannel or a noise over the agent: not a turn
+    const endpointAudioMs = u.endpointAudioMs ?? u.lastSpeechAudioMs;
+    this.host.spoke({
+      text,
+      onsetAt: this.wall(u.onsetAudioMs),
+      lastSpeechAt: this.wall(u.lastSpeechAudioMs),
+      finalAt: u.finalAt ?? this.host.now(),
+      endpointAt: u.endpointAt,
+      endpointWaitMs: (u.endpointAudioMs ?? 0) - u.lastSpeechAudioMs,
+      vadLagMs: u.endpointAt - this.wall(endpointAudioMs),
+    });
+  }
+}
