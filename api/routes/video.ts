@@ -39,6 +39,7 @@ export const videoRoutes: FastifyPluginAsyncZod = async (app) => {
           requestId: req.id,
           type: s.type,
           body: req.body as never,
+          headers: req.headers,
         });
         req.providerUsed = job.provider;
         req.usageBypassed = !billable;

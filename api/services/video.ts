@@ -7,6 +7,7 @@ import type {
   VideoJob,
   VideoJobType,
 } from '../../shared/contracts/video.ts';
+import { withTransaction } from '../../shared/db/pool.ts';
 import { ApiError } from '../../shared/errors/api-error.ts';
 import { newId } from '../../shared/ids.ts';
 import type { Infra } from '../../shared/runtime/infra.ts';
@@ -14,12 +15,13 @@ import { apertium } from '../../shared/engines/translate/apertium.ts';
 import { precheckCredits } from '../../shared/video/billing.ts';
 import { videoEngines } from '../../shared/video/engines.ts';
 import { enqueueVideoJob } from '../../shared/video/enqueue.ts';
+import { callerKeysFrom, sealJobKeys, type RequestHeaders } from '../../shared/video/job-keys.ts';
 import { checkModelServer } from '../../shared/video/model-server.ts';
 import { toVideoJob } from '../../shared/video/present.ts';
 import { ttsKey } from '../../shared/video/speech.ts';
 import { getOwnedVideoJob, insertVideoJob } from '../../shared/video/store.ts';
 import { precheckUrl } from '../../shared/video/url-check.ts';
-import { resolveVideoKey } from '../../shared/video/vendor-keys.ts';
+import { resolveVideoKey, VIDEO_VENDORS } from '../../shared/video/vendor-keys.ts';
 import { getOrCreateEndpoint } from '../../shared/webhooks/endpoints.ts';
 
 export type VideoBody = GenerateVideoBody | AvatarVideoBody | LipsyncVideoBody | DubVideoBody | AnalyzeVideoBody;
@@ -29,19 +31,22 @@ const URL_FIELDS = ['image_url', 'audio_url', 'video_url', 'webhook_url'] as con
 /**
  * Accepts a video job: every provider is checked now (not configured or unhealthy → 400 provider_unavailable),
  * every URL is checked against the outbound policy (private network → 400 url_not_allowed), the credit balance
- * must cover the estimate, then the row is written (pending) and enqueued. If Redis refuses the enqueue, the job
- * is still accepted: the reconciler enqueues it. Returns the Video job for the 202.
+ * must cover the estimate, then the row is written (pending), with the caller's `X-Provider-Key-*` keys for the
+ * vendors it calls sealed beside it, and enqueued. If Redis refuses the enqueue, the job is still accepted: the
+ * reconciler enqueues it. Returns the Video job for the 202.
  */
 export async function submitVideoJob(
   infra: Infra,
-  input: { developerId: string; requestId: string; type: VideoJobType; body: VideoBody },
+  input: { developerId: string; requestId: string; type: VideoJobType; body: VideoBody; headers: RequestHeaders },
 ): Promise<VideoJob & { billable: boolean }> {
-  const { type, body } = input;
-  const provider = await resolveProvider(infra, type, body, input.developerId);
-  // Commercial engines need a key that outlives the request (stored or platform); caller keys are not charged.
+  const { type, body, headers } = input;
+  const provider = await resolveProvider(infra, type, body, input.developerId, headers);
+  // Key resolution as on synchronous routes (header → stored → platform); a caller's key is not charged.
   const vendorProvider = type === 'dub' ? (body as DubVideoBody).lipsync_provider : provider;
-  const key = await resolveVideoKey(infra, vendorProvider, input.developerId);
+  const key = await resolveVideoKey(infra, vendorProvider, input.developerId, headers);
   const billable = key ? key.source === 'platform' : true;
+  // The job runs after this request is gone, so the header keys it will need travel with it, sealed.
+  const callerKeys = callerKeysFrom(headers, [VIDEO_VENDORS[vendorProvider]?.vendor, ttsProviderOf(type, body)]);
   for (const f of URL_FIELDS) {
     const v = (body as Record<string, unknown>)[f];
     if (typeof v === 'string') await precheckUrl(v, infra.addressPolicy, f);
@@ -55,15 +60,20 @@ export async function submitVideoJob(
     units: type === 'generate' ? (body as GenerateVideoBody).duration_seconds : 10,
     requestId: input.requestId,
   });
-  const row = await insertVideoJob(infra.db, {
-    id: newId('job'),
-    owner_id: input.developerId,
-    type,
-    provider,
-    request: { ...body, provider },
-    webhook_url: body.webhook_url ?? null,
-    billable,
-    request_id: input.requestId,
+  // One transaction: a worker never sees the job without the keys it was accepted with.
+  const row = await withTransaction(infra.db, async (tx) => {
+    const inserted = await insertVideoJob(tx, {
+      id: newId('job'),
+      owner_id: input.developerId,
+      type,
+      provider,
+      request: { ...body, provider },
+      webhook_url: body.webhook_url ?? null,
+      billable,
+      request_id: input.requestId,
+    });
+    await sealJobKeys(tx, infra.config, inserted, callerKeys);
+    return inserted;
   });
   try {
     await enqueueVideoJob(infra, row);
@@ -79,12 +89,20 @@ export async function getVideoJobFor(infra: Infra, developerId: string, id: stri
   return toVideoJob(row, infra.storage, infra.config.VIDEO_URL_TTL_SECONDS);
 }
 
+/** The TTS vendor a job calls, if any (avatar from text, dub). */
+function ttsProviderOf(type: VideoJobType, body: VideoBody): string | undefined {
+  if (type === 'dub') return (body as DubVideoBody).tts_provider;
+  if (type === 'avatar' && (body as AvatarVideoBody).text) return (body as AvatarVideoBody).tts_provider;
+  return undefined;
+}
+
 /** The provider a job will run on, refusing at submission what cannot run here. */
 async function resolveProvider(
   infra: Infra,
   type: VideoJobType,
   body: VideoBody,
   developerId: string,
+  headers: RequestHeaders,
 ): Promise<string> {
   const engines = videoEngines(infra);
   const requested = body.provider;
@@ -108,7 +126,7 @@ async function resolveProvider(
       engines.avatar.get(requested);
       await selfHosted('avatar', requested);
       if (b.text) {
-        await ttsKey(infra, b.tts_provider, developerId);
+        await ttsKey(infra, b.tts_provider, developerId, headers);
         if (b.target_language) checkLanguagePair('en', b.target_language, 'target_language');
       }
       return requested;
@@ -121,7 +139,7 @@ async function resolveProvider(
       const b = body as DubVideoBody;
       engines.lipsync.get(b.lipsync_provider);
       await selfHosted('lipsync', b.lipsync_provider);
-      await ttsKey(infra, b.tts_provider, developerId);
+      await ttsKey(infra, b.tts_provider, developerId, headers);
       const source = b.source_language ?? 'en';
       if (!/^en\b/i.test(source)) {
         throw new ApiError(

@@ -11,6 +11,7 @@ import { enqueueFirstDelivery } from '../webhooks/delivery.ts';
 import { insertWebhookMessage } from '../webhooks/outbox.ts';
 import { chargeJob } from './billing.ts';
 import { toVideoFailure } from './failure.ts';
+import { eraseJobKeys } from './job-keys.ts';
 import { toVideoJob } from './present.ts';
 import { addGpuSeconds, markCompleted, markFailed, setProgress, startAttempt, type VideoJobRow } from './store.ts';
 
@@ -40,9 +41,10 @@ export interface StepOptions {
 /**
  * Runs one step of a video job under the Postgres state machine: pending|processing → processing; progress
  * rises; a step that `finishes` moves the job to completed (once: a conditional UPDATE) in the same transaction
- * that records its webhook message, then charges and enqueues the delivery. Failures map to the contract's
- * error codes; retryable ones are retried by BullMQ until the last attempt, which fails the job. A job already
- * finished (a duplicate run, or a dub step after an earlier step failed) is skipped.
+ * that records its webhook message and erases the caller's sealed provider keys, then charges and enqueues the
+ * delivery. Failures map to the contract's error codes; retryable ones are retried by BullMQ until the last
+ * attempt, which fails the job (erasing the keys the same way). A job already finished (a duplicate run, or a dub
+ * step after an earlier step failed) is skipped.
  */
 export async function runStep(
   infra: Infra,
@@ -108,6 +110,8 @@ export async function finish(infra: Infra, id: string, outcome: JobOutcome): Pro
   const done = await withTransaction(infra.db, async (tx) => {
     const row = await markCompleted(tx, id, outcome.result, outcome.units);
     if (!row) return null;
+    // A caller's key lives no longer than its job: erased in the transaction that ends it.
+    await eraseJobKeys(tx, id);
     const messageId = row.webhook_url
       ? await insertWebhookMessage(tx, {
           developerId: row.owner_id,
@@ -131,6 +135,7 @@ export async function fail(infra: Infra, id: string, error: { code: string; mess
   const done = await withTransaction(infra.db, async (tx) => {
     const row = await markFailed(tx, id, error);
     if (!row) return null;
+    await eraseJobKeys(tx, id);
     return row.webhook_url
       ? await insertWebhookMessage(tx, {
           developerId: row.owner_id,

@@ -8,6 +8,7 @@ import { speechEngines } from '../engines/speech-registry.ts';
 import type { TranscriptionResult } from '../engines/stt/types.ts';
 import type { TtsEngine } from '../engines/tts/types.ts';
 import type { Infra } from '../runtime/infra.ts';
+import { jobKeyHeaders, type JobRef, type RequestHeaders } from './job-keys.ts';
 
 /** The TTS engine of a video job (the speech area's registry); an unknown provider is 400 on `tts_provider`. */
 export function videoTts(infra: Infra, provider: string): TtsEngine {
@@ -20,19 +21,31 @@ export function videoTts(infra: Infra, provider: string): TtsEngine {
 }
 
 /**
- * The key of a keyed TTS vendor for a job: the developer's stored key, then the platform key (a job runs after
- * the request, so header keys do not apply). Undefined for the local engine. 400 provider_unavailable if none.
+ * The key of a keyed TTS vendor for a job: the caller's `X-Provider-Key-<Vendor>` header (the request's at
+ * submission, the job's sealed copy in a worker), then the developer's stored key, then the platform key.
+ * Undefined for the local engine. 400 provider_unavailable if none.
  */
-export async function ttsKey(infra: Infra, provider: string, developerId: string): Promise<string | undefined> {
+export async function ttsKey(
+  infra: Infra,
+  provider: string,
+  developerId: string,
+  headers: RequestHeaders,
+): Promise<string | undefined> {
   if (!videoTts(infra, provider).capabilities.requiresKey) return undefined;
   const key = await resolveProviderKey({
     vendor: provider,
     developerId,
-    headers: {},
+    headers,
     stored: infra.storedKeys,
     platform: infra.config.vendors.platformKeys,
   });
   return key.key;
+}
+
+/** The TTS key inside a job's worker; the sealed caller key is opened only for a keyed engine. */
+async function jobTtsKey(infra: Infra, job: JobRef, provider: string): Promise<string | undefined> {
+  if (!videoTts(infra, provider).capabilities.requiresKey) return undefined;
+  return ttsKey(infra, provider, job.owner_id, await jobKeyHeaders(infra, job, provider));
 }
 
 /** The voice used when none is given: English → the default voice; other languages → espeak-ng's voice for it. */
@@ -45,18 +58,18 @@ export function voiceFor(voiceId: string | undefined, language: string | undefin
 /** Synthesizes text to a mono WAV file; returns its duration in seconds. */
 export async function synthesizeToWav(
   infra: Infra,
-  job: { provider: string; developerId: string },
+  tts: { provider: string; job: JobRef },
   input: { text: string; voiceId: string; language?: string; speed?: number },
   path: string,
   signal: AbortSignal,
 ): Promise<number> {
-  const audio = await videoTts(infra, job.provider).synthesize({
+  const audio = await videoTts(infra, tts.provider).synthesize({
     text: input.text,
     voiceId: input.voiceId,
     speed: input.speed ?? 1,
     pitch: 1,
     language: input.language,
-    apiKey: await ttsKey(infra, job.provider, job.developerId),
+    apiKey: await jobTtsKey(infra, tts.job, tts.provider),
     signal,
   });
   const pcm = await collect(audio.chunks);

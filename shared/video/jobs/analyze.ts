@@ -13,7 +13,7 @@ import { videoEngines } from '../engines.ts';
 import { VideoFailure } from '../failure.ts';
 import { callModelServer } from '../model-server.ts';
 import type { MediaInfo } from '../probe.ts';
-import { resolveVideoKey } from '../vendor-keys.ts';
+import { resolveJobVideoKey } from '../vendor-keys.ts';
 import { TwelveLabsAnalysisEngine } from '../../engines/analysis/twelvelabs.ts';
 import { presign } from './outputs.ts';
 
@@ -208,7 +208,7 @@ export async function runAnalyze(infra: Infra, s: StepContext): Promise<JobOutco
   let sections: AnalyzeSections = {};
   const duration = video.info.durationSeconds;
   if (s.job.provider === 'twelvelabs') {
-    const key = await resolveVideoKey(infra, 'twelvelabs', s.job.owner_id);
+    const key = await resolveJobVideoKey(infra, s.job, 'twelvelabs');
     sections = await new TwelveLabsAnalysisEngine({
       baseUrl: infra.config.vendors.baseUrls.twelvelabs,
       pollMs: infra.config.VIDEO_VENDOR_POLL_MS,

@@ -6,7 +6,7 @@ import { videoEngines } from '../engines.ts';
 import { fetchInput } from '../inputs.ts';
 import type { JobOutcome, StepContext } from '../lifecycle.ts';
 import { synthesizeToWav, voiceFor } from '../speech.ts';
-import { resolveVideoKey } from '../vendor-keys.ts';
+import { resolveJobVideoKey } from '../vendor-keys.ts';
 import { presign, storeOutput } from './outputs.ts';
 
 /**
@@ -36,7 +36,7 @@ export async function runAvatar(infra: Infra, s: StepContext): Promise<JobOutcom
     audioPath = `${s.workDir}/speech.wav`;
     await synthesizeToWav(
       infra,
-      { provider: req.tts_provider, developerId: s.job.owner_id },
+      { provider: req.tts_provider, job: s.job },
       { text, voiceId: voiceFor(req.voice_id, req.target_language), language: req.target_language },
       audioPath,
       s.signal,
@@ -56,7 +56,7 @@ export async function runAvatar(infra: Infra, s: StepContext): Promise<JobOutcom
     fps: infra.config.VIDEO_FPS,
     imageUrl: remote ? await presign(infra, image.key) : undefined,
     audioUrl: remote ? await presign(infra, audioKey) : undefined,
-    apiKey: (await resolveVideoKey(infra, engine.provider, s.job.owner_id))?.key,
+    apiKey: (await resolveJobVideoKey(infra, s.job, engine.provider))?.key,
     signal: s.signal,
     onProgress: (f) => s.progress(0.15 + 0.8 * f),
   });

@@ -87,7 +87,7 @@ export async function dubSynthesize(infra: Infra, s: StepContext): Promise<void>
     const raw = `${s.workDir}/seg${i}.wav`;
     const natural = await synthesizeToWav(
       infra,
-      { provider: req(s).tts_provider, developerId: s.job.owner_id },
+      { provider: req(s).tts_provider, job: s.job },
       { text: seg.text, voiceId: voice, language: req(s).target_language },
       raw,
       s.signal,

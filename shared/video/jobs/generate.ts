@@ -2,7 +2,7 @@ import type { GenerateVideoBody } from '../../contracts/video.ts';
 import type { Infra } from '../../runtime/infra.ts';
 import { videoEngines } from '../engines.ts';
 import type { JobOutcome, StepContext } from '../lifecycle.ts';
-import { resolveVideoKey } from '../vendor-keys.ts';
+import { resolveJobVideoKey } from '../vendor-keys.ts';
 import { storeOutput } from './outputs.ts';
 
 /** Generate: text-to-video with the resolved provider (`auto` was resolved at submission). */
@@ -18,7 +18,7 @@ export async function runGenerate(infra: Infra, s: StepContext): Promise<JobOutc
     height: req.height,
     fps: req.fps,
     outPath,
-    apiKey: (await resolveVideoKey(infra, engine.provider, s.job.owner_id))?.key,
+    apiKey: (await resolveJobVideoKey(infra, s.job, engine.provider))?.key,
     signal: s.signal,
     onProgress: (f) => s.progress(0.9 * f),
   });

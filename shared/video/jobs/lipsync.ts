@@ -3,7 +3,7 @@ import type { Infra } from '../../runtime/infra.ts';
 import { videoEngines } from '../engines.ts';
 import { fetchInput } from '../inputs.ts';
 import type { JobOutcome, StepContext } from '../lifecycle.ts';
-import { resolveVideoKey } from '../vendor-keys.ts';
+import { resolveJobVideoKey } from '../vendor-keys.ts';
 import { presign, storeOutput } from './outputs.ts';
 
 /** Runs a lip-sync engine on local files (shared by the lipsync job and the dub flow's lipsync step). */
@@ -25,7 +25,7 @@ export async function lipsyncFiles(
     fps: infra.config.VIDEO_FPS,
     videoUrl: remote ? await presign(infra, inputs.videoKey) : undefined,
     audioUrl: remote ? await presign(infra, inputs.audioKey) : undefined,
-    apiKey: (await resolveVideoKey(infra, engine.provider, s.job.owner_id))?.key,
+    apiKey: (await resolveJobVideoKey(infra, s.job, engine.provider))?.key,
     signal: s.signal,
     onProgress: (f) => s.progress(range[0] + (range[1] - range[0]) * f),
   });
