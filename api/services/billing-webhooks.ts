@@ -1,5 +1,5 @@
 import type Stripe from 'stripe';
-import { applyTier, type AccountRow } from '../../shared/billing/accounts.ts';
+import { applyTier, developerPlan, type AccountRow } from '../../shared/billing/accounts.ts';
 import {
   findDeveloperByCustomer,
   lockBillingCustomer,
@@ -7,7 +7,14 @@ import {
   type BillingCustomerRow,
 } from '../../shared/billing/customers.ts';
 import { requireStripe } from '../../shared/billing/stripe-client.ts';
-import { isTier, tierPlans, type Tier } from '../../shared/billing/tiers.ts';
+import {
+  applySubscriptionPeriod,
+  invoicePeriod,
+  subscriptionPeriod,
+  type PeriodOutcome,
+  type StripePeriod,
+} from '../../shared/billing/stripe-periods.ts';
+import { isTier, planFor, tierPlans, type Tier, type TierPlan } from '../../shared/billing/tiers.ts';
 import type { Config } from '../../shared/config/index.ts';
 import { withTransaction, type DbClient } from '../../shared/db/pool.ts';
 import { ApiError } from '../../shared/errors/api-error.ts';
@@ -16,7 +23,7 @@ import type { Infra } from '../../shared/runtime/infra.ts';
 export interface WebhookOutcome {
   received: true;
   duplicate: boolean;
-  /** What the event did (for logs and tests): `tier:pro`, `status:past_due`, `ignored:<why>`. */
+  /** What the event did (for logs and tests): `tier:pro`, `status:past_due`, `period:started`, `ignored:<why>`. */
   effect: string;
 }
 
@@ -24,6 +31,8 @@ interface Effect {
   effect: string;
   developerId?: string;
   tierChanged?: boolean;
+  /** The credit period moved (a Stripe period applied): the balance caches need the new row. */
+  periodChanged?: boolean;
   account?: AccountRow | null;
 }
 
@@ -63,8 +72,8 @@ export async function handleStripeWebhook(
     return { duplicate: false, effect: await applyEvent(tx, infra.config, event) };
   });
   const { effect } = result;
-  if (effect.developerId && effect.tierChanged) {
-    await infra.authenticator.invalidateDeveloper(effect.developerId);
+  if (effect.developerId && effect.tierChanged) await infra.authenticator.invalidateDeveloper(effect.developerId);
+  if (effect.developerId && (effect.tierChanged || effect.periodChanged)) {
     if (effect.account) infra.meter.publish(effect.account);
     else await infra.meter.refresh(effect.developerId).catch(() => undefined);
   }
@@ -103,7 +112,7 @@ async function applyEvent(tx: DbClient, config: Config, event: Stripe.Event): Pr
       return subscriptionChanged(tx, config, event, o);
     case 'invoice.paid':
     case 'invoice.payment_failed':
-      return invoiceEvent(tx, event, o);
+      return invoiceEvent(tx, config, event, o);
     default:
       return { effect: 'ignored:unhandled type' };
   }
@@ -199,13 +208,16 @@ async function subscriptionChanged(tx: DbClient, config: Config, event: Stripe.E
   if (paid) {
     const tier = tierOfSubscription(config, sub);
     if (!tier) return { effect: 'ignored:price of no tier', developerId };
-    return setTier(tx, config, developerId, tier, `status:${status} `);
+    // The period first: a new period rolls the ending one over as it stood, under the plan of the tier it
+    // renews on; the tier change then applies to the period now current.
+    const period = await applyPeriod(tx, developerId, subscriptionPeriod(sub), planFor(config, tier));
+    return withPeriod(await setTier(tx, config, developerId, tier, `status:${status} `), period);
   }
   if (ENDED_STATUSES.has(status)) return setTier(tx, config, developerId, 'starter', `status:${status} `);
   return { effect: `status:${status}`, developerId };
 }
 
-async function invoiceEvent(tx: DbClient, event: Stripe.Event, inv: Obj): Promise<Effect> {
+async function invoiceEvent(tx: DbClient, config: Config, event: Stripe.Event, inv: Obj): Promise<Effect> {
   const developerId = await developerFor(tx, inv);
   if (!developerId) return { effect: 'ignored:unknown developer' };
   const row = await stateRow(tx, inv, developerId);
@@ -237,5 +249,25 @@ async function invoiceEvent(tx: DbClient, event: Stripe.Event, inv: Obj): Promis
     tierExpiresAt: expires,
     eventCreated: event.created,
   });
-  return { effect: 'status:active', developerId };
+  const plan = await developerPlan(tx, config, developerId);
+  const period = await applyPeriod(tx, developerId, invoicePeriod(inv, subscriptionId), plan);
+  return withPeriod({ effect: 'status:active', developerId }, period);
+}
+
+type PeriodResult = { outcome: PeriodOutcome; account: AccountRow | null } | null;
+
+/** Credit periods follow the subscription's period (stripe-periods.ts); an event without one leaves it alone. */
+function applyPeriod(tx: DbClient, developerId: string, period: StripePeriod | null, plan: TierPlan) {
+  return period ? applySubscriptionPeriod(tx, developerId, period, plan) : Promise.resolve(null);
+}
+
+/** Adds the period's outcome to an effect; the newest account row (a tier change applies after the period). */
+function withPeriod(effect: Effect, period: PeriodResult): Effect {
+  if (!period) return effect;
+  return {
+    ...effect,
+    effect: `${effect.effect} period:${period.outcome}`,
+    periodChanged: effect.periodChanged || period.account !== null,
+    account: effect.account ?? period.account,
+  };
 }

@@ -4,46 +4,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addMonthsUtc } from '../../shared/billing/accounts.ts';
 import { reportOverage } from '../../shared/billing/overage.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
-import { startStripeDouble } from './stripe-double.ts';
+import { sendStripeWebhook, STRIPE_TEST_PRICES, stripeEvent as event, startStripePlatform } from './stripe-webhooks.ts';
 
 const WHSEC = 'whsec_test_' + randomBytes(16).toString('hex');
-const PRICES = { starter: 'price_starter_test', pro: 'price_pro_test', scale: 'price_scale_test' };
+const PRICES = STRIPE_TEST_PRICES;
 const sdk = new Stripe('sk_test_unused');
 
 let p: TestPlatform;
-let double: Awaited<ReturnType<typeof startStripeDouble>>;
+let double: Awaited<ReturnType<typeof startStripePlatform>>['double'];
+let stop: (() => Promise<void>) | undefined;
 beforeAll(async () => {
-  double = await startStripeDouble();
-  p = await startTestPlatform({
-    roles: ['api'],
-    env: {
-      STRIPE_SECRET_KEY: 'sk_test_platform',
-      STRIPE_WEBHOOK_SECRET: WHSEC,
-      STRIPE_PRICE_STARTER: PRICES.starter,
-      STRIPE_PRICE_PRO: PRICES.pro,
-      STRIPE_PRICE_SCALE: PRICES.scale,
-      STRIPE_API_BASE: double.url,
-    },
-  });
+  ({ platform: p, double, close: stop } = await startStripePlatform(WHSEC));
 });
-afterAll(async () => {
-  await p?.close();
-  await double?.close();
-});
+afterAll(() => stop?.());
 
-let seq = 0;
-function event(type: string, object: Record<string, unknown>, created = Math.floor(Date.now() / 1000)) {
-  return { id: `evt_${randomBytes(8).toString('hex')}_${seq++}`, object: 'event', type, created, data: { object } };
-}
-
-function sendWebhook(body: string, header?: string): Promise<Response> {
-  const signature = header ?? sdk.webhooks.generateTestHeaderString({ payload: body, secret: WHSEC });
-  return fetch(`${p.url}/webhooks/stripe`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json; charset=utf-8', 'stripe-signature': signature },
-    body,
-  });
-}
+const sendWebhook = (body: string, header?: string) => sendStripeWebhook(p.url, WHSEC, body, header);
 
 function subscription(developerId: string, customer: string, over: Record<string, unknown> = {}) {
   return {
