@@ -4,3 +4,4 @@ export * from './pcm.ts';
 export * from './resampler.ts';
 export * from './wav.ts';
 export * from './process.ts';
+export * from './pauses.ts';

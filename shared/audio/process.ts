@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { setPriority } from 'node:os';
+import { createInterface } from 'node:readline';
 
 export interface RunResult {
   stdout: Buffer;
@@ -49,5 +50,49 @@ export function lowerPriority(pid: number, nice: number): void {
     setPriority(pid, Math.min(19, Math.max(0, nice)));
   } catch {
     // ESRCH (already exited) or EACCES: the work still runs, only unprioritised.
+  }
+}
+
+/** A process that exited with a non-zero status (or was killed by a signal we did not send). */
+export class ProcessExitError extends Error {
+  override readonly name = 'ProcessExitError';
+  constructor(
+    readonly exitCode: number | null,
+    readonly stderr: string,
+  ) {
+    super(`process exited ${exitCode}`);
+  }
+}
+
+/**
+ * Runs a command and yields its stdout line by line as it writes them, for tools that report progress as they
+ * go (a decoder printing each utterance). Ends when the process has exited: a non-zero status throws
+ * ProcessExitError, a missing binary the spawn error, an abort the signal's reason. A consumer that stops early
+ * kills the process, so nothing outlives the request that started it.
+ */
+export async function* processLines(
+  cmd: string,
+  args: string[],
+  opts: { signal?: AbortSignal; nice?: number } = {},
+): AsyncGenerator<string> {
+  opts.signal?.throwIfAborted();
+  const proc = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], signal: opts.signal, killSignal: 'SIGKILL' });
+  if (opts.nice && proc.pid !== undefined) lowerPriority(proc.pid, opts.nice);
+  let stderr = '';
+  proc.stderr!.on('data', (d: Buffer) => {
+    if (stderr.length < 8192) stderr += d.toString();
+  });
+  const exit = new Promise<number | null>((resolve, reject) => {
+    proc.on('error', (e) => reject(opts.signal?.aborted ? opts.signal.reason : e));
+    proc.on('close', (code) => (opts.signal?.aborted ? reject(opts.signal.reason) : resolve(code)));
+  });
+  // Observed below unless the consumer stops early; then its outcome no longer matters to anyone.
+  exit.catch(() => {});
+  try {
+    for await (const line of createInterface({ input: proc.stdout!, crlfDelay: Infinity })) yield line;
+    const code = await exit;
+    if (code !== 0) throw new ProcessExitError(code, stderr);
+  } finally {
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
   }
 }
