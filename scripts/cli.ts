@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { mintKey } from '../api/services/keys.ts';
+import { reencryptProviderKeys } from '../shared/billing/reencrypt-keys.ts';
 import { revokeKey } from '../shared/db/api-keys.ts';
 import { getDeveloper, insertDeveloper, listDevelopers, TIERS, type Tier } from '../shared/db/developers.ts';
 import { migrate } from '../shared/db/migrate.ts';
@@ -13,6 +14,9 @@ const USAGE = `Operator CLI (prints one JSON line per result)
   npm run cli -- developers list
   npm run cli -- keys create --developer <developerId> [--name <name>] [--expires-in-days <n>]
   npm run cli -- keys revoke --developer <developerId> --id <keyId>
+  npm run cli -- provider-keys reencrypt [--batch <n>] [--dry-run]
+      re-seals stored provider keys under the first PROVIDER_KEYS_ENCRYPTION_KEYS key; progress on stderr,
+      the counts on stdout; exits 1 when a key could not be re-sealed (its ids are listed)
 `;
 
 const [group, action, ...rest] = process.argv.slice(2);
@@ -24,6 +28,8 @@ const { values } = parseArgs({
     developer: { type: 'string' },
     id: { type: 'string' },
     'expires-in-days': { type: 'string' },
+    batch: { type: 'string', default: '500' },
+    'dry-run': { type: 'boolean', default: false },
   },
 });
 
@@ -66,6 +72,21 @@ try {
     await redis.publish(`${config.REDIS_PREFIX}:auth:invalidate`, `key:${revoked.key_hash.toString('hex')}`);
     redis.disconnect();
     console.log(JSON.stringify({ keyId: values.id, revoked: true }));
+  } else if (group === 'provider-keys' && action === 'reencrypt') {
+    const batchSize = Number(values.batch);
+    if (!(Number.isInteger(batchSize) && batchSize >= 1 && batchSize <= 10_000)) fail('--batch must be 1-10000');
+    const report = await reencryptProviderKeys(db, config, {
+      batchSize,
+      dryRun: values['dry-run'],
+      onBatch: (r) =>
+        console.error(
+          `provider-keys reencrypt: ${r.scanned} scanned, ${r.resealed} ${r.dryRun ? 'to re-seal' : 're-sealed'}, ` +
+            `${r.alreadyCurrent} already current, ${r.deleted} deleted meanwhile, ${r.failed.length} failed`,
+        ),
+    });
+    console.log(JSON.stringify(report));
+    // Non-zero so that a rollout script stops before the old master key is removed.
+    if (report.failed.length > 0) process.exitCode = 1;
   } else {
     fail(group ? `unknown command: ${group} ${action ?? ''}` : 'no command given');
   }

@@ -37,6 +37,11 @@ export class ProviderKeyCipher {
     return this.keys[0]!.id;
   }
 
+  /** Whether a master key of this id is configured (tells "key removed" from "data does not decrypt"). */
+  hasKey(id: string): boolean {
+    return this.byId.has(id);
+  }
+
   seal(developerId: string, provider: string, plaintext: string): SealedKey {
     const master = this.keys[0]!;
     const iv = randomBytes(12);
@@ -75,7 +80,8 @@ export function providerKeyCipher(config: Config): ProviderKeyCipher {
   return c;
 }
 
-const COLUMNS = 'developer_id, provider, key_id, iv, ciphertext, auth_tag, last_four, created_at, verified_at';
+export const PROVIDER_KEY_COLUMNS =
+  'developer_id, provider, key_id, iv, ciphertext, auth_tag, last_four, created_at, verified_at';
 
 export async function upsertProviderKey(
   db: Queryable,
@@ -91,7 +97,7 @@ export async function upsertProviderKey(
      on conflict (developer_id, provider) do update
         set key_id = excluded.key_id, iv = excluded.iv, ciphertext = excluded.ciphertext,
             auth_tag = excluded.auth_tag, last_four = excluded.last_four, created_at = now(), verified_at = null
-     returning ${COLUMNS}, (xmax = 0) as inserted`,
+     returning ${PROVIDER_KEY_COLUMNS}, (xmax = 0) as inserted`,
     [developerId, provider, s.keyId, s.iv, s.ciphertext, s.authTag, apiKey.slice(-4)],
   );
   const { inserted, ...row } = rows[0]!;
@@ -100,7 +106,7 @@ export async function upsertProviderKey(
 
 export async function listProviderKeys(db: Queryable, developerId: string): Promise<ProviderKeyRow[]> {
   const { rows } = await db.query<ProviderKeyRow>(
-    `select ${COLUMNS} from provider_keys where developer_id = $1 order by provider`,
+    `select ${PROVIDER_KEY_COLUMNS} from provider_keys where developer_id = $1 order by provider`,
     [developerId],
   );
   return rows;
@@ -112,7 +118,7 @@ export async function getProviderKeyRow(
   provider: string,
 ): Promise<ProviderKeyRow | null> {
   const { rows } = await db.query<ProviderKeyRow>(
-    `select ${COLUMNS} from provider_keys where developer_id = $1 and provider = $2`,
+    `select ${PROVIDER_KEY_COLUMNS} from provider_keys where developer_id = $1 and provider = $2`,
     [developerId, provider],
   );
   return rows[0] ?? null;
@@ -138,45 +144,31 @@ export async function markProviderKeyVerified(
   return rows[0]?.verified_at ?? null;
 }
 
-/** Decrypts a row; a row sealed under an older master key is re-sealed under the current one (rotation). */
+/** The sealed value of a row, as the cipher takes it. */
+export function sealedOf(row: ProviderKeyRow): SealedKey {
+  return { keyId: row.key_id, iv: row.iv, ciphertext: row.ciphertext, authTag: row.auth_tag };
+}
+
+/**
+ * Decrypts a row; a row sealed under an older master key is re-sealed under the current one (rotation). The
+ * re-seal is a compare-and-set on the sealed value read (key id and IV, fresh for every seal): a key the developer
+ * replaced meanwhile, or one a re-encryption run already re-sealed, is left as it is.
+ */
 export async function openProviderKey(
   db: Queryable,
   cipher: ProviderKeyCipher,
   row: ProviderKeyRow,
 ): Promise<string | null> {
-  const plain = cipher.open(row.developer_id, row.provider, {
-    keyId: row.key_id,
-    iv: row.iv,
-    ciphertext: row.ciphertext,
-    authTag: row.auth_tag,
-  });
+  const plain = cipher.open(row.developer_id, row.provider, sealedOf(row));
   if (plain !== null && row.key_id !== cipher.currentKeyId) {
     const s = cipher.seal(row.developer_id, row.provider, plain);
     await db.query(
       `update provider_keys set key_id = $3, iv = $4, ciphertext = $5, auth_tag = $6
-        where developer_id = $1 and provider = $2 and key_id = $7`,
-      [row.developer_id, row.provider, s.keyId, s.iv, s.ciphertext, s.authTag, row.key_id],
+        where developer_id = $1 and provider = $2 and key_id = $7 and iv = $8`,
+      [row.developer_id, row.provider, s.keyId, s.iv, s.ciphertext, s.authTag, row.key_id, row.iv],
     );
   }
   return plain;
-}
-
-/**
- * Re-seals every stored key under the current master key, so an old master key can be removed from
- * PROVIDER_KEYS_ENCRYPTION_KEYS. Returns how many rows changed and how many could not be opened.
- */
-export async function reencryptProviderKeys(db: Db, config: Config): Promise<{ rotated: number; unreadable: number }> {
-  const cipher = providerKeyCipher(config);
-  const { rows } = await db.query<ProviderKeyRow>(`select ${COLUMNS} from provider_keys where key_id <> $1`, [
-    cipher.currentKeyId,
-  ]);
-  let rotated = 0;
-  let unreadable = 0;
-  for (const row of rows) {
-    if ((await openProviderKey(db, cipher, row)) === null) unreadable++;
-    else rotated++;
-  }
-  return { rotated, unreadable };
 }
 
 /** The lookup engines use (header → stored → platform): the developer's stored key for a vendor, decrypted. */
