@@ -1,11 +1,23 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { collect, pcmToInt16 } from '../../shared/audio/index.ts';
 import { PocketsphinxSttEngine, parsePocketsphinxOutput } from '../../shared/engines/stt/pocketsphinx.ts';
+import { lastCepstralMean, withCmnInit } from '../../shared/engines/stt/pocketsphinx-cmn.ts';
+import { PocketsphinxOutputParser } from '../../shared/engines/stt/pocketsphinx-output.ts';
+import type { SttProgress, SttRequest } from '../../shared/engines/stt/types.ts';
 import { LocalTtsEngine } from '../../shared/engines/tts/local.ts';
 import { splitForSynthesis } from '../../shared/engines/tts/text-chunks.ts';
 import { SileroVad, speechRegions } from '../../shared/engines/vad/silero.ts';
 import { frameFeatures } from '../../shared/audio/features.ts';
-import { CONVERSATION_LINES, conversation, diarizationAccuracy, speak, wordErrors } from './helpers/speech.ts';
+import { waitUntil } from '../helpers/platform.ts';
+import {
+  CONVERSATION_LINES,
+  ROUND_TRIP_SENTENCES,
+  conversation,
+  diarizationAccuracy,
+  runningDecoders,
+  speak,
+  wordErrors,
+} from './helpers/speech.ts';
 
 const tts = new LocalTtsEngine();
 const stt = new PocketsphinxSttEngine();
@@ -173,6 +185,79 @@ describe('default STT (pocketsphinx)', () => {
     const accuracy = diarizationAccuracy(r.segments, truth);
     expect(accuracy).toBeGreaterThanOrEqual(0.9);
   });
+});
+
+describe('default STT, incremental (transcribeIncremental)', () => {
+  let req: SttRequest;
+  beforeAll(async () => {
+    // The ten round-trip sentences with 1 s pauses: about 36 s, so more than one piece of at most 30 s.
+    const turns = ROUND_TRIP_SENTENCES.map((text) => ({ text, voice: 'default' }));
+    const { pcm } = await conversation(tts, turns, 1);
+    req = { pcm, sampleRate: 16000, language: 'en', mode: 'accurate', timestamps: 'word', diarize: false };
+  });
+
+  it('closes an utterance at its </s>, so a reader of live output gets it without waiting for the next one', () => {
+    const parser = new PocketsphinxOutputParser(30);
+    expect(parser.line('hello world')).toBeNull();
+    expect(parser.line('<s> 0.000 0.100 0.99')).toBeNull();
+    expect(parser.line('hello 0.110 0.400 0.9')).toBeNull();
+    expect(parser.line('world 0.500 0.900 0.8')).toBeNull();
+    expect(parser.line('</s> 0.900 1.000 1.0')).toMatchObject({ start: 30.11, end: 30.9, text: 'hello world' });
+    expect(parser.end()).toBeNull();
+  });
+
+  it('carries the cepstral mean a decoder log ends with into the next piece through feat.params', () => {
+    const log = [
+      'INFO: cmn_live.c(120): Update from < 41.00 -5.29 >',
+      'INFO: cmn_live.c(138): Update to   < 44.78 11.32 >',
+      'INFO: cmn_live.c(105): Update to   < 46.88  9.29 >',
+      'INFO: ngram_search.c(1283): lattice start node <s>.0 end node </s>.228',
+    ].join('\n');
+    expect(lastCepstralMean(log)).toBe('46.88,9.29');
+    expect(lastCepstralMean('INFO: nothing here')).toBeNull();
+    expect(withCmnInit('-agc none\n-cmninit 41.00,-5.29\n-varnorm no\n', '46.88,9.29')).toBe(
+      '-agc none\n-varnorm no\n-cmninit 46.88,9.29\n',
+    );
+  });
+
+  it('reports each segment before the result, spells the result, and keeps recording times across pieces', async () => {
+    const events: SttProgress[] = [];
+    for await (const ev of stt.transcribeIncremental(req)) events.push(ev);
+    const last = events.at(-1)!;
+    if (last.type !== 'result') throw new Error('the last event is the result');
+    const segments = events.slice(0, -1).map((e) => (e.type === 'segment' ? e.segment : null));
+    expect(segments.every((s) => s !== null)).toBe(true);
+    expect(segments.length).toBeGreaterThan(5);
+    expect(segments.map((s) => s!.text).join(' ')).toBe(last.result.text);
+    expect(last.result.segments.map((s) => s.text)).toEqual(segments.map((s) => s!.text));
+    // Times are from the start of the recording: increasing, inside it, and some past the first 30 s piece.
+    const starts = segments.map((s) => s!.start);
+    expect([...starts].sort((a, b) => a - b)).toEqual(starts);
+    expect(segments.at(-1)!.end).toBeLessThanOrEqual(last.result.duration);
+    expect(starts.some((t) => t > 30)).toBe(true);
+    expect(last.result.words!.at(-1)!.end).toBeGreaterThan(30);
+    // Segment boundaries may change a word where a piece starts; nothing more.
+    const whole = await stt.transcribe(req);
+    expect(wordErrors(whole.text, last.result.text)).toBeLessThanOrEqual(2);
+    expect(wordErrors(ROUND_TRIP_SENTENCES.join(' '), last.result.text)).toBeLessThanOrEqual(10);
+  }, 120_000);
+
+  it('stops its decoder when the consumer aborts or stops early, and frees the slot', async () => {
+    const one = new PocketsphinxSttEngine({ maxConcurrent: 1 });
+    const ac = new AbortController();
+    const run = (async () => {
+      for await (const ev of one.transcribeIncremental({ ...req, signal: ac.signal })) {
+        if (ev.type === 'segment') ac.abort(new Error('client disconnected'));
+      }
+    })();
+    await expect(run).rejects.toThrow('client disconnected');
+    await waitUntil(() => runningDecoders().length === 0);
+    for await (const ev of one.transcribeIncremental(req)) if (ev.type === 'segment') break;
+    await waitUntil(() => runningDecoders().length === 0);
+    // The single slot is free again: a whole-file decode runs instead of waiting forever.
+    const short = { ...req, pcm: req.pcm.subarray(0, 16000 * 2 * 3) };
+    await expect(one.transcribe(short)).resolves.toMatchObject({ language: 'en' });
+  }, 120_000);
 });
 
 describe('Silero VAD', () => {

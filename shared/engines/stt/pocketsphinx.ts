@@ -1,22 +1,26 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { rm, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { cutAtPauses, type AudioPiece } from '../../audio/pauses.ts';
 import { pcmToInt16 } from '../../audio/pcm.ts';
-import { runProcess } from '../../audio/process.ts';
+import { ProcessExitError, processLines } from '../../audio/process.ts';
 import { resamplePcm } from '../../audio/resampler.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { EngineError } from '../core/engine-error.ts';
 import { diarize } from './diarize.ts';
+import { lastCepstralMean, withCmnInit } from './pocketsphinx-cmn.ts';
+import { PocketsphinxOutputParser, round, type DecodedSegment } from './pocketsphinx-output.ts';
 import {
   SttEngine,
   type SttCapabilities,
+  type SttProgress,
   type SttRequest,
-  type TranscriptSegment,
-  type TranscriptWord,
   type TranscriptionResult,
 } from './types.ts';
+
+export { parsePocketsphinxOutput, type DecodedSegment } from './pocketsphinx-output.ts';
 
 export interface PocketsphinxOptions {
   /** Folder with the acoustic model (`en-us/`), `en-us.lm.bin` and `cmudict-en-us.dict` (Debian pocketsphinx-en-us). */
@@ -33,7 +37,9 @@ class Slots {
   constructor(n: number) {
     this.free = Math.max(1, n);
   }
-  async run<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  /** Waits for a slot (an abort leaves the queue); the returned function gives it back, once. */
+  async acquire(signal?: AbortSignal): Promise<() => void> {
+    signal?.throwIfAborted();
     if (this.free > 0) this.free--;
     else {
       await new Promise<void>((resolve, reject) => {
@@ -50,13 +56,14 @@ class Slots {
         this.waiting.push(go);
       });
     }
-    try {
-      return await fn();
-    } finally {
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
       const next = this.waiting.shift();
       if (next) next();
       else this.free++;
-    }
+    };
   }
 }
 
@@ -75,8 +82,12 @@ export const DECODER_SETTINGS: Record<SttRequest['mode'], string[]> = {
   ],
 };
 
-/** Tokens pocketsphinx emits for silence, sentence bounds and noise: never words of the transcript. */
-const NON_WORD = /^(<s>|<\/s>|<sil>|\[[A-Z_]+\]|\+\+.*\+\+|\+.*\+)$/;
+/**
+ * Pieces for incremental decoding: cut at the longest pause 10-30 s into each piece. Within a piece the decoder's
+ * own endpointer already reports each utterance as it ends, so the pieces only bound how long a stretch of speech
+ * without pauses can hold the first delta back (and each extra piece costs one decoder start, ~0.3 s).
+ */
+export const INCREMENTAL_PIECES = { minSeconds: 10, maxSeconds: 30 };
 
 /** Language codes the English model serves. */
 export function isEnglish(language: string): boolean {
@@ -103,6 +114,7 @@ export class PocketsphinxSttEngine extends SttEngine {
   private readonly modelDir: string;
   private readonly bin: string;
   private readonly slots: Slots;
+  private featParams: Promise<string> | null = null;
 
   constructor(opts: PocketsphinxOptions = {}) {
     super();
@@ -112,6 +124,28 @@ export class PocketsphinxSttEngine extends SttEngine {
   }
 
   protected async _transcribe(req: SttRequest): Promise<TranscriptionResult> {
+    // The whole recording in one decoder run: its endpointer and cepstral normalisation see everything, and the
+    // result is what this engine has always returned.
+    for await (const ev of this.decodeInPieces(req, (samples) => [{ start: 0, end: samples.length }])) {
+      if (ev.type === 'result') return ev.result;
+    }
+    throw new EngineError(this.provider, 'upstream', 'pocketsphinx ended without a result', false);
+  }
+
+  /**
+   * Incremental: the recording is cut at pauses into pieces of at most 30 s (INCREMENTAL_PIECES), decoded one
+   * after another by one decoder slot, and each utterance is reported as soon as the decoder prints it. Segment
+   * and word times are from the start of the recording. Speaker labels need every segment, so with `diarize`
+   * they are on the result's segments only.
+   */
+  protected override _transcribeIncremental(req: SttRequest): AsyncGenerator<SttProgress> {
+    return this.decodeInPieces(req, (samples) => cutAtPauses(samples, 16000, INCREMENTAL_PIECES));
+  }
+
+  private async *decodeInPieces(
+    req: SttRequest,
+    plan: (samples: Int16Array) => AudioPiece[],
+  ): AsyncGenerator<SttProgress> {
     if (!isEnglish(req.language)) {
       throw new ApiError(
         'unsupported_language',
@@ -123,103 +157,110 @@ export class PocketsphinxSttEngine extends SttEngine {
     }
     const pcm = resamplePcm(req.pcm, req.sampleRate, 16000);
     const duration = pcm.length / 2 / 16000;
-    const segments =
-      duration > 0.05 ? await this.slots.run(() => this.decode(pcm, req.mode, req.signal), req.signal) : [];
+    const segments: DecodedSegment[] = [];
+    if (duration > 0.05) {
+      const pieces = plan(pcmToInt16(pcm));
+      // Several pieces pass the cepstral mean on from one to the next (see ./pocketsphinx-cmn.ts).
+      const cmn: CmnCarry | undefined = pieces.length > 1 ? { mean: null } : undefined;
+      // One slot for the whole recording, as for a whole-file decode: a stream is not starved between pieces.
+      const release = await this.slots.acquire(req.signal);
+      try {
+        for (const piece of pieces) {
+          const audio = pcm.subarray(piece.start * 2, piece.end * 2);
+          for await (const seg of this.decode(audio, piece.start / 16000, req.mode, req.signal, cmn)) {
+            segments.push(seg);
+            yield { type: 'segment', segment: { start: seg.start, end: seg.end, text: seg.text } };
+          }
+        }
+      } finally {
+        release();
+      }
+    }
     if (req.diarize && segments.length > 0) {
       const labels = diarize(pcmToInt16(pcm), 16000, segments);
       segments.forEach((s, i) => (s.speaker = labels[i]));
     }
     const words = segments.flatMap((s) => s.words);
-    return {
-      text: segments.map((s) => s.text).join(' '),
-      segments: segments.map(({ words: _w, ...seg }) => seg),
-      ...(req.timestamps === 'word' ? { words } : {}),
-      language: 'en',
-      duration: round(duration),
+    yield {
+      type: 'result',
+      result: {
+        text: segments.map((s) => s.text).join(' '),
+        segments: segments.map(({ words: _w, ...seg }) => seg),
+        ...(req.timestamps === 'word' ? { words } : {}),
+        language: 'en',
+        duration: round(duration),
+      },
     };
   }
 
-  private async decode(pcm: Buffer, mode: SttRequest['mode'], signal?: AbortSignal) {
+  /**
+   * One decoder run over `pcm`, yielding each utterance as soon as the decoder prints it (it flushes its output
+   * after every utterance its endpointer closes). `offset` (seconds) places the piece in the recording. With
+   * `cmn`, the run starts from its cepstral mean (when set) and leaves the mean it ended with there.
+   */
+  private async *decode(
+    pcm: Buffer,
+    offset: number,
+    mode: SttRequest['mode'],
+    signal?: AbortSignal,
+    cmn?: CmnCarry,
+  ): AsyncGenerator<DecodedSegment> {
     // pocketsphinx_continuous reads a file (it cannot open Node's socket stdio): raw PCM in memory-backed /dev/shm.
-    const file = join(SCRATCH_DIR, `vap-ps-${randomBytes(8).toString('hex')}.raw`);
+    const base = join(SCRATCH_DIR, `vap-ps-${randomBytes(8).toString('hex')}`);
+    const file = `${base}.raw`;
+    const log = cmn ? `${base}.log` : '/dev/null';
+    const feat = cmn?.mean ? `${base}.feat` : null;
     await writeFile(file, pcm);
     try {
+      if (feat) await writeFile(feat, withCmnInit(await this.modelFeatParams(), cmn!.mean!));
       const args = [
         ...['-hmm', join(this.modelDir, 'en-us'), '-lm', join(this.modelDir, 'en-us.lm.bin')],
         ...['-dict', join(this.modelDir, 'cmudict-en-us.dict'), '-samprate', '16000'],
-        ...['-infile', file, '-time', 'yes', '-logfn', '/dev/null'],
+        ...['-infile', file, '-time', 'yes', '-logfn', log],
+        ...(feat ? ['-featparams', feat] : []),
         ...DECODER_SETTINGS[mode],
       ];
-      const r = await runProcess(this.bin, args, { signal }).catch((e: Error & { code?: string }) => {
+      const parser = new PocketsphinxOutputParser(offset);
+      try {
+        for await (const line of processLines(this.bin, args, { signal })) {
+          const seg = parser.line(line);
+          if (seg) yield seg;
+        }
+      } catch (e) {
         if (signal?.aborted) throw e;
+        if (e instanceof ProcessExitError) {
+          throw new EngineError(
+            this.provider,
+            'upstream',
+            `pocketsphinx exited ${e.exitCode}: ${e.stderr.slice(-200)}`,
+            false,
+          );
+        }
+        const code = (e as Error & { code?: string }).code;
         throw new EngineError(
           this.provider,
           'unavailable',
-          `pocketsphinx could not start: ${e.code ?? e.message}`,
-          false,
-        );
-      });
-      if (r.code !== 0) {
-        throw new EngineError(
-          this.provider,
-          'upstream',
-          `pocketsphinx exited ${r.code}: ${r.stderr.slice(-200)}`,
+          `pocketsphinx could not start: ${code ?? (e as Error).message}`,
           false,
         );
       }
-      return parsePocketsphinxOutput(r.stdout.toString());
+      const last = parser.end();
+      if (cmn) cmn.mean = lastCepstralMean(await readFile(log, 'utf8')) ?? cmn.mean;
+      if (last) yield last;
     } finally {
-      await rm(file, { force: true });
+      await Promise.all([file, cmn ? log : null, feat].map((f) => f && rm(f, { force: true })));
     }
+  }
+
+  /** The acoustic model's feature parameters, read once (the base of a piece's `-featparams`). */
+  private modelFeatParams(): Promise<string> {
+    this.featParams ??= readFile(join(this.modelDir, 'en-us', 'feat.params'), 'utf8');
+    this.featParams.catch(() => (this.featParams = null));
+    return this.featParams;
   }
 }
 
-export interface DecodedSegment extends TranscriptSegment {
-  words: TranscriptWord[];
-  /** Mean word posterior (0-1) reported by the decoder. */
-  confidence: number;
-}
-
-const WORD_LINE = /^(\S+) (-?\d+(?:\.\d+)?) (-?\d+(?:\.\d+)?) (-?[\d.]+(?:e[-+]?\d+)?)$/;
-
-/**
- * Parses `pocketsphinx_continuous -time yes` output: per utterance a hypothesis line, then one
- * `word start end posterior` line per token, opened by `<s>` and closed by `</s>`. Alternate pronunciations
- * (`read(2)`) lose their suffix; fillers and silences are dropped; utterances without words are dropped.
- */
-export function parsePocketsphinxOutput(out: string): DecodedSegment[] {
-  const segments: DecodedSegment[] = [];
-  let current: { words: TranscriptWord[]; conf: number[] } | null = null;
-  const close = () => {
-    if (current && current.words.length) {
-      const w = current.words;
-      segments.push({
-        start: w[0]!.start,
-        end: w[w.length - 1]!.end,
-        text: w.map((x) => x.word).join(' '),
-        words: w,
-        confidence: round(current.conf.reduce((a, b) => a + b, 0) / current.conf.length),
-      });
-    }
-    current = null;
-  };
-  for (const line of out.split('\n')) {
-    const m = WORD_LINE.exec(line.trim());
-    if (!m) {
-      close(); // a hypothesis line starts the next utterance
-      continue;
-    }
-    const token = m[1]!;
-    if (token === '<s>') close();
-    current ??= { words: [], conf: [] };
-    if (NON_WORD.test(token)) continue;
-    current.words.push({ word: token.replace(/\(\d+\)$/, ''), start: round(+m[2]!), end: round(+m[3]!) });
-    current.conf.push(Math.min(1, Math.max(0, +m[4]!)));
-  }
-  close();
-  return segments;
-}
-
-function round(v: number): number {
-  return Math.round(v * 1000) / 1000;
+/** The cepstral mean one piece's decoder hands to the next (`-cmninit` syntax), null before the first. */
+interface CmnCarry {
+  mean: string | null;
 }

@@ -37,6 +37,13 @@ export interface SttRequest {
   signal?: AbortSignal;
 }
 
+/**
+ * What an incremental transcription reports: each segment as soon as it is decoded (times from the start of the
+ * recording), then the whole result, which is the last event.
+ */
+export type SttProgress =
+  { type: 'segment'; segment: TranscriptSegment } | { type: 'result'; result: TranscriptionResult };
+
 export interface SttStreamOptions {
   sampleRate: number;
   language: string;
@@ -86,11 +93,49 @@ export abstract class SttEngine {
       return out;
     } catch (e) {
       done({ outcome: 'error' });
-      throw e instanceof EngineError || (e as Error)?.name === 'ApiError' ? e : EngineError.network(this.provider, e);
+      throw this.wrapError(e);
     }
+  }
+
+  /**
+   * Transcribes a whole recording like `transcribe`, reporting segments as they are decoded so that a caller can
+   * pass them on before the end. Stopping early (or aborting `req.signal`) stops the decoding.
+   */
+  async *transcribeIncremental(req: SttRequest): AsyncGenerator<SttProgress> {
+    const done = engineLatency.startTimer({ capability: 'stt', provider: this.provider });
+    let outcome = 'cancelled'; // stays so when the consumer stops before the result
+    try {
+      for await (const ev of this._transcribeIncremental(req)) {
+        if (ev.type === 'result') outcome = 'ok';
+        yield ev;
+      }
+    } catch (e) {
+      outcome = 'error';
+      throw this.wrapError(e);
+    } finally {
+      done({ outcome });
+    }
+  }
+
+  /**
+   * Default for engines that decode whole recordings (the vendors' file APIs): everything arrives at once, after
+   * decoding. The segments are reported only when they spell the text (joined by spaces), so that what a client
+   * concatenates is the text; otherwise (vendor punctuation, paragraphs) the text is one segment.
+   */
+  protected async *_transcribeIncremental(req: SttRequest): AsyncGenerator<SttProgress> {
+    const result = await this._transcribe(req);
+    const parts = result.segments.filter((s) => s.text);
+    const spelled = parts.map((s) => s.text).join(' ') === result.text;
+    const segments = spelled ? parts : result.text ? [{ start: 0, end: result.duration, text: result.text }] : [];
+    for (const segment of segments) yield { type: 'segment', segment };
+    yield { type: 'result', result };
   }
 
   stream(opts: SttStreamOptions): SttStream {
     return this._stream(opts);
+  }
+
+  private wrapError(e: unknown): unknown {
+    return e instanceof EngineError || (e as Error)?.name === 'ApiError' ? e : EngineError.network(this.provider, e);
   }
 }

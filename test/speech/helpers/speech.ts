@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { collect } from '../../../shared/audio/pcm.ts';
 import { resamplePcm } from '../../../shared/audio/resampler.ts';
 import type { TtsEngine } from '../../../shared/engines/tts/types.ts';
@@ -107,4 +108,23 @@ export function diarizationAccuracy(
 function permutations<T>(xs: T[]): T[][] {
   if (xs.length <= 1) return [xs];
   return xs.flatMap((x, i) => permutations([...xs.slice(0, i), ...xs.slice(i + 1)]).map((p) => [x, ...p]));
+}
+
+/** Process ids of the pocketsphinx decoders this process is running now (Linux /proc; the test platform is in-process). */
+export function runningDecoders(): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // `pid (comm) state ppid …`; comm is cut to 15 characters; a zombie (Z) has already stopped decoding.
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const m = /^\d+ \((.*)\) (\S+) (\d+)/.exec(stat);
+      if (m && m[1]!.startsWith('pocketsphinx') && m[2] !== 'Z' && Number(m[3]) === process.pid) {
+        pids.push(Number(entry));
+      }
+    } catch {
+      // The process exited while we looked.
+    }
+  }
+  return pids;
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SttEngine, SttRequest } from '../../../shared/engines/stt/types.ts';
+import type { SttEngine, SttProgress, SttRequest } from '../../../shared/engines/stt/types.ts';
 import { tone } from '../../doubles/audio.ts';
 import type { HttpDouble, RecordedRequest } from '../../doubles/http-double.ts';
 import { SCRIPT } from '../../doubles/transcript.ts';
@@ -64,6 +64,15 @@ export function sttConformance(c: SttVendorCase): void {
       expect(reqs.length).toBeGreaterThan(0);
       for (const r of reqs.filter((r) => !r.path.startsWith('/files/'))) expect(c.credential(r)).toBe(double.key);
       await c.checkRequests?.(reqs, double);
+    });
+
+    it('reports a transcription incrementally: segments that spell the text, then the same result', async () => {
+      const events: SttProgress[] = [];
+      for await (const ev of engine.transcribeIncremental(sttRequest({ apiKey: double.key }))) events.push(ev);
+      const last = events.pop();
+      expect(last).toMatchObject({ type: 'result', result: { text: SCRIPT, language: 'en' } });
+      expect(events.length).toBeGreaterThan(0);
+      expect(events.map((e) => (e.type === 'segment' ? e.segment.text : '?')).join(' ')).toBe(SCRIPT);
     });
 
     it('returns word timestamps when asked', async () => {
