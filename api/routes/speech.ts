@@ -13,15 +13,26 @@ import {
 } from '../../shared/contracts/speech.ts';
 import { speechEngines } from '../../shared/engines/speech-registry.ts';
 import { ApiError } from '../../shared/errors/api-error.ts';
-import { audioModels, resolveModel, sse, toSrt, toVtt, verboseJson, voiceFor } from '../services/speech-openai.ts';
+import {
+  audioModels,
+  resolveModel,
+  sse,
+  toSrt,
+  toVtt,
+  transcriptionSse,
+  verboseJson,
+  voiceFor,
+} from '../services/speech-openai.ts';
 import { assertLooksLikeMedia, parseInput, readSpeechRequest } from '../services/speech-input.ts';
 import { listVoices, synthesizeStream } from '../services/speech.ts';
+import { transcribeAudioIncremental } from '../services/transcription-stream.ts';
 import {
   getTranscription,
   submitTranscriptionJob,
   toContractResult,
   transcribeAudio,
   transcribeSync,
+  type TranscribeCall,
 } from '../services/transcription.ts';
 
 /** Aborts when the client goes away before the response is finished (stops engines, ffmpeg, fetches). */
@@ -201,7 +212,7 @@ export const speechRoutes: FastifyPluginAsyncZod = async (app) => {
       );
     }
     const signal = clientSignal(reply);
-    const out = await transcribeAudio(infra, {
+    const call: TranscribeCall = {
       developerId: req.auth.developerId,
       requestId: req.id,
       headers: req.headers,
@@ -218,25 +229,21 @@ export const speechRoutes: FastifyPluginAsyncZod = async (app) => {
       prompt: f.prompt,
       signal,
       maxSeconds: infra.config.SPEECH_SYNC_MAX_AUDIO_SECONDS,
-    });
-    req.providerUsed = out.provider;
-    req.usageBypassed = !out.billable;
-    const r = out.result;
+    };
     if (f.stream) {
-      const done = {
-        type: 'transcript.text.done',
-        text: r.text,
-        usage: { type: 'duration', seconds: Math.ceil(r.duration) },
-      };
-      const lines = [
-        ...r.segments.map((s, i) => sse({ type: 'transcript.text.delta', delta: (i ? ' ' : '') + s.text })),
-        sse(done),
-      ];
+      const stream = await transcribeAudioIncremental(infra, call);
+      req.providerUsed = stream.provider;
+      req.usageBypassed = !stream.billable;
+      const events = transcriptionSse(stream.events, { signal, requestId: req.id, log: req.log });
       return reply
         .header('content-type', 'text/event-stream; charset=utf-8')
         .header('cache-control', 'no-cache')
-        .send(lines.join(''));
+        .send(Readable.from(events));
     }
+    const out = await transcribeAudio(infra, call);
+    req.providerUsed = out.provider;
+    req.usageBypassed = !out.billable;
+    const r = out.result;
     switch (f.response_format) {
       case 'text':
         return reply.type('text/plain; charset=utf-8').send(`${r.text}\n`);

@@ -1,6 +1,8 @@
+import type { FastifyBaseLogger } from 'fastify';
 import type { TranscriptionResult } from '../../shared/contracts/speech.ts';
 import { STT_PROVIDERS, TTS_PROVIDERS } from '../../shared/contracts/providers.ts';
-import { ApiError } from '../../shared/errors/api-error.ts';
+import type { SttProgress } from '../../shared/engines/stt/types.ts';
+import { ApiError, isApiError } from '../../shared/errors/api-error.ts';
 
 /**
  * The OpenAI-compatible audio API maps `model` to one of our engines:
@@ -149,4 +151,36 @@ export function toVtt(r: TranscriptionResult): string {
 /** One SSE event line block. */
 export function sse(data: unknown): string {
   return `data: ${JSON.stringify(data)}\n\n`;
+}
+
+/**
+ * `stream=true` on /v1/audio/transcriptions as OpenAI streams it: a `transcript.text.delta` per segment as it is
+ * decoded (segments after the first start with a space), then `transcript.text.done` whose text is exactly the
+ * deltas concatenated, with the duration usage. A failure after the stream has opened is the error envelope as an
+ * event (the `openai` SDK raises it as an APIError); a client that has gone away gets nothing more.
+ */
+export async function* transcriptionSse(
+  events: AsyncIterable<SttProgress>,
+  ctx: { signal: AbortSignal; requestId: string; log: FastifyBaseLogger },
+): AsyncGenerator<string> {
+  let text = '';
+  try {
+    for await (const ev of events) {
+      if (ev.type === 'segment') {
+        if (!ev.segment.text) continue;
+        const delta = (text ? ' ' : '') + ev.segment.text;
+        text += delta;
+        yield sse({ type: 'transcript.text.delta', delta });
+      } else {
+        const usage = { type: 'duration', seconds: Math.ceil(ev.result.duration) };
+        yield sse({ type: 'transcript.text.done', text, usage });
+      }
+    }
+  } catch (e) {
+    if (ctx.signal.aborted) return;
+    const err = isApiError(e) ? e : new ApiError('internal_error');
+    if (!isApiError(e)) ctx.log.error({ err: e, requestId: ctx.requestId }, 'transcription stream failed');
+    const { type, code, message, param } = err;
+    yield sse({ error: { type, code, message, param, requestId: ctx.requestId } });
+  }
 }

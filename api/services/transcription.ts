@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { decodeToPcm } from '../../shared/audio/ffmpeg.ts';
 import { sniffMedia } from '../../shared/audio/formats.ts';
 import { engineToApiError } from '../../shared/agents/engine-errors.ts';
+import type { Reservation } from '../../shared/billing/types.ts';
 import { TranscribeOptions, type TranscriptionJob, type TranscriptionResult } from '../../shared/contracts/speech.ts';
 import {
   getTranscriptionJob,
@@ -12,7 +13,7 @@ import {
 import { isEngineError } from '../../shared/engines/core/engine-error.ts';
 import { speechEngines } from '../../shared/engines/speech-registry.ts';
 import { isEnglish } from '../../shared/engines/stt/pocketsphinx.ts';
-import type { SttEngine } from '../../shared/engines/stt/types.ts';
+import type { SttEngine, SttRequest } from '../../shared/engines/stt/types.ts';
 import { ApiError } from '../../shared/errors/api-error.ts';
 import { newId } from '../../shared/ids.ts';
 import { safeFetchBuffer } from '../../shared/net/safe-fetch.ts';
@@ -67,11 +68,21 @@ export function sttEngineFor(infra: Infra, options: TranscribeOptions): SttEngin
   return engine;
 }
 
+/** A transcription ready to run: engine and key chosen, audio decoded, its seconds reserved. */
+export interface PreparedTranscription {
+  engine: SttEngine;
+  billable: boolean;
+  /** Audio seconds reserved, and committed when the transcript is complete. */
+  seconds: number;
+  reservation: Reservation | undefined;
+  request: SttRequest;
+}
+
 /**
- * Decodes any container to 16 kHz mono PCM, reserves the audio seconds, transcribes and settles the charge.
- * Shared by the synchronous routes, the OpenAI-compatible route and the async job.
+ * Decodes any container to 16 kHz mono PCM and reserves the audio seconds: what every transcription does before
+ * the engine runs. The caller settles the reservation (commit after the transcript, refund on failure).
  */
-export async function transcribeAudio(infra: Infra, call: TranscribeCall): Promise<TranscribeOutcome> {
+export async function prepareTranscription(infra: Infra, call: TranscribeCall): Promise<PreparedTranscription> {
   const engine = sttEngineFor(infra, call.options);
   const key = await keyFor(infra, engine, call.developerId, call.headers);
   const billable = key?.billable ?? true;
@@ -92,18 +103,28 @@ export async function transcribeAudio(infra: Infra, call: TranscribeCall): Promi
     requestId: call.requestId,
     operation: call.operation,
   });
+  const request: SttRequest = {
+    pcm: decoded.pcm,
+    sampleRate: STT_RATE,
+    language: call.options.language,
+    mode: call.options.mode,
+    timestamps: call.options.timestamps,
+    diarize: call.options.diarize,
+    prompt: call.prompt,
+    apiKey: key?.key,
+    signal: call.signal,
+  };
+  return { engine, billable, seconds, reservation, request };
+}
+
+/**
+ * Decodes, reserves the audio seconds, transcribes and settles the charge. Shared by the synchronous routes, the
+ * OpenAI-compatible route and the async job.
+ */
+export async function transcribeAudio(infra: Infra, call: TranscribeCall): Promise<TranscribeOutcome> {
+  const { engine, billable, seconds, reservation, request } = await prepareTranscription(infra, call);
   try {
-    const result = await engine.transcribe({
-      pcm: decoded.pcm,
-      sampleRate: STT_RATE,
-      language: call.options.language,
-      mode: call.options.mode,
-      timestamps: call.options.timestamps,
-      diarize: call.options.diarize,
-      prompt: call.prompt,
-      apiKey: key?.key,
-      signal: call.signal,
-    });
+    const result = await engine.transcribe(request);
     await reservation?.commit(seconds);
     return { result, provider: engine.provider, billable };
   } catch (e) {
