@@ -245,7 +245,8 @@ export class PocketsphinxSttEngine extends SttEngine {
         );
       }
       const last = parser.end();
-      if (cmn) cmn.mean = lastCepstralMean(await readFile(log, 'utf8')) ?? cmn.mean;
+      // No log (or no update in it: a piece of silence) keeps the mean we had: a worse start, not a failure.
+      if (cmn) cmn.mean = lastCepstralMean(await readFile(log, 'utf8').catch(() => '')) ?? cmn.mean;
       if (last) yield last;
     } finally {
       await Promise.all([file, cmn ? log : null, feat].map((f) => f && rm(f, { force: true })));
