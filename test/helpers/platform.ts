@@ -3,7 +3,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { mintKey } from '../../api/services/keys.ts';
 import { loadConfig, type Config } from '../../shared/config/index.ts';
 import { insertDeveloper, type Tier } from '../../shared/db/developers.ts';
@@ -48,9 +47,12 @@ export async function startTestPlatform(
     SHUTDOWN_GRACE_MS: '5000',
     ...opts.env,
   });
+  // Recorded lines go through the production logger, redaction included: a test that no secret is logged must
+  // see what an operator's log would.
   const log = opts.logLines
-    ? pino(
-        { level: 'trace' },
+    ? createLogger(
+        'trace',
+        { test: true },
         new Writable({ write: (chunk: Buffer, _enc, cb) => (opts.logLines!.push(chunk.toString('utf8')), cb()) }),
       )
     : createLogger(config.LOG_LEVEL, { test: true });
