@@ -111,7 +111,8 @@ export function createMeter(deps: { db: Db; redis: Redis; config: Config; log: L
       const before = await ensureAccount(db, config, input.developerId);
       const short = isShort(before, credits);
       held = short ? null : await tryHold(input, id, credits);
-      if (!held) shortOf(credits, short ? before : await ensureAccount(db, config, input.developerId).catch(() => before));
+      if (!held)
+        shortOf(credits, short ? before : await ensureAccount(db, config, input.developerId).catch(() => before));
     }
     publishBalance(input.developerId, held);
     return reservation(id, input, credits);
