@@ -8,7 +8,7 @@ export const keysRoutes: FastifyPluginAsyncZod = async (app) => {
   const tags = ['Keys'];
 
   app.post(
-    '/',
+    '',
     {
       schema: { tags, summary: 'Create an API key', body: CreateKeyBody, response: { 201: CreatedKey } },
       config: { idempotent: true },
@@ -20,7 +20,7 @@ export const keysRoutes: FastifyPluginAsyncZod = async (app) => {
   );
 
   app.get(
-    '/',
+    '',
     {
       schema: {
         tags,
