@@ -1,8 +1,39 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
+import type { OpenAPIV3 } from 'openapi-types';
 import fp from 'fastify-plugin';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
+
+/**
+ * The realtime role's WebSocket endpoints. They are not routes of this process, so the document lists them by hand
+ * (OpenAPI has no WebSocket operation: a GET answered with 101). The protocols are in docs/realtime.md.
+ */
+const WEBSOCKET_PATHS: OpenAPIV3.PathsObject = {
+  '/v1/sessions/twilio/stream': {
+    get: {
+      tags: ['Sessions'],
+      summary: 'Twilio Media Streams socket (WebSocket, realtime role)',
+      description:
+        "Twilio connects here from the TwiML of POST /v1/sessions/twilio. Twilio's message flow (connected, start, " +
+        'media, dtmf, mark, stop); authenticated by the signed session token in `start.customParameters.token`. ' +
+        'Closes 1008 on a bad token, 1003 on binary frames, 1007 on malformed JSON, 1011 `insufficient_credits`.',
+      security: [],
+      responses: { '101': { description: 'Switching Protocols' } },
+    },
+  },
+  '/v1/agents/{id}/session': {
+    get: {
+      tags: ['Sessions'],
+      summary: 'Direct voice session (WebSocket, realtime role)',
+      description:
+        'JSON control messages and binary PCM16 (16 kHz in; 16 or 24 kHz out) for browsers and custom clients. ' +
+        'Authenticated by an API key (Authorization header) or `?token=` from POST /v1/sessions/direct.',
+      parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+      responses: { '101': { description: 'Switching Protocols' } },
+    },
+  },
+};
 
 /** The OpenAPI document is generated from the routes' zod schemas; served at /openapi.json, browsable at /docs. */
 export const openapiPlugin = fp(async (app: FastifyInstance) => {
@@ -19,6 +50,7 @@ export const openapiPlugin = fp(async (app: FastifyInstance) => {
         securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'API key (vap_…)' } },
       },
       security: [{ bearerAuth: [] }],
+      paths: WEBSOCKET_PATHS,
     },
     transform: jsonSchemaTransform,
   });

@@ -97,7 +97,15 @@ describe('service endpoints', () => {
     expect(metrics).toContain('queue_oldest_waiting_job_age_seconds{queue="cpu"}');
     expect(metrics).toContain('bullmq_job_count');
     const doc = (await (await p.request('/openapi.json')).json()) as { paths: Record<string, unknown> };
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/v1/keys/', '/v1/keys/{id}/rotate', '/v1/me']));
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining([
+        '/v1/keys',
+        '/v1/keys/{id}/rotate',
+        '/v1/me',
+        '/v1/sessions/twilio/stream',
+        '/v1/agents/{id}/session',
+      ]),
+    );
     expect((await p.request('/docs/')).status).toBe(200);
   });
 });
