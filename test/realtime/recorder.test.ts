@@ -9,7 +9,7 @@ const chunk = (n: number, value: (i: number) => number) => Int16Array.from({ len
 
 describe('stereo recorder', () => {
   it('spills settled audio to disk as the call goes and writes one stereo WAV with both sides aligned', async () => {
-    const path = recordingSpillPath(`ses_rec_${process.pid}_${Date.now()}`);
+    const path = recordingSpillPath('recorder-test', `ses_rec_${process.pid}_${Date.now()}`);
     const rec = new StereoRecorder(RATE, 3600, path);
     let t = 0;
     const caller = (ms: number) => {
@@ -53,11 +53,19 @@ describe('stereo recorder', () => {
   });
 
   it('records nothing for a call without audio, and stops at the cap', async () => {
-    const empty = new StereoRecorder(RATE, 60, recordingSpillPath(`ses_empty_${process.pid}_${Date.now()}`));
+    const empty = new StereoRecorder(
+      RATE,
+      60,
+      recordingSpillPath('recorder-test', `ses_empty_${process.pid}_${Date.now()}`),
+    );
     expect(await empty.finish()).toBeNull();
     await empty.discard();
 
-    const capped = new StereoRecorder(RATE, 1, recordingSpillPath(`ses_cap_${process.pid}_${Date.now()}`));
+    const capped = new StereoRecorder(
+      RATE,
+      1,
+      recordingSpillPath('recorder-test', `ses_cap_${process.pid}_${Date.now()}`),
+    );
     for (let i = 0; i < 100; i++) capped.addCaller(chunk(160, () => 5));
     capped.addAgent(chunk(RATE, () => 3));
     expect(capped.durationMs).toBe(1000);

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../shared/observability/logger.ts';
+import { keepSessions } from '../../workers/realtime/session/keeper.ts';
 import { startTestPlatform, waitUntil, type TestPlatform } from '../helpers/platform.ts';
 import { startDeepgramLiveDouble, type DeepgramLiveDouble } from './doubles/deepgram-live.ts';
 import { startOpenAiChatDouble, type OpenAiChatDouble } from './doubles/openai-chat.ts';
@@ -150,6 +152,17 @@ describe('WS /v1/sessions/twilio/stream', () => {
       () => caller.media.length > nBefore + 20 && caller.received.filter((m) => m.event === 'mark').length >= 2,
     );
     await caller.until(() => !caller.playing);
+    // While the call goes on, the keeper beats for it and never takes it for lost, even with a stale beat.
+    await p.infra.db.query(`update rt_sessions set heartbeat_at = now() - interval '1 hour' where id = $1`, [
+      sessionId,
+    ]);
+    const kept = await keepSessions(p.infra, createLogger('silent'));
+    expect(kept.lost).not.toContain(sessionId);
+    const beat = await p.infra.db.query<{ fresh: boolean; status: string }>(
+      `select heartbeat_at > now() - interval '1 minute' as fresh, status from rt_sessions where id = $1`,
+      [sessionId],
+    );
+    expect(beat.rows[0]).toEqual({ fresh: true, status: 'active' });
     caller.stop();
     await caller.closed;
     expect(caller.closeCode).toBe(1000);

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { handleDirectSession } from './direct/session-handler.ts';
+import { startSessionKeeper } from './session/keeper.ts';
 import { endLiveSessions } from './session/live.ts';
 import { handleTwilioStream } from './twilio/stream-handler.ts';
 
@@ -15,6 +16,9 @@ export async function registerRealtimeRoutes(app: FastifyInstance): Promise<void
   const infra = app.infra;
   // Sockets are closed before onClose hooks run; wait for their sessions to store traces and recordings.
   app.addHook('onClose', () => endLiveSessions(infra, 'server_shutdown'));
+  // Heartbeats for this process's sessions; ends sessions (and recovers recordings) that a dead process left.
+  const keeper = startSessionKeeper(infra, infra.log.child({ component: 'session-keeper' }));
+  app.addHook('onClose', () => keeper.stop());
   app.get(
     '/v1/sessions/twilio/stream',
     { websocket: true, config: { public: true }, schema: { hide: true } },

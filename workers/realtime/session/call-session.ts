@@ -14,7 +14,7 @@ import { TtsStage } from '../pipeline/tts-stage.ts';
 import { assistantTurnRecord, type AssistantTurn } from './assistant-turn.ts';
 import { CallerInput, type SpokenTurn } from './caller-input.ts';
 import { Playback } from './playback.ts';
-import { recordingSpillPath, StereoRecorder } from './recorder.ts';
+import { recordingObjectKey, recordingSpillPath, StereoRecorder } from './recorder.ts';
 import type { TraceStore } from './trace-store.ts';
 import type { SessionInit } from './types.ts';
 import { settleEngineUsage } from './usage.ts';
@@ -55,7 +55,11 @@ export class CallSession {
     const { transport, engines, settings } = s;
     this.done = new Promise((r) => (this.resolveDone = r));
     this.recorder = s.infra.config.REALTIME_RECORDINGS
-      ? new StereoRecorder(transport.inRate, settings.maxSessionSeconds, recordingSpillPath(s.sessionId))
+      ? new StereoRecorder(
+          transport.inRate,
+          settings.maxSessionSeconds,
+          recordingSpillPath(s.infra.config.REDIS_PREFIX, s.sessionId),
+        )
       : null;
     if (transport.outRate !== transport.inRate) this.recResampler = new Resampler(transport.outRate, transport.inRate);
     this.playback = new Playback(
@@ -134,6 +138,10 @@ export class CallSession {
 
   now(): number {
     return performance.now() - this.t0;
+  }
+
+  get id(): string {
+    return this.s.sessionId;
   }
 
   private turnById(id: string): AssistantTurn | null {
@@ -467,7 +475,7 @@ export class CallSession {
     try {
       const file = await rec.finish();
       if (!file) return null;
-      const key = `${this.s.developerId}/recordings/${this.s.sessionId}.wav`;
+      const key = recordingObjectKey(this.s.developerId, this.s.sessionId);
       await this.s.infra.storage.putFile(key, file.path, 'audio/wav');
       return key;
     } catch (e) {

@@ -17,3 +17,8 @@ export async function endLiveSessions(infra: Infra, reason: string): Promise<voi
   if (!set) return;
   await Promise.all([...set].map((s) => s.stop(reason)));
 }
+
+/** Ids of the sessions this process is running. */
+export function liveSessionIds(infra: Infra): string[] {
+  return [...(live.get(infra) ?? [])].map((s) => s.id);
+}

@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { open, rm, type FileHandle } from 'node:fs/promises';
+import { open, readdir, rm, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { wavHeader } from '../../../shared/audio/wav.ts';
@@ -7,15 +7,59 @@ import { wavHeader } from '../../../shared/audio/wav.ts';
 /** Audio kept in memory before the settled part goes to disk: a call holds ~320 KB, not its whole length. */
 const SPILL_SECONDS = 10;
 
-let spillDir: string | null = null;
+const SPILL_SUFFIX = '.wav.part';
+const made = new Set<string>();
 
-/** Where a session's recording is written while the call goes (the temp dir; an emptyDir volume in k8s). */
-export function recordingSpillPath(sessionId: string): string {
-  if (!spillDir) {
-    spillDir = join(tmpdir(), 'vap-recordings');
-    mkdirSync(spillDir, { recursive: true });
+/**
+ * Where recordings are written while calls go on: the temp dir (an emptyDir volume in k8s), one folder per
+ * deployment (`scope`, the Redis prefix) so that platforms sharing a machine never touch each other's files.
+ */
+export function recordingSpillDir(scope: string): string {
+  const dir = join(tmpdir(), 'vap-recordings', scope.replace(/[^A-Za-z0-9_-]+/g, '_') || 'default');
+  if (!made.has(dir)) {
+    mkdirSync(dir, { recursive: true });
+    made.add(dir);
   }
-  return join(spillDir, `${sessionId}.wav.part`);
+  return dir;
+}
+
+export function recordingSpillPath(scope: string, sessionId: string): string {
+  return join(recordingSpillDir(scope), `${sessionId}${SPILL_SUFFIX}`);
+}
+
+/** Where a session's recording is stored in S3. */
+export function recordingObjectKey(developerId: string, sessionId: string): string {
+  return `${developerId}/recordings/${sessionId}.wav`;
+}
+
+/** Spill files in the directory, by session id. */
+export async function listSpillFiles(scope: string): Promise<Array<{ sessionId: string; path: string }>> {
+  const dir = recordingSpillDir(scope);
+  return (await readdir(dir))
+    .filter((f) => f.endsWith(SPILL_SUFFIX))
+    .map((f) => ({ sessionId: f.slice(0, -SPILL_SUFFIX.length), path: join(dir, f) }));
+}
+
+/**
+ * Turns a spill file whose session never finished (its process died) into a complete WAV: the sizes in the header
+ * are set from the file's length, a frame cut short by the crash is dropped. Returns its length, or null when the
+ * file holds no audio (or no header: the process died before the first spill was written).
+ */
+export async function recoverSpillFile(path: string): Promise<{ durationMs: number; bytes: number } | null> {
+  const fh = await open(path, 'r+');
+  try {
+    const head = Buffer.alloc(44);
+    const { size } = await fh.stat();
+    if (size <= 44 || (await fh.read(head, 0, 44, 0)).bytesRead < 44 || head.toString('ascii', 0, 4) !== 'RIFF')
+      return null;
+    const rate = head.readUInt32LE(24);
+    const data = Math.floor((size - 44) / 4) * 4;
+    await fh.truncate(44 + data);
+    await fh.write(wavHeader({ sampleRate: rate, channels: 2, bitsPerSample: 16 }, data), 0, 44, 0);
+    return { durationMs: Math.round((data / 4 / rate) * 1000), bytes: 44 + data };
+  } finally {
+    await fh.close();
+  }
 }
 
 /** A growable Int16 buffer of samples from `base` (an absolute sample index) on. */
@@ -170,7 +214,12 @@ export class StereoRecorder {
   }
 
   private fileHandle(): Promise<FileHandle> {
-    this.file ??= open(this.path, 'w');
+    // The header says "size unknown" until finish() writes the real one, so a file left by a crash still reads
+    // as a WAV (and recoverSpillFile can settle its sizes).
+    this.file ??= open(this.path, 'w').then(async (fh) => {
+      await fh.write(wavHeader({ sampleRate: this.sampleRate, channels: 2, bitsPerSample: 16 }), 0, 44, 0);
+      return fh;
+    });
     return this.file;
   }
 }

@@ -48,11 +48,11 @@ export class TraceStore {
   }): Promise<void> {
     await this.db.query(
       `insert into rt_sessions (id, developer_id, agent_id, channel, status, call_sid, stream_sid, stt_provider,
-         tts_provider, llm_provider, started_at)
-       values ($1, $2, $3, $4, 'active', $5, $6, $7, $8, $9, now())
+         tts_provider, llm_provider, started_at, heartbeat_at)
+       values ($1, $2, $3, $4, 'active', $5, $6, $7, $8, $9, now(), now())
        on conflict (id) do update set status = 'active', call_sid = excluded.call_sid,
          stream_sid = excluded.stream_sid, stt_provider = excluded.stt_provider, tts_provider = excluded.tts_provider,
-         llm_provider = excluded.llm_provider, started_at = now()`,
+         llm_provider = excluded.llm_provider, started_at = now(), heartbeat_at = now()`,
       [
         this.sessionId,
         s.developerId,

@@ -85,7 +85,7 @@ export function handleTwilioStream(infra: Infra, socket: WebSocket): void {
     }
     // One stream per token: claim the pending session (a replayed or expired token finds nothing to claim).
     const claimed = await infra.db.query(
-      `update rt_sessions set status = 'active', call_sid = $3, stream_sid = $4
+      `update rt_sessions set status = 'active', call_sid = $3, stream_sid = $4, heartbeat_at = now()
         where id = $1 and developer_id = $2 and status = 'pending' and expires_at > now()`,
       [claims.sid, claims.dev, ev.callSid, ev.streamSid],
     );
