@@ -51,6 +51,7 @@ export function rootCause(
   turns: TraceTurn[],
   tools: TraceTool[],
   interruptions: TraceInterruption[],
+  session: { endReason: string | null } = { endReason: null },
 ): RootCauseIssue[] {
   const issues: RootCauseIssue[] = [];
   const add = (type: string, turn: number, description: string, recommendation: string) =>
@@ -181,6 +182,14 @@ export function rootCause(
       interruptions[RULES.repeatedInterruptions - 1]!.turn_idx,
       `The caller interrupted the agent ${interruptions.length} times.`,
       'Make replies shorter (lower maxTokens, ask the prompt for one or two sentences) and check for echo on the line triggering barge-in.',
+    );
+  }
+  if (session.endReason === 'worker_lost') {
+    add(
+      'worker_lost',
+      turns.at(-1)?.idx ?? 0,
+      'The realtime process running this call stopped mid-call (a crash, an out-of-memory kill or an eviction): the call was cut off after this turn.',
+      "Check the realtime pods' restarts and last state (OOMKilled?) and their memory limits; the recording keeps all but the last few seconds.",
     );
   }
   return issues;

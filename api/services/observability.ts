@@ -18,6 +18,7 @@ interface SessionRow {
   started_at: Date | null;
   ended_at: Date | null;
   recording_key: string | null;
+  end_reason?: string | null;
   turns: number;
 }
 
@@ -53,7 +54,8 @@ export async function listSessions(
 
 async function findSession(infra: Infra, developerId: string, by: { id?: string; callSid?: string }) {
   const { rows } = await infra.db.query<SessionRow>(
-    `select s.id, s.agent_id, s.status, s.channel, s.call_sid, s.started_at, s.ended_at, s.recording_key, 0 as turns
+    `select s.id, s.agent_id, s.status, s.channel, s.call_sid, s.started_at, s.ended_at, s.recording_key,
+            s.end_reason, 0 as turns
        from rt_sessions s
       where s.developer_id = $1 and s.started_at is not null
         and ${by.id ? 's.id = $2' : 's.call_sid = $2'}
@@ -147,7 +149,11 @@ export async function sessionRootCause(
 ): Promise<RootCauseReport> {
   const s = await findSession(infra, developerId, by);
   const { turns, tools, interruptions } = await loadTrace(infra, s.id);
-  return { sessionId: s.id, callId: s.call_sid, issues: rootCause(turns, tools, interruptions) };
+  return {
+    sessionId: s.id,
+    callId: s.call_sid,
+    issues: rootCause(turns, tools, interruptions, { endReason: s.end_reason ?? null }),
+  };
 }
 
 export async function interruptionQuality(

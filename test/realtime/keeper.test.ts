@@ -88,6 +88,10 @@ describe('session keeper', () => {
     expect(wav.data.readInt16LE(0)).toBe(1000);
     expect(wav.data.readInt16LE(2)).toBe(-500);
 
+    const rc = await p.request(`/v1/observability/calls/CAlost0001/root-cause`, { key });
+    const issues = ((await rc.json()) as { issues: Array<{ type: string }> }).issues;
+    expect(issues.map((i) => i.type)).toContain('worker_lost');
+
     expect(await session(liveId)).toMatchObject({ status: 'active', recording_key: null });
     expect(existsSync(recordingSpillPath(p.config.REDIS_PREFIX, liveId))).toBe(true);
     expect((await session(unclaimedId)).status).toBe('expired');
