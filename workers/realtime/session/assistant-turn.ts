@@ -1,4 +1,5 @@
 import type { LlmMessage } from '../../../shared/engines/llm/types.ts';
+import { turnStageLatency } from '../../../shared/observability/metrics.ts';
 import type { TraceStore } from './trace-store.ts';
 
 /** One agent reply: its text, its kept tool messages and the session-clock times the trace is made from. */
@@ -26,6 +27,35 @@ export interface AssistantTurn {
 }
 
 type TurnRow = Parameters<TraceStore['turn']>[0];
+
+/** A reply about to be made, dispatched `now` (session clock), answering `userText` ('' for the greeting). */
+export function assistantTurn(
+  id: string,
+  idx: number,
+  now: number,
+  to: { userText: string; lastSpeechAt: number | null; endpointAt: number | null },
+): AssistantTurn {
+  return {
+    id,
+    idx,
+    fullText: '',
+    startedAt: now,
+    lastSpeechAt: to.lastSpeechAt,
+    endpointWaitMs: 0,
+    vadLagMs: 0,
+    endpointAt: to.endpointAt,
+    dispatchAt: now,
+    firstTokenAt: null,
+    synthStartAt: null,
+    firstAudioAt: null,
+    firstSendAt: null,
+    llmDone: false,
+    error: null,
+    kept: [],
+    userText: to.userText,
+    closed: false,
+  };
+}
 
 /**
  * The trace row of a closed reply, and (for a reply to speech) its latency broken into stages for the debug log.
@@ -74,4 +104,40 @@ export function assistantTurnRecord(
           send: t.firstAudioAt === null ? null : round(t.firstSendAt! - t.firstAudioAt),
         };
   return { record, timing };
+}
+
+/** The reply's first audio went out: its latency and stage times into the `turn_stage_latency_seconds` histogram. */
+export function observeTurnStages(t: AssistantTurn): void {
+  if (t.lastSpeechAt === null || t.firstSendAt === null) return;
+  turnStageLatency.observe({ stage: 'turn_total' }, (t.firstSendAt - t.lastSpeechAt) / 1000);
+  if (t.firstTokenAt !== null)
+    turnStageLatency.observe({ stage: 'llm_first_token' }, (t.firstTokenAt - t.dispatchAt) / 1000);
+  if (t.firstAudioAt !== null && t.synthStartAt !== null)
+    turnStageLatency.observe({ stage: 'tts_first_audio' }, (t.firstAudioAt - t.synthStartAt) / 1000);
+  turnStageLatency.observe({ stage: 'vad_endpoint' }, t.endpointWaitMs / 1000);
+}
+
+/** The session's summary metrics (stored on the session row and logged when it ends). */
+export function sessionMetrics(
+  turns: TurnRow[],
+  counts: {
+    durationMs: number;
+    toolExecutions: number;
+    interruptions: number;
+    sttAudioSeconds: number;
+    ttsCharacters: number;
+    llmTokens: number;
+  },
+) {
+  const latencies = turns.map((x) => x.latencyMs).filter((v): v is number => typeof v === 'number');
+  return {
+    totalDurationMs: Math.round(counts.durationMs),
+    avgTurnLatencyMs: latencies.length ? Math.round(latencies.reduce((a, b) => a + b, 0) / latencies.length) : 0,
+    toolExecutions: counts.toolExecutions,
+    interruptions: counts.interruptions,
+    turns: turns.length,
+    sttAudioSeconds: Math.round(counts.sttAudioSeconds * 10) / 10,
+    ttsCharacters: counts.ttsCharacters,
+    llmTokens: counts.llmTokens,
+  };
 }

@@ -5,16 +5,22 @@ import { sessionMinuteHold } from '../../../shared/billing/session-hold.ts';
 import type { Reservation } from '../../../shared/billing/types.ts';
 import type { ToolCallRecord } from '../../../shared/contracts/agents.ts';
 import type { LlmMessage } from '../../../shared/engines/llm/types.ts';
-import { activeRealtimeSessions, turnStageLatency } from '../../../shared/observability/metrics.ts';
+import { activeRealtimeSessions } from '../../../shared/observability/metrics.ts';
 import type { Frame } from '../pipeline/frames.ts';
-import { LlmStage } from '../pipeline/llm-stage.ts';
-import { SentenceStage } from '../pipeline/sentence-stage.ts';
-import { Pipeline } from '../pipeline/stage.ts';
-import { TtsStage } from '../pipeline/tts-stage.ts';
-import { assistantTurnRecord, type AssistantTurn } from './assistant-turn.ts';
+import type { SentenceStage } from '../pipeline/sentence-stage.ts';
+import type { Pipeline } from '../pipeline/stage.ts';
+import {
+  assistantTurn,
+  assistantTurnRecord,
+  observeTurnStages,
+  sessionMetrics,
+  type AssistantTurn,
+} from './assistant-turn.ts';
 import { CallerInput, type SpokenTurn } from './caller-input.ts';
+import { DtmfCollector } from './dtmf.ts';
 import { Playback } from './playback.ts';
-import { recordingObjectKey, recordingSpillPath, StereoRecorder } from './recorder.ts';
+import { buildReplyPipeline } from './reply-pipeline.ts';
+import { recordingSpillPath, StereoRecorder, storeRecording } from './recorder.ts';
 import type { TraceStore } from './trace-store.ts';
 import type { SessionInit } from './types.ts';
 import { settleEngineUsage } from './usage.ts';
@@ -37,8 +43,7 @@ export class CallSession {
   private turnIdx = 0;
   private turnSeq = 0;
   private current: AssistantTurn | null = null;
-  private dtmf = '';
-  private dtmfTimer: NodeJS.Timeout | null = null;
+  private readonly dtmf = new DtmfCollector((digits) => this.keypadTurn(digits));
   private ended: Promise<void> | null = null;
   private maxTimer: NodeJS.Timeout;
   private ttsChars = 0;
@@ -52,7 +57,7 @@ export class CallSession {
   onEnd: (reason: string) => void = () => {};
 
   constructor(private readonly s: SessionInit) {
-    const { transport, engines, settings } = s;
+    const { transport, settings } = s;
     this.done = new Promise((r) => (this.resolveDone = r));
     this.recorder = s.infra.config.REALTIME_RECORDINGS
       ? new StereoRecorder(
@@ -83,55 +88,16 @@ export class CallSession {
       fail: (stage, e) => this.fail(stage, e),
     });
 
-    const llm = new LlmStage(s.runtime, {
-      history: () => this.history,
-      keep: (turnId, msgs) => {
-        const t = this.turnById(turnId);
-        if (t) t.kept.push(...msgs);
-      },
-      toolExecuted: (turnId, rec) => this.toolExecuted(turnId, rec),
-      firstToken: (turnId, at) => {
-        const t = this.turnById(turnId);
-        if (t && t.firstTokenAt === null) t.firstTokenAt = at;
-      },
-      usage: (_id, u) => (this.llmTokens += u.inputTokens + u.outputTokens),
+    ({ pipeline: this.out, sentences: this.sentences } = buildReplyPipeline(s, {
       now: () => this.now(),
-    });
-    this.sentences = new SentenceStage();
-    const tts = new TtsStage(
-      engines.tts,
-      {
-        voiceId: s.agent.voice_id,
-        speed: s.agent.style_profile?.speed ?? 1,
-        pitch: s.agent.style_profile?.pitch ?? 1,
-        model: s.agent.tts_model,
-        language: s.agent.language,
-        apiKey: engines.ttsKey?.key,
-      },
-      transport.outRate,
-      {
-        synthStarted: (turnId, _i, at) => {
-          const t = this.turnById(turnId);
-          if (t && t.synthStartAt === null) t.synthStartAt = at;
-        },
-        firstAudio: (turnId, _i, at) => {
-          const t = this.turnById(turnId);
-          if (t && t.firstAudioAt === null) t.firstAudioAt = at;
-        },
-        failed: (turnId, msg) => {
-          const t = this.turnById(turnId);
-          if (t) t.error ??= msg;
-          this.s.log.warn({ sessionId: s.sessionId, stage: msg.split(':')[0] }, 'turn stage failed');
-        },
-        now: () => this.now(),
-        queuedAheadMs: () => this.playback.queuedAheadMs(),
-      },
-    );
-    this.out = new Pipeline(
-      [llm, this.sentences, tts],
-      (f) => this.onOutputFrame(f),
-      (stage, e) => this.fail(stage, e),
-    );
+      history: () => this.history,
+      turn: (id) => this.turnById(id),
+      toolExecuted: (turnId, rec) => this.toolExecuted(turnId, rec),
+      llmTokens: (n) => (this.llmTokens += n),
+      queuedAheadMs: () => this.playback.queuedAheadMs(),
+      output: (f) => this.onOutputFrame(f),
+      fail: (stage, e) => this.fail(stage, e),
+    }));
     this.maxTimer = setTimeout(() => void this.stop('max_duration'), settings.maxSessionSeconds * 1000);
     this.maxTimer.unref();
   }
@@ -161,19 +127,17 @@ export class CallSession {
       });
 
     this.input.openStt();
-    this.writes.push(
-      this.s.trace
-        .started({
-          developerId: this.s.developerId,
-          agentId: this.s.agent.id,
-          channel: transport.channel,
-          callSid: meta.callSid,
-          streamSid: meta.streamSid,
-          sttProvider: engines.sttProvider,
-          ttsProvider: engines.ttsProvider,
-          llmProvider: this.s.runtime.provider,
-        })
-        .catch((e: Error) => this.s.log.error({ err: e.message, sessionId: this.s.sessionId }, 'trace write failed')),
+    this.write(
+      this.s.trace.started({
+        developerId: this.s.developerId,
+        agentId: this.s.agent.id,
+        channel: transport.channel,
+        callSid: meta.callSid,
+        streamSid: meta.streamSid,
+        sttProvider: engines.sttProvider,
+        ttsProvider: engines.ttsProvider,
+        llmProvider: this.s.runtime.provider,
+      }),
     );
     const greeting = this.s.agent.first_message.trim();
     if (greeting) {
@@ -217,20 +181,14 @@ export class CallSession {
     if (this.ended) return;
     this.s.transport.event({ type: 'dtmf', digit });
     if (this.agentActive && this.current) this.interrupt('dtmf', null);
-    this.dtmf += digit;
-    if (this.dtmfTimer) clearTimeout(this.dtmfTimer);
-    const flush = () => {
-      const digits = this.dtmf;
-      this.dtmf = '';
-      this.dtmfTimer = null;
-      if (!digits || this.ended) return;
-      const now = this.now();
-      const text = `The caller pressed the keypad keys: ${digits.split('').join(' ')}`;
-      this.record({ idx: this.turnIdx++, speaker: 'user', text: `DTMF ${digits}`, startMs: now, endMs: now, sttMs: 0 });
-      this.userTurn(text, now, now, 0);
-    };
-    if (digit === '#') flush();
-    else this.dtmfTimer = setTimeout(flush, 1200);
+    this.dtmf.push(digit);
+  }
+
+  private keypadTurn(digits: string): void {
+    if (this.ended) return;
+    const now = this.now();
+    this.record({ idx: this.turnIdx++, speaker: 'user', text: `DTMF ${digits}`, startMs: now, endMs: now, sttMs: 0 });
+    this.userTurn(`The caller pressed the keypad keys: ${digits.split('').join(' ')}`, now, now, 0);
   }
 
   onMark(name: string): void {
@@ -243,26 +201,7 @@ export class CallSession {
   // ── output ───────────────────────────────────────────────────────────────────────────────────────────────
 
   private newAssistantTurn(userText: string, lastSpeechAt: number | null, endpointAt: number | null): AssistantTurn {
-    const t: AssistantTurn = {
-      id: `t${++this.turnSeq}`,
-      idx: this.turnIdx++,
-      fullText: '',
-      startedAt: this.now(),
-      lastSpeechAt,
-      endpointWaitMs: 0,
-      vadLagMs: 0,
-      endpointAt,
-      dispatchAt: this.now(),
-      firstTokenAt: null,
-      synthStartAt: null,
-      firstAudioAt: null,
-      firstSendAt: null,
-      llmDone: false,
-      error: null,
-      kept: [],
-      userText,
-      closed: false,
-    };
+    const t = assistantTurn(`t${++this.turnSeq}`, this.turnIdx++, this.now(), { userText, lastSpeechAt, endpointAt });
     this.current = t;
     return t;
   }
@@ -314,14 +253,7 @@ export class CallSession {
     const now = this.now();
     t.firstSendAt = now;
     this.s.transport.event({ type: 'agent_speaking' });
-    if (t.lastSpeechAt === null) return;
-    const latency = now - t.lastSpeechAt;
-    turnStageLatency.observe({ stage: 'turn_total' }, latency / 1000);
-    if (t.firstTokenAt !== null)
-      turnStageLatency.observe({ stage: 'llm_first_token' }, (t.firstTokenAt - t.dispatchAt) / 1000);
-    if (t.firstAudioAt !== null && t.synthStartAt !== null)
-      turnStageLatency.observe({ stage: 'tts_first_audio' }, (t.firstAudioAt - t.synthStartAt) / 1000);
-    turnStageLatency.observe({ stage: 'vad_endpoint' }, t.endpointWaitMs / 1000);
+    observeTurnStages(t);
   }
 
   /** Barge-in (or a superseding turn): flush playback, cancel LLM/TTS, keep tool results, truncate to what was heard. */
@@ -411,7 +343,7 @@ export class CallSession {
 
   private async finish(reason: string): Promise<void> {
     clearTimeout(this.maxTimer);
-    if (this.dtmfTimer) clearTimeout(this.dtmfTimer);
+    this.dtmf.cancel();
     activeRealtimeSessions.dec({ transport: this.s.transport.channel });
     const t = this.current;
     if (t && !t.closed) {
@@ -423,19 +355,16 @@ export class CallSession {
     this.out.push({ kind: 'end', reason });
     const durationMs = this.now();
     const recordingMs = this.recorder?.durationMs ?? 0;
-    const recordingKey = await this.storeRecording();
+    const recordingKey = await storeRecording(this.recorder, this.s);
     await Promise.all(this.writes);
-    const latencies = this.turnsRecorded.map((x) => x.latencyMs).filter((v): v is number => typeof v === 'number');
-    const metrics = {
-      totalDurationMs: Math.round(durationMs),
-      avgTurnLatencyMs: latencies.length ? Math.round(latencies.reduce((a, b) => a + b, 0) / latencies.length) : 0,
+    const metrics = sessionMetrics(this.turnsRecorded, {
+      durationMs,
       toolExecutions: this.tools,
       interruptions: this.interruptions,
-      turns: this.turnsRecorded.length,
-      sttAudioSeconds: Math.round(this.input.sttAudioSeconds * 10) / 10,
+      sttAudioSeconds: this.input.sttAudioSeconds,
       ttsCharacters: this.ttsChars,
       llmTokens: this.llmTokens,
-    };
+    });
     await this.s.trace
       .ended({
         status: this.failure ? 'failed' : 'completed',
@@ -466,23 +395,5 @@ export class CallSession {
       ttsChars: this.ttsChars,
       llmTokens: this.llmTokens,
     });
-  }
-
-  /** Uploads the stereo WAV from its spill file; returns the object key, or null when there is none. */
-  private async storeRecording(): Promise<string | null> {
-    const rec = this.recorder;
-    if (!rec) return null;
-    try {
-      const file = await rec.finish();
-      if (!file) return null;
-      const key = recordingObjectKey(this.s.developerId, this.s.sessionId);
-      await this.s.infra.storage.putFile(key, file.path, 'audio/wav');
-      return key;
-    } catch (e) {
-      this.s.log.error({ sessionId: this.s.sessionId, err: (e as Error).message }, 'recording upload failed');
-      return null;
-    } finally {
-      await rec.discard();
-    }
   }
 }

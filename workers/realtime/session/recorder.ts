@@ -3,6 +3,7 @@ import { open, readdir, rm, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { wavHeader } from '../../../shared/audio/wav.ts';
+import type { SessionInit } from './types.ts';
 
 /** Audio kept in memory before the settled part goes to disk: a call holds ~320 KB, not its whole length. */
 const SPILL_SECONDS = 10;
@@ -221,5 +222,25 @@ export class StereoRecorder {
       return fh;
     });
     return this.file;
+  }
+}
+
+/** Uploads a finished call's stereo WAV from its spill file; returns the object key, or null when there is none. */
+export async function storeRecording(
+  rec: StereoRecorder | null,
+  s: Pick<SessionInit, 'infra' | 'developerId' | 'sessionId' | 'log'>,
+): Promise<string | null> {
+  if (!rec) return null;
+  try {
+    const file = await rec.finish();
+    if (!file) return null;
+    const key = recordingObjectKey(s.developerId, s.sessionId);
+    await s.infra.storage.putFile(key, file.path, 'audio/wav');
+    return key;
+  } catch (e) {
+    s.log.error({ sessionId: s.sessionId, err: (e as Error).message }, 'recording upload failed');
+    return null;
+  } finally {
+    await rec.discard();
   }
 }
