@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { setPriority } from 'node:os';
 import { createInterface } from 'node:readline';
 
@@ -20,28 +20,42 @@ export function runProcess(
 ): Promise<RunResult> {
   opts.signal?.throwIfAborted();
   return new Promise((resolve, reject) => {
-    const proc = spawn(cmd, args, {
-      stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-      signal: opts.signal,
-      killSignal: 'SIGKILL',
-    });
-    if (opts.nice && proc.pid !== undefined) lowerPriority(proc.pid, opts.nice);
+    const { proc, stderr } = startTool(cmd, args, opts, opts.input !== undefined);
     const out: Buffer[] = [];
-    let stderr = '';
     proc.stdout!.on('data', (d: Buffer) => out.push(d));
-    proc.stderr!.on('data', (d: Buffer) => {
-      if (stderr.length < 8192) stderr += d.toString();
-    });
     proc.on('error', (e) => reject(opts.signal?.aborted ? opts.signal.reason : e));
     proc.on('close', (code) => {
       if (opts.signal?.aborted) return reject(opts.signal.reason);
-      resolve({ stdout: Buffer.concat(out), stderr, code });
+      resolve({ stdout: Buffer.concat(out), stderr: stderr(), code });
     });
     if (opts.input !== undefined) {
       proc.stdin!.on('error', () => {});
       proc.stdin!.end(opts.input);
     }
   });
+}
+
+/**
+ * Spawns a tool with stdout and stderr piped (stdin too when asked), killed with SIGKILL when `signal` aborts,
+ * at the requested niceness; stderr is kept (the first 8 KB) for error messages.
+ */
+function startTool(
+  cmd: string,
+  args: string[],
+  opts: { signal?: AbortSignal; nice?: number },
+  stdin: boolean,
+): { proc: ChildProcess; stderr: () => string } {
+  const proc = spawn(cmd, args, {
+    stdio: [stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+    signal: opts.signal,
+    killSignal: 'SIGKILL',
+  });
+  if (opts.nice && proc.pid !== undefined) lowerPriority(proc.pid, opts.nice);
+  let stderr = '';
+  proc.stderr!.on('data', (d: Buffer) => {
+    if (stderr.length < 8192) stderr += d.toString();
+  });
+  return { proc, stderr: () => stderr };
 }
 
 /** Best effort: a process that has already exited, or a platform without priorities, keeps its priority. */
@@ -76,12 +90,7 @@ export async function* processLines(
   opts: { signal?: AbortSignal; nice?: number } = {},
 ): AsyncGenerator<string> {
   opts.signal?.throwIfAborted();
-  const proc = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], signal: opts.signal, killSignal: 'SIGKILL' });
-  if (opts.nice && proc.pid !== undefined) lowerPriority(proc.pid, opts.nice);
-  let stderr = '';
-  proc.stderr!.on('data', (d: Buffer) => {
-    if (stderr.length < 8192) stderr += d.toString();
-  });
+  const { proc, stderr } = startTool(cmd, args, opts, false);
   const exit = new Promise<number | null>((resolve, reject) => {
     proc.on('error', (e) => reject(opts.signal?.aborted ? opts.signal.reason : e));
     proc.on('close', (code) => (opts.signal?.aborted ? reject(opts.signal.reason) : resolve(code)));
@@ -91,7 +100,7 @@ export async function* processLines(
   try {
     for await (const line of createInterface({ input: proc.stdout!, crlfDelay: Infinity })) yield line;
     const code = await exit;
-    if (code !== 0) throw new ProcessExitError(code, stderr);
+    if (code !== 0) throw new ProcessExitError(code, stderr());
   } finally {
     if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
   }

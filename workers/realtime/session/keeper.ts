@@ -1,8 +1,8 @@
+import { rm } from 'node:fs/promises';
 import type { Logger } from '../../../shared/observability/logger.ts';
 import type { Infra } from '../../../shared/runtime/infra.ts';
 import { liveSessionIds } from './live.ts';
 import { listSpillFiles, recordingObjectKey, recoverSpillFile } from './recorder.ts';
-import { rm } from 'node:fs/promises';
 
 /** How often a realtime process touches its live sessions and looks for lost ones. */
 export const HEARTBEAT_MS = 15_000;

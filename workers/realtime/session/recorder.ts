@@ -3,6 +3,7 @@ import { open, readdir, rm, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { wavHeader } from '../../../shared/audio/wav.ts';
+import { objectKey } from '../../../shared/storage/keys.ts';
 import type { SessionInit } from './types.ts';
 
 /** Audio kept in memory before the settled part goes to disk: a call holds ~320 KB, not its whole length. */
@@ -30,7 +31,7 @@ export function recordingSpillPath(scope: string, sessionId: string): string {
 
 /** Where a session's recording is stored in S3. */
 export function recordingObjectKey(developerId: string, sessionId: string): string {
-  return `${developerId}/recordings/${sessionId}.wav`;
+  return objectKey(developerId, 'recordings', `${sessionId}.wav`);
 }
 
 /** Spill files in the directory, by session id. */
