@@ -2,7 +2,16 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.data/**', 'coverage/**', 'workers/realtime/public/**'] },
+  {
+    ignores: [
+      'node_modules/**',
+      '.data/**',
+      'coverage/**',
+      'workers/realtime/public/**',
+      'portal/dist/**',
+      '.artifacts/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,0 +1,78 @@
+import { useEffect, useRef } from 'preact/hooks';
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+import type { DailyUsage } from '../types.ts';
+
+export const CATEGORY_COLORS: Record<string, string> = {
+  tts: '#1f6feb',
+  stt: '#8250df',
+  llm: '#bf3989',
+  rag: '#1a7f37',
+  video: '#bc4c00',
+  session: '#0a7ea4',
+};
+
+/** One row per day in the period, one column per category (missing days count zero). */
+export function pivot(daily: DailyUsage): { days: string[]; categories: string[]; values: number[][] } {
+  const days: string[] = [];
+  const start = new Date(`${daily.period.start.slice(0, 10)}T00:00:00Z`);
+  const end = new Date(`${daily.period.end.slice(0, 10)}T00:00:00Z`);
+  for (let d = start; d <= end && days.length < 400; d = new Date(d.getTime() + 86_400_000))
+    days.push(d.toISOString().slice(0, 10));
+  const categories = [...new Set(daily.data.map((r) => r.category))].sort();
+  const index = new Map(days.map((d, i) => [d, i]));
+  const values = categories.map(() => days.map(() => 0));
+  for (const r of daily.data) {
+    const i = index.get(r.date);
+    const c = categories.indexOf(r.category);
+    if (i !== undefined && c >= 0) values[c]![i]! += r.credits;
+  }
+  return { days, categories, values };
+}
+
+/** Daily credits by category as stacked bars (uPlot draws lines/bars; stacking is the cumulative sums). */
+export function UsageChart(props: { daily: DailyUsage }) {
+  const host = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const el = host.current;
+    if (!el) return;
+    const { days, categories, values } = pivot(props.daily);
+    const xs = days.map((d) => Date.parse(`${d}T00:00:00Z`) / 1000);
+    // Stacked: series k holds the sum of categories 0..k, drawn last-to-first so each bar shows its own band.
+    const stacked = values.map((_, k) => xs.map((__, i) => values.slice(0, k + 1).reduce((s, v) => s + v[i]!, 0)));
+    const bars = uPlot.paths.bars!({ size: [0.7, 40] });
+    const series: uPlot.Series[] = [{}];
+    for (let k = categories.length - 1; k >= 0; k--) {
+      const c = categories[k]!;
+      series.push({
+        label: c.toUpperCase(),
+        stroke: CATEGORY_COLORS[c] ?? '#555',
+        fill: CATEGORY_COLORS[c] ?? '#555',
+        paths: bars,
+        points: { show: false },
+        value: (_u, _v, _s, i) => (i === null ? '—' : String(Math.round((values[k]![i] ?? 0) * 100) / 100)),
+      });
+    }
+    const data = [xs, ...stacked.slice().reverse()] as uPlot.AlignedData;
+    const width = () => Math.max(280, el.clientWidth);
+    const plot = new uPlot(
+      {
+        width: width(),
+        height: 260,
+        series,
+        scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max * 1.1)] } },
+        axes: [{}, { label: 'credits', size: 60 }],
+        legend: { live: true },
+      },
+      data,
+      el,
+    );
+    const ro = new ResizeObserver(() => plot.setSize({ width: width(), height: 260 }));
+    ro.observe(el);
+    return () => {
+      ro.disconnect();
+      plot.destroy();
+    };
+  }, [props.daily]);
+  return <div ref={host} class="chart" role="img" aria-label="Daily credits used, by category, for the period" />;
+}

@@ -1,0 +1,40 @@
+import { useEffect, useState } from 'preact/hooks';
+import { request, setCsrfToken } from './api.ts';
+import type { Developer, SessionInfo } from './types.ts';
+
+/** The signed-in developer, shared by every page; null while signed out, undefined while unknown. */
+let current: Developer | null | undefined;
+const listeners = new Set<() => void>();
+
+function set(dev: Developer | null): void {
+  current = dev;
+  for (const l of listeners) l();
+}
+
+export async function refreshSession(): Promise<Developer | null> {
+  try {
+    const s = await request<SessionInfo>('/auth/session', { quiet401: true });
+    setCsrfToken(s.csrfToken);
+    set(s.developer);
+    return s.developer;
+  } catch {
+    setCsrfToken('');
+    set(null);
+    return null;
+  }
+}
+
+export function signedOut(): void {
+  setCsrfToken('');
+  set(null);
+}
+
+export function useDeveloper(): Developer | null | undefined {
+  const [, tick] = useState(0);
+  useEffect(() => {
+    const l = () => tick((n) => n + 1);
+    listeners.add(l);
+    return () => void listeners.delete(l);
+  }, []);
+  return current;
+}
