@@ -43,7 +43,7 @@ const p = await startTestPlatform({ roles: ['api'] });
 const browser = await launchChromium();
 try {
   const portal = new PortalBrowser(p);
-  const developerId = await portal.signIn(`+1415555${String(1000 + Math.floor(Math.random() * 8000))}`, 'Bench');
+  const developerId = await portal.signIn(`+14155550${100 + Math.floor(Math.random() * 100)}`, 'Bench');
   // 50 finished calls with four turns each, so the page renders a full list.
   for (let i = 0; i < 50; i++) {
     const id = `ses_bench_${randomBytes(6).toString('hex')}`;

@@ -4,6 +4,8 @@ import type { Developer, SessionInfo } from './types.ts';
 
 /** The signed-in developer, shared by every page; null while signed out, undefined while unknown. */
 let current: Developer | null | undefined;
+/** Set while the session is verified but the account is not named yet. */
+export let pendingPhone: string | null = null;
 const listeners = new Set<() => void>();
 
 function set(dev: Developer | null): void {
@@ -15,8 +17,10 @@ export async function refreshSession(): Promise<Developer | null> {
   try {
     const s = await request<SessionInfo>('/auth/session', { quiet401: true });
     setCsrfToken(s.csrfToken);
-    set(s.developer);
-    return s.developer;
+    // A verified phone without an account yet (reload during sign-up): the login page asks for the name.
+    pendingPhone = s.status === 'needs_name' ? (s.phone ?? null) : null;
+    set(s.developer ?? null);
+    return s.developer ?? null;
   } catch {
     setCsrfToken('');
     set(null);

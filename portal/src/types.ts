@@ -14,7 +14,9 @@ export interface Developer {
 }
 
 export interface SessionInfo {
-  developer: Developer;
+  status?: 'signed_in' | 'needs_name';
+  phone?: string;
+  developer: Developer | null;
   csrfToken: string;
   idleExpiresAt: string;
   absoluteExpiresAt: string;

@@ -29,7 +29,7 @@ let page: Page;
 let csp: string[];
 let agentId = '';
 let sessionId = '';
-const phone = `+1415555${String(2000 + Math.floor(Math.random() * 7000))}`;
+const phone = `+14155550${100 + Math.floor(Math.random() * 100)}`;
 
 /** GET through the browser's own session (same cookie, same origin) and parse JSON. */
 async function browserGet<T>(path: string): Promise<{ status: number; body: T }> {

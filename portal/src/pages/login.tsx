@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { ApiError, errorMessage, request, setCsrfToken } from '../api.ts';
 import { navigate } from '../router.ts';
-import { refreshSession } from '../session.ts';
+import { pendingPhone, refreshSession } from '../session.ts';
 import { Field, fieldError } from '../ui.tsx';
 
 type Step = 'phone' | 'code' | 'name';
@@ -13,8 +13,8 @@ interface VerifyResult {
 
 /** Phone → one-time code → (new accounts) a name. Errors stay inline beside the field they are about. */
 export function LoginPage() {
-  const [step, setStep] = useState<Step>('phone');
-  const [phone, setPhone] = useState('');
+  const [step, setStep] = useState<Step>(pendingPhone ? 'name' : 'phone');
+  const [phone, setPhone] = useState(pendingPhone ?? '');
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const [resendAfter, setResendAfter] = useState(0);
