@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { rateLimitedError } from '../../shared/auth/rate-limiter.ts';
 import { ApiError } from '../../shared/errors/api-error.ts';
@@ -8,6 +8,7 @@ import { sendApiError } from '../plugins/error-handler.ts';
 import { registerRoutes } from '../routes/index.ts';
 import { portalAuthRoutes } from './auth-routes.ts';
 import { checkCsrf, isStateChanging, readSessionCookie } from './session-guard.ts';
+import { PORTAL_SECURITY_HEADERS, registerPortalStatic } from './static.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -32,12 +33,14 @@ export const portalPlugin = fp(async (app: FastifyInstance) => {
   await app.register(
     async (portal) => {
       portal.addHook('onSend', (req, reply, payload, done) => {
+        reply.headers(PORTAL_SECURITY_HEADERS);
         // Session-bound answers (a raw key shown once, a CSRF token) must not be stored by any cache.
         if (req.url.startsWith('/portal/api/')) reply.header('cache-control', 'no-store');
         done(null, payload);
       });
       await portal.register(portalAuthRoutes, { prefix: '/api/auth' });
       await portal.register(sessionApi, { prefix: '/api' });
+      registerPortalStatic(portal, apiNotFound);
     },
     { prefix: '/portal' },
   );
@@ -71,13 +74,17 @@ async function sessionApi(app: FastifyInstance): Promise<void> {
 
   await registerRoutes(app);
 
-  // An unknown /portal/api path: without a session the answer is the same 401 as a known one, so the portal's
-  // surface cannot be mapped without signing in.
-  app.setNotFoundHandler(async (req, reply) => {
-    const session = await auth.sessions.get(readSessionCookie(req));
-    const err = session?.developerId
-      ? new ApiError('route_not_found', { method: req.method, path: req.url.split('?')[0] })
-      : new ApiError('portal_session_required');
-    return sendApiError(reply, err);
-  });
+  app.setNotFoundHandler(apiNotFound);
+}
+
+/**
+ * An unknown /portal/api path: without a session the answer is the same 401 as a known one, so the portal's
+ * surface cannot be mapped without signing in.
+ */
+async function apiNotFound(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  const session = await req.server.portal.sessions.get(readSessionCookie(req));
+  const err = session?.developerId
+    ? new ApiError('route_not_found', { method: req.method, path: req.url.split('?')[0] })
+    : new ApiError('portal_session_required');
+  return sendApiError(reply, err);
 }
