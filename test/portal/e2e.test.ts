@@ -1,5 +1,5 @@
 import type { Browser, Page } from 'puppeteer-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { devOtp } from '../helpers/portal.ts';
 import { startTestPlatform, waitUntil, type TestPlatform } from '../helpers/platform.ts';
 import { DirectClient } from '../realtime/direct-client.ts';
@@ -67,6 +67,13 @@ beforeAll(async () => {
   await page.setViewport({ width: 1280, height: 900 });
   csp = watchCsp(page);
 }, 120_000);
+
+// A failing step leaves a picture of what the browser showed.
+afterEach(async (ctx) => {
+  if (ctx.task.result?.state === 'fail' && page) {
+    await screenshot(page, `failed-${ctx.task.name.replace(/\W+/g, '-').slice(0, 40)}`).catch(() => {});
+  }
+});
 
 afterAll(async () => {
   await browser?.close();
@@ -149,7 +156,11 @@ describe('developer portal in chromium', () => {
     await c.opened;
     await waitUntil(() => c.events.some((e) => e.type === 'mark'), 30_000);
     await c.speak(await fliteUtterance('Hello, what time do you open tomorrow morning?', 16000));
-    await waitUntil(() => c.events.some((e) => e.type === 'agent_done'), 30_000);
+    await waitUntil(() => c.events.some((e) => e.type === 'transcript' && e.final), 30_000);
+    await waitUntil(
+      () => c.events.some((e) => e.type === 'agent_done' && e.text === 'We open at nine tomorrow.'),
+      30_000,
+    );
     c.ws.send(JSON.stringify({ type: 'stop' }));
     await c.closed;
     await waitUntil(async () => {

@@ -95,9 +95,9 @@ export function CollectionDetailPage(props: { id: string }) {
               />
               <ErrorBox error={fieldError(ingestError, 'content') ? null : ingestError} />
               {added.length ? (
-                <ul aria-label="Added documents">
+                <ul aria-label="Added documents" aria-live="polite">
                   {added.map((d) => (
-                    <li key={d.documentId} role="status">
+                    <li key={d.documentId}>
                       {d.label}: {d.chunksCreated} chunks ({d.tokensUsed} tokens), document <code>{d.documentId}</code>
                     </li>
                   ))}

@@ -56,6 +56,7 @@ export function LoginPage() {
       <h1 tabIndex={-1}>Sign in to the developer portal</h1>
       {step === 'phone' ? (
         <form
+          key="phone"
           onSubmit={(e) => {
             e.preventDefault();
             void sendCode();
@@ -81,6 +82,7 @@ export function LoginPage() {
         </form>
       ) : step === 'code' ? (
         <form
+          key="code"
           onSubmit={(e) => {
             e.preventDefault();
             const code = String(new FormData(e.currentTarget).get('code') ?? '').trim();
@@ -120,6 +122,7 @@ export function LoginPage() {
         </form>
       ) : (
         <form
+          key="name"
           onSubmit={(e) => {
             e.preventDefault();
             const name = String(new FormData(e.currentTarget).get('name') ?? '').trim();
