@@ -7,6 +7,7 @@ import type { PortalSession } from '../../shared/portal/sessions.ts';
 import { sendApiError } from '../plugins/error-handler.ts';
 import { registerRoutes } from '../routes/index.ts';
 import { portalAuthRoutes } from './auth-routes.ts';
+import { portalReadsRoutes } from './reads-routes.ts';
 import { checkCsrf, isStateChanging, readSessionCookie } from './session-guard.ts';
 import { PORTAL_SECURITY_HEADERS, registerPortalStatic } from './static.ts';
 
@@ -73,6 +74,7 @@ async function sessionApi(app: FastifyInstance): Promise<void> {
   });
 
   await registerRoutes(app);
+  await app.register(portalReadsRoutes);
 
   app.setNotFoundHandler(apiNotFound);
 }

@@ -37,3 +37,43 @@ export const SessionInfo = z.object({
   idleExpiresAt: z.string(),
   absoluteExpiresAt: z.string(),
 });
+
+export const DailyUsageQuery = z.object({ from: z.string().max(10).optional(), to: z.string().max(10).optional() });
+export const DailyUsage = z.object({
+  period: z.object({ start: z.string(), end: z.string() }),
+  data: z.array(
+    z.object({
+      date: z.string(),
+      category: z.enum(['tts', 'stt', 'llm', 'rag', 'video', 'session']),
+      credits: z.number(),
+    }),
+  ),
+});
+
+export const WebhooksQuery = z.object({ reveal: z.enum(['0', '1', 'true', 'false']).optional() });
+export const WebhookOverview = z.object({
+  signingSecret: z.string().nullable(),
+  revealed: z.boolean(),
+  endpoints: z.array(
+    z.object({
+      id: z.string(),
+      url: z.string(),
+      signingSecret: z.string(),
+      disabled: z.boolean(),
+      createdAt: z.string(),
+    }),
+  ),
+  deliveries: z.array(
+    z.object({
+      id: z.string(),
+      event: z.string(),
+      url: z.string(),
+      status: z.enum(['pending', 'delivered', 'failed']),
+      attempts: z.number().int(),
+      lastStatusCode: z.number().int().nullable(),
+      lastError: z.string().nullable(),
+      createdAt: z.string(),
+      deliveredAt: z.string().nullable(),
+    }),
+  ),
+});
