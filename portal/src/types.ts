@@ -51,10 +51,7 @@ export interface Usage {
   requestCount: number;
 }
 
-export interface DailyUsage {
-  period: { start: string; end: string };
-  data: Array<{ date: string; category: string; credits: number }>;
-}
+export type DailyUsage = z.infer<typeof DailyUsageSchema>;
 
 export interface Subscription {
   tier: string;
@@ -125,16 +122,7 @@ export interface VideoJob {
   completed_at?: string | null;
 }
 
-export interface WebhookInfo {
-  signingSecret: string | null;
-  deliveries: Array<{
-    id: string;
-    event: string;
-    url: string;
-    status: 'delivered' | 'failed' | 'pending';
-    attempts: number;
-    lastStatusCode: number | null;
-    createdAt: string;
-    deliveredAt: string | null;
-  }>;
-}
+/** Portal-only reads: the backend's zod contracts, as types only. */
+import type { z } from 'zod';
+import type { DailyUsage as DailyUsageSchema, WebhookOverview } from '../../shared/contracts/portal.ts';
+export type WebhookInfo = z.infer<typeof WebhookOverview>;

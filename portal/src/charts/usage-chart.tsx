@@ -49,6 +49,7 @@ export function UsageChart(props: { daily: DailyUsage }) {
         stroke: CATEGORY_COLORS[c] ?? '#555',
         fill: CATEGORY_COLORS[c] ?? '#555',
         paths: bars,
+        width: 0,
         points: { show: false },
         value: (_u, _v, _s, i) => (i === null ? '—' : String(Math.round((values[k]![i] ?? 0) * 100) / 100)),
       });

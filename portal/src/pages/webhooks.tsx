@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { request } from '../api.ts';
 import type { WebhookInfo } from '../types.ts';
-import { CopyButton, ErrorBox, fmtDate, Loading, PageHeader, useAsync, THead } from '../ui.tsx';
+import { CopyButton, ErrorBox, fmtDate, Loading, PageHeader, THead, useAsync } from '../ui.tsx';
 
 export function WebhooksPage() {
   const [reveal, setReveal] = useState(false);
@@ -14,27 +14,42 @@ export function WebhooksPage() {
     <section>
       <PageHeader title="Webhooks" />
       <p>
-        Video jobs notify the <code>webhook_url</code> you pass, signed with your secret (Standard Webhooks:
-        <code> webhook-id</code>, <code>webhook-timestamp</code>, <code>webhook-signature</code>).
+        Video jobs notify the <code>webhook_url</code> you pass, signed with the secret of that address (Standard
+        Webhooks headers <code>webhook-id</code>, <code>webhook-timestamp</code>, <code>webhook-signature</code>).
       </p>
       <ErrorBox error={info.error} />
       {info.loading && !w ? <Loading what="webhooks" /> : null}
       {w ? (
         <>
-          <h2>Signing secret</h2>
-          {w.signingSecret ? (
-            <div class="row">
-              <code class="secret">{w.signingSecret}</code>
-              {reveal ? (
-                <CopyButton text={w.signingSecret} />
-              ) : (
+          <h2>Signing secrets</h2>
+          {w.endpoints.length ? (
+            <>
+              <table>
+                <THead cols={['Address', 'Secret', 'Since', 'State']} />
+                <tbody>
+                  {w.endpoints.map((e) => (
+                    <tr key={e.id}>
+                      <th scope="row" class="url">
+                        {e.url}
+                      </th>
+                      <td>
+                        <code class="secret">{e.signingSecret}</code>{' '}
+                        {reveal ? <CopyButton text={e.signingSecret} /> : null}
+                      </td>
+                      <td>{fmtDate(e.createdAt)}</td>
+                      <td>{e.disabled ? 'disabled' : 'active'}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              {!reveal ? (
                 <button type="button" onClick={() => setReveal(true)}>
-                  Reveal
+                  Reveal secrets
                 </button>
-              )}
-            </div>
+              ) : null}
+            </>
           ) : (
-            <p class="muted">No secret yet: one is created with your first webhook.</p>
+            <p class="muted">No secret yet: one is made for each address the first time a job names it.</p>
           )}
           <h2>Recent deliveries</h2>
           {w.deliveries.length ? (
@@ -47,6 +62,7 @@ export function WebhooksPage() {
                     <td class="url">{d.url}</td>
                     <td>
                       <span class={`badge ${d.status}`}>{d.status}</span>
+                      {d.lastError ? <div class="bad">{d.lastError}</div> : null}
                     </td>
                     <td>{d.attempts}</td>
                     <td>{d.lastStatusCode ?? '—'}</td>
