@@ -8,6 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readdir, stat } from 'node:fs/promises';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import setup from '../../test/global-setup.ts';
 import { PortalBrowser } from '../../test/helpers/portal.ts';
@@ -66,6 +67,12 @@ try {
     times.push(performance.now() - t0);
   }
   const [cold, ...warm] = times;
+  // The machine's load is printed with the figures: on a shared 2-core box it moves the timings more than the code.
+  console.log(
+    `machine: ${cpus().length} cores, load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' / ')}`,
+  );
   const kb = size.gzip / 1024;
   const med = pct(warm, 0.5);
   const p95 = pct(warm, 0.95);

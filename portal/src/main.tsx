@@ -16,7 +16,7 @@ import { VideoPage } from './pages/video.tsx';
 import { WebhooksPage } from './pages/webhooks.tsx';
 import { match, navigate, useRoute } from './router.ts';
 import { refreshSession, signedOut, useDeveloper } from './session.ts';
-import { Link, Loading } from './ui.tsx';
+import { Link } from './ui.tsx';
 import './styles.css';
 
 const NAV: Array<[string, string]> = [
@@ -82,12 +82,8 @@ function App() {
         <LoginPage />
       </main>
     );
-  if (dev === undefined)
-    return (
-      <main id="main">
-        <Loading what="your session" />
-      </main>
-    );
+  // While the session is still being checked the page renders and loads its data at the same time (one round
+  // trip fewer); a 401 from any of its requests sends the browser to the login page.
   const section = '/' + (path.split('/')[1] ?? '');
   return (
     <div class="shell">
@@ -97,7 +93,13 @@ function App() {
       <header class="topbar">
         <span class="brand">Voice platform</span>
         <span class="who">
-          {dev.name} · <span class="tier">{dev.tier}</span>
+          {dev ? (
+            <>
+              {dev.name} · <span class="tier">{dev.tier}</span>
+            </>
+          ) : (
+            '…'
+          )}
         </span>
         <button type="button" onClick={() => void logout(false)}>
           Sign out

@@ -2,6 +2,7 @@ import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import type { DailyUsage } from '../types.ts';
+import { pivot } from './pivot.ts';
 
 export const CATEGORY_COLORS: Record<string, string> = {
   tts: '#1f6feb',
@@ -11,24 +12,6 @@ export const CATEGORY_COLORS: Record<string, string> = {
   video: '#bc4c00',
   session: '#0a7ea4',
 };
-
-/** One row per day in the period, one column per category (missing days count zero). */
-export function pivot(daily: DailyUsage): { days: string[]; categories: string[]; values: number[][] } {
-  const days: string[] = [];
-  const start = new Date(`${daily.period.start.slice(0, 10)}T00:00:00Z`);
-  const end = new Date(`${daily.period.end.slice(0, 10)}T00:00:00Z`);
-  for (let d = start; d <= end && days.length < 400; d = new Date(d.getTime() + 86_400_000))
-    days.push(d.toISOString().slice(0, 10));
-  const categories = [...new Set(daily.data.map((r) => r.category))].sort();
-  const index = new Map(days.map((d, i) => [d, i]));
-  const values = categories.map(() => days.map(() => 0));
-  for (const r of daily.data) {
-    const i = index.get(r.date);
-    const c = categories.indexOf(r.category);
-    if (i !== undefined && c >= 0) values[c]![i]! += r.credits;
-  }
-  return { days, categories, values };
-}
 
 /** Daily credits by category as stacked bars (uPlot draws lines/bars; stacking is the cumulative sums). */
 export function UsageChart(props: { daily: DailyUsage }) {

@@ -1,9 +1,23 @@
 import { request, v1 } from '../api.ts';
-import { pivot, UsageChart } from '../charts/usage-chart.tsx';
+import type { FunctionComponent } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { pivot } from '../charts/pivot.ts';
 import type { DailyUsage, Usage } from '../types.ts';
 import { ErrorBox, fmtNum, Link, Loading, PageHeader, useAsync } from '../ui.tsx';
 
+type Chart = FunctionComponent<{ daily: DailyUsage }>;
+
+/** uPlot is loaded with the overview only (its own chunk), so the other pages do not parse it. */
+function useUsageChart(): Chart | null {
+  const [chart, setChart] = useState<Chart | null>(null);
+  useEffect(() => {
+    void import('../charts/usage-chart.tsx').then((m) => setChart(() => m.UsageChart));
+  }, []);
+  return chart;
+}
+
 export function OverviewPage() {
+  const UsageChart = useUsageChart();
   const usage = useAsync(() => v1<Usage>('/usage'));
   const daily = useAsync(() => request<DailyUsage>('/usage/daily'));
   const c = usage.data?.credits;
@@ -46,7 +60,7 @@ export function OverviewPage() {
           <p class="muted">
             Period {daily.data.period.start.slice(0, 10)} to {daily.data.period.end.slice(0, 10)}.
           </p>
-          <UsageChart daily={daily.data} />
+          {UsageChart ? <UsageChart daily={daily.data} /> : <div class="chart" />}
           <UsageTable daily={daily.data} />
         </>
       ) : daily.loading ? (
