@@ -2,9 +2,10 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { DailyUsage, DailyUsageQuery, WebhookOverview, WebhooksQuery } from '../../shared/contracts/portal.ts';
 import { CallIdParams } from '../../shared/contracts/sessions.ts';
 import { VideoJob } from '../../shared/contracts/video.ts';
+import { z } from 'zod';
 import { PageQuery, pageSchema } from '../../shared/pagination.ts';
 import { recordingKey } from '../services/observability.ts';
-import { dailyUsage, listVideoJobs, webhookOverview } from '../services/portal-reads.ts';
+import { dailyUsage, listVideoJobs, videoOutputKey, webhookOverview } from '../services/portal-reads.ts';
 
 /** Reads only the portal needs (registered under the session guard, so req.auth is the signed-in developer). */
 export const portalReadsRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -16,6 +17,19 @@ export const portalReadsRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get('/video/jobs', { schema: { querystring: PageQuery, response: { 200: pageSchema(VideoJob) } } }, async (req) =>
     listVideoJobs(infra, req.auth.developerId, req.query.limit, req.query.cursor),
+  );
+
+  // Same-origin video for the video page's player (the presigned video_url is another origin, outside the CSP).
+  app.get(
+    '/video/jobs/:jobId/output',
+    { schema: { params: z.object({ jobId: z.string().min(1).max(100) }) } },
+    async (req, reply) => {
+      const key = await videoOutputKey(infra, req.auth.developerId, req.params.jobId);
+      const obj = await infra.storage.getStream(key);
+      reply.type(key.endsWith('.webm') ? 'video/webm' : 'video/mp4').header('cache-control', 'private, no-store');
+      if (obj.contentLength !== undefined) reply.header('content-length', obj.contentLength);
+      return reply.send(obj.body);
+    },
   );
 
   app.get('/webhooks', { schema: { querystring: WebhooksQuery, response: { 200: WebhookOverview } } }, async (req) =>
