@@ -105,7 +105,7 @@ describe('Dockerfile', () => {
 
   it('runs the set-up steps that build assets, and puts the embedding model where the manifests look', () => {
     // scripts/setup.d steps that only prepare or check a development machine (test tools, presence checks).
-    const machineOnly = new Set(['60-video.sh', '90-ops.sh']);
+    const machineOnly = new Set(['45-browser.sh', '60-video.sh', '90-ops.sh']);
     const steps = readdirSync(join(ROOT, 'scripts/setup.d')).filter((f) => f.endsWith('.sh') && !machineOnly.has(f));
     const runs = stages.flatMap((st) => st.instructions.filter((i) => i.op === 'RUN').map((i) => i.args));
     for (const step of steps)
