@@ -16,6 +16,9 @@ export function checkPrerequisites(): void {
 
 export async function launchChromium(): Promise<Browser> {
   const args = ['--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--mute-audio'];
+  // A fake microphone (a tone) granted without a prompt, so "talk to it" runs its real audio path.
+  args.push('--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream');
+  args.push('--autoplay-policy=no-user-gesture-required');
   if (process.getuid?.() === 0) args.push('--no-sandbox');
   return puppeteer.launch({ executablePath: CHROMIUM, headless: true, args });
 }

@@ -120,7 +120,7 @@ describe('developer portal in chromium', () => {
     expect((await p.request('/v1/agents', { key: raw })).status).toBe(200);
   });
 
-  it('creates an agent, with inline validation errors from the API', async () => {
+  it('creates an agent (inline validation errors from the API) and talks to it through the fake microphone', async () => {
     await visit('/agents', '::-p-text(New agent)');
     await clickText(page, 'button', 'New agent');
     await fill(page, 'name', 'Front desk');
@@ -136,6 +136,13 @@ describe('developer portal in chromium', () => {
     agentId = decodeURIComponent(new URL(page.url()).pathname.split('/').pop()!);
     expect(agentId).not.toBe('');
     await checkPage('agent');
+    // "Talk to it": a token minted from the session, the microphone worklet (a same-origin file, as the CSP
+    // requires) and the direct WebSocket, with chromium's fake microphone.
+    await clickText(page, 'button', 'Start talking');
+    await page.waitForSelector('::-p-text(Connected: speak now.)', { visible: true });
+    await page.waitForSelector('::-p-text(Open this call)', { visible: true });
+    await clickText(page, 'button', 'Hang up');
+    await page.waitForSelector('::-p-text(Call ended)', { visible: true });
   });
 
   it('holds a short direct voice session over the real WebSocket with a token minted by the portal', async () => {
