@@ -22,11 +22,17 @@ export const portalReadsRoutes: FastifyPluginAsyncZod = async (app) => {
     webhookOverview(infra, req.auth.developerId, req.query.reveal === '1' || req.query.reveal === 'true'),
   );
 
-  // Same-origin audio for the call page's player, so the portal's CSP can stay media-src 'self'.
+  // Same-origin audio for the call page's player, so the portal's CSP can stay media-src 'self'. Byte ranges are
+  // honoured so the player can seek; a range past the end falls back to the whole file.
   app.get('/recordings/:callId/audio', { schema: { params: CallIdParams } }, async (req, reply) => {
     const key = await recordingKey(infra, req.auth.developerId, req.params.callId);
-    const obj = await infra.storage.getStream(key);
-    reply.type('audio/wav').header('cache-control', 'private, no-store');
+    const range = req.headers.range;
+    const wanted = typeof range === 'string' && /^bytes=\d+-\d*$/.test(range) ? range : undefined;
+    const obj = await infra.storage
+      .getStream(key, wanted)
+      .catch((e: Error) => (wanted && e.name === 'InvalidRange' ? infra.storage.getStream(key) : Promise.reject(e)));
+    reply.type('audio/wav').header('accept-ranges', 'bytes');
+    if (obj.contentRange) reply.code(206).header('content-range', obj.contentRange);
     if (obj.contentLength !== undefined) reply.header('content-length', obj.contentLength);
     return reply.send(obj.body);
   });
