@@ -45,6 +45,8 @@ export async function startTestPlatform(
     S3_EMBEDDED_DIR: s3dir,
     S3_EMBEDDED_PORT: '0',
     SHUTDOWN_GRACE_MS: '5000',
+    // Most tests start the api alone, which (like a deployment) needs the secret it shares with realtime.
+    REALTIME_SESSION_SECRET: randomBytes(32).toString('base64url'),
     ...opts.env,
   });
   // Recorded lines go through the production logger, redaction included: a test that no secret is logged must
