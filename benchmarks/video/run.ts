@@ -13,7 +13,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { mintKey } from '../../api/services/keys.ts';
+import { mintKey } from '../../shared/auth/mint-key.ts';
 import { startPlatform } from '../../scripts/platform.ts';
 import { loadConfig } from '../../shared/config/index.ts';
 import { insertDeveloper } from '../../shared/db/developers.ts';

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { mintKey } from '../../api/services/keys.ts';
+import { mintKey } from '../../shared/auth/mint-key.ts';
 import { loadConfig, type Config } from '../../shared/config/index.ts';
 import { insertDeveloper, type Tier } from '../../shared/db/developers.ts';
 import { createLogger } from '../../shared/observability/logger.ts';
