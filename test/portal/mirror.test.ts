@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mintKey } from '../../api/services/keys.ts';
+import { mintKey } from '../../shared/auth/mint-key.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 import { PortalBrowser } from '../helpers/portal.ts';
 
