@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { mintKey } from '../api/services/keys.ts';
+import { mintKey } from '../shared/auth/mint-key.ts';
 import { reencryptProviderKeys } from '../shared/billing/reencrypt-keys.ts';
 import { revokeKey } from '../shared/db/api-keys.ts';
 import { getDeveloper, insertDeveloper, listDevelopers, TIERS, type Tier } from '../shared/db/developers.ts';

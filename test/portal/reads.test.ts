@@ -162,6 +162,14 @@ describe('portal-only reads', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('audio/wav');
     expect(Buffer.from(await res.arrayBuffer())).toEqual(wav);
+    expect(res.headers.get('accept-ranges')).toBe('bytes');
+    const part = await b.fetch(`/portal/api/recordings/${sessionId}/audio`, { headers: { range: 'bytes=4-11' } });
+    expect(part.status).toBe(206);
+    expect(part.headers.get('content-range')).toBe(`bytes 4-11/${wav.length}`);
+    expect(Buffer.from(await part.arrayBuffer())).toEqual(wav.subarray(4, 12));
+    const past = await b.fetch(`/portal/api/recordings/${sessionId}/audio`, { headers: { range: 'bytes=9999-' } });
+    expect(past.status).toBe(200);
+    expect(Buffer.from(await past.arrayBuffer())).toEqual(wav);
     const none = await b.fetch('/portal/api/recordings/ses_nothing/audio');
     expect(none.status).toBe(404);
     // Another developer's session cannot read it.
