@@ -22,6 +22,18 @@ export function setCsrfToken(token: string): void {
   csrfToken = token;
 }
 
+/**
+ * The session check in flight, if any. Pages render (and a user can click) while it runs; a write waits for it
+ * so that it carries the token instead of failing the CSRF check.
+ */
+let csrfPending: Promise<unknown> | null = null;
+export function csrfTokenFrom(check: Promise<unknown>): void {
+  csrfPending = check;
+  void check.finally(() => {
+    if (csrfPending === check) csrfPending = null;
+  });
+}
+
 let onUnauthorized: () => void = () => {};
 /** Where a 401 portal_session_required sends the app (the login page). */
 export function setUnauthorizedHandler(fn: () => void): void {
@@ -39,6 +51,7 @@ export interface RequestOptions {
 export async function request<T>(path: string, opts: RequestOptions = {}): Promise<T> {
   const method = opts.method ?? (opts.json === undefined ? 'GET' : 'POST');
   const headers: Record<string, string> = { accept: 'application/json' };
+  if (method !== 'GET' && !csrfToken && csrfPending) await csrfPending.catch(() => {});
   if (method !== 'GET') headers['x-csrf-token'] = csrfToken;
   if (opts.json !== undefined) headers['content-type'] = 'application/json';
   let url = API_BASE + path;

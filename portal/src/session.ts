@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { request, setCsrfToken } from './api.ts';
+import { csrfTokenFrom, request, setCsrfToken } from './api.ts';
 import type { Developer, SessionInfo } from './types.ts';
 
 /** The signed-in developer, shared by every page; null while signed out, undefined while unknown. */
@@ -15,7 +15,9 @@ function set(dev: Developer | null): void {
 
 export async function refreshSession(): Promise<Developer | null> {
   try {
-    const s = await request<SessionInfo>('/auth/session', { quiet401: true });
+    const check = request<SessionInfo>('/auth/session', { quiet401: true });
+    csrfTokenFrom(check);
+    const s = await check;
     setCsrfToken(s.csrfToken);
     // A verified phone without an account yet (reload during sign-up): the login page asks for the name.
     pendingPhone = s.status === 'needs_name' ? (s.phone ?? null) : null;
