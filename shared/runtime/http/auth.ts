@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { ApiError } from '../../shared/errors/api-error.ts';
+import { ApiError } from '../../errors/api-error.ts';
 
 /**
  * API-key authentication and per-key rate limiting on every /v1 route (unless the route is marked public,
