@@ -2,6 +2,7 @@ import multipart from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
 import { idempotencyPlugin } from './plugins/idempotency.ts';
 import { openapiPlugin } from './plugins/openapi.ts';
+import { portalPlugin } from './portal/plugin.ts';
 import { usageHeadersPlugin } from './plugins/usage-headers.ts';
 import { registerRoutes } from './routes/index.ts';
 import './types.ts';
@@ -10,7 +11,7 @@ export const MAX_UPLOAD_BYTES = 25 * 1024 * 1024;
 
 /**
  * The api role on the role-neutral server (shared/runtime/http/server.ts, built with auth): OpenAPI docs,
- * uploads, Idempotency-Key, the X-Usage-* headers and every REST route.
+ * uploads, Idempotency-Key, the X-Usage-* headers, every REST route and the developer portal.
  */
 export async function registerApiRole(app: FastifyInstance): Promise<void> {
   await app.register(openapiPlugin);
@@ -20,4 +21,5 @@ export async function registerApiRole(app: FastifyInstance): Promise<void> {
   await app.register(idempotencyPlugin);
   await app.register(usageHeadersPlugin);
   await registerRoutes(app);
+  await app.register(portalPlugin);
 }
