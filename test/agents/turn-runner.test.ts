@@ -166,4 +166,17 @@ describe('parseSse', () => {
       { event: undefined, data: '{"x":1}' },
     ]);
   });
+
+  it('delivers an event the stream cut off before its blank line, and a multi-byte character split across chunks', async () => {
+    const bytes = new TextEncoder().encode('data: é\n\nevent: end\ndata: [DONE]');
+    async function* chunks() {
+      for (let i = 0; i < bytes.length; i++) yield bytes.slice(i, i + 1);
+    }
+    const out = [];
+    for await (const ev of parseSse(chunks())) out.push(ev);
+    expect(out).toEqual([
+      { event: undefined, data: 'é' },
+      { event: 'end', data: '[DONE]' },
+    ]);
+  });
 });
