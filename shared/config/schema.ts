@@ -5,6 +5,7 @@ import { collectionsEnv } from './areas/collections.ts';
 import { providersEnv } from './areas/providers.ts';
 import { realtimeEnv } from './areas/realtime.ts';
 import { speechEnv } from './areas/speech.ts';
+import { toolsEnv } from './areas/tools.ts';
 import { videoEnv } from './areas/video.ts';
 import { envBool, envInt } from './env.ts';
 
@@ -111,5 +112,6 @@ export const EnvSchema = z.object({
   ...agentsEnv,
   ...realtimeEnv,
   ...videoEnv,
+  ...toolsEnv,
 });
 export type Env = z.infer<typeof EnvSchema>;

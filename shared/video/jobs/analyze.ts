@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
 import type { AnalyzeSections, AnalyzeVideoBody } from '../../contracts/video.ts';
 import { embeddingEngines } from '../../engines/embeddings/registry.ts';
 import { detectFast, faceLandmarker } from '../../engines/face/human-landmarker.ts';
 import { ingestDocument } from '../../rag/ingest.ts';
+import { runProcess } from '../../process/spawn.ts';
 import type { Infra } from '../../runtime/infra.ts';
 import { decodeImageRgb, fitEven } from '../encoder.ts';
 import { ffmpeg, runTool } from '../ffmpeg.ts';
@@ -19,30 +19,21 @@ import { presign } from './outputs.ts';
 
 type Scene = NonNullable<AnalyzeSections['scenes']>[number];
 
-/** Scene cuts with ffmpeg's scene score (select='gt(scene,T)' + showinfo on stderr), in seconds. */
-async function cutsFromStderr(path: string, threshold: number, signal: AbortSignal): Promise<number[]> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      'ffmpeg',
-      [
-        '-hide_banner',
-        '-nostdin',
-        '-i',
-        path,
-        '-an',
-        '-vf',
-        `scale=160:-2,select='gt(scene,${threshold})',showinfo`,
-        '-f',
-        'null',
-        '-',
-      ],
-      { signal },
-    );
-    let err = '';
-    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    child.on('error', reject);
-    child.on('close', () => resolve([...err.matchAll(/pts_time:\s*([\d.]+)/g)].map((m) => Number(m[1]))));
+/**
+ * Scene cuts with ffmpeg's scene score (select='gt(scene,T)' + showinfo, which reports each selected frame on
+ * stderr), in seconds. Read line by line: a long video's showinfo output is not held whole.
+ */
+async function sceneCuts(path: string, threshold: number, signal: AbortSignal): Promise<number[]> {
+  const cuts: number[] = [];
+  const vf = `scale=160:-2,select='gt(scene,${threshold})',showinfo`;
+  await runProcess('ffmpeg', ['-hide_banner', '-nostdin', '-i', path, '-an', '-vf', vf, '-f', 'null', '-'], {
+    signal,
+    onStderrLine: (line) => {
+      const m = /pts_time:\s*([\d.]+)/.exec(line);
+      if (m) cuts.push(Number(m[1]));
+    },
   });
+  return cuts;
 }
 
 function dominantColor(rgb: Uint8Array): string {
@@ -182,7 +173,7 @@ async function analyzeLocally(
     await s.progress(0.4);
   }
   if (req.tasks.includes('scenes')) {
-    const cuts = (await cutsFromStderr(video.path, 0.3, s.signal)).filter((t) => t > 0.2 && t < duration - 0.2);
+    const cuts = (await sceneCuts(video.path, 0.3, s.signal)).filter((t) => t > 0.2 && t < duration - 0.2);
     const bounds = [0, ...cuts, duration];
     const size = fitEven(video.info.video!.width, video.info.video!.height, 640);
     const scenes: Scene[] = [];
