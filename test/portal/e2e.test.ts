@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { devOtp } from '../helpers/portal.ts';
 import { startTestPlatform, waitUntil, type TestPlatform } from '../helpers/platform.ts';
 import { DirectClient } from '../realtime/direct-client.ts';
-import { startOpenAiChatDouble, type OpenAiChatDouble } from '../realtime/doubles/openai-chat.ts';
+import { startOpenAiChatDouble, type OpenAiChatDouble } from '../doubles/openai-chat.ts';
 import { fliteUtterance, wsUrl } from '../realtime/helpers.ts';
 import {
   checkPrerequisites,

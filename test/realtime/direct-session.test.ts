@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, waitUntil, type TestPlatform } from '../helpers/platform.ts';
-import { startOpenAiChatDouble, type OpenAiChatDouble } from './doubles/openai-chat.ts';
+import { startOpenAiChatDouble, type OpenAiChatDouble } from '../doubles/openai-chat.ts';
 import { DirectClient } from './direct-client.ts';
 import { fliteUtterance, wsUrl } from './helpers.ts';
 
@@ -10,11 +10,14 @@ let key: string;
 let agentId: string;
 
 beforeAll(async () => {
-  llm = await startOpenAiChatDouble(() => ({ text: 'Happy to help.' }));
+  llm = await startOpenAiChatDouble(() => ({ text: 'Happy to help.' }), {
+    key: 'sk-test-realtime',
+    tokensPerSecond: 1000,
+  });
   p = await startTestPlatform({
     env: {
       REALTIME_SESSION_SECRET: 'direct-secret-direct-secret-0123456789ab',
-      OPENAI_BASE_URL: llm.url,
+      OPENAI_BASE_URL: llm.baseUrl,
       OPENAI_API_KEY: llm.key,
       OUTBOUND_ALLOWLIST: '127.0.0.1',
     },

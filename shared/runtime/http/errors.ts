@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { ApiError, isApiError } from '../../shared/errors/api-error.ts';
-import { formatBytes } from '../../shared/net/safe-fetch.ts';
+import { ApiError, isApiError } from '../../errors/api-error.ts';
+import { formatBytes } from '../../net/safe-fetch.ts';
 
 export interface ErrorEnvelope {
   error: { type: string; code: string; message: string; param: string | null; requestId: string };
