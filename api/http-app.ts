@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import multipart from '@fastify/multipart';
 import websocket from '@fastify/websocket';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -9,6 +8,9 @@ import { registerHealthRoutes } from '../shared/runtime/health-routes.ts';
 import { registerRealtimeRoutes } from '../workers/realtime/routes.ts';
 import { authPlugin } from './plugins/auth.ts';
 import { errorHandlerPlugin } from './plugins/error-handler.ts';
+import { sendFrameworkError, writeClientError } from './plugins/framework-errors.ts';
+import { inputGuardPlugin } from './plugins/input-guard.ts';
+import { requestIdOf } from './plugins/request-id.ts';
 import { idempotencyPlugin } from './plugins/idempotency.ts';
 import { openapiPlugin } from './plugins/openapi.ts';
 import { requestContextPlugin } from './plugins/request-context.ts';
@@ -17,10 +19,8 @@ import { registerRoutes } from './routes/index.ts';
 import './types.ts';
 
 export const MAX_UPLOAD_BYTES = 25 * 1024 * 1024;
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-// Request ids: a random per-process part plus a counter. Unique across processes, and no syscall per request.
-const REQUEST_ID_BASE = `req_${randomBytes(6).toString('base64url')}`;
-let requestCounter = 0;
+/** Node's limit on the request line plus headers; above it the HTTP parser answers 431 (or 414 for a URL). */
+export const MAX_HEADER_BYTES = 16 * 1024;
 
 export interface HttpAppOptions {
   api: boolean;
@@ -38,12 +38,12 @@ export async function buildHttpApp(infra: Infra, opts: HttpAppOptions): Promise<
     disableRequestLogging: true,
     // JSON bodies: ingest allows 1 MB of content, which with JSON escaping needs some room above 1 MiB.
     bodyLimit: 4 * 1024 * 1024,
-    genReqId: (req) => {
-      const incoming = req.headers['x-request-id'];
-      return typeof incoming === 'string' && REQUEST_ID.test(incoming)
-        ? incoming
-        : `${REQUEST_ID_BASE}${(requestCounter++).toString(36)}`;
-    },
+    genReqId: requestIdOf,
+    http: { maxHeaderSize: MAX_HEADER_BYTES },
+    // Errors raised before a route runs (bad percent-encoding, an over-long path parameter) and by Node's HTTP
+    // parser (431, 414, 408, malformed HTTP) are answered in the one envelope, never echoing the input back.
+    frameworkErrors: sendFrameworkError,
+    clientErrorHandler: (err, socket) => writeClientError(err, socket, MAX_HEADER_BYTES),
     requestIdHeader: false,
     // No child logger per request (it serialises bindings every time); handlers log with requestId fields.
     childLoggerFactory: (logger) => logger,
@@ -60,6 +60,7 @@ export async function buildHttpApp(infra: Infra, opts: HttpAppOptions): Promise<
   app.decorate('infra', infra);
 
   await app.register(errorHandlerPlugin);
+  await app.register(inputGuardPlugin);
   await app.register(requestContextPlugin);
   registerHealthRoutes(app, infra, opts.state);
   if (opts.api || opts.realtime) await app.register(authPlugin);

@@ -36,6 +36,12 @@ export const ERROR_CODES = {
   },
   unsupported_language: { status: 400, type: t.invalid_request, message: '{detail}' },
   invalid_audio: { status: 400, type: t.invalid_request, message: 'The audio could not be decoded: {detail}' },
+  invalid_multipart: {
+    status: 400,
+    type: t.invalid_request,
+    message: 'The multipart/form-data body is malformed ({detail}). Send a boundary and complete parts.',
+  },
+  bad_request: { status: 400, type: t.invalid_request, message: '{detail}' },
   // 401
   missing_api_key: {
     status: 401,
@@ -93,8 +99,20 @@ export const ERROR_CODES = {
     type: t.conflict,
     message: 'A request with this Idempotency-Key is still in progress. Retry after it finishes.',
   },
+  request_timeout: { status: 408, type: t.invalid_request, message: 'The request was not received in time.' },
   payload_too_large: { status: 413, type: t.invalid_request, message: 'The {what} exceeds the limit of {limit}.' },
+  uri_too_long: { status: 414, type: t.invalid_request, message: 'The {what} is too long (at most {limit}).' },
   unsupported_media_type: { status: 415, type: t.invalid_request, message: '{detail}' },
+  upgrade_required: {
+    status: 426,
+    type: t.invalid_request,
+    message: 'This endpoint is a WebSocket: connect with an Upgrade: websocket request.',
+  },
+  headers_too_large: {
+    status: 431,
+    type: t.invalid_request,
+    message: 'The request headers exceed the limit of {limit}.',
+  },
   // 429
   rate_limited: {
     status: 429,
