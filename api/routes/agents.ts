@@ -47,7 +47,10 @@ export const agentsRoutes: FastifyPluginAsyncZod = async (app) => {
     '/v1/agents',
     {
       schema: { tags, summary: 'Create an agent', body: CreateAgentBody, response: { 201: Agent } },
-      config: { idempotent: true },
+      config: {
+        idempotent: true,
+        idempotentSecrets: { fields: ['toolSigningSecret'], replay: 'redacted', resource: 'agent' },
+      },
     },
     async (req, reply) => reply.code(201).send(await createAgent(db, addressPolicy, req.auth.developerId, req.body)),
   );
@@ -69,7 +72,10 @@ export const agentsRoutes: FastifyPluginAsyncZod = async (app) => {
         body: ProvisionBody,
         response: { 201: ProvisionResponse },
       },
-      config: { idempotent: true },
+      config: {
+        idempotent: true,
+        idempotentSecrets: { fields: ['agent.toolSigningSecret'], replay: 'redacted', resource: 'agent' },
+      },
     },
     async (req, reply) => reply.code(201).send(await provisionAgent(infra, req, req.body)),
   );

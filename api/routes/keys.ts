@@ -11,7 +11,10 @@ export const keysRoutes: FastifyPluginAsyncZod = async (app) => {
     '',
     {
       schema: { tags, summary: 'Create an API key', body: CreateKeyBody, response: { 201: CreatedKey } },
-      config: { idempotent: true },
+      config: {
+        idempotent: true,
+        idempotentSecrets: { fields: ['key'], replay: 'conflict', resource: 'API key' },
+      },
     },
     async (req, reply) => {
       const created = await mintKey(db, req.auth.developerId, req.body.name, req.body.expiresInDays);

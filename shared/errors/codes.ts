@@ -94,6 +94,12 @@ export const ERROR_CODES = {
     message:
       'A request with this Idempotency-Key already completed, but its response was streamed and cannot be replayed. Use a new key to run the request again.',
   },
+  idempotency_secret_not_stored: {
+    status: 409,
+    type: t.conflict,
+    message:
+      'A request with this Idempotency-Key already created {resource} "{id}". Its secret is shown only once and is not stored, so the response cannot be replayed; {hint}',
+  },
   idempotency_in_progress: {
     status: 409,
     type: t.conflict,

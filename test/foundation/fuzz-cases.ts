@@ -212,6 +212,8 @@ export function casesFor(op: Operation, ids: string[], rnd: () => number): FuzzC
     });
     json(`${k}: huge`, { ...base(), [k]: HUGE });
     json(`${k}: null`, { ...base(), [k]: null });
+    json(`${k}: empty`, { ...base(), [k]: typeOf(v) === 'array' ? [] : typeOf(v) === 'object' ? {} : '' });
+    json(`${k}: nested huge`, { ...base(), [k]: mapStrings(sample(v, ids, rnd), HUGE) });
     if (typeOf(v) === 'number' || typeOf(v) === 'integer') json(`${k}: out of range`, { ...base(), [k]: 1e308 });
   }
   for (const k of schema.required ?? []) {
