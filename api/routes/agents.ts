@@ -16,6 +16,7 @@ import {
   SpeakBody,
   SyncBody,
   SyncResponse,
+  ToolSigningSecret,
   UpdateAgentBody,
 } from '../../shared/contracts/agents.ts';
 import { PageQuery, pageSchema } from '../../shared/pagination.ts';
@@ -29,6 +30,8 @@ import {
   listAgents,
   putAgent,
   requireAgent,
+  revealToolSecret,
+  rotateToolSecret,
 } from '../services/agents.ts';
 import { chatStream, chatWithAgent } from '../services/agents-chat.ts';
 import { getAgentConversation, listAgentConversations } from '../services/agents-conversations.ts';
@@ -98,6 +101,33 @@ export const agentsRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (req) => putAgent(db, addressPolicy, req.auth.developerId, req.params.id, req.body),
+  );
+
+  // The tool-signing secret is in the creation response only; these show it on an explicit request.
+  app.get(
+    '/v1/agents/:id/tool-signing-secret',
+    {
+      schema: {
+        tags,
+        summary: "Reveal the agent's tool-signing secret (Standard Webhooks)",
+        params: AgentParams,
+        response: { 200: ToolSigningSecret },
+      },
+    },
+    async (req) => revealToolSecret(db, req.auth.developerId, req.params.id),
+  );
+
+  app.post(
+    '/v1/agents/:id/tool-signing-secret/rotate',
+    {
+      schema: {
+        tags,
+        summary: "Replace the agent's tool-signing secret (the old one stops signing at once)",
+        params: AgentParams,
+        response: { 200: ToolSigningSecret },
+      },
+    },
+    async (req) => rotateToolSecret(db, req.auth.developerId, req.params.id),
   );
 
   app.delete(
