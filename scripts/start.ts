@@ -1,3 +1,4 @@
+import { assertBillingConfig } from '../shared/billing/settings.ts';
 import { ConfigError, loadConfig } from '../shared/config/index.ts';
 import { createLogger } from '../shared/observability/logger.ts';
 import cluster from 'node:cluster';
@@ -11,20 +12,28 @@ if (!roles.every((r) => (ROLES as readonly string[]).includes(r))) {
   process.exit(2);
 }
 
-let config;
-try {
-  config = loadConfig();
-} catch (e) {
+/** A configuration error is one line on stderr and exit 78 (EX_CONFIG), never a stack trace. */
+function exitOnConfigError(e: unknown): never {
   if (e instanceof ConfigError) {
     console.error(e.message);
     process.exit(78); // EX_CONFIG
   }
   throw e;
 }
+
+let config;
+try {
+  config = loadConfig();
+  // Checks that depend on several variables (production master keys, a whole Stripe group) run now, before
+  // migrations, S3 or a cluster of copies start, so a bad setup fails once and says why.
+  assertBillingConfig(config);
+} catch (e) {
+  exitOnConfigError(e);
+}
 if (config.PROCESSES > 1 && cluster.isPrimary) {
   runAsPrimary(config.PROCESSES);
 } else {
-  await main(config);
+  await main(config).catch(exitOnConfigError);
 }
 
 async function main(config: ReturnType<typeof loadConfig>): Promise<void> {
