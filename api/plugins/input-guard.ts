@@ -52,6 +52,16 @@ export function rejectNul(where: 'path' | 'query' | 'body', value: unknown): voi
  * Multipart fields are checked where they are read (api/services/speech-input.ts).
  */
 export const inputGuardPlugin = fp(async (app: FastifyInstance) => {
+  // An empty body sent as application/json is no body (clients send the header on every POST): a route whose
+  // body is optional (POST /v1/keys) can accept it, one that needs a body says which. Fastify's default is a 400.
+  // The header is dropped rather than the JSON parser replaced, since areas add their own JSON parsers.
+  app.addHook('onRequest', (req, _reply, done) => {
+    if (req.headers['content-length'] === '0' && req.headers['content-type']?.startsWith('application/json')) {
+      delete req.headers['content-type'];
+    }
+    done();
+  });
+
   app.addHook('preValidation', (req, _reply, done) => {
     try {
       rejectNul('path', req.params);

@@ -11,6 +11,7 @@ import {
   VoiceList,
   VoicesQuery,
 } from '../../shared/contracts/speech.ts';
+import { getTranscriptionJob } from '../../shared/db/transcription-jobs.ts';
 import { speechEngines } from '../../shared/engines/speech-registry.ts';
 import { ApiError } from '../../shared/errors/api-error.ts';
 import {
@@ -27,9 +28,9 @@ import { assertLooksLikeMedia, parseInput, readSpeechRequest } from '../services
 import { listVoices, synthesizeStream } from '../services/speech.ts';
 import { transcribeAudioIncremental } from '../services/transcription-stream.ts';
 import {
-  getTranscription,
   submitTranscriptionJob,
   toContractResult,
+  toJob,
   transcribeAudio,
   transcribeSync,
   type TranscribeCall,
@@ -118,7 +119,13 @@ export const speechRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/v1/transcribe/:jobId',
     { schema: { tags, summary: 'Get a transcription job', params: JobIdParams, response: { 200: TranscriptionJob } } },
-    async (req) => getTranscription(infra, req.auth.developerId, req.params.jobId),
+    async (req) => {
+      const row = await getTranscriptionJob(infra.db, req.auth.developerId, req.params.jobId);
+      if (!row) throw ApiError.notFound('transcription job', req.params.jobId);
+      // The engine that took the job, as on the synchronous route (was "none" on every read).
+      req.providerUsed = row.provider;
+      return toJob(row);
+    },
   );
 
   // --- OpenAI-compatible audio API -------------------------------------------------------------------------
