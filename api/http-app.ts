@@ -13,6 +13,7 @@ import { inputGuardPlugin } from './plugins/input-guard.ts';
 import { requestIdOf } from './plugins/request-id.ts';
 import { idempotencyPlugin } from './plugins/idempotency.ts';
 import { openapiPlugin } from './plugins/openapi.ts';
+import { portalPlugin } from './portal/plugin.ts';
 import { requestContextPlugin } from './plugins/request-context.ts';
 import { usageHeadersPlugin } from './plugins/usage-headers.ts';
 import { registerRoutes } from './routes/index.ts';
@@ -76,6 +77,7 @@ export async function buildHttpApp(infra: Infra, opts: HttpAppOptions): Promise<
     await app.register(idempotencyPlugin);
     await app.register(usageHeadersPlugin);
     await registerRoutes(app);
+    await app.register(portalPlugin);
   }
   return app;
 }

@@ -1,6 +1,7 @@
 import { assertBillingConfig } from '../shared/billing/settings.ts';
 import { ConfigError, loadConfig } from '../shared/config/index.ts';
 import { createLogger } from '../shared/observability/logger.ts';
+import { assertSessionSecret } from '../shared/realtime/secret.ts';
 import cluster from 'node:cluster';
 import { isFirstCopy, runAsPrimary } from './cluster.ts';
 import { ROLES, startPlatform, type Role } from './platform.ts';
@@ -12,11 +13,11 @@ if (!roles.every((r) => (ROLES as readonly string[]).includes(r))) {
   process.exit(2);
 }
 
-/** A configuration error is one line on stderr and exit 78 (EX_CONFIG), never a stack trace. */
+/** A configuration error is one message and exit code 78 (EX_CONFIG), at load or at boot, never a stack trace. */
 function exitOnConfigError(e: unknown): never {
   if (e instanceof ConfigError) {
     console.error(e.message);
-    process.exit(78); // EX_CONFIG
+    process.exit(78);
   }
   throw e;
 }
@@ -24,9 +25,10 @@ function exitOnConfigError(e: unknown): never {
 let config;
 try {
   config = loadConfig();
-  // Checks that depend on several variables (production master keys, a whole Stripe group) run now, before
-  // migrations, S3 or a cluster of copies start, so a bad setup fails once and says why.
+  // Checked before forking copies (each copy would otherwise fail the same way and be restarted forever), and
+  // before migrations or S3 start: production master keys, a whole Stripe group, the session secret.
   assertBillingConfig(config);
+  assertSessionSecret(config, roles);
 } catch (e) {
   exitOnConfigError(e);
 }

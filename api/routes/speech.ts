@@ -27,14 +27,8 @@ import {
 import { assertLooksLikeMedia, parseInput, readSpeechRequest } from '../services/speech-input.ts';
 import { listVoices, synthesizeStream } from '../services/speech.ts';
 import { transcribeAudioIncremental } from '../services/transcription-stream.ts';
-import {
-  submitTranscriptionJob,
-  toContractResult,
-  toJob,
-  transcribeAudio,
-  transcribeSync,
-  type TranscribeCall,
-} from '../services/transcription.ts';
+import { submitTranscriptionJob, toJob, transcribeSync } from '../services/transcription.ts';
+import { toContractResult, transcribeAudio, type TranscribeCall } from '../../shared/speech/transcription.ts';
 
 /** Aborts when the client goes away before the response is finished (stops engines, ffmpeg, fetches). */
 function clientSignal(reply: FastifyReply): AbortSignal {

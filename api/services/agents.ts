@@ -138,7 +138,11 @@ export async function listAgents(
   const hasMore = rows.length > limit;
   const kept = hasMore ? rows.slice(0, limit) : rows;
   const last = kept[kept.length - 1];
-  return { data: kept.map((r) => toAgent(r)), nextCursor: hasMore && last ? encodeCursor(String(last.seq)) : null, hasMore };
+  return {
+    data: kept.map((r) => toAgent(r)),
+    nextCursor: hasMore && last ? encodeCursor(String(last.seq)) : null,
+    hasMore,
+  };
 }
 
 /**
