@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { sniffMedia } from '../../shared/audio/formats.ts';
 import { ApiError, isApiError } from '../../shared/errors/api-error.ts';
-import { rejectNul } from '../plugins/input-guard.ts';
+import { rejectNul } from '../../shared/runtime/http/input-guard.ts';
 
 export interface AudioUpload {
   buffer: Buffer;

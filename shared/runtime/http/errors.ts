@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { ApiError, isApiError } from '../../shared/errors/api-error.ts';
-import { formatBytes } from '../../shared/net/safe-fetch.ts';
+import { ApiError, isApiError } from '../../errors/api-error.ts';
+import { formatBytes } from '../../net/safe-fetch.ts';
 
 /** Fastify's default limit on one path parameter (an id); longer ones are 414 before any route runs. */
 const MAX_PARAM_LENGTH = 100;

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { ApiError } from '../../shared/errors/api-error.ts';
+import { ApiError } from '../../errors/api-error.ts';
 
 interface PathNode {
   parent: PathNode | null;

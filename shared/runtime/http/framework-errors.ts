@@ -1,9 +1,9 @@
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../../shared/errors/api-error.ts';
-import { formatBytes } from '../../shared/net/safe-fetch.ts';
-import { sendApiError, toApiError } from './error-handler.ts';
+import { ApiError } from '../../errors/api-error.ts';
+import { formatBytes } from '../../net/safe-fetch.ts';
+import { sendApiError, toApiError } from './errors.ts';
 import { newRequestId } from './request-id.ts';
 
 /** Fastify's `frameworkErrors`: router errors (bad percent-encoding, over-long path parameter) in the envelope. */
