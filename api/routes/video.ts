@@ -51,7 +51,11 @@ export const videoRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/v1/video/:jobId',
     { schema: { tags, summary: 'A video job (owner only)', params: VideoJobParams, response: { 200: VideoJob } } },
-    async (req) => getVideoJobFor(infra, req.auth.developerId, req.params.jobId),
+    async (req) => {
+      const job = await getVideoJobFor(infra, req.auth.developerId, req.params.jobId);
+      req.providerUsed = job.provider;
+      return job;
+    },
   );
 
   app.get(

@@ -22,6 +22,7 @@ import { queryCandidates, termWeights } from '../../shared/rag/search.ts';
 import { toVectorSql } from '../../shared/rag/vector-literal.ts';
 import { newId } from '../../shared/ids.ts';
 import { addDocument, loadRetrievalSet, newCollection, scratchDatabase } from './corpus.ts';
+import { mulberry32 } from '../../shared/prng.ts';
 
 const args = process.argv.slice(2);
 const sizesArg = args[args.indexOf('--sizes') + 1];
@@ -254,26 +255,9 @@ async function fillTo(
     .load()
     .words.slice(100, 30_100)
     .filter((w) => /^[a-z]+$/.test(w));
-  let seed = (42 + have) >>> 0;
-  const rand = () => {
-    // mulberry32: a full-period 32-bit generator (integer maths stays exact, unlike a naive LCG in doubles).
-    seed = (seed + 0x6d2b79f5) >>> 0;
-    let t = seed;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const rand = mulberry32(42 + have);
   // Topics: 1,000 vocabularies of 150 words each (fixed seed), so chunks cluster the way documents on a subject do.
-  const topicRand = (() => {
-    let t0 = 7;
-    return () => {
-      t0 = (t0 + 0x6d2b79f5) >>> 0;
-      let t = t0;
-      t = Math.imul(t ^ (t >>> 15), t | 1);
-      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-  })();
+  const topicRand = mulberry32(7);
   const topics = Array.from({ length: 1000 }, () =>
     Array.from({ length: 150 }, () => words[Math.floor(words.length * topicRand() ** 1.5)]!),
   );

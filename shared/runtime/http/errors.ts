@@ -3,6 +3,9 @@ import fp from 'fastify-plugin';
 import { ApiError, isApiError } from '../../errors/api-error.ts';
 import { formatBytes } from '../../net/safe-fetch.ts';
 
+/** Fastify's default limit on one path parameter (an id); longer ones are 414 before any route runs. */
+const MAX_PARAM_LENGTH = 100;
+
 export interface ErrorEnvelope {
   error: { type: string; code: string; message: string; param: string | null; requestId: string };
 }
@@ -43,11 +46,16 @@ export function toApiError(err: FastifyError & { validation?: unknown[]; validat
       return new ApiError('payload_too_large', { what: 'upload', limit: formatBytes(25 * 1024 * 1024) });
     case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
       return new ApiError('unsupported_media_type', { detail: 'Expected a multipart/form-data body.' });
+    case 'FST_ERR_BAD_URL':
+      return new ApiError('bad_request', { detail: 'The URL path is not valid (malformed percent-encoding).' });
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new ApiError('uri_too_long', { what: 'path parameter', limit: `${MAX_PARAM_LENGTH} characters` });
   }
   if (err instanceof SyntaxError) return new ApiError('invalid_json', { detail: err.message });
   if (isDependencyDown(err)) return new ApiError('dependency_unavailable', { dependency: 'A backing service' });
   const status = err.statusCode ?? 500;
-  if (status >= 400 && status < 500) return ApiError.validation(err.message);
+  // Other framework 4xx become 400s; the message is cut short, since Fastify's may quote the input.
+  if (status >= 400 && status < 500) return ApiError.validation(err.message.slice(0, 200));
   return new ApiError('internal_error');
 }
 

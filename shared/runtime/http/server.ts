@@ -1,18 +1,18 @@
-import { randomBytes } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Infra } from '../infra.ts';
 import { authPlugin } from './auth.ts';
 import { errorHandlerPlugin } from './errors.ts';
+import { sendFrameworkError, writeClientError } from './framework-errors.ts';
 import { registerHealthRoutes } from './health.ts';
+import { inputGuardPlugin } from './input-guard.ts';
 import { requestContextPlugin } from './request-context.ts';
+import { requestIdOf } from './request-id.ts';
 import { productionSerializerCompiler } from './serializer.ts';
 import './types.ts';
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-// Request ids: a random per-process part plus a counter. Unique across processes, and no syscall per request.
-const REQUEST_ID_BASE = `req_${randomBytes(6).toString('base64url')}`;
-let requestCounter = 0;
+/** Node's limit on the request line plus headers; above it the HTTP parser answers 431 (or 414 for a URL). */
+export const MAX_HEADER_BYTES = 16 * 1024;
 
 export interface HttpServerOptions {
   /** API-key authentication and rate limiting on /v1 routes (roles that serve /v1: api, realtime). */
@@ -31,12 +31,12 @@ export async function buildHttpServer(infra: Infra, opts: HttpServerOptions): Pr
     logController: new LogController({ disableRequestLogging: true }),
     // JSON bodies: ingest allows 1 MB of content, which with JSON escaping needs some room above 1 MiB.
     bodyLimit: 4 * 1024 * 1024,
-    genReqId: (req) => {
-      const incoming = req.headers['x-request-id'];
-      return typeof incoming === 'string' && REQUEST_ID.test(incoming)
-        ? incoming
-        : `${REQUEST_ID_BASE}${(requestCounter++).toString(36)}`;
-    },
+    genReqId: requestIdOf,
+    http: { maxHeaderSize: MAX_HEADER_BYTES },
+    // Errors raised before a route runs (bad percent-encoding, an over-long path parameter) and by Node's HTTP
+    // parser (431, 414, 408, malformed HTTP) are answered in the one envelope, never echoing the input back.
+    frameworkErrors: sendFrameworkError,
+    clientErrorHandler: (err, socket) => writeClientError(err, socket, MAX_HEADER_BYTES),
     requestIdHeader: false,
     // No child logger per request (it serialises bindings every time); handlers log with requestId fields.
     childLoggerFactory: (logger) => logger,
@@ -53,6 +53,7 @@ export async function buildHttpServer(infra: Infra, opts: HttpServerOptions): Pr
   app.decorate('infra', infra);
 
   await app.register(errorHandlerPlugin);
+  await app.register(inputGuardPlugin);
   await app.register(requestContextPlugin);
   registerHealthRoutes(app, infra, opts.state);
   if (opts.auth) await app.register(authPlugin);
