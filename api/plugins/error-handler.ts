@@ -1,6 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError, isApiError } from '../../shared/errors/api-error.ts';
+import { engineToApiError, isEngineError } from '../../shared/errors/engine-error.ts';
+import { isTransientDependencyError } from '../../shared/errors/retry.ts';
 import { formatBytes } from '../../shared/net/safe-fetch.ts';
 
 export interface ErrorEnvelope {
@@ -18,6 +20,7 @@ export function sendApiError(reply: FastifyReply, err: ApiError): FastifyReply {
 /** Turns anything thrown into the one envelope. Bad input is a 4xx with a message that says what to fix. */
 export function toApiError(err: FastifyError & { validation?: unknown[]; validationContext?: string }): ApiError {
   if (isApiError(err)) return err;
+  if (isEngineError(err)) return engineToApiError(err, err.provider) as ApiError;
   if (Array.isArray(err.validation) && err.validation.length > 0) {
     const first = err.validation[0] as { instancePath?: string; message?: string; params?: Record<string, unknown> };
     const path = (first.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
@@ -45,18 +48,11 @@ export function toApiError(err: FastifyError & { validation?: unknown[]; validat
       return new ApiError('unsupported_media_type', { detail: 'Expected a multipart/form-data body.' });
   }
   if (err instanceof SyntaxError) return new ApiError('invalid_json', { detail: err.message });
-  if (isDependencyDown(err)) return new ApiError('dependency_unavailable', { dependency: 'A backing service' });
+  if (isTransientDependencyError(err))
+    return new ApiError('dependency_unavailable', { dependency: 'A backing service' });
   const status = err.statusCode ?? 500;
   if (status >= 400 && status < 500) return ApiError.validation(err.message);
   return new ApiError('internal_error');
-}
-
-function isDependencyDown(err: Error & { code?: string }): boolean {
-  const code = err.code ?? '';
-  return (
-    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P03', '08006', '08001'].includes(code) ||
-    /Connection terminated|Stream isn't writeable|MaxRetriesPerRequest|Connection is closed/i.test(err.message)
-  );
 }
 
 export const errorHandlerPlugin = fp(async (app: FastifyInstance) => {

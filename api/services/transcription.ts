@@ -10,11 +10,11 @@ import {
   type TranscriptionJobRow,
   type TranscriptionSource,
 } from '../../shared/db/transcription-jobs.ts';
-import { isEngineError } from '../../shared/engines/core/engine-error.ts';
 import { speechEngines } from '../../shared/engines/speech-registry.ts';
 import { isEnglish } from '../../shared/engines/stt/pocketsphinx.ts';
 import type { SttEngine, SttRequest } from '../../shared/engines/stt/types.ts';
 import { ApiError } from '../../shared/errors/api-error.ts';
+import { isRetryable } from '../../shared/errors/retry.ts';
 import { newId } from '../../shared/ids.ts';
 import { safeFetchBuffer } from '../../shared/net/safe-fetch.ts';
 import type { Infra } from '../../shared/runtime/infra.ts';
@@ -268,9 +268,5 @@ export function toJob(row: TranscriptionJobRow): TranscriptionJob {
 
 /** Whether a failure is final for a job: the input or the request is at fault, or retrying cannot help. */
 export function isPermanentFailure(e: unknown): boolean {
-  if (e instanceof ApiError || (e as Error)?.name === 'ApiError') {
-    return (e as ApiError).status < 500;
-  }
-  if (isEngineError(e)) return !e.retryable;
-  return false;
+  return !isRetryable(e);
 }

@@ -6,6 +6,7 @@ import {
   type TranscriptionSource,
 } from '../../../shared/db/transcription-jobs.ts';
 import { isApiError } from '../../../shared/errors/api-error.ts';
+import { isTransientDependencyError } from '../../../shared/errors/retry.ts';
 import type { JobsOn } from '../../../shared/queue/catalog.ts';
 import type { speechJobs } from '../../../shared/queue/jobs/speech.ts';
 import type { HandlerMap } from '../../../shared/queue/worker-runner.ts';
@@ -51,6 +52,9 @@ export function speechCpuHandlers(infra: Infra): HandlerMap<Names> {
         await dropUpload(infra, row.source);
         return { completed: true };
       } catch (e) {
+        // Postgres, Redis or S3 briefly gone is never the job's fault: retry, and past the last attempt the
+        // reconciler puts the job back on the queue.
+        if (isTransientDependencyError(e)) throw e;
         const last = ctx.attempt >= ctx.attemptsAllowed;
         if (isPermanentFailure(e) || last) {
           const err = e as Error & { code?: string };
