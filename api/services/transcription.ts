@@ -39,6 +39,8 @@ export interface TranscribeCall {
   signal: AbortSignal;
   /** Longest audio accepted (seconds). */
   maxSeconds: number;
+  /** The hold's key in a job (one hold per job, however often it runs); none for a request. */
+  holdKey?: string;
 }
 
 export interface TranscribeOutcome {
@@ -102,6 +104,7 @@ export async function prepareTranscription(infra: Infra, call: TranscribeCall): 
     billable,
     requestId: call.requestId,
     operation: call.operation,
+    holdKey: call.holdKey,
   });
   const request: SttRequest = {
     pcm: decoded.pcm,
@@ -128,7 +131,7 @@ export async function transcribeAudio(infra: Infra, call: TranscribeCall): Promi
     await reservation?.commit(seconds);
     return { result, provider: engine.provider, billable };
   } catch (e) {
-    await reservation?.refund().catch(() => {});
+    await reservation?.refund();
     throw engineToApiError(e, engine.provider);
   }
 }

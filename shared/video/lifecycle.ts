@@ -128,7 +128,7 @@ export async function finish(infra: Infra, id: string, outcome: JobOutcome): Pro
   });
   if (!done) return;
   await chargeJob(infra, done.row, outcome.units).catch((e: Error) =>
-    infra.log.error({ videoJobId: id, err: e.message }, 'video charge failed'),
+    infra.log.error({ videoJobId: id, err: e.message }, 'video charge failed; the reconciler charges it'),
   );
   if (done.messageId) await enqueueFirstDelivery(infra, done.messageId);
 }

@@ -1,3 +1,4 @@
+import { jobHoldKey } from '../../../shared/billing/hold-keys.ts';
 import { TranscribeOptions } from '../../../shared/contracts/speech.ts';
 import {
   completeTranscriptionJob,
@@ -47,6 +48,7 @@ export function speechCpuHandlers(infra: Infra): HandlerMap<Names> {
           operation: 'transcribe',
           signal: ctx.signal,
           maxSeconds: infra.config.SPEECH_MAX_AUDIO_SECONDS,
+          holdKey: jobHoldKey('transcription', row.id),
         });
         await completeTranscriptionJob(infra.db, row.id, toContractResult(out.result), out.result.duration);
         await dropUpload(infra, row.source);
