@@ -3,6 +3,7 @@ import { buildHttpApp } from '../api/http-app.ts';
 import type { Config } from '../shared/config/index.ts';
 import type { Logger } from '../shared/observability/logger.ts';
 import { trackQueueBacklogAge } from '../shared/observability/metrics.ts';
+import { startReconciler } from '../shared/queue/reconciler.ts';
 import type { RunningWorker } from '../shared/queue/worker-runner.ts';
 import { createInfra, type Infra } from '../shared/runtime/infra.ts';
 import { startCpuWorkers } from '../workers/cpu/role.ts';
@@ -31,6 +32,8 @@ export async function startPlatform(config: Config, log: Logger, roles: Role[]):
   const workers: RunningWorker[] = [];
   if (roles.includes('cpu')) workers.push(...startCpuWorkers(infra));
   if (roles.includes('gpu')) workers.push(...startGpuWorkers(infra));
+  // Every worker process reconciles Postgres with the queues on its own timer (nothing to install in Redis).
+  const reconciler = workers.length ? startReconciler(infra) : null;
   // Every role reports the age of the oldest waiting job per queue (the backlog-age alert reads it).
   const untrackBacklog = trackQueueBacklogAge(() => infra.queues.all());
   await app.listen({ host: config.HOST, port: config.PORT });
@@ -50,6 +53,7 @@ export async function startPlatform(config: Config, log: Logger, roles: Role[]):
         untrackBacklog();
         const grace = config.SHUTDOWN_GRACE_MS;
         // app.close() stops accepting and waits for in-flight requests; workers finish or hand back jobs.
+        await reconciler?.stop();
         await Promise.all([app.close(), ...workers.map((w) => w.drain(grace))]);
         await infra.close();
       })();
