@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { mintKey } from '../../api/services/keys.ts';
+import { mintKey } from '../../shared/auth/mint-key.ts';
 import { insertDeveloper } from '../../shared/db/developers.ts';
 import { migrate } from '../../shared/db/migrate.ts';
 import { createDb, type Db } from '../../shared/db/pool.ts';
