@@ -151,23 +151,10 @@ async function resolveProvider(
       checkLanguagePair(source, b.target_language, 'target_language');
       return 'default';
     }
-    case 'analyze': {
-      if (engines.servers.has(`analyze:${requested}`)) {
-        await selfHosted('analyze', requested);
-        return requested;
-      }
-      if (requested !== 'default' && requested !== 'twelvelabs') {
-        throw new ApiError(
-          'provider_unavailable',
-          {
-            provider: requested,
-            detail: 'no analysis engine by that name is configured here; available: default, twelvelabs',
-          },
-          'provider',
-        );
-      }
+    case 'analyze':
+      engines.analysis.get(requested);
+      await selfHosted('analyze', requested);
       return requested;
-    }
   }
 }
 

@@ -19,7 +19,7 @@ import type { CollectionRow } from '../../shared/rag/collections.ts';
 import { insertDocument } from '../../shared/rag/ingest.ts';
 import { LOCAL_WEIGHTS, relevanceScore } from '../../shared/rag/score.ts';
 import { queryCandidates, termWeights } from '../../shared/rag/search.ts';
-import { toVectorLiteral } from '../../shared/rag/vector-literal.ts';
+import { toVectorSql } from '../../shared/rag/vector-literal.ts';
 import { newId } from '../../shared/ids.ts';
 import { addDocument, loadRetrievalSet, newCollection, scratchDatabase } from './corpus.ts';
 
@@ -132,7 +132,7 @@ async function main() {
       const exactTop = new Map<string, string[]>();
       for (const q of queries) {
         const [v] = await engine.embed([q], { inputType: 'query' });
-        exactTop.set(q, await vectorTop10(db, collection.id, toVectorLiteral(v!), null));
+        exactTop.set(q, await vectorTop10(db, collection.id, toVectorSql(v!), null));
       }
       for (const ef of QUICK ? [EF_SEARCH] : [...new Set([40, EF_SEARCH, 200, 400])].sort((a, b) => a - b)) {
         let hit = 0;
@@ -142,12 +142,12 @@ async function main() {
         for (const q of queries) {
           const [v] = await engine.embed([q], { inputType: 'query' });
           const t = performance.now();
-          const ann = new Set(await vectorTop10(db, collection.id, toVectorLiteral(v!), ef));
+          const ann = new Set(await vectorTop10(db, collection.id, toVectorSql(v!), ef));
           annLat.push(performance.now() - t);
           const exact = exactTop.get(q)!;
           hit += exact.filter((id) => ann.has(id)).length;
           total += exact.length;
-          const cand = new Set(await vectorTop10(db, collection.id, toVectorLiteral(v!), ef, 40));
+          const cand = new Set(await vectorTop10(db, collection.id, toVectorSql(v!), ef, 40));
           hit40 += exact.filter((id) => cand.has(id)).length;
         }
         console.log(
@@ -302,7 +302,7 @@ async function fillTo(
       `insert into rag_chunks (collection_id, document_id, chunk_index, content, metadata, dimension, embedding)
        select $1, $2, t.idx, t.content, '{}', 100, t.emb::vector
          from unnest($3::int[], $4::text[], $5::text[]) as t(idx, content, emb)`,
-      [collection.id, documentId, texts.map((_, i) => start + i), texts, vectors.map(toVectorLiteral)],
+      [collection.id, documentId, texts.map((_, i) => start + i), texts, vectors.map(toVectorSql)],
     );
   }
   await db.query(`set maintenance_work_mem = '512MB'`);

@@ -6,6 +6,7 @@ import { portalEnv } from './areas/portal.ts';
 import { providersEnv } from './areas/providers.ts';
 import { realtimeEnv } from './areas/realtime.ts';
 import { speechEnv } from './areas/speech.ts';
+import { toolsEnv } from './areas/tools.ts';
 import { videoEnv } from './areas/video.ts';
 import { envBool, envInt } from './env.ts';
 
@@ -131,6 +132,7 @@ export const EnvSchema = z.object({
   ...agentsEnv,
   ...realtimeEnv,
   ...videoEnv,
+  ...toolsEnv,
   ...portalEnv,
 });
 export type Env = z.infer<typeof EnvSchema>;

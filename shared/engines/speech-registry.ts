@@ -34,10 +34,8 @@ export function speechEngines(infra: Pick<Infra, 'config'>): SpeechEngines {
 
 export function buildSpeechEngines(config: Infra['config']): SpeechEngines {
   const tts = new EngineRegistry<TtsEngine>('tts');
-  tts.register(
-    'default',
-    new LocalTtsEngine({ fliteBin: config.SPEECH_FLITE_BIN, espeakBin: config.SPEECH_ESPEAK_BIN }),
-  );
+  // flite and espeak-ng paths (SPEECH_FLITE_BIN, SPEECH_ESPEAK_BIN) apply through the configured tools.
+  tts.register('default', new LocalTtsEngine());
   registerTtsVendors(tts, config);
   const stt = new EngineRegistry<SttEngine>('stt');
   stt.register('default', new PocketsphinxSttEngine({ modelDir: config.SPEECH_POCKETSPHINX_MODEL_DIR }));

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startTestPlatform, waitUntil, type TestPlatform } from '../helpers/platform.ts';
-import { startOpenAiChatDouble, type OpenAiChatDouble } from './doubles/openai-chat.ts';
+import { startOpenAiChatDouble, type OpenAiChatDouble } from '../doubles/openai-chat.ts';
 import { fliteUtterance, wsUrl } from './helpers.ts';
 
 let p: TestPlatform;
@@ -48,11 +48,14 @@ class DirectClient {
 }
 
 beforeAll(async () => {
-  llm = await startOpenAiChatDouble(() => ({ text: 'Happy to help.' }));
+  llm = await startOpenAiChatDouble(() => ({ text: 'Happy to help.' }), {
+    key: 'sk-test-realtime',
+    tokensPerSecond: 1000,
+  });
   p = await startTestPlatform({
     env: {
       REALTIME_SESSION_SECRET: 'direct-secret-direct-secret-0123456789ab',
-      OPENAI_BASE_URL: llm.url,
+      OPENAI_BASE_URL: llm.baseUrl,
       OPENAI_API_KEY: llm.key,
       OUTBOUND_ALLOWLIST: '127.0.0.1',
     },

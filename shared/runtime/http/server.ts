@@ -1,42 +1,34 @@
 import { randomBytes } from 'node:crypto';
-import multipart from '@fastify/multipart';
-import websocket from '@fastify/websocket';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
-import { productionSerializerCompiler } from './plugins/serializer.ts';
-import type { Infra } from '../shared/runtime/infra.ts';
-import { registerHealthRoutes } from '../shared/runtime/health-routes.ts';
-import { registerRealtimeRoutes } from '../workers/realtime/routes.ts';
-import { authPlugin } from './plugins/auth.ts';
-import { errorHandlerPlugin } from './plugins/error-handler.ts';
-import { idempotencyPlugin } from './plugins/idempotency.ts';
-import { openapiPlugin } from './plugins/openapi.ts';
-import { portalPlugin } from './portal/plugin.ts';
-import { requestContextPlugin } from './plugins/request-context.ts';
-import { usageHeadersPlugin } from './plugins/usage-headers.ts';
-import { registerRoutes } from './routes/index.ts';
+import type { Infra } from '../infra.ts';
+import { authPlugin } from './auth.ts';
+import { errorHandlerPlugin } from './errors.ts';
+import { registerHealthRoutes } from './health.ts';
+import { requestContextPlugin } from './request-context.ts';
+import { productionSerializerCompiler } from './serializer.ts';
 import './types.ts';
 
-export const MAX_UPLOAD_BYTES = 25 * 1024 * 1024;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 // Request ids: a random per-process part plus a counter. Unique across processes, and no syscall per request.
 const REQUEST_ID_BASE = `req_${randomBytes(6).toString('base64url')}`;
 let requestCounter = 0;
 
-export interface HttpAppOptions {
-  api: boolean;
-  realtime: boolean;
+export interface HttpServerOptions {
+  /** API-key authentication and rate limiting on /v1 routes (roles that serve /v1: api, realtime). */
+  auth: boolean;
   state: { draining: boolean };
 }
 
 /**
- * The HTTP server of a role: health and metrics always; the REST API and/or the realtime sockets depending on
- * the role. The one-process mode serves both from one port so that one base URL reaches everything.
+ * The HTTP server every role runs: the error envelope, request ids and context headers, /healthz, /readyz and
+ * /metrics, and (for roles that serve /v1) API-key auth. Roles add their routes to it (api/server.ts,
+ * workers/realtime/server.ts); the one-process mode adds both to one server so that one port reaches everything.
  */
-export async function buildHttpApp(infra: Infra, opts: HttpAppOptions): Promise<FastifyInstance> {
+export async function buildHttpServer(infra: Infra, opts: HttpServerOptions): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: infra.log.child({ component: 'http' }) as FastifyBaseLogger,
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     // JSON bodies: ingest allows 1 MB of content, which with JSON escaping needs some room above 1 MiB.
     bodyLimit: 4 * 1024 * 1024,
     genReqId: (req) => {
@@ -63,20 +55,6 @@ export async function buildHttpApp(infra: Infra, opts: HttpAppOptions): Promise<
   await app.register(errorHandlerPlugin);
   await app.register(requestContextPlugin);
   registerHealthRoutes(app, infra, opts.state);
-  if (opts.api || opts.realtime) await app.register(authPlugin);
-  if (opts.realtime) {
-    await app.register(websocket, { options: { maxPayload: 1024 * 1024 } });
-    await registerRealtimeRoutes(app);
-  }
-  if (opts.api) {
-    await app.register(openapiPlugin);
-    await app.register(multipart, {
-      limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 30, fieldSize: 1024 * 1024 },
-    });
-    await app.register(idempotencyPlugin);
-    await app.register(usageHeadersPlugin);
-    await registerRoutes(app);
-    await app.register(portalPlugin);
-  }
+  if (opts.auth) await app.register(authPlugin);
   return app;
 }

@@ -1,9 +1,9 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { ApiError, isApiError } from '../../shared/errors/api-error.ts';
-import { engineToApiError, isEngineError } from '../../shared/errors/engine-error.ts';
-import { isTransientDependencyError } from '../../shared/errors/retry.ts';
-import { formatBytes } from '../../shared/net/safe-fetch.ts';
+import { ApiError, isApiError } from '../../errors/api-error.ts';
+import { engineToApiError, isEngineError } from '../../errors/engine-error.ts';
+import { isTransientDependencyError } from '../../errors/retry.ts';
+import { formatBytes } from '../../net/safe-fetch.ts';
 
 export interface ErrorEnvelope {
   error: { type: string; code: string; message: string; param: string | null; requestId: string };
