@@ -39,6 +39,8 @@ export async function startPlatform(config: Config, log: Logger, roles: Role[]):
   const workers: RunningWorker[] = [];
   if (roles.includes('cpu')) workers.push(...(await import('../workers/cpu/role.ts')).startCpuWorkers(infra));
   if (roles.includes('gpu')) workers.push(...(await import('../workers/gpu/role.ts')).startGpuWorkers(infra));
+  // Every worker process reconciles Postgres with the queues on its own timer (nothing to install in Redis).
+  const reconciler = workers.length ? (await import('../shared/queue/reconciler.ts')).startReconciler(infra) : null;
   // Every role reports the age of the oldest waiting job per queue (the backlog-age alert reads it).
   const untrackBacklog = trackQueueBacklogAge(() => infra.queues.all());
   await app.listen({ host: config.HOST, port: config.PORT });
@@ -58,6 +60,7 @@ export async function startPlatform(config: Config, log: Logger, roles: Role[]):
         untrackBacklog();
         const grace = config.SHUTDOWN_GRACE_MS;
         // app.close() stops accepting and waits for in-flight requests; workers finish or hand back jobs.
+        await reconciler?.stop();
         await Promise.all([app.close(), ...workers.map((w) => w.drain(grace))]);
         await infra.close();
       })();

@@ -12,7 +12,6 @@ import {
   WebhookSecretQuery,
   type VideoJobType,
 } from '../../shared/contracts/video.ts';
-import { scheduleReconciler } from '../../shared/video/reconciler.ts';
 import { getVideoJobFor, submitVideoJob } from '../services/video.ts';
 import { readWebhookSecret } from '../services/webhooks.ts';
 
@@ -70,9 +69,4 @@ export const videoRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (req) => readWebhookSecret(infra, req.auth.developerId, req.query.url),
   );
-
-  // The reconciler runs as a BullMQ job scheduler on the CPU pool; the API installs it (idempotent upsert).
-  app.addHook('onReady', async () => {
-    await scheduleReconciler(infra).catch((e: Error) => infra.log.warn({ err: e.message }, 'reconciler not scheduled'));
-  });
 };

@@ -155,7 +155,7 @@ export async function ingestDocument(
       billable: key.billable,
     };
   } catch (e) {
-    for (const h of holds) await h.refund().catch(() => {});
+    for (const h of holds) await h.refund();
     throw e;
   }
 }

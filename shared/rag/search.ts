@@ -120,7 +120,7 @@ export async function searchCollection(
     await hold?.commit();
     return { results, providerUsed: engine.provider, billable: key.billable };
   } catch (e) {
-    await hold?.refund().catch(() => {});
+    await hold?.refund();
     throw e;
   }
 }

@@ -11,6 +11,7 @@ export function startCpuWorkers(infra: Infra): RunningWorker[] {
     runWorker('cpu', cpuHandlers(infra), {
       redis: infra.bullRedis,
       prefix: infra.config.REDIS_PREFIX,
+      stalledIntervalMs: infra.config.WORKER_STALLED_INTERVAL_MS,
       concurrency: infra.config.WORKER_CPU_CONCURRENCY,
       log: infra.log.child({ role: 'worker-cpu' }),
     }),

@@ -24,6 +24,7 @@ export function startGpuWorkers(infra: Infra): RunningWorker[] {
     runWorker(q, handlers, {
       redis: infra.bullRedis,
       prefix: infra.config.REDIS_PREFIX,
+      stalledIntervalMs: infra.config.WORKER_STALLED_INTERVAL_MS,
       concurrency: gpuConcurrency(infra.config, q),
       log: infra.log.child({ role: 'worker-gpu', device: infra.config.GPU_DEVICE }),
     }),
