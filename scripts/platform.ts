@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../shared/config/index.ts';
 import type { Logger } from '../shared/observability/logger.ts';
+import { buildEngines } from '../shared/engines/boot.ts';
 import { trackQueueBacklogAge } from '../shared/observability/metrics.ts';
 import type { RunningWorker } from '../shared/queue/worker-runner.ts';
 import { assertSessionSecret, sessionSecret } from '../shared/realtime/secret.ts';
@@ -28,6 +29,14 @@ export async function startPlatform(config: Config, log: Logger, roles: Role[]):
   // Config that can only be judged knowing the roles fails here, before any connection is opened.
   assertSessionSecret(config, roles);
   const infra = await createInfra(config, log);
+  // Every role's engine registries are built (and their configuration checked) before it serves anything, so a
+  // bad vendor configuration stops the process at boot with a message naming it, not a user's call later.
+  try {
+    log.info({ engines: buildEngines(infra) }, 'engines ready');
+  } catch (e) {
+    await infra.close();
+    throw e;
+  }
   // The one-process mode may run on an invented secret; make (and log) it at boot, not on the first call.
   if (roles.includes('api') || roles.includes('realtime')) sessionSecret(infra);
   const state = { draining: false };

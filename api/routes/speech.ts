@@ -11,7 +11,6 @@ import {
   VoiceList,
   VoicesQuery,
 } from '../../shared/contracts/speech.ts';
-import { getTranscriptionJob } from '../../shared/db/transcription-jobs.ts';
 import { speechEngines } from '../../shared/engines/speech-registry.ts';
 import { ApiError } from '../../shared/errors/api-error.ts';
 import {
@@ -27,7 +26,7 @@ import {
 import { assertLooksLikeMedia, parseInput, readSpeechRequest } from '../services/speech-input.ts';
 import { listVoices, synthesizeStream } from '../services/speech.ts';
 import { transcribeAudioIncremental } from '../services/transcription-stream.ts';
-import { submitTranscriptionJob, toJob, transcribeSync } from '../services/transcription.ts';
+import { getTranscription, submitTranscriptionJob, transcribeSync } from '../services/transcription.ts';
 import { toContractResult, transcribeAudio, type TranscribeCall } from '../../shared/speech/transcription.ts';
 
 /** Aborts when the client goes away before the response is finished (stops engines, ffmpeg, fetches). */
@@ -114,11 +113,10 @@ export const speechRoutes: FastifyPluginAsyncZod = async (app) => {
     '/v1/transcribe/:jobId',
     { schema: { tags, summary: 'Get a transcription job', params: JobIdParams, response: { 200: TranscriptionJob } } },
     async (req) => {
-      const row = await getTranscriptionJob(infra.db, req.auth.developerId, req.params.jobId);
-      if (!row) throw ApiError.notFound('transcription job', req.params.jobId);
+      const { job, provider } = await getTranscription(infra, req.auth.developerId, req.params.jobId);
       // The engine that took the job, as on the synchronous route (was "none" on every read).
-      req.providerUsed = row.provider;
-      return toJob(row);
+      req.providerUsed = provider;
+      return job;
     },
   );
 

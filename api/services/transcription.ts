@@ -63,10 +63,15 @@ export async function submitTranscriptionJob(
   return { id: row.id, status: 'processing', createdAt: row.created_at.toISOString() };
 }
 
-export async function getTranscription(infra: Infra, developerId: string, id: string): Promise<TranscriptionJob> {
+/** A developer's transcription job, with the engine that took it (reported in X-Provider-Used on reads). */
+export async function getTranscription(
+  infra: Infra,
+  developerId: string,
+  id: string,
+): Promise<{ job: TranscriptionJob; provider: string }> {
   const row = await getTranscriptionJob(infra.db, developerId, id);
   if (!row) throw ApiError.notFound('transcription job', id);
-  return toJob(row);
+  return { job: toJob(row), provider: row.provider };
 }
 
 export function toJob(row: TranscriptionJobRow): TranscriptionJob {

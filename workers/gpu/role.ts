@@ -1,4 +1,3 @@
-import { buildEngines } from '../../shared/engines/boot.ts';
 import { QUEUES, type QueueName } from '../../shared/queue/define.ts';
 import { runWorker, type RunningWorker } from '../../shared/queue/worker-runner.ts';
 import type { Infra } from '../../shared/runtime/infra.ts';
@@ -11,8 +10,6 @@ import { gpuHandlers } from './handlers.ts';
  * neural engine saturates its device.
  */
 export function startGpuWorkers(infra: Infra): RunningWorker[] {
-  // Engines are built (and their configuration checked) before any job is taken.
-  infra.log.info({ engines: buildEngines(infra) }, 'engines ready');
   const wanted = infra.config.GPU_POOLS.split(',')
     .map((s) => s.trim())
     .filter(Boolean);
