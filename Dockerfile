@@ -44,6 +44,8 @@ COPY scripts ./scripts
 # Kubernetes Deployments mount as an emptyDir.
 RUN EMBEDDINGS_MODEL_PATH=/app/models/glove-sif-100d.bin bash scripts/setup.d/30-embeddings.sh \
  && test -s /app/models/glove-sif-100d.bin
+# flite-server, the long-lived flite worker of the local TTS (links libflite; the runtime's flite package has it).
+RUN bash scripts/setup.d/40-flite-server.sh && test -x build/flite-server/flite-server
 
 # ---- runtime: the CPU image (api, cpu workers, realtime, or all in one) ----
 FROM os AS runtime
@@ -57,6 +59,7 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY --from=deps --chown=node:node /app/node_modules ./node_modules
 COPY --from=assets --chown=node:node /app/models ./models
+COPY --from=assets --chown=node:node /app/build/flite-server ./build/flite-server
 COPY --chown=node:node package.json package-lock.json tsconfig.json ./
 COPY --chown=node:node api ./api
 COPY --chown=node:node shared ./shared
@@ -103,6 +106,7 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY --from=deps-gpu --chown=node:node /app/node_modules ./node_modules
 COPY --from=assets --chown=node:node /app/models ./models
+COPY --from=assets --chown=node:node /app/build/flite-server ./build/flite-server
 COPY --chown=node:node package.json package-lock.json tsconfig.json ./
 COPY --chown=node:node api ./api
 COPY --chown=node:node shared ./shared

@@ -36,7 +36,12 @@ export function buildSpeechEngines(config: Infra['config']): SpeechEngines {
   const tts = new EngineRegistry<TtsEngine>('tts');
   tts.register(
     'default',
-    new LocalTtsEngine({ fliteBin: config.SPEECH_FLITE_BIN, espeakBin: config.SPEECH_ESPEAK_BIN }),
+    new LocalTtsEngine({
+      fliteBin: config.SPEECH_FLITE_BIN,
+      espeakBin: config.SPEECH_ESPEAK_BIN,
+      fliteServerBin: config.SPEECH_FLITE_SERVER_BIN || undefined,
+      fliteWorkers: config.SPEECH_FLITE_WORKERS,
+    }),
   );
   registerTtsVendors(tts, config);
   const stt = new EngineRegistry<SttEngine>('stt');
