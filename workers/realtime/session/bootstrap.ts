@@ -7,6 +7,7 @@ import type { Infra } from '../../../shared/runtime/infra.ts';
 import { CallSession } from './call-session.ts';
 import type { SessionTransport } from './types.ts';
 import { resolveSessionEngines } from './engines.ts';
+import { endpointingPolicy } from './endpointing.ts';
 import { speechFor } from './speech.ts';
 import { TraceStore } from './trace-store.ts';
 
@@ -70,7 +71,7 @@ export async function openSession(
     transport: input.transport,
     trace: new TraceStore(infra.db, input.sessionId),
     settings: {
-      endpointingMs: c.REALTIME_ENDPOINTING_MS,
+      endpointing: endpointingPolicy(c, agent),
       bargeInMinMs: c.REALTIME_BARGE_IN_MIN_MS,
       bargeInForceMs: c.REALTIME_BARGE_IN_FORCE_MS,
       maxSessionSeconds: c.REALTIME_MAX_SESSION_SECONDS,
