@@ -1,17 +1,17 @@
 # syntax=docker/dockerfile:1.7
 # One image for every role; the role is picked at run time by ROLE (api, cpu, gpu, realtime, or all), whose
 # default is the build argument ROLE. Two targets:
-#   docker build --target runtime     -t vap:cpu .   # Debian 12 + Node 20, onnxruntime-node CPU provider
+#   docker build --target runtime     -t vap:cpu .   # Debian 12 + Node 24 (LTS), onnxruntime-node CPU provider
 #   docker build --target runtime-gpu -t vap:gpu .   # same, plus CUDA 12 / cuDNN 9 user-space libraries and the
 #                                                     # onnxruntime-node CUDA (and TensorRT) execution providers
 # The NVIDIA driver is not in the image: the NVIDIA container runtime (or the GPU operator's RuntimeClass) mounts
 # it into GPU pods. The build needs the npm registry, Debian's archive and, for runtime-gpu only, NVIDIA's CUDA
 # apt repository and the NuGet feed onnxruntime-node downloads its CUDA provider from.
 
-ARG NODE_MAJOR=20
+ARG NODE_MAJOR=24
 ARG DEBIAN_SUITE=bookworm
 
-# ---- os: Debian + Node 20 + the runtime packages the engines shell out to or load (see scripts/setup.sh) ----
+# ---- os: Debian + Node 24 (LTS) + the runtime packages the engines shell out to or load (see scripts/setup.sh) ----
 FROM node:${NODE_MAJOR}-${DEBIAN_SUITE}-slim AS os
 ENV DEBIAN_FRONTEND=noninteractive
 RUN apt-get update \

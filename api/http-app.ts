@@ -11,6 +11,7 @@ import { authPlugin } from './plugins/auth.ts';
 import { errorHandlerPlugin } from './plugins/error-handler.ts';
 import { idempotencyPlugin } from './plugins/idempotency.ts';
 import { openapiPlugin } from './plugins/openapi.ts';
+import { portalPlugin } from './portal/plugin.ts';
 import { requestContextPlugin } from './plugins/request-context.ts';
 import { usageHeadersPlugin } from './plugins/usage-headers.ts';
 import { registerRoutes } from './routes/index.ts';
@@ -75,6 +76,7 @@ export async function buildHttpApp(infra: Infra, opts: HttpAppOptions): Promise<
     await app.register(idempotencyPlugin);
     await app.register(usageHeadersPlugin);
     await registerRoutes(app);
+    await app.register(portalPlugin);
   }
   return app;
 }

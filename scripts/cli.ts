@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { mintKey } from '../api/services/keys.ts';
+import { mintKey } from '../shared/auth/mint-key.ts';
 import { reencryptProviderKeys } from '../shared/billing/reencrypt-keys.ts';
 import { revokeKey } from '../shared/db/api-keys.ts';
 import { getDeveloper, insertDeveloper, listDevelopers, TIERS, type Tier } from '../shared/db/developers.ts';
@@ -7,6 +7,7 @@ import { migrate } from '../shared/db/migrate.ts';
 import { createDb } from '../shared/db/pool.ts';
 import { loadConfig } from '../shared/config/index.ts';
 import { createRedis } from '../shared/redis.ts';
+import { portalCommand } from './cli-portal.ts';
 
 const USAGE = `Operator CLI (prints one JSON line per result)
 
@@ -17,6 +18,10 @@ const USAGE = `Operator CLI (prints one JSON line per result)
   npm run cli -- provider-keys reencrypt [--batch <n>] [--dry-run]
       re-seals stored provider keys under the first PROVIDER_KEYS_ENCRYPTION_KEYS key; progress on stderr,
       the counts on stdout; exits 1 when a key could not be re-sealed (its ids are listed)
+  npm run cli -- portal attach-phone --developer <developerId> --phone <phone>
+      lets an existing developer sign in to the portal with this phone (E.164 or with country code)
+  npm run cli -- portal code --phone <phone>
+      the last sign-in code the development sink (PORTAL_OTP_SENDER=dev-log) sent to this phone
 `;
 
 const [group, action, ...rest] = process.argv.slice(2);
@@ -30,6 +35,7 @@ const { values } = parseArgs({
     'expires-in-days': { type: 'string' },
     batch: { type: 'string', default: '500' },
     'dry-run': { type: 'boolean', default: false },
+    phone: { type: 'string' },
   },
 });
 
@@ -87,6 +93,8 @@ try {
     console.log(JSON.stringify(report));
     // Non-zero so that a rollout script stops before the old master key is removed.
     if (report.failed.length > 0) process.exitCode = 1;
+  } else if (group === 'portal' && (action === 'attach-phone' || action === 'code')) {
+    await portalCommand(action, values, config, db, fail);
   } else {
     fail(group ? `unknown command: ${group} ${action ?? ''}` : 'no command given');
   }

@@ -4,6 +4,7 @@ import type { Config } from '../shared/config/index.ts';
 import type { Logger } from '../shared/observability/logger.ts';
 import { trackQueueBacklogAge } from '../shared/observability/metrics.ts';
 import type { RunningWorker } from '../shared/queue/worker-runner.ts';
+import { assertSessionSecret, sessionSecret } from '../shared/realtime/secret.ts';
 import { createInfra, type Infra } from '../shared/runtime/infra.ts';
 import { startCpuWorkers } from '../workers/cpu/role.ts';
 import { startGpuWorkers } from '../workers/gpu/role.ts';
@@ -25,7 +26,11 @@ export interface Platform {
  * api and realtime roles add their routes to it. Roles communicate only through Postgres, Redis and S3.
  */
 export async function startPlatform(config: Config, log: Logger, roles: Role[]): Promise<Platform> {
+  // Config that can only be judged knowing the roles fails here, before any connection is opened.
+  assertSessionSecret(config, roles);
   const infra = await createInfra(config, log);
+  // The one-process mode may run on an invented secret; make (and log) it at boot, not on the first call.
+  if (roles.includes('api') || roles.includes('realtime')) sessionSecret(infra);
   const state = { draining: false };
   const app = await buildHttpApp(infra, { api: roles.includes('api'), realtime: roles.includes('realtime'), state });
   const workers: RunningWorker[] = [];

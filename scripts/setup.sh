@@ -1,10 +1,18 @@
 #!/usr/bin/env bash
-# Idempotent machine set-up for a fresh Debian 12 host with Node 20, run as root (sudo is used when not root).
-# Installs what is missing (apt packages, pgvector, npm deps), starts Redis and Postgres when they are not
-# answering, creates the database role, then runs every scripts/setup.d/*.sh step. Fast when nothing is missing.
+# Idempotent machine set-up for a fresh Debian 12 host (which comes with Node 20), run as root (sudo is used when
+# not root). Installs what is missing (Node LTS, apt packages, pgvector, npm deps with `npm ci`), starts Redis and
+# Postgres when they are not answering, creates the database role, then runs every scripts/setup.d/*.sh step.
+# Fast when nothing is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/common.sh
+
+# Node LTS first: npm dependencies are installed by (and, for native ones, built for) the Node that runs them.
+export PATH="/usr/local/bin:$PATH"
+bash scripts/lib/install-node.sh
+hash -r
+# node-gyp builds use the installed headers instead of downloading them (nothing outside the registries is reachable).
+[ -d /usr/local/lib/nodejs/current/include/node ] && export npm_config_nodedir=/usr/local/lib/nodejs/current
 
 log "checking system packages"
 APT_PACKAGES=(ffmpeg flite espeak-ng pocketsphinx pocketsphinx-en-us tesseract-ocr tesseract-ocr-eng apertium
@@ -28,10 +36,13 @@ bash scripts/lib/start-services.sh
 bash scripts/lib/install-pgvector.sh "$pg_major"
 bash scripts/lib/create-database.sh
 
-if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.install-stamp ]; then
-  log "installing npm dependencies"
-  ONNXRUNTIME_NODE_INSTALL=skip npm install --no-audit --no-fund
-  touch node_modules/.install-stamp
+# `npm ci` installs exactly the lock file and fails when it is out of sync with package.json (so does CI, and so
+# would the images). Reinstalled when the lock or the Node major changes; the stamp records both.
+stamp="$(node -p 'process.versions.node.split(".")[0]') $(sha256sum package-lock.json | cut -c1-64)"
+if [ ! -f node_modules/.install-stamp ] || [ "$(cat node_modules/.install-stamp)" != "$stamp" ]; then
+  log "installing npm dependencies (npm ci)"
+  ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund
+  echo "$stamp" >node_modules/.install-stamp
 fi
 
 for step in scripts/setup.d/*.sh; do

@@ -1,5 +1,6 @@
 import { ConfigError, loadConfig } from '../shared/config/index.ts';
 import { createLogger } from '../shared/observability/logger.ts';
+import { assertSessionSecret } from '../shared/realtime/secret.ts';
 import cluster from 'node:cluster';
 import { isFirstCopy, runAsPrimary } from './cluster.ts';
 import { ROLES, startPlatform, type Role } from './platform.ts';
@@ -11,20 +12,27 @@ if (!roles.every((r) => (ROLES as readonly string[]).includes(r))) {
   process.exit(2);
 }
 
+/** A configuration error is one message and exit code 78 (EX_CONFIG), at load or at boot, never a stack trace. */
+function exitOnConfigError(e: unknown): never {
+  if (e instanceof ConfigError) {
+    console.error(e.message);
+    process.exit(78);
+  }
+  throw e;
+}
+
 let config;
 try {
   config = loadConfig();
+  // Checked before forking copies: each copy would otherwise fail the same way and be restarted forever.
+  assertSessionSecret(config, roles);
 } catch (e) {
-  if (e instanceof ConfigError) {
-    console.error(e.message);
-    process.exit(78); // EX_CONFIG
-  }
-  throw e;
+  exitOnConfigError(e);
 }
 if (config.PROCESSES > 1 && cluster.isPrimary) {
   runAsPrimary(config.PROCESSES);
 } else {
-  await main(config);
+  await main(config).catch(exitOnConfigError);
 }
 
 async function main(config: ReturnType<typeof loadConfig>): Promise<void> {

@@ -4,6 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+# The set-up may have just installed the Node LTS into /usr/local/bin: use it from here on.
+export PATH="/usr/local/bin:$PATH"
+hash -r
 export NODE_OPTIONS="${NODE_OPTIONS:-} --no-deprecation"
 echo "== lint"; npx eslint . && npx prettier --check . >/dev/null
 echo "== typecheck"; npx tsc --noEmit -p tsconfig.json

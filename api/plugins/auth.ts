@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { ApiError } from '../../shared/errors/api-error.ts';
+import { rateLimitedError } from '../../shared/auth/rate-limiter.ts';
 
 /**
  * API-key authentication and per-key rate limiting on every /v1 route (unless the route is marked public,
@@ -18,16 +18,7 @@ export const authPlugin = fp(async (app: FastifyInstance) => {
     const limit = config.rateLimits[req.auth.tier] ?? config.rateLimits.starter ?? 120;
     const rl = await rateLimiter.hit(req.auth.keyId, limit);
     req.rateLimit = rl;
-    if (!rl.allowed) {
-      throw new ApiError(
-        'rate_limited',
-        { limit: rl.limit, window: rl.windowSeconds, retryAfter: rl.resetSeconds },
-        null,
-        {
-          'retry-after': String(rl.resetSeconds),
-        },
-      );
-    }
+    if (!rl.allowed) throw rateLimitedError(rl);
   });
 
   // Callback-style (no promise per request): this runs on every response.

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CreateKeyBody, CreatedKey, IdParams, KeyListItem, RotatedKey } from '../../shared/contracts/keys.ts';
 import { PageQuery, pageSchema } from '../../shared/pagination.ts';
-import { deleteKey, listKeys, mintKey, rotateKey } from '../services/keys.ts';
+import { mintKey } from '../../shared/auth/mint-key.ts';
+import { deleteKey, listKeys, rotateKey } from '../services/keys.ts';
 
 export const keysRoutes: FastifyPluginAsyncZod = async (app) => {
   const { db, authenticator } = app.infra;

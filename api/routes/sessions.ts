@@ -23,13 +23,8 @@ import {
   sessionDetail,
   sessionRootCause,
 } from '../services/observability.ts';
-import {
-  createOutboundTask,
-  taskConnect,
-  taskPath,
-  taskStatus,
-  verifyTwilioSignature,
-} from '../services/sessions-outbound.ts';
+import { createOutboundTask, taskConnect, taskStatus, verifyTwilioSignature } from '../services/sessions-outbound.ts';
+import { taskPath } from '../../shared/realtime/outbound.ts';
 import { createDirectSession, createTwilioSession } from '../services/sessions.ts';
 
 const FORM = 'application/x-www-form-urlencoded';

@@ -26,14 +26,8 @@ import {
 import { assertLooksLikeMedia, parseInput, readSpeechRequest } from '../services/speech-input.ts';
 import { listVoices, synthesizeStream } from '../services/speech.ts';
 import { transcribeAudioIncremental } from '../services/transcription-stream.ts';
-import {
-  getTranscription,
-  submitTranscriptionJob,
-  toContractResult,
-  transcribeAudio,
-  transcribeSync,
-  type TranscribeCall,
-} from '../services/transcription.ts';
+import { getTranscription, submitTranscriptionJob, transcribeSync } from '../services/transcription.ts';
+import { toContractResult, transcribeAudio, type TranscribeCall } from '../../shared/speech/transcription.ts';
 
 /** Aborts when the client goes away before the response is finished (stops engines, ffmpeg, fetches). */
 function clientSignal(reply: FastifyReply): AbortSignal {

@@ -1,37 +1,10 @@
-import { displayPrefix, generateApiKey, hashApiKey } from '../../shared/auth/api-key-format.ts';
 import type { Authenticator } from '../../shared/auth/authenticator.ts';
-import { insertApiKey, listActiveKeys, lockActiveKey, revokeKey, type ApiKeyRow } from '../../shared/db/api-keys.ts';
-import { withTransaction, type Db, type Queryable } from '../../shared/db/pool.ts';
-import type { CreatedKey, KeyListItem, RotatedKey } from '../../shared/contracts/keys.ts';
+import { mintKey, SHOWN_ONCE } from '../../shared/auth/mint-key.ts';
+import { listActiveKeys, lockActiveKey, revokeKey, type ApiKeyRow } from '../../shared/db/api-keys.ts';
+import { withTransaction, type Db } from '../../shared/db/pool.ts';
+import type { KeyListItem, RotatedKey } from '../../shared/contracts/keys.ts';
 import { ApiError } from '../../shared/errors/api-error.ts';
 import { decodeCursor, toPage, type Page } from '../../shared/pagination.ts';
-
-const SHOWN_ONCE = 'Store this key now: it is shown only once and cannot be retrieved later.';
-
-/** Mints a key for a developer (API and CLI share this). */
-export async function mintKey(
-  db: Queryable,
-  developerId: string,
-  name: string,
-  expiresInDays?: number,
-): Promise<CreatedKey> {
-  const raw = generateApiKey();
-  const expiresAt = expiresInDays ? new Date(Date.now() + expiresInDays * 86_400_000) : null;
-  const row = await insertApiKey(db, {
-    developerId,
-    name,
-    prefix: displayPrefix(raw),
-    hash: hashApiKey(raw),
-    expiresAt,
-  });
-  return {
-    id: row.id,
-    key: raw,
-    name: row.name,
-    expiresAt: row.expires_at?.toISOString() ?? null,
-    message: SHOWN_ONCE,
-  };
-}
 
 export async function listKeys(
   db: Db,

@@ -1,34 +1,25 @@
 import type { RootCauseIssue } from '../../shared/contracts/sessions.ts';
+import type { InterruptionRow, ToolRow, TurnRow } from '../../shared/realtime/store.ts';
 
-/** What the root-cause rules read about a session (rows of rt_turns, rt_tool_executions, rt_interruptions). */
-export interface TraceTurn {
-  idx: number;
-  speaker: 'user' | 'assistant';
-  text: string;
-  start_ms: number;
-  end_ms: number;
-  stt_ms: number | null;
-  llm_ms: number | null;
-  tts_ms: number | null;
-  latency_ms: number | null;
-  endpoint_ms: number | null;
-  overhead_ms?: number | null;
-  interrupted: boolean;
-  error: string | null;
-}
-export interface TraceTool {
-  turn_idx: number;
-  name: string;
-  ok: boolean;
-  error: string | null;
-  duration_ms: number;
-}
-export interface TraceInterruption {
-  turn_idx: number;
-  at_ms: number;
-  stop_ms: number;
-  bleed_words: number;
-}
+/** What the root-cause rules read about a session: its rows of rt_turns, rt_tool_executions, rt_interruptions. */
+export type TraceTurn = Pick<
+  TurnRow,
+  | 'idx'
+  | 'speaker'
+  | 'text'
+  | 'start_ms'
+  | 'end_ms'
+  | 'stt_ms'
+  | 'llm_ms'
+  | 'tts_ms'
+  | 'latency_ms'
+  | 'endpoint_ms'
+  | 'interrupted'
+  | 'error'
+> &
+  Partial<Pick<TurnRow, 'overhead_ms'>>;
+export type TraceTool = Omit<ToolRow, 'at_ms'>;
+export type TraceInterruption = Omit<InterruptionRow, 'detection_ms'>;
 
 /** Thresholds (ms) of the rules; the contract's targets are 1.5 s first response and 900 ms per turn. */
 export const RULES = {

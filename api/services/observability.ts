@@ -7,20 +7,15 @@ import type {
 import { ApiError } from '../../shared/errors/api-error.ts';
 import { decodeCursor, toPage, type Page } from '../../shared/pagination.ts';
 import type { Infra } from '../../shared/runtime/infra.ts';
-import { rootCause, type TraceInterruption, type TraceTool, type TraceTurn } from './observability-rules.ts';
-
-interface SessionRow {
-  id: string;
-  agent_id: string;
-  status: string;
-  channel: string;
-  call_sid: string | null;
-  started_at: Date | null;
-  ended_at: Date | null;
-  recording_key: string | null;
-  end_reason?: string | null;
-  turns: number;
-}
+import {
+  findStartedSession,
+  interruptionStats,
+  type InterruptionStats,
+  latestRecordingKey,
+  listStartedSessions,
+  loadTrace,
+} from '../../shared/realtime/store.ts';
+import { rootCause } from './observability-rules.ts';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -31,15 +26,7 @@ export async function listSessions(
   q: { agentId?: string; limit: number; cursor?: string },
 ): Promise<Page<SessionSummary>> {
   const after = decodeCursor(q.cursor);
-  const { rows } = await infra.db.query<SessionRow>(
-    `select s.id, s.agent_id, s.status, s.channel, s.call_sid, s.started_at, s.ended_at, s.recording_key,
-            (select count(*)::int from rt_turns t where t.session_id = s.id) as turns
-       from rt_sessions s
-      where s.developer_id = $1 and s.started_at is not null
-        and ($2::text is null or s.agent_id = $2) and ($3::text is null or s.id < $3)
-      order by s.id desc limit $4`,
-    [developerId, q.agentId ?? null, after, q.limit + 1],
-  );
+  const rows = await listStartedSessions(infra.db, developerId, { agentId: q.agentId, after, limit: q.limit });
   return toPage(rows, q.limit, (r) => ({
     id: r.id,
     agentId: r.agent_id,
@@ -53,37 +40,9 @@ export async function listSessions(
 }
 
 async function findSession(infra: Infra, developerId: string, by: { id?: string; callSid?: string }) {
-  const { rows } = await infra.db.query<SessionRow>(
-    `select s.id, s.agent_id, s.status, s.channel, s.call_sid, s.started_at, s.ended_at, s.recording_key,
-            s.end_reason, 0 as turns
-       from rt_sessions s
-      where s.developer_id = $1 and s.started_at is not null
-        and ${by.id ? 's.id = $2' : 's.call_sid = $2'}
-      order by s.id desc limit 1`,
-    [developerId, by.id ?? by.callSid],
-  );
-  const row = rows[0];
+  const row = await findStartedSession(infra.db, developerId, by);
   if (!row) throw by.id ? ApiError.notFound('session', by.id) : ApiError.notFound('call', by.callSid ?? '');
   return row;
-}
-
-async function loadTrace(infra: Infra, sessionId: string) {
-  const [turns, tools, interruptions] = await Promise.all([
-    infra.db.query<TraceTurn>(
-      `select idx, speaker, text, start_ms, end_ms, stt_ms, llm_ms, tts_ms, latency_ms, endpoint_ms, overhead_ms, interrupted, error
-         from rt_turns where session_id = $1 order by idx`,
-      [sessionId],
-    ),
-    infra.db.query<TraceTool & { at_ms: number }>(
-      `select turn_idx, name, ok, error, duration_ms, at_ms from rt_tool_executions where session_id = $1 order by id`,
-      [sessionId],
-    ),
-    infra.db.query<TraceInterruption & { detection_ms: number }>(
-      `select turn_idx, at_ms, detection_ms, stop_ms, bleed_words from rt_interruptions where session_id = $1 order by id`,
-      [sessionId],
-    ),
-  ]);
-  return { turns: turns.rows, tools: tools.rows, interruptions: interruptions.rows };
 }
 
 export async function sessionDetail(
@@ -92,7 +51,7 @@ export async function sessionDetail(
   by: { id?: string; callSid?: string },
 ): Promise<SessionDetail> {
   const s = await findSession(infra, developerId, by);
-  const { turns, tools, interruptions } = await loadTrace(infra, s.id);
+  const { turns, tools, interruptions } = await loadTrace(infra.db, s.id);
   const latencies = turns.map((t) => t.latency_ms).filter((v): v is number => v !== null);
   const end = s.ended_at ?? new Date();
   return {
@@ -148,7 +107,7 @@ export async function sessionRootCause(
   by: { id?: string; callSid?: string },
 ): Promise<RootCauseReport> {
   const s = await findSession(infra, developerId, by);
-  const { turns, tools, interruptions } = await loadTrace(infra, s.id);
+  const { turns, tools, interruptions } = await loadTrace(infra.db, s.id);
   return {
     sessionId: s.id,
     callId: s.call_sid,
@@ -161,47 +120,10 @@ export async function interruptionQuality(
   developerId: string,
   q: { agentId?: string; from?: string; to?: string },
 ): Promise<InterruptionQuality> {
-  const params = [developerId, q.agentId ?? null, q.from ?? null, q.to ?? null];
-  const [agg, sessions] = await Promise.all([
-    infra.db.query<{
-      n: number;
-      d_avg: number | null;
-      d_p50: number | null;
-      d_p95: number | null;
-      s_avg: number | null;
-      s_p50: number | null;
-      s_p95: number | null;
-      b_avg: number | null;
-      b_p50: number | null;
-      b_p95: number | null;
-      b_total: number | null;
-    }>(
-      `select count(*)::int as n,
-              avg(detection_ms)::float8 as d_avg,
-              percentile_cont(0.5) within group (order by detection_ms)::float8 as d_p50,
-              percentile_cont(0.95) within group (order by detection_ms)::float8 as d_p95,
-              avg(stop_ms)::float8 as s_avg,
-              percentile_cont(0.5) within group (order by stop_ms)::float8 as s_p50,
-              percentile_cont(0.95) within group (order by stop_ms)::float8 as s_p95,
-              avg(bleed_words)::float8 as b_avg,
-              percentile_cont(0.5) within group (order by bleed_words)::float8 as b_p50,
-              percentile_cont(0.95) within group (order by bleed_words)::float8 as b_p95,
-              sum(bleed_words)::int as b_total
-         from rt_interruptions
-        where developer_id = $1 and ($2::text is null or agent_id = $2)
-          and ($3::timestamptz is null or created_at >= $3) and ($4::timestamptz is null or created_at < $4)`,
-      params,
-    ),
-    infra.db.query<{ n: number }>(
-      `select count(*)::int as n from rt_sessions
-        where developer_id = $1 and started_at is not null and ($2::text is null or agent_id = $2)
-          and ($3::timestamptz is null or started_at >= $3) and ($4::timestamptz is null or started_at < $4)`,
-      params,
-    ),
-  ]);
-  const a = agg.rows[0]!;
+  const a = await interruptionStats(infra.db, developerId, q);
   const r = (v: number | null) => (v === null ? null : Math.round(v * 10) / 10);
-  const nSessions = sessions.rows[0]?.n ?? 0;
+  const triple = ([avg, p50, p95]: InterruptionStats['stop']) => ({ avg: r(avg), p50: r(p50), p95: r(p95) });
+  const nSessions = a.sessions;
   return {
     agentId: q.agentId ?? null,
     from: q.from ?? null,
@@ -209,20 +131,15 @@ export async function interruptionQuality(
     sessions: nSessions,
     interruptions: a.n,
     interruptionsPerSession: nSessions ? Math.round((a.n / nSessions) * 100) / 100 : 0,
-    detectionLatencyMs: { avg: r(a.d_avg), p50: r(a.d_p50), p95: r(a.d_p95) },
-    stopLatencyMs: { avg: r(a.s_avg), p50: r(a.s_p50), p95: r(a.s_p95) },
-    bleedThroughWords: { avg: r(a.b_avg), p50: r(a.b_p50), p95: r(a.b_p95), total: a.b_total ?? 0 },
+    detectionLatencyMs: triple(a.detection),
+    stopLatencyMs: triple(a.stop),
+    bleedThroughWords: { ...triple(a.bleed), total: a.bleedTotal },
   };
 }
 
 /** The stereo WAV of a call (left = caller, right = agent), by Twilio CallSid or, for direct sessions, session id. */
 export async function recordingKey(infra: Infra, developerId: string, callSid: string): Promise<string> {
-  const { rows } = await infra.db.query<{ recording_key: string | null }>(
-    `select recording_key from rt_sessions
-      where developer_id = $1 and (call_sid = $2 or id = $2) and recording_key is not null order by id desc limit 1`,
-    [developerId, callSid],
-  );
-  const key = rows[0]?.recording_key;
+  const key = await latestRecordingKey(infra.db, developerId, callSid);
   if (!key) throw ApiError.notFound('recording', callSid);
   return key;
 }

@@ -5,10 +5,10 @@ import type { CreateTwilioSessionBody, TwilioSession } from '../../shared/contra
 import { ApiError } from '../../shared/errors/api-error.ts';
 import { newId } from '../../shared/ids.ts';
 import type { Infra } from '../../shared/runtime/infra.ts';
-import { resolveSessionEngines } from '../../workers/realtime/session/engines.ts';
-import { sessionSecret } from '../../workers/realtime/session/secret.ts';
-import { speechFor } from '../../workers/realtime/session/speech.ts';
-import { signSessionToken } from '../../workers/realtime/session/token.ts';
+import { resolveSessionEngines, speechFor } from '../../shared/realtime/engines.ts';
+import { sessionSecret } from '../../shared/realtime/secret.ts';
+import { insertPendingTwilioSession } from '../../shared/realtime/store.ts';
+import { signSessionToken } from '../../shared/realtime/token.ts';
 
 export const TWILIO_STREAM_PATH = '/v1/sessions/twilio/stream';
 export const DIRECT_SESSION_PATH = (agentId: string) => `/v1/agents/${encodeURIComponent(agentId)}/session`;
@@ -51,7 +51,7 @@ export async function createTwilioSession(
   await requireSessionCredits(infra, developerId, sessionId, 'twilio');
   const ttl = infra.config.REALTIME_TOKEN_TTL_SECONDS;
   const exp = Math.floor(Date.now() / 1000) + ttl;
-  const token = signSessionToken(sessionSecret(infra), {
+  const token = await signSessionToken(sessionSecret(infra), {
     sid: sessionId,
     dev: developerId,
     agt: body.agentId,
@@ -63,22 +63,17 @@ export async function createTwilioSession(
     ...(opts.taskId ? { tsk: opts.taskId } : {}),
   });
   const expiresAt = new Date(exp * 1000);
-  await infra.db.query(
-    `insert into rt_sessions (id, developer_id, agent_id, channel, direction, from_number, to_number, instance_id,
-       task_id, expires_at)
-     values ($1, $2, $3, 'twilio', $4, $5, $6, $7, $8, $9)`,
-    [
-      sessionId,
-      developerId,
-      body.agentId,
-      opts.direction ?? 'inbound',
-      body.from,
-      body.to,
-      body.instanceId ?? null,
-      opts.taskId ?? null,
-      expiresAt,
-    ],
-  );
+  await insertPendingTwilioSession(infra.db, {
+    id: sessionId,
+    developerId,
+    agentId: body.agentId,
+    direction: opts.direction ?? 'inbound',
+    from: body.from,
+    to: body.to,
+    instanceId: body.instanceId ?? null,
+    taskId: opts.taskId ?? null,
+    expiresAt,
+  });
   const url = streamUrl(infra.config.PUBLIC_BASE_URL, TWILIO_STREAM_PATH);
   return {
     sessionId,
@@ -105,7 +100,7 @@ export async function createDirectSession(
   const sessionId = newId('session');
   await requireSessionCredits(infra, developerId, sessionId, 'direct');
   const exp = Math.floor(Date.now() / 1000) + infra.config.REALTIME_TOKEN_TTL_SECONDS;
-  const token = signSessionToken(sessionSecret(infra), {
+  const token = await signSessionToken(sessionSecret(infra), {
     sid: sessionId,
     dev: developerId,
     agt: agentId,

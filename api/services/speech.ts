@@ -1,32 +1,11 @@
 import type { FastifyRequest } from 'fastify';
 import { AUDIO_CONTENT_TYPES, encodeStream, type AudioFormat } from '../../shared/audio/index.ts';
-import type { Meter, Reservation } from '../../shared/billing/types.ts';
+import type { Reservation } from '../../shared/billing/types.ts';
 import { engineToApiError } from '../../shared/agents/engine-errors.ts';
-import { resolveProviderKey, type ResolvedKey, type StoredKeyLookup } from '../../shared/engines/core/provider-key.ts';
 import { speechEngines } from '../../shared/engines/speech-registry.ts';
 import type { TtsEngine, Voice } from '../../shared/engines/tts/types.ts';
 import type { Infra } from '../../shared/runtime/infra.ts';
-
-/** Resolves the vendor key of a keyed engine (header → stored → platform); local engines need none. */
-export async function keyFor(
-  infra: Infra,
-  engine: { provider: string; capabilities: { requiresKey: boolean } },
-  developerId: string,
-  headers: Record<string, string | string[] | undefined>,
-): Promise<ResolvedKey | null> {
-  if (!engine.capabilities.requiresKey) return null;
-  return resolveProviderKey({
-    vendor: engine.provider,
-    developerId,
-    headers,
-    stored: (infra as Infra & { storedKeys?: StoredKeyLookup }).storedKeys ?? { get: async () => null },
-    platform: infra.config.vendors.platformKeys,
-  });
-}
-
-export function meterOf(infra: Infra): Meter | null {
-  return (infra as Infra & { meter?: Meter }).meter ?? null;
-}
+import { keyFor } from '../../shared/speech/keys.ts';
 
 export interface SynthesisInput {
   provider: string;
@@ -69,7 +48,7 @@ export async function synthesizeStream(
   req.providerUsed = engine.provider;
   req.usageBypassed = !billable;
   const units = input.text.length;
-  const reservation: Reservation | undefined = await meterOf(infra)?.reserve({
+  const reservation: Reservation | undefined = await infra.meter.reserve({
     developerId,
     category: 'tts',
     units,

@@ -1,7 +1,7 @@
 import { engineToApiError } from '../../shared/agents/engine-errors.ts';
 import type { SttProgress } from '../../shared/engines/stt/types.ts';
 import type { Infra } from '../../shared/runtime/infra.ts';
-import { prepareTranscription, type TranscribeCall } from './transcription.ts';
+import { prepareTranscription, type TranscribeCall } from '../../shared/speech/transcription.ts';
 
 export interface TranscriptionStream {
   provider: string;

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { mintKey } from '../../api/services/keys.ts';
+import { mintKey } from '../../shared/auth/mint-key.ts';
 import { insertDeveloper, type Tier } from '../../shared/db/developers.ts';
 import { migrate } from '../../shared/db/migrate.ts';
 import { createDb } from '../../shared/db/pool.ts';

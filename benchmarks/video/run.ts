@@ -13,7 +13,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { mintKey } from '../../api/services/keys.ts';
+import { mintKey } from '../../shared/auth/mint-key.ts';
 import { startPlatform } from '../../scripts/platform.ts';
 import { loadConfig } from '../../shared/config/index.ts';
 import { insertDeveloper } from '../../shared/db/developers.ts';
@@ -114,6 +114,8 @@ if (ONLY.includes('dub') || ONLY.includes('latency')) {
     S3_EMBEDDED_PORT: '0',
     OUTBOUND_ALLOWLIST: '127.0.0.1',
     RATE_LIMITS: 'starter:1000000,pro:1000000,scale:1000000',
+    // The api runs without the realtime role here, so it needs the session-token secret a deployment would set.
+    REALTIME_SESSION_SECRET: randomBytes(32).toString('base64url'),
   });
   const platform = await startPlatform(config, createLogger('warn'), ['api', 'cpu', 'gpu']);
   try {

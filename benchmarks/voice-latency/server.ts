@@ -11,7 +11,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { mintKey } from '../../api/services/keys.ts';
+import { mintKey } from '../../shared/auth/mint-key.ts';
 import { startPlatform } from '../../scripts/platform.ts';
 import { loadConfig } from '../../shared/config/index.ts';
 import { insertDeveloper } from '../../shared/db/developers.ts';

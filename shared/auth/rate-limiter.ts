@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { ApiError } from '../errors/api-error.ts';
 
 export interface RateLimitResult {
   allowed: boolean;
@@ -100,4 +101,16 @@ export class RateLimiter {
     this.sha = (await this.redis.script('LOAD', SCRIPT)) as string;
     return (await this.redis.evalsha(this.sha, 1, key, ttlMs, n)) as number;
   }
+}
+
+/** The 429 of an exhausted window, with Retry-After. */
+export function rateLimitedError(rl: RateLimitResult): ApiError {
+  return new ApiError(
+    'rate_limited',
+    { limit: rl.limit, window: rl.windowSeconds, retryAfter: rl.resetSeconds },
+    null,
+    {
+      'retry-after': String(rl.resetSeconds),
+    },
+  );
 }

@@ -1,4 +1,5 @@
 import { parseEnv } from './env.ts';
+import { portalOtpSender, type OtpSenderKind } from './areas/portal.ts';
 import { vendorSettings, type VendorSettings } from './areas/providers.ts';
 import { EnvSchema, type Env } from './schema.ts';
 
@@ -10,6 +11,8 @@ export interface Config extends Env {
   outboundAllowlist: string[];
   s3Embedded: boolean;
   vendors: VendorSettings;
+  /** The portal's sign-in code delivery; null: portal sign-in is off (production without a sender). */
+  portalOtpSender: OtpSenderKind | null;
 }
 
 /** Parses the environment once; callers pass the result down instead of reading process.env again. */
@@ -29,5 +32,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       .filter(Boolean),
     s3Embedded: !parsed.S3_ENDPOINT,
     vendors: vendorSettings(parsed),
+    portalOtpSender: portalOtpSender(parsed),
   };
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { agentsEnv } from './areas/agents.ts';
 import { billingEnv } from './areas/billing.ts';
 import { collectionsEnv } from './areas/collections.ts';
+import { portalEnv } from './areas/portal.ts';
 import { providersEnv } from './areas/providers.ts';
 import { realtimeEnv } from './areas/realtime.ts';
 import { speechEnv } from './areas/speech.ts';
@@ -111,5 +112,6 @@ export const EnvSchema = z.object({
   ...agentsEnv,
   ...realtimeEnv,
   ...videoEnv,
+  ...portalEnv,
 });
 export type Env = z.infer<typeof EnvSchema>;

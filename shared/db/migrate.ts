@@ -10,7 +10,7 @@ const MIGRATION_LOCK_ID = 7_346_221_905;
  * Applies versioned plain-SQL migrations (shared/db/migrations/NNNN_name.sql) in file-name order, each in its own
  * transaction, under a session advisory lock so that concurrent starts apply each migration exactly once.
  * Ranges by area keep parallel work from colliding: 00xx foundation, 01xx billing, 02xx speech, 03xx collections,
- * 04xx agents, 05xx realtime, 06xx video.
+ * 04xx agents, 05xx realtime, 06xx video, 07xx portal.
  */
 export async function migrate(db: Db): Promise<string[]> {
   const files = (await readdir(MIGRATIONS_DIR)).filter((f) => /^\d{4}_[\w-]+\.sql$/.test(f)).sort();

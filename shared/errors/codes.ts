@@ -36,6 +36,11 @@ export const ERROR_CODES = {
   },
   unsupported_language: { status: 400, type: t.invalid_request, message: '{detail}' },
   invalid_audio: { status: 400, type: t.invalid_request, message: 'The audio could not be decoded: {detail}' },
+  invalid_phone_number: {
+    status: 400,
+    type: t.invalid_request,
+    message: 'This is not a valid phone number. Include the country code, e.g. +1 415 555 0100.',
+  },
   // 401
   missing_api_key: {
     status: 401,
@@ -61,6 +66,21 @@ export const ERROR_CODES = {
   },
   invalid_session_token: { status: 401, type: t.authentication, message: 'The session token is invalid or expired.' },
   invalid_signature: { status: 401, type: t.authentication, message: 'The request signature is invalid.' },
+  portal_session_required: {
+    status: 401,
+    type: t.authentication,
+    message: 'Sign in to the portal first. Portal routes take the session cookie, not an API key.',
+  },
+  invalid_otp: {
+    status: 401,
+    type: t.authentication,
+    message: 'The code is not correct. {remaining} attempts left.',
+  },
+  otp_expired: {
+    status: 401,
+    type: t.authentication,
+    message: 'The code has expired or was never sent. Request a new code.',
+  },
   // 402
   insufficient_credits: {
     status: 402,
@@ -70,6 +90,11 @@ export const ERROR_CODES = {
   },
   // 403
   wrong_credential: { status: 403, type: t.permission, message: '{detail}' },
+  csrf_failed: {
+    status: 403,
+    type: t.permission,
+    message: 'Cross-site request check failed: {detail}',
+  },
   // 404
   not_found: { status: 404, type: t.not_found, message: 'No {resource} with id "{id}".' },
   route_not_found: { status: 404, type: t.not_found, message: 'No route {method} {path}. See /docs for the API.' },
@@ -100,6 +125,21 @@ export const ERROR_CODES = {
     status: 429,
     type: t.rate_limit,
     message: 'Rate limit of {limit} requests per {window}s exceeded. Retry after {retryAfter}s.',
+  },
+  otp_attempts_exhausted: {
+    status: 429,
+    type: t.rate_limit,
+    message: 'Too many wrong codes. Request a new code.',
+  },
+  otp_resend_cooldown: {
+    status: 429,
+    type: t.rate_limit,
+    message: 'A code was sent moments ago. Wait {retryAfter}s before asking for another.',
+  },
+  otp_send_limited: {
+    status: 429,
+    type: t.rate_limit,
+    message: 'Too many codes requested {scope}. Retry after {retryAfter}s.',
   },
   // 5xx
   internal_error: {

@@ -1,3 +1,4 @@
+import { eraseJobKeys as eraseSealedKeys, openJobKey, type SealedKeyColumns } from '../billing/job-key-columns.ts';
 import { providerKeyCipher } from '../billing/stored-keys.ts';
 import type { Config } from '../config/index.ts';
 import { byokHeaderFor } from '../contracts/providers.ts';
@@ -11,13 +12,6 @@ export type RequestHeaders = Record<string, string | string[] | undefined>;
 
 /** The part of a job its keys are bound to. */
 export type JobRef = Pick<VideoJobRow, 'id' | 'owner_id'>;
-
-interface SealedRow {
-  key_id: string | null;
-  iv: Buffer | null;
-  ciphertext: Buffer | null;
-  auth_tag: Buffer | null;
-}
 
 /**
  * The cipher's "provider" slot is its additional authenticated data (with the owner); naming the job in it means
@@ -70,21 +64,13 @@ export async function sealJobKeys(
 export async function jobKeyHeaders(infra: Infra, job: JobRef, vendor: string): Promise<Record<string, string>> {
   const name = byokHeaderFor(vendor);
   if (!name) return {};
-  const { rows } = await infra.db.query<SealedRow>(
+  const { rows } = await infra.db.query<SealedKeyColumns>(
     'select key_id, iv, ciphertext, auth_tag from video_job_keys where job_id = $1 and vendor = $2',
     [job.id, vendor],
   );
   const row = rows[0];
   if (!row) return {};
-  const key =
-    row.key_id && row.iv && row.ciphertext && row.auth_tag
-      ? providerKeyCipher(infra.config).open(job.owner_id, context(job.id, vendor), {
-          keyId: row.key_id,
-          iv: row.iv,
-          ciphertext: row.ciphertext,
-          authTag: row.auth_tag,
-        })
-      : null;
+  const key = openJobKey(infra.config, job.owner_id, context(job.id, vendor), row);
   if (key === null) {
     throw new VideoFailure(
       'provider_error',
@@ -98,10 +84,6 @@ export async function jobKeyHeaders(infra: Infra, job: JobRef, vendor: string): 
  * Erases a finished job's sealed keys; call it in the transaction that moves the job to completed or failed. The
  * row stays (without its secret) as the record that the job ran on the caller's key for that vendor.
  */
-export async function eraseJobKeys(db: Queryable, jobId: string): Promise<void> {
-  await db.query(
-    `update video_job_keys set key_id = null, iv = null, ciphertext = null, auth_tag = null, erased_at = now()
-      where job_id = $1 and erased_at is null`,
-    [jobId],
-  );
+export function eraseJobKeys(db: Queryable, jobId: string): Promise<void> {
+  return eraseSealedKeys(db, 'video_job_keys', jobId);
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mintKey } from '../../api/services/keys.ts';
+import { mintKey } from '../../shared/auth/mint-key.ts';
 import { insertDeveloper } from '../../shared/db/developers.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 import type { Double } from './doubles/http.ts';

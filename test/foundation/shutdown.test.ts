@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { mintKey } from '../../api/services/keys.ts';
+import { mintKey } from '../../shared/auth/mint-key.ts';
 import { insertDeveloper } from '../../shared/db/developers.ts';
 import { createDb } from '../../shared/db/pool.ts';
 import { createRedis } from '../../shared/redis.ts';

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { mintKey } from '../../api/services/keys.ts';
+import { mintKey } from '../../shared/auth/mint-key.ts';
 import { loadConfig, type Config } from '../../shared/config/index.ts';
 import { insertDeveloper, type Tier } from '../../shared/db/developers.ts';
 import { createLogger } from '../../shared/observability/logger.ts';
@@ -45,6 +45,8 @@ export async function startTestPlatform(
     S3_EMBEDDED_DIR: s3dir,
     S3_EMBEDDED_PORT: '0',
     SHUTDOWN_GRACE_MS: '5000',
+    // Most tests start the api alone, which (like a deployment) needs the secret it shares with realtime.
+    REALTIME_SESSION_SECRET: randomBytes(32).toString('base64url'),
     ...opts.env,
   });
   // Recorded lines go through the production logger, redaction included: a test that no secret is logged must

@@ -38,12 +38,12 @@ describe('Dockerfile', () => {
       ),
     );
 
-  it('has the CPU and GPU runtime targets on a Debian Node 20 base', () => {
+  it('has the CPU and GPU runtime targets on a Debian Node 24 (LTS) base', () => {
     expect(stages.map((s) => s.name)).toEqual(
       expect.arrayContaining(['os', 'deps', 'deps-gpu', 'runtime', 'os-gpu', 'runtime-gpu']),
     );
-    expect(expandArgs(stage('os').from, globalArgs)).toBe('node:20-bookworm-slim');
-    expect(expandArgs(stage('deps').from, globalArgs)).toBe('node:20-bookworm');
+    expect(expandArgs(stage('os').from, globalArgs)).toBe('node:24-bookworm-slim');
+    expect(expandArgs(stage('deps').from, globalArgs)).toBe('node:24-bookworm');
     expect(chain('runtime')[0]!.name).toBe('os');
     expect(chain('runtime-gpu').map((s) => s.name)).toEqual(['os', 'os-gpu', 'runtime-gpu']);
     for (const s of stages.slice(1)) {

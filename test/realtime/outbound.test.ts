@@ -140,7 +140,7 @@ describe('outbound calls', () => {
     expect(ok.headers.get('content-type')).toContain('text/xml');
     const twiml = await ok.text();
     expect(twiml).toContain('<Stream url="wss://voice.example.com/v1/sessions/twilio/stream">');
-    expect(twiml).toMatch(/<Parameter name="token" value="v1\./);
+    expect(twiml).toMatch(/<Parameter name="token" value="eyJ[\w-]+\.[\w-]+\.[\w-]+"/);
 
     const st = await signedPost(`/v1/sessions/twilio/task/${taskId}/status`, { ...params, CallStatus: 'completed' });
     expect(st.status).toBe(204);

@@ -108,7 +108,7 @@ describe('POST /v1/sessions/twilio', () => {
     expect(body.streamUrl).toBe('wss://voice.example.com/v1/sessions/twilio/stream');
     expect(body.sessionId).toMatch(/^ses_/);
     expect(body.twiml).toMatch(
-      /^<\?xml version="1.0" encoding="UTF-8"\?><Response><Connect><Stream url="wss:\/\/voice\.example\.com\/v1\/sessions\/twilio\/stream"><Parameter name="token" value="v1\.[\w-]+\.[\w-]+"\/><Parameter name="sessionId" value="ses_\w+"\/><\/Stream><\/Connect><\/Response>$/,
+      /^<\?xml version="1.0" encoding="UTF-8"\?><Response><Connect><Stream url="wss:\/\/voice\.example\.com\/v1\/sessions\/twilio\/stream"><Parameter name="token" value="eyJ[\w-]+\.[\w-]+\.[\w-]+"\/><Parameter name="sessionId" value="ses_\w+"\/><\/Stream><\/Connect><\/Response>$/,
     );
     expect(body.twiml).not.toContain(key);
     expect(new Date(body.expiresAt).getTime()).toBeGreaterThan(Date.now());

@@ -8,8 +8,9 @@ export const realtimeEnv = {
     .min(32)
     .optional()
     .describe(
-      'HMAC secret for short-lived session tokens (≥ 32 chars). Must be the same on api and realtime processes; ' +
-        'when unset each process makes a random one, which only works in the one-process mode.',
+      'HS256 key of the short-lived session tokens (≥ 32 chars), the same on every api and realtime process. ' +
+        'Required (boot refuses without it) when api and realtime run apart, with PROCESSES > 1, and in production; ' +
+        'only the one-process mode invents a random one when unset.',
     ),
   REALTIME_TOKEN_TTL_SECONDS: envInt(30, 3600)
     .default(300)

@@ -31,7 +31,7 @@ function humanDir(): string {
 
 /**
  * Serves the model folder on loopback while the models load: the WASM build of Human loads models with
- * `fetch`, which cannot read file:// URLs in Node 20. The server lives only for the load.
+ * `fetch`, which cannot read file:// URLs in Node (undici). The server lives only for the load.
  */
 async function serveFolder(dir: string): Promise<{ url: string; server: Server }> {
   const server = createServer((req, res) => {
@@ -51,7 +51,7 @@ async function serveFolder(dir: string): Promise<{ url: string; server: Server }
 
 /**
  * Face landmarks with @vladmandic/human (MIT; BlazeFace detector + 468-point FaceMesh, models shipped inside the
- * npm package) on the TensorFlow.js WASM backend, which runs offline on CPU in Node 20. Loaded once per
+ * npm package) on the TensorFlow.js WASM backend, which runs offline on CPU in Node. Loaded once per
  * process and kept warm. Detections run one at a time (the backend is single-threaded anyway).
  */
 export class HumanLandmarker implements FaceLandmarker {

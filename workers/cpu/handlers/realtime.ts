@@ -1,7 +1,7 @@
-import { dialTask } from '../../../api/services/sessions-outbound.ts';
 import type { JobsOn } from '../../../shared/queue/catalog.ts';
 import type { realtimeJobs } from '../../../shared/queue/jobs/realtime.ts';
 import type { HandlerMap, JobHandler } from '../../../shared/queue/worker-runner.ts';
+import { dialTask } from '../../../shared/realtime/outbound.ts';
 import type { Infra } from '../../../shared/runtime/infra.ts';
 
 type Names = Extract<keyof typeof realtimeJobs, JobsOn<'cpu'>>;

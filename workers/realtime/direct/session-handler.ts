@@ -3,13 +3,13 @@ import type { WebSocket } from 'ws';
 import { z } from 'zod';
 import { isApiError } from '../../../shared/errors/api-error.ts';
 import { newId } from '../../../shared/ids.ts';
+import { sessionSecret } from '../../../shared/realtime/secret.ts';
+import { verifySessionToken } from '../../../shared/realtime/token.ts';
 import type { Infra } from '../../../shared/runtime/infra.ts';
 import { openSession } from '../session/bootstrap.ts';
 import type { CallSession } from '../session/call-session.ts';
 import type { SessionTransport } from '../session/types.ts';
 import { trackSession } from '../session/live.ts';
-import { sessionSecret } from '../session/secret.ts';
-import { verifySessionToken } from '../session/token.ts';
 
 export const DIRECT_IN_RATE = 16000;
 export const DIRECT_OUT_RATES = [16000, 24000] as const;
@@ -94,7 +94,7 @@ export async function handleDirectSession(
   try {
     const token = req.query.token;
     if (token) {
-      const claims = verifySessionToken(sessionSecret(infra), token, 'direct');
+      const claims = await verifySessionToken(sessionSecret(infra), token, 'direct');
       if (!claims || claims.agt !== agentId)
         return close(1008, 'invalid_session_token', 'The session token is invalid or expired.');
       developerId = claims.dev;

@@ -6,9 +6,8 @@ import type { Logger } from '../../../shared/observability/logger.ts';
 import type { Infra } from '../../../shared/runtime/infra.ts';
 import { CallSession } from './call-session.ts';
 import type { SessionTransport } from './types.ts';
-import { resolveSessionEngines } from './engines.ts';
+import { resolveSessionEngines, speechFor } from '../../../shared/realtime/engines.ts';
 import { endpointingPolicy } from './endpointing.ts';
-import { speechFor } from './speech.ts';
 import { TraceStore } from './trace-store.ts';
 
 /** Spoken-style guidance added to the agent's system prompt for voice sessions. */

@@ -1,5 +1,12 @@
 import { rm } from 'node:fs/promises';
 import type { Logger } from '../../../shared/observability/logger.ts';
+import {
+  attachRecording,
+  expirePendingSessions,
+  failLostSessions,
+  sessionOwner,
+  touchSessions,
+} from '../../../shared/realtime/store.ts';
 import type { Infra } from '../../../shared/runtime/infra.ts';
 import { liveSessionIds } from './live.ts';
 import { listSpillFiles, recordingObjectKey, recoverSpillFile } from './recorder.ts';
@@ -27,25 +34,13 @@ export interface KeeperReport {
 export async function keepSessions(infra: Infra, log: Logger): Promise<KeeperReport> {
   const { db } = infra;
   const live = liveSessionIds(infra);
-  if (live.length)
-    await db.query(`update rt_sessions set heartbeat_at = now() where id = any($1) and status = 'active'`, [live]);
-  const lost = await db.query<{ id: string }>(
-    `update rt_sessions
-        set status = 'failed', end_reason = 'worker_lost', ended_at = coalesce(heartbeat_at, started_at),
-            error = 'the realtime process running this session stopped without ending it'
-      where status = 'active' and coalesce(heartbeat_at, started_at) < now() - make_interval(secs => $1)
-        and not (id = any($2))
-      returning id`,
-    [STALE_AFTER_SECONDS, live],
-  );
-  const expired = await db.query(
-    `update rt_sessions set status = 'expired', ended_at = expires_at
-      where status = 'pending' and expires_at < now()`,
-  );
-  for (const { id } of lost.rows) log.warn({ sessionId: id }, 'session lost with its process; marked failed');
+  await touchSessions(db, live);
+  const lost = await failLostSessions(db, STALE_AFTER_SECONDS, live);
+  const expired = await expirePendingSessions(db);
+  for (const id of lost) log.warn({ sessionId: id }, 'session lost with its process; marked failed');
   return {
-    lost: lost.rows.map((r) => r.id),
-    expired: expired.rowCount ?? 0,
+    lost,
+    expired,
     recovered: await recoverOrphanRecordings(infra, log, new Set(live)),
   };
 }
@@ -54,11 +49,7 @@ async function recoverOrphanRecordings(infra: Infra, log: Logger, live: Set<stri
   const recovered: string[] = [];
   for (const { sessionId, path } of await listSpillFiles(infra.config.REDIS_PREFIX)) {
     if (live.has(sessionId)) continue;
-    const { rows } = await infra.db.query<{ developer_id: string; status: string }>(
-      'select developer_id, status from rt_sessions where id = $1',
-      [sessionId],
-    );
-    const row = rows[0];
+    const row = await sessionOwner(infra.db, sessionId);
     // Active: another process on this machine is running it (its heartbeat is fresh, or step 2 would have ended it).
     if (row?.status === 'active') continue;
     try {
@@ -66,10 +57,7 @@ async function recoverOrphanRecordings(infra: Infra, log: Logger, live: Set<stri
       if (row && file) {
         const key = recordingObjectKey(row.developer_id, sessionId);
         await infra.storage.putFile(key, path, 'audio/wav');
-        await infra.db.query(
-          `update rt_sessions set recording_key = $2, recording_ms = $3 where id = $1 and recording_key is null`,
-          [sessionId, key, file.durationMs],
-        );
+        await attachRecording(infra.db, sessionId, key, file.durationMs);
         recovered.push(sessionId);
         log.info({ sessionId, recordingMs: file.durationMs }, 'recording of a lost session recovered');
       }

@@ -1,5 +1,5 @@
 import type { Meter, MeterCategory } from '../../../shared/billing/types.ts';
-import type { SessionEngines } from './engines.ts';
+import type { SessionEngines } from '../../../shared/realtime/engines.ts';
 
 export interface SessionUsage {
   developerId: string;

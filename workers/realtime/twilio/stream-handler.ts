@@ -1,12 +1,13 @@
 import type { WebSocket } from 'ws';
 import { isApiError } from '../../../shared/errors/api-error.ts';
+import { claimPendingSession } from '../../../shared/realtime/store.ts';
+import { sessionSecret } from '../../../shared/realtime/secret.ts';
+import { verifySessionToken } from '../../../shared/realtime/token.ts';
 import type { Infra } from '../../../shared/runtime/infra.ts';
 import { openSession } from '../session/bootstrap.ts';
 import type { CallSession } from '../session/call-session.ts';
 import type { SessionTransport } from '../session/types.ts';
 import { trackSession } from '../session/live.ts';
-import { sessionSecret } from '../session/secret.ts';
-import { verifySessionToken } from '../session/token.ts';
 import { TraceStore } from '../session/trace-store.ts';
 import {
   clearMessage,
@@ -78,18 +79,19 @@ export function handleTwilioStream(infra: Infra, socket: WebSocket): void {
   const start = async (ev: Extract<InboundEvent, { event: 'start' }>) => {
     starting = true;
     streamSid = ev.streamSid;
-    const claims = verifySessionToken(sessionSecret(infra), ev.customParameters.token, 'twilio');
+    const claims = await verifySessionToken(sessionSecret(infra), ev.customParameters.token, 'twilio');
     if (!claims) {
       log.warn({ reason: 'invalid_session_token', callSid: ev.callSid }, 'twilio stream rejected');
       return close(1008, 'invalid session token');
     }
     // One stream per token: claim the pending session (a replayed or expired token finds nothing to claim).
-    const claimed = await infra.db.query(
-      `update rt_sessions set status = 'active', call_sid = $3, stream_sid = $4, heartbeat_at = now()
-        where id = $1 and developer_id = $2 and status = 'pending' and expires_at > now()`,
-      [claims.sid, claims.dev, ev.callSid, ev.streamSid],
-    );
-    if (claimed.rowCount !== 1) {
+    const claimed = await claimPendingSession(infra.db, {
+      sessionId: claims.sid,
+      developerId: claims.dev,
+      callSid: ev.callSid,
+      streamSid: ev.streamSid,
+    });
+    if (!claimed) {
       log.warn({ reason: 'session_not_pending', sessionId: claims.sid }, 'twilio stream rejected');
       return close(1008, 'session already used or expired');
     }

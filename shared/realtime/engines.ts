@@ -1,18 +1,24 @@
-import type { AgentRow } from '../../../shared/agents/db.ts';
-import type { EngineRegistry } from '../../../shared/engines/core/registry.ts';
-import { resolveProviderKey, type ResolvedKey } from '../../../shared/engines/core/provider-key.ts';
-import { storedKeysOf } from '../../../shared/engines/llm/registry.ts';
-import type { SttEngine } from '../../../shared/engines/stt/types.ts';
-import type { TtsEngine } from '../../../shared/engines/tts/types.ts';
-import type { VadEngine } from '../../../shared/engines/vad/types.ts';
-import { ApiError } from '../../../shared/errors/api-error.ts';
-import type { Infra } from '../../../shared/runtime/infra.ts';
+import type { AgentRow } from '../agents/db.ts';
+import type { EngineRegistry } from '../engines/core/registry.ts';
+import { resolveProviderKey, type ResolvedKey } from '../engines/core/provider-key.ts';
+import { storedKeysOf } from '../engines/llm/registry.ts';
+import type { SttEngine } from '../engines/stt/types.ts';
+import type { TtsEngine } from '../engines/tts/types.ts';
+import type { VadEngine } from '../engines/vad/types.ts';
+import { ApiError } from '../errors/api-error.ts';
+import { speechEngines } from '../engines/speech-registry.ts';
+import type { Infra } from '../runtime/infra.ts';
 
 /** The speech engines a process has (built by the speech area). */
 export interface SpeechRegistries {
   tts: EngineRegistry<TtsEngine>;
   stt: EngineRegistry<SttEngine>;
   vad: VadEngine;
+}
+
+/** The speech engines of this process (TTS, STT and the Silero VAD), from the speech area's registry. */
+export function speechFor(infra: Infra): SpeechRegistries {
+  return speechEngines(infra);
 }
 
 /** The engines one session uses, with the keys resolved. */

@@ -1,0 +1,137 @@
+import { ensureAccount } from '../../shared/billing/accounts.ts';
+import { ApiError } from '../../shared/errors/api-error.ts';
+import { decodeCursor, toPage, type Page } from '../../shared/pagination.ts';
+import type { Infra } from '../../shared/runtime/infra.ts';
+import type { VideoJob } from '../../shared/contracts/video.ts';
+import { toVideoJob } from '../../shared/video/present.ts';
+import type { VideoJobRow } from '../../shared/video/store.ts';
+
+export const USAGE_CATEGORIES = ['tts', 'stt', 'llm', 'rag', 'video', 'session'] as const;
+const DAY_MS = 86_400_000;
+const MAX_DAYS = 366;
+
+const isoDay = (d: Date) => d.toISOString().slice(0, 10);
+
+function parseDay(s: string, param: string): number {
+  const t = Date.parse(`${s}T00:00:00Z`);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(s) || Number.isNaN(t) || isoDay(new Date(t)) !== s) {
+    throw ApiError.validation(`${param} must be a date, YYYY-MM-DD`, param);
+  }
+  return t;
+}
+
+/**
+ * Credits by UTC day and category from the ledger (refunds excluded, holds in flight included, as in GET
+ * /v1/usage), for every day of [from, to] and every category, zeros included, so a chart needs no gap filling.
+ * Defaults to the current billing period.
+ */
+export async function dailyUsage(infra: Infra, developerId: string, q: { from?: string; to?: string }) {
+  let from: number;
+  let to: number;
+  if (q.from && q.to) {
+    from = parseDay(q.from, 'from');
+    to = parseDay(q.to, 'to');
+  } else {
+    const a = await ensureAccount(infra.db, infra.config, developerId);
+    from = q.from ? parseDay(q.from, 'from') : Date.parse(`${isoDay(a.period_start)}T00:00:00Z`);
+    to = q.to ? parseDay(q.to, 'to') : Date.parse(`${isoDay(new Date(a.period_end.getTime() - 1))}T00:00:00Z`);
+  }
+  if (to < from) throw ApiError.validation('to must not be before from', 'to');
+  if ((to - from) / DAY_MS + 1 > MAX_DAYS) throw ApiError.validation(`at most ${MAX_DAYS} days at once`, 'from');
+  const { rows } = await infra.db.query<{ day: string; category: string; credits: string }>(
+    `select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as day, category, sum(credits)::bigint as credits
+       from credit_ledger
+      where developer_id = $1 and created_at >= $2 and created_at < $3 and status <> 'refunded'
+      group by 1, 2`,
+    [developerId, new Date(from), new Date(to + DAY_MS)],
+  );
+  const byKey = new Map(rows.map((r) => [`${r.day}/${r.category}`, Number(r.credits)]));
+  const data = [];
+  for (let t = from; t <= to; t += DAY_MS) {
+    const date = isoDay(new Date(t));
+    for (const category of USAGE_CATEGORIES)
+      data.push({ date, category, credits: byKey.get(`${date}/${category}`) ?? 0 });
+  }
+  return { period: { start: isoDay(new Date(from)), end: isoDay(new Date(to)) }, data };
+}
+
+/** The developer's video jobs, newest first, each as GET /v1/video/:id shows it. */
+export async function listVideoJobs(
+  infra: Infra,
+  developerId: string,
+  limit: number,
+  cursor: string | undefined,
+): Promise<Page<VideoJob>> {
+  const after = decodeCursor(cursor);
+  const { rows } = await infra.db.query<VideoJobRow>(
+    `select * from video_jobs where owner_id = $1 and ($2::text is null or id < $2) order by id desc limit $3`,
+    [developerId, after, limit + 1],
+  );
+  const page = toPage(rows, limit, (r) => r);
+  const ttl = infra.config.VIDEO_URL_TTL_SECONDS;
+  return { ...page, data: await Promise.all(page.data.map((r) => toVideoJob(r, infra.storage, ttl))) };
+}
+
+const mask = (secret: string) => `${secret.slice(0, 6)}${'•'.repeat(8)}${secret.slice(-4)}`;
+
+/**
+ * Webhook signing secrets (one per address; masked unless revealed) and the most recent notifications with their
+ * outcome: status, attempts, the HTTP status of the last attempt.
+ */
+export async function webhookOverview(infra: Infra, developerId: string, reveal: boolean) {
+  const endpoints = await infra.db.query<{
+    id: string;
+    url: string;
+    secret: string;
+    disabled_at: Date | null;
+    created_at: Date;
+  }>(
+    `select id, url, secret, disabled_at, created_at from webhook_endpoints where developer_id = $1
+      order by created_at desc limit 100`,
+    [developerId],
+  );
+  const deliveries = await infra.db.query<{
+    id: string;
+    event_type: string;
+    url: string;
+    status: 'pending' | 'delivered' | 'failed';
+    attempts: number;
+    last_status_code: number | null;
+    last_error: string | null;
+    created_at: Date;
+    delivered_at: Date | null;
+  }>(
+    `select m.id, m.event_type, e.url, m.status, m.attempts, d.status_code as last_status_code, d.error as last_error,
+            m.created_at, m.delivered_at
+       from webhook_messages m
+       join webhook_endpoints e on e.id = m.endpoint_id
+       left join lateral (select status_code, error from webhook_deliveries where message_id = m.id
+                           order by attempt desc limit 1) d on true
+      where m.developer_id = $1
+      order by m.created_at desc limit 50`,
+    [developerId],
+  );
+  const show = (s: string) => (reveal ? s : mask(s));
+  return {
+    signingSecret: endpoints.rows[0] ? show(endpoints.rows[0].secret) : null,
+    revealed: reveal,
+    endpoints: endpoints.rows.map((e) => ({
+      id: e.id,
+      url: e.url,
+      signingSecret: show(e.secret),
+      disabled: e.disabled_at !== null,
+      createdAt: e.created_at.toISOString(),
+    })),
+    deliveries: deliveries.rows.map((d) => ({
+      id: d.id,
+      event: d.event_type,
+      url: d.url,
+      status: d.status,
+      attempts: d.attempts,
+      lastStatusCode: d.last_status_code,
+      lastError: d.last_error,
+      createdAt: d.created_at.toISOString(),
+      deliveredAt: d.delivered_at?.toISOString() ?? null,
+    })),
+  };
+}

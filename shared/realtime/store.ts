@@ -1,0 +1,409 @@
+import type { Queryable } from '../db/pool.ts';
+
+/**
+ * Every statement on the realtime tables (rt_sessions, rt_turns, rt_tool_executions, rt_interruptions,
+ * rt_outbound_tasks). The api (session creation, outbound tasks, observability reads), the realtime role (stream
+ * claims, traces, the session keeper) and the CPU worker (the dialler) all go through here, so the tables' shape
+ * is known in one place.
+ */
+
+// ---- sessions: lifecycle ----
+
+export interface PendingSession {
+  id: string;
+  developerId: string;
+  agentId: string;
+  direction: 'inbound' | 'outbound';
+  from: string;
+  to: string;
+  instanceId: string | null;
+  taskId: string | null;
+  expiresAt: Date;
+}
+
+/** A Twilio session waiting for its stream (POST /v1/sessions/twilio, or an outbound call answered). */
+export async function insertPendingTwilioSession(db: Queryable, s: PendingSession): Promise<void> {
+  await db.query(
+    `insert into rt_sessions (id, developer_id, agent_id, channel, direction, from_number, to_number, instance_id,
+       task_id, expires_at)
+     values ($1, $2, $3, 'twilio', $4, $5, $6, $7, $8, $9)`,
+    [s.id, s.developerId, s.agentId, s.direction, s.from, s.to, s.instanceId, s.taskId, s.expiresAt],
+  );
+}
+
+/** One stream per token: claims the pending session; false when it was used already or has expired. */
+export async function claimPendingSession(
+  db: Queryable,
+  c: { sessionId: string; developerId: string; callSid: string; streamSid: string },
+): Promise<boolean> {
+  const claimed = await db.query(
+    `update rt_sessions set status = 'active', call_sid = $3, stream_sid = $4, heartbeat_at = now()
+      where id = $1 and developer_id = $2 and status = 'pending' and expires_at > now()`,
+    [c.sessionId, c.developerId, c.callSid, c.streamSid],
+  );
+  return claimed.rowCount === 1;
+}
+
+export interface StartedSession {
+  developerId: string;
+  agentId: string;
+  channel: 'twilio' | 'direct';
+  callSid?: string | null;
+  streamSid?: string | null;
+  sttProvider: string;
+  ttsProvider: string;
+  llmProvider: string;
+}
+
+/** Upsert on start: Twilio sessions exist (pending) since the TwiML; direct ones are created here. */
+export async function markSessionStarted(db: Queryable, id: string, s: StartedSession): Promise<void> {
+  await db.query(
+    `insert into rt_sessions (id, developer_id, agent_id, channel, status, call_sid, stream_sid, stt_provider,
+       tts_provider, llm_provider, started_at, heartbeat_at)
+     values ($1, $2, $3, $4, 'active', $5, $6, $7, $8, $9, now(), now())
+     on conflict (id) do update set status = 'active', call_sid = excluded.call_sid,
+       stream_sid = excluded.stream_sid, stt_provider = excluded.stt_provider, tts_provider = excluded.tts_provider,
+       llm_provider = excluded.llm_provider, started_at = now(), heartbeat_at = now()`,
+    [
+      id,
+      s.developerId,
+      s.agentId,
+      s.channel,
+      s.callSid ?? null,
+      s.streamSid ?? null,
+      s.sttProvider,
+      s.ttsProvider,
+      s.llmProvider,
+    ],
+  );
+}
+
+export interface SessionEnd {
+  status: 'completed' | 'failed';
+  reason: string;
+  error: string | null;
+  metrics: Record<string, number>;
+  recordingKey: string | null;
+  recordingMs: number | null;
+}
+
+export async function markSessionEnded(db: Queryable, id: string, s: SessionEnd): Promise<void> {
+  await db.query(
+    `update rt_sessions set status = $2, end_reason = $3, error = $4, metrics = $5, recording_key = $6,
+       recording_ms = $7, ended_at = now()
+     where id = $1`,
+    [id, s.status, s.reason, s.error, JSON.stringify(s.metrics), s.recordingKey, s.recordingMs],
+  );
+}
+
+/** A session that could not start (bad engine configuration…): recorded so the developer sees why. */
+export async function markSessionFailedToStart(db: Queryable, id: string, reason: string, error: string) {
+  await db.query(
+    `update rt_sessions set status = 'failed', end_reason = $2, error = $3, ended_at = now(),
+       started_at = coalesce(started_at, now()) where id = $1`,
+    [id, reason, error.slice(0, 1000)],
+  );
+}
+
+// ---- sessions: trace rows ----
+
+export interface TurnRow {
+  idx: number;
+  speaker: 'user' | 'assistant';
+  text: string;
+  full_text: string | null;
+  start_ms: number;
+  end_ms: number;
+  stt_ms: number | null;
+  llm_ms: number | null;
+  tts_ms: number | null;
+  latency_ms: number | null;
+  endpoint_ms: number | null;
+  overhead_ms: number | null;
+  interrupted: boolean;
+  error: string | null;
+}
+
+export async function upsertTurn(db: Queryable, sessionId: string, t: TurnRow): Promise<void> {
+  await db.query(
+    `insert into rt_turns (session_id, idx, speaker, text, full_text, start_ms, end_ms, stt_ms, llm_ms, tts_ms,
+       latency_ms, endpoint_ms, overhead_ms, interrupted, error)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+     on conflict (session_id, idx) do update set text = excluded.text, full_text = excluded.full_text,
+       end_ms = excluded.end_ms, interrupted = excluded.interrupted, error = excluded.error`,
+    [
+      sessionId,
+      t.idx,
+      t.speaker,
+      t.text,
+      t.full_text,
+      t.start_ms,
+      t.end_ms,
+      t.stt_ms,
+      t.llm_ms,
+      t.tts_ms,
+      t.latency_ms,
+      t.endpoint_ms,
+      t.overhead_ms,
+      t.interrupted,
+      t.error,
+    ],
+  );
+}
+
+export interface ToolRow {
+  turn_idx: number;
+  name: string;
+  ok: boolean;
+  error: string | null;
+  duration_ms: number;
+  at_ms: number;
+}
+
+export async function insertToolExecution(db: Queryable, sessionId: string, t: ToolRow): Promise<void> {
+  await db.query(
+    `insert into rt_tool_executions (session_id, turn_idx, name, ok, error, duration_ms, at_ms)
+     values ($1, $2, $3, $4, $5, $6, $7)`,
+    [sessionId, t.turn_idx, t.name, t.ok, t.error, t.duration_ms, t.at_ms],
+  );
+}
+
+export interface InterruptionRow {
+  turn_idx: number;
+  at_ms: number;
+  detection_ms: number;
+  stop_ms: number;
+  bleed_words: number;
+}
+
+export async function insertInterruption(
+  db: Queryable,
+  s: { sessionId: string; developerId: string; agentId: string; reason: string },
+  i: InterruptionRow,
+): Promise<void> {
+  await db.query(
+    `insert into rt_interruptions (session_id, developer_id, agent_id, turn_idx, at_ms, detection_ms, stop_ms,
+       bleed_words, reason)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+    [s.sessionId, s.developerId, s.agentId, i.turn_idx, i.at_ms, i.detection_ms, i.stop_ms, i.bleed_words, s.reason],
+  );
+}
+
+// ---- sessions: the keeper's upkeep (each a conditional UPDATE, safe in every realtime process at once) ----
+
+export async function touchSessions(db: Queryable, ids: string[]): Promise<void> {
+  if (ids.length)
+    await db.query(`update rt_sessions set heartbeat_at = now() where id = any($1) and status = 'active'`, [ids]);
+}
+
+/** Ends, as failed `worker_lost`, active sessions nobody touched for `staleSeconds` (except `live` ones). */
+export async function failLostSessions(db: Queryable, staleSeconds: number, live: string[]): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    `update rt_sessions
+        set status = 'failed', end_reason = 'worker_lost', ended_at = coalesce(heartbeat_at, started_at),
+            error = 'the realtime process running this session stopped without ending it'
+      where status = 'active' and coalesce(heartbeat_at, started_at) < now() - make_interval(secs => $1)
+        and not (id = any($2))
+      returning id`,
+    [staleSeconds, live],
+  );
+  return rows.map((r) => r.id);
+}
+
+/** Pending sessions whose token expired before any stream claimed them. */
+export async function expirePendingSessions(db: Queryable): Promise<number> {
+  const r = await db.query(
+    `update rt_sessions set status = 'expired', ended_at = expires_at where status = 'pending' and expires_at < now()`,
+  );
+  return r.rowCount ?? 0;
+}
+
+export async function sessionOwner(db: Queryable, id: string) {
+  const { rows } = await db.query<{ developer_id: string; status: string }>(
+    'select developer_id, status from rt_sessions where id = $1',
+    [id],
+  );
+  return rows[0] ?? null;
+}
+
+/** Attaches a recovered recording unless the session has one already. */
+export async function attachRecording(db: Queryable, id: string, key: string, ms: number): Promise<void> {
+  await db.query(
+    `update rt_sessions set recording_key = $2, recording_ms = $3 where id = $1 and recording_key is null`,
+    [id, key, ms],
+  );
+}
+
+// ---- sessions: observability reads ----
+
+export interface SessionRow {
+  id: string;
+  agent_id: string;
+  status: string;
+  channel: string;
+  call_sid: string | null;
+  started_at: Date | null;
+  ended_at: Date | null;
+  recording_key: string | null;
+  end_reason?: string | null;
+  turns: number;
+}
+
+/** Sessions that started (pending ones that never connected are not traces), newest first, one extra for paging. */
+export async function listStartedSessions(
+  db: Queryable,
+  developerId: string,
+  q: { agentId?: string; after: string | null; limit: number },
+): Promise<SessionRow[]> {
+  const { rows } = await db.query<SessionRow>(
+    `select s.id, s.agent_id, s.status, s.channel, s.call_sid, s.started_at, s.ended_at, s.recording_key,
+            (select count(*)::int from rt_turns t where t.session_id = s.id) as turns
+       from rt_sessions s
+      where s.developer_id = $1 and s.started_at is not null
+        and ($2::text is null or s.agent_id = $2) and ($3::text is null or s.id < $3)
+      order by s.id desc limit $4`,
+    [developerId, q.agentId ?? null, q.after, q.limit + 1],
+  );
+  return rows;
+}
+
+export async function findStartedSession(
+  db: Queryable,
+  developerId: string,
+  by: { id?: string; callSid?: string },
+): Promise<SessionRow | null> {
+  const { rows } = await db.query<SessionRow>(
+    `select s.id, s.agent_id, s.status, s.channel, s.call_sid, s.started_at, s.ended_at, s.recording_key,
+            s.end_reason, 0 as turns
+       from rt_sessions s
+      where s.developer_id = $1 and s.started_at is not null
+        and ${by.id ? 's.id = $2' : 's.call_sid = $2'}
+      order by s.id desc limit 1`,
+    [developerId, by.id ?? by.callSid],
+  );
+  return rows[0] ?? null;
+}
+
+export async function loadTrace(db: Queryable, sessionId: string) {
+  const [turns, tools, interruptions] = await Promise.all([
+    db.query<TurnRow>(
+      `select idx, speaker, text, start_ms, end_ms, stt_ms, llm_ms, tts_ms, latency_ms, endpoint_ms, overhead_ms,
+              interrupted, error
+         from rt_turns where session_id = $1 order by idx`,
+      [sessionId],
+    ),
+    db.query<ToolRow>(
+      `select turn_idx, name, ok, error, duration_ms, at_ms from rt_tool_executions where session_id = $1 order by id`,
+      [sessionId],
+    ),
+    db.query<InterruptionRow>(
+      `select turn_idx, at_ms, detection_ms, stop_ms, bleed_words from rt_interruptions where session_id = $1 order by id`,
+      [sessionId],
+    ),
+  ]);
+  return { turns: turns.rows, tools: tools.rows, interruptions: interruptions.rows };
+}
+
+type Stat = number | null;
+export interface InterruptionStats {
+  n: number;
+  sessions: number;
+  detection: [Stat, Stat, Stat];
+  stop: [Stat, Stat, Stat];
+  bleed: [Stat, Stat, Stat];
+  bleedTotal: number;
+}
+
+/** avg / p50 / p95 of detection, stop and bleed-through over a developer's interruptions, plus the session count. */
+export async function interruptionStats(
+  db: Queryable,
+  developerId: string,
+  q: { agentId?: string; from?: string; to?: string },
+): Promise<InterruptionStats> {
+  const params = [developerId, q.agentId ?? null, q.from ?? null, q.to ?? null];
+  const stats = (col: string, p: string) =>
+    `avg(${col})::float8 as ${p}_avg, percentile_cont(0.5) within group (order by ${col})::float8 as ${p}_p50,
+     percentile_cont(0.95) within group (order by ${col})::float8 as ${p}_p95`;
+  const [agg, sessions] = await Promise.all([
+    db.query<Record<string, number | null>>(
+      `select count(*)::int as n, ${stats('detection_ms', 'd')}, ${stats('stop_ms', 's')},
+              ${stats('bleed_words', 'b')}, sum(bleed_words)::int as b_total
+         from rt_interruptions
+        where developer_id = $1 and ($2::text is null or agent_id = $2)
+          and ($3::timestamptz is null or created_at >= $3) and ($4::timestamptz is null or created_at < $4)`,
+      params,
+    ),
+    db.query<{ n: number }>(
+      `select count(*)::int as n from rt_sessions
+        where developer_id = $1 and started_at is not null and ($2::text is null or agent_id = $2)
+          and ($3::timestamptz is null or started_at >= $3) and ($4::timestamptz is null or started_at < $4)`,
+      params,
+    ),
+  ]);
+  const a = agg.rows[0]!;
+  const triple = (p: string): [Stat, Stat, Stat] => [a[`${p}_avg`]!, a[`${p}_p50`]!, a[`${p}_p95`]!];
+  return {
+    n: a.n ?? 0,
+    sessions: sessions.rows[0]?.n ?? 0,
+    detection: triple('d'),
+    stop: triple('s'),
+    bleed: triple('b'),
+    bleedTotal: a.b_total ?? 0,
+  };
+}
+
+/** The newest recording of a call, by Twilio CallSid or (direct sessions) session id. */
+export async function latestRecordingKey(db: Queryable, developerId: string, callSid: string) {
+  const { rows } = await db.query<{ recording_key: string }>(
+    `select recording_key from rt_sessions
+      where developer_id = $1 and (call_sid = $2 or id = $2) and recording_key is not null order by id desc limit 1`,
+    [developerId, callSid],
+  );
+  return rows[0]?.recording_key ?? null;
+}
+
+// ---- outbound tasks ----
+
+export interface OutboundTaskRow {
+  id: string;
+  developer_id: string;
+  agent_id: string;
+  from_number: string;
+  to_number: string;
+  call_sid: string | null;
+}
+
+export async function insertOutboundTask(
+  db: Queryable,
+  t: { id: string; developerId: string; agentId: string; from: string; to: string },
+): Promise<void> {
+  await db.query(
+    `insert into rt_outbound_tasks (id, developer_id, agent_id, from_number, to_number) values ($1, $2, $3, $4, $5)`,
+    [t.id, t.developerId, t.agentId, t.from, t.to],
+  );
+}
+
+export async function getOutboundTask(db: Queryable, id: string): Promise<OutboundTaskRow | null> {
+  const { rows } = await db.query<OutboundTaskRow>(
+    `select id, developer_id, agent_id, from_number, to_number, call_sid from rt_outbound_tasks where id = $1`,
+    [id],
+  );
+  return rows[0] ?? null;
+}
+
+/**
+ * Moves a task on: `status` always; `callSid` fills the column once (Twilio's callbacks and the dial response
+ * both carry it); `sessionId` when the callee answered; `error` when the dial failed for good.
+ */
+export async function updateOutboundTask(
+  db: Queryable,
+  id: string,
+  u: { status: string; callSid?: string | null; sessionId?: string; error?: string },
+): Promise<void> {
+  await db.query(
+    `update rt_outbound_tasks set status = $2, call_sid = coalesce(call_sid, $3),
+       session_id = coalesce($4, session_id), error = coalesce($5, error), updated_at = now()
+     where id = $1`,
+    [id, u.status, u.callSid ?? null, u.sessionId ?? null, u.error ?? null],
+  );
+}
