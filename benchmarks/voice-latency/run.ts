@@ -90,17 +90,6 @@ async function main(): Promise<void> {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   // The server's logs (TEST_LOG_LEVEL) share its stdout: the ready line is the JSON with `url`; logs go to stderr here.
-  const rl = createInterface({ input: child.stdout! });
-  let gotFinal: (f: Final) => void = () => {};
-  const final = new Promise<Final>((r) => (gotFinal = r));
-  const srv = await new Promise<{ url: string; apiKey: string; agentId: string }>((resolve) =>
-    rl.on('line', (line) => {
-      const m = line.startsWith('{') ? (JSON.parse(line) as { url?: string; final?: Final }) : {};
-      if (m.url && 'apiKey' in m) resolve(m as { url: string; apiKey: string; agentId: string });
-      else if (m.final) gotFinal(m.final);
-      else process.stderr.write(line + '\n');
-    }),
-  );
   // Bounded in time whatever happens: a stuck run is stopped and reported as such.
   const watchdog = setTimeout(
     () => {
@@ -111,6 +100,18 @@ async function main(): Promise<void> {
     (300 + (CALLS * Number(args['ramp-ms'])) / 1000 + TURNS * 60) * 1000,
   );
   watchdog.unref();
+  const rl = createInterface({ input: child.stdout! });
+  let gotFinal: (f: Final) => void = () => {};
+  const final = new Promise<Final>((r) => (gotFinal = r));
+  const srv = await new Promise<{ url: string; apiKey: string; agentId: string }>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`the platform process exited (${code}) before it was ready`)));
+    rl.on('line', (line) => {
+      const m = line.startsWith('{') ? (JSON.parse(line) as { url?: string; final?: Final }) : {};
+      if (m.url && 'apiKey' in m) resolve(m as { url: string; apiKey: string; agentId: string });
+      else if (m.final) gotFinal(m.final);
+      else process.stderr.write(line + '\n');
+    });
+  });
 
   const audio = new Map<string, Buffer>();
   for (const t of [...UTTERANCES.flatMap((u) => u.split(' | ')), BARGE_Q, BARGE_IN])
