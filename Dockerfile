@@ -47,6 +47,19 @@ RUN EMBEDDINGS_MODEL_PATH=/app/models/glove-sif-100d.bin bash scripts/setup.d/30
 # flite-server, the long-lived flite worker of the local TTS (links libflite; the runtime's flite package has it).
 RUN bash scripts/setup.d/40-flite-server.sh && test -x build/flite-server/flite-server
 
+# ---- portal: the developer portal's front end (portal/), built with the dev dependencies only this stage needs ----
+FROM node:${NODE_MAJOR}-${DEBIAN_SUITE} AS portal
+WORKDIR /app
+COPY package.json package-lock.json ./
+# Vite, Preact and uPlot need no install scripts; skipping them keeps native builds (onnxruntime, …) out.
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY portal ./portal
+# The portal imports the provider lists (and, as types only, the contracts) from shared/contracts.
+COPY shared/contracts ./shared/contracts
+COPY scripts/lib ./scripts/lib
+COPY scripts/setup.d/40-portal.sh ./scripts/setup.d/
+RUN bash scripts/setup.d/40-portal.sh && test -s portal/dist/index.html
+
 # ---- runtime: the CPU image (api, cpu workers, realtime, or all in one) ----
 FROM os AS runtime
 ARG ROLE=all
@@ -60,6 +73,8 @@ WORKDIR /app
 COPY --from=deps --chown=node:node /app/node_modules ./node_modules
 COPY --from=assets --chown=node:node /app/models ./models
 COPY --from=assets --chown=node:node /app/build/flite-server ./build/flite-server
+# The built portal (hashed assets with .gz/.br siblings), served by the api role under /portal/ (PORTAL_DIST_DIR).
+COPY --from=portal --chown=node:node /app/portal/dist ./portal/dist
 COPY --chown=node:node package.json package-lock.json tsconfig.json ./
 COPY --chown=node:node api ./api
 COPY --chown=node:node shared ./shared

@@ -1,8 +1,18 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import boundaries from './eslint/role-boundaries.js';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', '.data/**', 'coverage/**', 'workers/realtime/public/**'] },
+  {
+    ignores: [
+      'node_modules/**',
+      '.data/**',
+      'coverage/**',
+      'workers/realtime/public/**',
+      'portal/dist/**',
+      '.artifacts/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -11,6 +21,12 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
       'no-console': ['error', { allow: ['error'] }],
     },
+  },
+  {
+    // Roles meet only through shared/: see eslint/role-boundaries.js and docs/CONTRIBUTING.md.
+    files: ['api/**', 'workers/**', 'shared/**', 'scripts/**', 'benchmarks/**'],
+    plugins: { local: boundaries },
+    rules: { 'local/role-boundaries': 'error' },
   },
   {
     // CLIs, benchmarks and setup scripts talk to a person on stdout.

@@ -1,13 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import { buildHttpApp } from '../api/http-app.ts';
 import type { Config } from '../shared/config/index.ts';
 import type { Logger } from '../shared/observability/logger.ts';
 import { trackQueueBacklogAge } from '../shared/observability/metrics.ts';
 import type { RunningWorker } from '../shared/queue/worker-runner.ts';
 import { assertSessionSecret, sessionSecret } from '../shared/realtime/secret.ts';
+import { buildHttpServer } from '../shared/runtime/http/server.ts';
 import { createInfra, type Infra } from '../shared/runtime/infra.ts';
-import { startCpuWorkers } from '../workers/cpu/role.ts';
-import { startGpuWorkers } from '../workers/gpu/role.ts';
 
 export const ROLES = ['api', 'cpu', 'gpu', 'realtime'] as const;
 export type Role = (typeof ROLES)[number];
@@ -23,7 +21,8 @@ export interface Platform {
 
 /**
  * Starts the given roles in this process. Every role gets an HTTP server for /healthz, /readyz and /metrics; the
- * api and realtime roles add their routes to it. Roles communicate only through Postgres, Redis and S3.
+ * api and realtime roles add their routes to it. Roles communicate only through Postgres, Redis and S3, and no
+ * role imports another (eslint.config.js enforces it); this file is the one place that loads them.
  */
 export async function startPlatform(config: Config, log: Logger, roles: Role[]): Promise<Platform> {
   // Config that can only be judged knowing the roles fails here, before any connection is opened.
@@ -32,10 +31,16 @@ export async function startPlatform(config: Config, log: Logger, roles: Role[]):
   // The one-process mode may run on an invented secret; make (and log) it at boot, not on the first call.
   if (roles.includes('api') || roles.includes('realtime')) sessionSecret(infra);
   const state = { draining: false };
-  const app = await buildHttpApp(infra, { api: roles.includes('api'), realtime: roles.includes('realtime'), state });
+  // Every role gets the role-neutral server; api and realtime add their routes to it. Roles are loaded only when
+  // this process runs them, so a GPU pod never loads Fastify's route plugins or the api's services.
+  const app = await buildHttpServer(infra, { auth: roles.includes('api') || roles.includes('realtime'), state });
+  if (roles.includes('realtime')) await (await import('../workers/realtime/server.ts')).registerRealtimeRole(app);
+  if (roles.includes('api')) await (await import('../api/server.ts')).registerApiRole(app);
   const workers: RunningWorker[] = [];
-  if (roles.includes('cpu')) workers.push(...startCpuWorkers(infra));
-  if (roles.includes('gpu')) workers.push(...startGpuWorkers(infra));
+  if (roles.includes('cpu')) workers.push(...(await import('../workers/cpu/role.ts')).startCpuWorkers(infra));
+  if (roles.includes('gpu')) workers.push(...(await import('../workers/gpu/role.ts')).startGpuWorkers(infra));
+  // Every worker process reconciles Postgres with the queues on its own timer (nothing to install in Redis).
+  const reconciler = workers.length ? (await import('../shared/queue/reconciler.ts')).startReconciler(infra) : null;
   // Every role reports the age of the oldest waiting job per queue (the backlog-age alert reads it).
   const untrackBacklog = trackQueueBacklogAge(() => infra.queues.all());
   await app.listen({ host: config.HOST, port: config.PORT });
@@ -55,6 +60,7 @@ export async function startPlatform(config: Config, log: Logger, roles: Role[]):
         untrackBacklog();
         const grace = config.SHUTDOWN_GRACE_MS;
         // app.close() stops accepting and waits for in-flight requests; workers finish or hand back jobs.
+        await reconciler?.stop();
         await Promise.all([app.close(), ...workers.map((w) => w.drain(grace))]);
         await infra.close();
       })();

@@ -1,3 +1,4 @@
+import { assertBillingConfig } from '../shared/billing/settings.ts';
 import { ConfigError, loadConfig } from '../shared/config/index.ts';
 import { createLogger } from '../shared/observability/logger.ts';
 import { assertSessionSecret } from '../shared/realtime/secret.ts';
@@ -24,7 +25,9 @@ function exitOnConfigError(e: unknown): never {
 let config;
 try {
   config = loadConfig();
-  // Checked before forking copies: each copy would otherwise fail the same way and be restarted forever.
+  // Checked before forking copies (each copy would otherwise fail the same way and be restarted forever), and
+  // before migrations or S3 start: production master keys, a whole Stripe group, the session secret.
+  assertBillingConfig(config);
   assertSessionSecret(config, roles);
 } catch (e) {
   exitOnConfigError(e);

@@ -9,6 +9,6 @@ export PATH="/usr/local/bin:$PATH"
 hash -r
 export NODE_OPTIONS="${NODE_OPTIONS:-} --no-deprecation"
 echo "== lint"; npx eslint . && npx prettier --check . >/dev/null
-echo "== typecheck"; npx tsc --noEmit -p tsconfig.json
+echo "== typecheck"; npx tsc --noEmit -p tsconfig.json && npx tsc --noEmit -p portal/tsconfig.json
 echo "== circular imports"; npx madge --circular --extensions ts --ts-config tsconfig.json api shared workers scripts benchmarks
 echo "== tests"; npx vitest run "$@"

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { OpenAPIV3 } from 'openapi-types';
 import fp from 'fastify-plugin';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
+import { addUploadBodies } from './openapi-uploads.ts';
 
 /**
  * The realtime role's WebSocket endpoints. They are not routes of this process, so the document lists them by hand
@@ -53,6 +54,7 @@ export const openapiPlugin = fp(async (app: FastifyInstance) => {
       paths: WEBSOCKET_PATHS,
     },
     transform: jsonSchemaTransform,
+    transformObject: (doc) => addUploadBodies((doc as { openapiObject: OpenAPIV3.Document }).openapiObject),
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
   app.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async () => app.swagger());

@@ -4,7 +4,7 @@ import { rateLimitedError } from '../../shared/auth/rate-limiter.ts';
 import { ApiError } from '../../shared/errors/api-error.ts';
 import { PortalAuth } from '../../shared/portal/auth.ts';
 import type { PortalSession } from '../../shared/portal/sessions.ts';
-import { sendApiError } from '../plugins/error-handler.ts';
+import { sendApiError } from '../../shared/runtime/http/errors.ts';
 import { registerRoutes } from '../routes/index.ts';
 import { portalAuthRoutes } from './auth-routes.ts';
 import { portalReadsRoutes } from './reads-routes.ts';

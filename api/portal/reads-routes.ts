@@ -1,10 +1,13 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { DailyUsage, DailyUsageQuery, WebhookOverview, WebhooksQuery } from '../../shared/contracts/portal.ts';
 import { CallIdParams } from '../../shared/contracts/sessions.ts';
 import { VideoJob } from '../../shared/contracts/video.ts';
+import { z } from 'zod';
 import { PageQuery, pageSchema } from '../../shared/pagination.ts';
+import type { Infra } from '../../shared/runtime/infra.ts';
 import { recordingKey } from '../services/observability.ts';
-import { dailyUsage, listVideoJobs, webhookOverview } from '../services/portal-reads.ts';
+import { dailyUsage, listVideoJobs, videoOutputKey, webhookOverview } from '../services/portal-reads.ts';
 
 /** Reads only the portal needs (registered under the session guard, so req.auth is the signed-in developer). */
 export const portalReadsRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -18,22 +21,39 @@ export const portalReadsRoutes: FastifyPluginAsyncZod = async (app) => {
     listVideoJobs(infra, req.auth.developerId, req.query.limit, req.query.cursor),
   );
 
+  // Same-origin video for the video page's player (the presigned video_url is another origin, outside the CSP).
+  app.get(
+    '/video/jobs/:jobId/output',
+    { schema: { params: z.object({ jobId: z.string().min(1).max(100) }) } },
+    async (req, reply) => {
+      const key = await videoOutputKey(infra, req.auth.developerId, req.params.jobId);
+      return sendStored(infra, req, reply, key, key.endsWith('.webm') ? 'video/webm' : 'video/mp4');
+    },
+  );
+
   app.get('/webhooks', { schema: { querystring: WebhooksQuery, response: { 200: WebhookOverview } } }, async (req) =>
     webhookOverview(infra, req.auth.developerId, req.query.reveal === '1' || req.query.reveal === 'true'),
   );
 
-  // Same-origin audio for the call page's player, so the portal's CSP can stay media-src 'self'. Byte ranges are
-  // honoured so the player can seek; a range past the end falls back to the whole file.
+  // Same-origin audio for the call page's player, so the portal's CSP can stay media-src 'self'.
   app.get('/recordings/:callId/audio', { schema: { params: CallIdParams } }, async (req, reply) => {
     const key = await recordingKey(infra, req.auth.developerId, req.params.callId);
-    const range = req.headers.range;
-    const wanted = typeof range === 'string' && /^bytes=\d+-\d*$/.test(range) ? range : undefined;
-    const obj = await infra.storage
-      .getStream(key, wanted)
-      .catch((e: Error) => (wanted && e.name === 'InvalidRange' ? infra.storage.getStream(key) : Promise.reject(e)));
-    reply.type('audio/wav').header('accept-ranges', 'bytes');
-    if (obj.contentRange) reply.code(206).header('content-range', obj.contentRange);
-    if (obj.contentLength !== undefined) reply.header('content-length', obj.contentLength);
-    return reply.send(obj.body);
+    return sendStored(infra, req, reply, key, 'audio/wav');
   });
 };
+
+/**
+ * Streams a stored object to a media player. Byte ranges are honoured so the player can seek; a range past the
+ * end falls back to the whole file.
+ */
+async function sendStored(infra: Infra, req: FastifyRequest, reply: FastifyReply, key: string, type: string) {
+  const range = req.headers.range;
+  const wanted = typeof range === 'string' && /^bytes=\d+-\d*$/.test(range) ? range : undefined;
+  const obj = await infra.storage
+    .getStream(key, wanted)
+    .catch((e: Error) => (wanted && e.name === 'InvalidRange' ? infra.storage.getStream(key) : Promise.reject(e)));
+  reply.type(type).header('accept-ranges', 'bytes');
+  if (obj.contentRange) reply.code(206).header('content-range', obj.contentRange);
+  if (obj.contentLength !== undefined) reply.header('content-length', obj.contentLength);
+  return reply.send(obj.body);
+}

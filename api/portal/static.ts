@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import { extname, resolve, sep } from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../shared/errors/api-error.ts';
-import { sendApiError } from '../plugins/error-handler.ts';
+import { sendApiError } from '../../shared/runtime/http/errors.ts';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',

@@ -16,6 +16,7 @@ import {
   SpeakBody,
   SyncBody,
   SyncResponse,
+  ToolSigningSecret,
   UpdateAgentBody,
 } from '../../shared/contracts/agents.ts';
 import { PageQuery, pageSchema } from '../../shared/pagination.ts';
@@ -29,6 +30,8 @@ import {
   listAgents,
   putAgent,
   requireAgent,
+  revealToolSecret,
+  rotateToolSecret,
 } from '../services/agents.ts';
 import { chatStream, chatWithAgent } from '../services/agents-chat.ts';
 import { getAgentConversation, listAgentConversations } from '../services/agents-conversations.ts';
@@ -47,7 +50,10 @@ export const agentsRoutes: FastifyPluginAsyncZod = async (app) => {
     '/v1/agents',
     {
       schema: { tags, summary: 'Create an agent', body: CreateAgentBody, response: { 201: Agent } },
-      config: { idempotent: true },
+      config: {
+        idempotent: true,
+        idempotentSecrets: { fields: ['toolSigningSecret'], replay: 'redacted', resource: 'agent' },
+      },
     },
     async (req, reply) => reply.code(201).send(await createAgent(db, addressPolicy, req.auth.developerId, req.body)),
   );
@@ -69,7 +75,10 @@ export const agentsRoutes: FastifyPluginAsyncZod = async (app) => {
         body: ProvisionBody,
         response: { 201: ProvisionResponse },
       },
-      config: { idempotent: true },
+      config: {
+        idempotent: true,
+        idempotentSecrets: { fields: ['agent.toolSigningSecret'], replay: 'redacted', resource: 'agent' },
+      },
     },
     async (req, reply) => reply.code(201).send(await provisionAgent(infra, req, req.body)),
   );
@@ -92,6 +101,33 @@ export const agentsRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (req) => putAgent(db, addressPolicy, req.auth.developerId, req.params.id, req.body),
+  );
+
+  // The tool-signing secret is in the creation response only; these show it on an explicit request.
+  app.get(
+    '/v1/agents/:id/tool-signing-secret',
+    {
+      schema: {
+        tags,
+        summary: "Reveal the agent's tool-signing secret (Standard Webhooks)",
+        params: AgentParams,
+        response: { 200: ToolSigningSecret },
+      },
+    },
+    async (req) => revealToolSecret(db, req.auth.developerId, req.params.id),
+  );
+
+  app.post(
+    '/v1/agents/:id/tool-signing-secret/rotate',
+    {
+      schema: {
+        tags,
+        summary: "Replace the agent's tool-signing secret (the old one stops signing at once)",
+        params: AgentParams,
+        response: { 200: ToolSigningSecret },
+      },
+    },
+    async (req) => rotateToolSecret(db, req.auth.developerId, req.params.id),
   );
 
   app.delete(

@@ -14,7 +14,6 @@ import {
   Usage,
   VerifyResult,
 } from '../../shared/billing/contracts.ts';
-import { scheduleOverageReports } from '../../shared/billing/overage.ts';
 import { createCheckout, createPortal, getSubscription } from '../services/billing.ts';
 import { handleStripeWebhook } from '../services/billing-webhooks.ts';
 import {
@@ -121,13 +120,6 @@ export const billingRoutes: FastifyPluginAsyncZod = async (app) => {
   );
 
   await app.register(stripeWebhookRoutes);
-
-  // Overage reports run as a BullMQ job scheduler on the CPU pool; the API installs it (idempotent upsert).
-  app.addHook('onReady', async () => {
-    await scheduleOverageReports(infra).catch((e: Error) =>
-      infra.log.warn({ err: e.message }, 'overage reports not scheduled'),
-    );
-  });
 };
 
 /**

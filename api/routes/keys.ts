@@ -11,8 +11,23 @@ export const keysRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post(
     '',
     {
-      schema: { tags, summary: 'Create an API key', body: CreateKeyBody, response: { 201: CreatedKey } },
-      config: { idempotent: true },
+      schema: {
+        tags,
+        summary: 'Create an API key',
+        description: 'Both fields are optional, and so is the body: without one the key is named "Default".',
+        body: CreateKeyBody,
+        response: { 201: CreatedKey },
+      },
+      // No body (or an empty one, see input-guard.ts) is the empty object, so that the field defaults apply; a
+      // JSON `null` is still a 400.
+      preValidation: (req, _reply, done) => {
+        if (req.body == null && req.headers['content-type'] === undefined) (req as { body: unknown }).body = {};
+        done();
+      },
+      config: {
+        idempotent: true,
+        idempotentSecrets: { fields: ['key'], replay: 'conflict', resource: 'API key' },
+      },
     },
     async (req, reply) => {
       const created = await mintKey(db, req.auth.developerId, req.body.name, req.body.expiresInDays);

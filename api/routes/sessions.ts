@@ -25,6 +25,7 @@ import {
 } from '../services/observability.ts';
 import { createOutboundTask, taskConnect, taskStatus, verifyTwilioSignature } from '../services/sessions-outbound.ts';
 import { taskPath } from '../../shared/realtime/outbound.ts';
+import { requireOwnedAgent, requireOwnedInstance } from '../services/ownership.ts';
 import { createDirectSession, createTwilioSession } from '../services/sessions.ts';
 
 const FORM = 'application/x-www-form-urlencoded';
@@ -43,6 +44,17 @@ export const sessionsRoutes: FastifyPluginAsyncZod = async (app) => {
   const tags = ['Sessions'];
   const obs = ['Observability'];
 
+  /** A session for another developer's (or another agent's) instance is 404 before any token is signed. */
+  async function checkInstance(developerId: string, agentId: string, instanceId: string | undefined) {
+    if (!instanceId) return;
+    await requireOwnedAgent(infra.db, developerId, agentId);
+    await requireOwnedInstance(infra.db, developerId, agentId, instanceId);
+  }
+  /** An observability filter on another developer's agent is 404, not an empty page. */
+  async function checkAgentFilter(developerId: string, agentId: string | undefined) {
+    if (agentId) await requireOwnedAgent(infra.db, developerId, agentId);
+  }
+
   app.post(
     '/v1/sessions/twilio',
     {
@@ -53,7 +65,10 @@ export const sessionsRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: TwilioSession },
       },
     },
-    async (req) => createTwilioSession(infra, req.auth.developerId, req.body),
+    async (req) => {
+      await checkInstance(req.auth.developerId, req.body.agentId, req.body.instanceId);
+      return createTwilioSession(infra, req.auth.developerId, req.body);
+    },
   );
 
   app.post(
@@ -66,7 +81,10 @@ export const sessionsRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: DirectSessionToken },
       },
     },
-    async (req) => createDirectSession(infra, req.auth.developerId, req.body.agentId, req.body.instanceId),
+    async (req) => {
+      await checkInstance(req.auth.developerId, req.body.agentId, req.body.instanceId);
+      return createDirectSession(infra, req.auth.developerId, req.body.agentId, req.body.instanceId);
+    },
   );
 
   app.post(
@@ -123,7 +141,10 @@ export const sessionsRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: pageSchema(SessionSummary) },
       },
     },
-    async (req) => listSessions(infra, req.auth.developerId, req.query),
+    async (req) => {
+      await checkAgentFilter(req.auth.developerId, req.query.agentId);
+      return listSessions(infra, req.auth.developerId, req.query);
+    },
   );
   // Registered before /:sessionId so the static segment wins (find-my-way prefers static anyway).
   app.get(
@@ -136,7 +157,10 @@ export const sessionsRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: InterruptionQuality },
       },
     },
-    async (req) => interruptionQuality(infra, req.auth.developerId, req.query),
+    async (req) => {
+      await checkAgentFilter(req.auth.developerId, req.query.agentId);
+      return interruptionQuality(infra, req.auth.developerId, req.query);
+    },
   );
   app.get(
     '/v1/observability/sessions/:sessionId',

@@ -11,6 +11,7 @@ import {
   VoiceList,
   VoicesQuery,
 } from '../../shared/contracts/speech.ts';
+import { getTranscriptionJob } from '../../shared/db/transcription-jobs.ts';
 import { speechEngines } from '../../shared/engines/speech-registry.ts';
 import { ApiError } from '../../shared/errors/api-error.ts';
 import {
@@ -26,7 +27,7 @@ import {
 import { assertLooksLikeMedia, parseInput, readSpeechRequest } from '../services/speech-input.ts';
 import { listVoices, synthesizeStream } from '../services/speech.ts';
 import { transcribeAudioIncremental } from '../services/transcription-stream.ts';
-import { getTranscription, submitTranscriptionJob, transcribeSync } from '../services/transcription.ts';
+import { submitTranscriptionJob, toJob, transcribeSync } from '../services/transcription.ts';
 import { toContractResult, transcribeAudio, type TranscribeCall } from '../../shared/speech/transcription.ts';
 
 /** Aborts when the client goes away before the response is finished (stops engines, ffmpeg, fetches). */
@@ -112,7 +113,13 @@ export const speechRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/v1/transcribe/:jobId',
     { schema: { tags, summary: 'Get a transcription job', params: JobIdParams, response: { 200: TranscriptionJob } } },
-    async (req) => getTranscription(infra, req.auth.developerId, req.params.jobId),
+    async (req) => {
+      const row = await getTranscriptionJob(infra.db, req.auth.developerId, req.params.jobId);
+      if (!row) throw ApiError.notFound('transcription job', req.params.jobId);
+      // The engine that took the job, as on the synchronous route (was "none" on every read).
+      req.providerUsed = row.provider;
+      return toJob(row);
+    },
   );
 
   // --- OpenAI-compatible audio API -------------------------------------------------------------------------

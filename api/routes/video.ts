@@ -12,7 +12,6 @@ import {
   WebhookSecretQuery,
   type VideoJobType,
 } from '../../shared/contracts/video.ts';
-import { scheduleReconciler } from '../../shared/video/reconciler.ts';
 import { getVideoJobFor, submitVideoJob } from '../services/video.ts';
 import { readWebhookSecret } from '../services/webhooks.ts';
 
@@ -51,7 +50,11 @@ export const videoRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/v1/video/:jobId',
     { schema: { tags, summary: 'A video job (owner only)', params: VideoJobParams, response: { 200: VideoJob } } },
-    async (req) => getVideoJobFor(infra, req.auth.developerId, req.params.jobId),
+    async (req) => {
+      const job = await getVideoJobFor(infra, req.auth.developerId, req.params.jobId);
+      req.providerUsed = job.provider;
+      return job;
+    },
   );
 
   app.get(
@@ -66,9 +69,4 @@ export const videoRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (req) => readWebhookSecret(infra, req.auth.developerId, req.query.url),
   );
-
-  // The reconciler runs as a BullMQ job scheduler on the CPU pool; the API installs it (idempotent upsert).
-  app.addHook('onReady', async () => {
-    await scheduleReconciler(infra).catch((e: Error) => infra.log.warn({ err: e.message }, 'reconciler not scheduled'));
-  });
 };

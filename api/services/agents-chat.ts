@@ -194,7 +194,7 @@ async function finishTurn(t: PreparedTurn, result: TurnResult): Promise<ChatResp
 
 /** Refunds the hold and turns the failure into the API error to report. */
 async function failTurn(t: PreparedTurn, e: unknown): Promise<unknown> {
-  await t.reservation?.refund().catch(() => {});
+  await t.reservation?.refund();
   if (t.deadline.aborted) return new ApiError('upstream_timeout', { provider: t.runtime.provider });
   return engineToApiError(e, t.runtime.provider);
 }

@@ -52,7 +52,7 @@ export async function provisionAgent(
     for (const h of holds) await h.commit();
     return result;
   } catch (e) {
-    for (const h of holds) await h.refund().catch(() => {});
+    for (const h of holds) await h.refund();
     throw e;
   }
 }

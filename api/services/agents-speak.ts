@@ -65,7 +65,7 @@ export async function speakAsAgent(
     await reservation?.commit(body.text.length);
     return { contentType: AUDIO_CONTENT_TYPES[body.format], body: Buffer.concat(out) };
   } catch (e) {
-    await reservation?.refund().catch(() => {});
+    await reservation?.refund();
     throw engineToApiError(e, engine.provider);
   }
 }

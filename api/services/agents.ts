@@ -5,6 +5,7 @@ import {
   getAgent,
   insertAgent,
   listActiveAgents,
+  setToolSecret,
   toAgent,
   updateAgent,
   type AgentRow,
@@ -23,6 +24,7 @@ import type {
   AgentTool,
   CreateAgentBody,
   CreateInstanceBody,
+  ToolSigningSecret,
   UpdateAgentBody,
 } from '../../shared/contracts/agents.ts';
 import { isUniqueViolation, type Queryable } from '../../shared/db/pool.ts';
@@ -97,7 +99,7 @@ export async function createAgent(
       llmProvider,
       llmModel: body.llmModel ?? DEFAULT_LLM_MODELS[llmProvider],
     });
-    return toAgent(row);
+    return toAgent(row, { withSecret: true });
   } catch (e) {
     if (isUniqueViolation(e)) throw new ApiError('already_exists', { resource: 'agent', id }, 'id');
     throw e;
@@ -136,7 +138,11 @@ export async function listAgents(
   const hasMore = rows.length > limit;
   const kept = hasMore ? rows.slice(0, limit) : rows;
   const last = kept[kept.length - 1];
-  return { data: kept.map(toAgent), nextCursor: hasMore && last ? encodeCursor(String(last.seq)) : null, hasMore };
+  return {
+    data: kept.map((r) => toAgent(r)),
+    nextCursor: hasMore && last ? encodeCursor(String(last.seq)) : null,
+    hasMore,
+  };
 }
 
 /**
@@ -153,13 +159,26 @@ export async function putAgent(
   const current = await requireAgent(db, developerId, id);
   checkTools(body.tools, policy);
   await checkCollection(db, developerId, body.collectionId);
-  const fields: UpdateAgentBody = { ...body };
+  const { id: _id, toolSigningSecret: _secret, createdAt: _created, updatedAt: _updated, ...fields } = body;
   if (body.llmProvider && body.llmProvider !== current.llm_provider && body.llmModel === undefined) {
     fields.llmModel = DEFAULT_LLM_MODELS[body.llmProvider];
   }
   const row = await updateAgent(db, developerId, id, fields);
   if (!row) throw ApiError.notFound('agent', id);
   return toAgent(row);
+}
+
+/** GET /v1/agents/:id/tool-signing-secret: the secret shown at creation, on an explicit request. */
+export async function revealToolSecret(db: Queryable, developerId: string, id: string): Promise<ToolSigningSecret> {
+  const row = await requireAgent(db, developerId, id);
+  return { agentId: row.id, toolSigningSecret: row.tool_secret };
+}
+
+/** POST /v1/agents/:id/tool-signing-secret/rotate: a new secret; tool calls are signed with it from now on. */
+export async function rotateToolSecret(db: Queryable, developerId: string, id: string): Promise<ToolSigningSecret> {
+  const row = await setToolSecret(db, developerId, id, newWebhookSecret());
+  if (!row) throw ApiError.notFound('agent', id);
+  return { agentId: row.id, toolSigningSecret: row.tool_secret };
 }
 
 /** DELETE archives: the agent keeps its conversations and sessions, leaves lists, and refuses new work. */

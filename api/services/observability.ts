@@ -97,7 +97,8 @@ export async function sessionDetail(
       stopMs: i.stop_ms,
       bleedThroughWords: i.bleed_words,
     })),
-    recordingUrl: s.recording_key && s.call_sid ? `/v1/recordings/${encodeURIComponent(s.call_sid)}` : null,
+    // Direct (browser) sessions have no CallSid: their recording is addressed by the session id (see recordingKey).
+    recordingUrl: s.recording_key ? `/v1/recordings/${encodeURIComponent(s.call_sid ?? s.id)}` : null,
   };
 }
 

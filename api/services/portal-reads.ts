@@ -135,3 +135,18 @@ export async function webhookOverview(infra: Infra, developerId: string, reveal:
     })),
   };
 }
+
+/**
+ * The stored output of one of the developer's finished video jobs, for the portal's player: same-origin, because
+ * the presigned `video_url` points at the storage server's origin, which the portal's CSP (`media-src 'self'`)
+ * does not allow.
+ */
+export async function videoOutputKey(infra: Infra, developerId: string, jobId: string): Promise<string> {
+  const { rows } = await infra.db.query<{ key: string | null }>(
+    `select result->>'video_key' as key from video_jobs where id = $1 and owner_id = $2 and status = 'completed'`,
+    [jobId, developerId],
+  );
+  const key = rows[0]?.key;
+  if (!key) throw ApiError.notFound('video output', jobId);
+  return key;
+}

@@ -1,7 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { sniffMedia } from '../../shared/audio/formats.ts';
-import { ApiError } from '../../shared/errors/api-error.ts';
+import { ApiError, isApiError } from '../../shared/errors/api-error.ts';
+import { rejectNul } from '../../shared/runtime/http/input-guard.ts';
 
 export interface AudioUpload {
   buffer: Buffer;
@@ -29,6 +30,34 @@ export async function readSpeechRequest(req: FastifyRequest): Promise<SpeechRequ
   }
   const fields: Record<string, unknown> = {};
   let file: AudioUpload | null = null;
+  try {
+    await readParts(req, fields, (f) => (file = f));
+  } catch (e) {
+    throw asMultipartError(e);
+  }
+  rejectNul('body', fields);
+  return { fields, file };
+}
+
+/**
+ * busboy throws plain Errors for a malformed body (no boundary, data cut short); they become a 400 naming the
+ * problem. Our own errors and the plugin's FST_* errors (413 limits) keep their meaning.
+ */
+function asMultipartError(e: unknown): unknown {
+  if (isApiError(e) || !(e instanceof Error) || (e as { code?: string }).code?.startsWith('FST_')) return e;
+  const detail = /boundary/i.test(e.message)
+    ? 'no boundary in the Content-Type'
+    : /unexpected end/i.test(e.message)
+      ? 'the body ends before its closing boundary'
+      : 'a part could not be read';
+  return new ApiError('invalid_multipart', { detail });
+}
+
+async function readParts(
+  req: FastifyRequest,
+  fields: Record<string, unknown>,
+  setFile: (f: AudioUpload) => void,
+): Promise<void> {
   for await (const part of req.parts()) {
     if (part.type === 'file') {
       if (part.fieldname !== 'file') {
@@ -39,7 +68,7 @@ export async function readSpeechRequest(req: FastifyRequest): Promise<SpeechRequ
         );
       }
       const buffer = await part.toBuffer();
-      file = { buffer, filename: part.filename, mimetype: part.mimetype };
+      setFile({ buffer, filename: part.filename, mimetype: part.mimetype });
     } else {
       const value = String(part.value);
       const prev = fields[part.fieldname];
@@ -47,7 +76,6 @@ export async function readSpeechRequest(req: FastifyRequest): Promise<SpeechRequ
       else fields[part.fieldname] = value;
     }
   }
-  return { fields, file };
 }
 
 /** Validates input against a schema; the first problem becomes a 400 naming the field. */

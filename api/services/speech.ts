@@ -62,7 +62,7 @@ export async function synthesizeStream(
   const refund = async () => {
     if (settled) return;
     settled = true;
-    await reservation?.refund().catch(() => {});
+    await reservation?.refund();
   };
   try {
     const audio = await engine.synthesize({

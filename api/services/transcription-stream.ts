@@ -26,7 +26,7 @@ export async function transcribeAudioIncremental(infra: Infra, call: TranscribeC
   const refund = async () => {
     if (settled) return;
     settled = true;
-    await reservation?.refund().catch(() => {});
+    await reservation?.refund();
   };
   const progress = engine.transcribeIncremental(request);
   try {

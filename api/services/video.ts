@@ -23,6 +23,7 @@ import { getOwnedVideoJob, insertVideoJob } from '../../shared/video/store.ts';
 import { precheckUrl } from '../../shared/video/url-check.ts';
 import { resolveVideoKey, VIDEO_VENDORS } from '../../shared/video/vendor-keys.ts';
 import { getOrCreateEndpoint } from '../../shared/webhooks/endpoints.ts';
+import { requireOwnedCollection } from './ownership.ts';
 
 export type VideoBody = GenerateVideoBody | AvatarVideoBody | LipsyncVideoBody | DubVideoBody | AnalyzeVideoBody;
 
@@ -40,6 +41,9 @@ export async function submitVideoJob(
   input: { developerId: string; requestId: string; type: VideoJobType; body: VideoBody; headers: RequestHeaders },
 ): Promise<VideoJob & { billable: boolean }> {
   const { type, body, headers } = input;
+  // Another developer's collection is 404 now, not an analysis that fails when it tries to store its chunks.
+  const collectionId = type === 'analyze' ? (body as AnalyzeVideoBody).collectionId : undefined;
+  if (collectionId) await requireOwnedCollection(infra.db, input.developerId, collectionId);
   const provider = await resolveProvider(infra, type, body, input.developerId, headers);
   // Key resolution as on synchronous routes (header → stored → platform); a caller's key is not charged.
   const vendorProvider = type === 'dub' ? (body as DubVideoBody).lipsync_provider : provider;
@@ -151,23 +155,10 @@ async function resolveProvider(
       checkLanguagePair(source, b.target_language, 'target_language');
       return 'default';
     }
-    case 'analyze': {
-      if (engines.servers.has(`analyze:${requested}`)) {
-        await selfHosted('analyze', requested);
-        return requested;
-      }
-      if (requested !== 'default' && requested !== 'twelvelabs') {
-        throw new ApiError(
-          'provider_unavailable',
-          {
-            provider: requested,
-            detail: 'no analysis engine by that name is configured here; available: default, twelvelabs',
-          },
-          'provider',
-        );
-      }
+    case 'analyze':
+      engines.analysis.get(requested);
+      await selfHosted('analyze', requested);
       return requested;
-    }
   }
 }
 

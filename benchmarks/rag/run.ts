@@ -19,9 +19,10 @@ import type { CollectionRow } from '../../shared/rag/collections.ts';
 import { insertDocument } from '../../shared/rag/ingest.ts';
 import { LOCAL_WEIGHTS, relevanceScore } from '../../shared/rag/score.ts';
 import { queryCandidates, termWeights } from '../../shared/rag/search.ts';
-import { toVectorLiteral } from '../../shared/rag/vector-literal.ts';
+import { toVectorSql } from '../../shared/rag/vector-literal.ts';
 import { newId } from '../../shared/ids.ts';
 import { addDocument, loadRetrievalSet, newCollection, scratchDatabase } from './corpus.ts';
+import { mulberry32 } from '../../shared/prng.ts';
 
 const args = process.argv.slice(2);
 const sizesArg = args[args.indexOf('--sizes') + 1];
@@ -132,7 +133,7 @@ async function main() {
       const exactTop = new Map<string, string[]>();
       for (const q of queries) {
         const [v] = await engine.embed([q], { inputType: 'query' });
-        exactTop.set(q, await vectorTop10(db, collection.id, toVectorLiteral(v!), null));
+        exactTop.set(q, await vectorTop10(db, collection.id, toVectorSql(v!), null));
       }
       for (const ef of QUICK ? [EF_SEARCH] : [...new Set([40, EF_SEARCH, 200, 400])].sort((a, b) => a - b)) {
         let hit = 0;
@@ -142,12 +143,12 @@ async function main() {
         for (const q of queries) {
           const [v] = await engine.embed([q], { inputType: 'query' });
           const t = performance.now();
-          const ann = new Set(await vectorTop10(db, collection.id, toVectorLiteral(v!), ef));
+          const ann = new Set(await vectorTop10(db, collection.id, toVectorSql(v!), ef));
           annLat.push(performance.now() - t);
           const exact = exactTop.get(q)!;
           hit += exact.filter((id) => ann.has(id)).length;
           total += exact.length;
-          const cand = new Set(await vectorTop10(db, collection.id, toVectorLiteral(v!), ef, 40));
+          const cand = new Set(await vectorTop10(db, collection.id, toVectorSql(v!), ef, 40));
           hit40 += exact.filter((id) => cand.has(id)).length;
         }
         console.log(
@@ -254,26 +255,9 @@ async function fillTo(
     .load()
     .words.slice(100, 30_100)
     .filter((w) => /^[a-z]+$/.test(w));
-  let seed = (42 + have) >>> 0;
-  const rand = () => {
-    // mulberry32: a full-period 32-bit generator (integer maths stays exact, unlike a naive LCG in doubles).
-    seed = (seed + 0x6d2b79f5) >>> 0;
-    let t = seed;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const rand = mulberry32(42 + have);
   // Topics: 1,000 vocabularies of 150 words each (fixed seed), so chunks cluster the way documents on a subject do.
-  const topicRand = (() => {
-    let t0 = 7;
-    return () => {
-      t0 = (t0 + 0x6d2b79f5) >>> 0;
-      let t = t0;
-      t = Math.imul(t ^ (t >>> 15), t | 1);
-      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-  })();
+  const topicRand = mulberry32(7);
   const topics = Array.from({ length: 1000 }, () =>
     Array.from({ length: 150 }, () => words[Math.floor(words.length * topicRand() ** 1.5)]!),
   );
@@ -302,7 +286,7 @@ async function fillTo(
       `insert into rag_chunks (collection_id, document_id, chunk_index, content, metadata, dimension, embedding)
        select $1, $2, t.idx, t.content, '{}', 100, t.emb::vector
          from unnest($3::int[], $4::text[], $5::text[]) as t(idx, content, emb)`,
-      [collection.id, documentId, texts.map((_, i) => start + i), texts, vectors.map(toVectorLiteral)],
+      [collection.id, documentId, texts.map((_, i) => start + i), texts, vectors.map(toVectorSql)],
     );
   }
   await db.query(`set maintenance_work_mem = '512MB'`);

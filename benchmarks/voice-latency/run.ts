@@ -19,7 +19,7 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { startDeepgramLiveDouble } from '../../test/realtime/doubles/deepgram-live.ts';
 import { startCartesiaDouble } from '../../test/doubles/cartesia.ts';
-import { startOpenAiChatDouble } from '../../test/realtime/doubles/openai-chat.ts';
+import { startOpenAiChatDouble } from '../../test/doubles/openai-chat.ts';
 import { TwilioCaller } from '../../test/realtime/doubles/twilio-caller.ts';
 import { fliteUtterance, tokenFromTwiml, wsUrl } from '../../test/realtime/helpers.ts';
 import { printReport, type Final } from './report.ts';
@@ -65,7 +65,7 @@ async function main(): Promise<void> {
       const last = (body.messages as Array<{ content: string }>).at(-1)?.content ?? '';
       return { text: /opening hours/i.test(last) ? LONG : REPLY };
     },
-    { firstTokenMs: PROFILE.llmFirstTokenMs, tokensPerSecond: PROFILE.llmTokensPerSecond },
+    { key: 'sk-test-realtime', firstTokenMs: PROFILE.llmFirstTokenMs, tokensPerSecond: PROFILE.llmTokensPerSecond },
   );
 
   const child = spawn(process.execPath, ['--import', 'tsx', 'benchmarks/voice-latency/server.ts'], {
@@ -79,7 +79,7 @@ async function main(): Promise<void> {
       REALTIME_RECORDINGS: 'true',
       DEEPGRAM_BASE_URL: dg.url,
       DEEPGRAM_API_KEY: dg.key,
-      OPENAI_BASE_URL: llm.url,
+      OPENAI_BASE_URL: llm.baseUrl,
       OPENAI_API_KEY: llm.key,
       OUTBOUND_ALLOWLIST: '127.0.0.1',
       BENCH_PROCESSES: args.processes,

@@ -54,7 +54,8 @@ export const AGENT_COLUMNS = {
 export type AgentField = keyof typeof AGENT_COLUMNS;
 const JSON_FIELDS = new Set<AgentField>(['styleProfile', 'turnTaking', 'metadata', 'tools']);
 
-export function toAgent(r: AgentRow): Agent {
+/** The API form of an agent. The tool-signing secret is shown only where asked for: creation, reveal, rotate. */
+export function toAgent(r: AgentRow, opts: { withSecret?: boolean } = {}): Agent {
   return {
     id: r.id,
     name: r.name,
@@ -75,7 +76,7 @@ export function toAgent(r: AgentRow): Agent {
     status: r.status,
     metadata: r.metadata,
     tools: r.tools,
-    toolSigningSecret: r.tool_secret,
+    ...(opts.withSecret ? { toolSigningSecret: r.tool_secret } : {}),
     createdAt: r.created_at.toISOString(),
     updatedAt: r.updated_at.toISOString(),
   };
@@ -116,6 +117,20 @@ export async function insertAgent(
     vals,
   );
   return rows[0]!;
+}
+
+/** Replaces an agent's tool-signing secret; null when no such agent. */
+export async function setToolSecret(
+  db: Queryable,
+  developerId: string,
+  id: string,
+  secret: string,
+): Promise<AgentRow | null> {
+  const { rows } = await db.query<AgentRow>(
+    'update agents set tool_secret = $3, updated_at = now() where developer_id = $1 and id = $2 returning *',
+    [developerId, id, secret],
+  );
+  return rows[0] ?? null;
 }
 
 /** Sets the given fields (undefined = unchanged) and bumps updated_at; null when no such agent. */

@@ -1,16 +1,14 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { ApiError } from '../errors/api-error.ts';
+import { spawnProcess, type Spawned } from '../process/spawn.ts';
 import type { AudioFormat } from './formats.ts';
 import { downmixToMono, pcmDuration } from './pcm.ts';
 import { resamplePcm, resampleStream } from './resampler.ts';
 import { isWav, parseWav, wavHeader } from './wav.ts';
-
-export const FFMPEG_BIN = process.env.FFMPEG_PATH || 'ffmpeg';
 
 /** A file path, a whole file in memory, or a byte stream (Node Readable or any async iterable of chunks). */
 export type AudioInput = string | Buffer | Readable | AsyncIterable<Buffer | Uint8Array>;
@@ -91,23 +89,21 @@ export async function* decodeStream(input: AudioInput, opts: DecodeOptions): Asy
   args.push('-map', '0:a:0', '-vn', '-sn', '-dn', '-ac', '1', '-ar', String(opts.sampleRate));
   if (opts.maxSeconds) args.push('-t', String(opts.maxSeconds));
   args.push('-f', 's16le', '-acodec', 'pcm_s16le', 'pipe:1');
-  const proc = spawnFfmpeg(args, opts.signal, fromFile ? 'ignore' : 'pipe');
-  if (!fromFile) void pump(Buffer.isBuffer(input) ? Readable.from([input]) : input, proc);
-  const exited = waitExit(proc);
+  const p = spawnProcess('ffmpeg', args, { signal: opts.signal, stdin: fromFile ? 'ignore' : 'pipe' });
+  if (!fromFile) void pump(Buffer.isBuffer(input) ? Readable.from([input]) : input, p);
   let got = 0;
   let finished = false;
   try {
-    for await (const chunk of proc.stdout!) {
+    for await (const chunk of p.proc.stdout!) {
       got += (chunk as Buffer).length;
       yield chunk as Buffer;
     }
     finished = true;
   } finally {
     // The consumer stopped early (or threw): do not leave ffmpeg running.
-    if (!finished && proc.exitCode === null) proc.kill('SIGKILL');
+    if (!finished) p.kill();
   }
-  const { code, stderr } = await exited;
-  opts.signal?.throwIfAborted();
+  const { code, stderr } = await exitOf(p, opts.signal);
   if (code !== 0) throw new ApiError('invalid_audio', { detail: describeFfmpegError(stderr) }, param);
   if (got === 0) throw new ApiError('invalid_audio', { detail: 'no audio samples in the input' }, param);
 }
@@ -156,8 +152,7 @@ export function encodeStream(chunks: AsyncIterable<Buffer>, opts: EncodeOptions)
       break;
   }
   args.push('-flush_packets', '1', 'pipe:1');
-  const proc = encoderSpares.take(args, opts.signal);
-  return ffmpegOutput(proc, chunks, opts.signal);
+  return ffmpegOutput(encoderSpares.take(args, opts.signal), chunks, opts.signal);
 }
 
 /**
@@ -167,68 +162,64 @@ export function encodeStream(chunks: AsyncIterable<Buffer>, opts: EncodeOptions)
  * never holds the event loop open, and exits on its own (empty stdin) when this process goes away.
  */
 class EncoderSpares {
-  private readonly spares = new Map<string, ChildProcess>();
+  private readonly spares = new Map<string, Spawned>();
 
-  take(args: string[], signal?: AbortSignal): ChildProcess {
+  take(args: string[], signal?: AbortSignal): Spawned {
     signal?.throwIfAborted();
     const key = args.join('\0');
     const spare = this.spares.get(key);
     this.spares.delete(key);
-    let proc: ChildProcess;
-    if (spare && spare.exitCode === null && spare.signalCode === null) {
-      proc = spare;
+    let p: Spawned;
+    if (spare?.running()) {
+      p = spare;
+      const proc = p.proc;
       for (const s of [proc.stdin, proc.stdout, proc.stderr]) (s as unknown as { ref?: () => void } | null)?.ref?.();
       proc.ref();
       if (signal) {
-        const kill = () => proc.kill('SIGKILL');
+        const kill = () => p.kill();
         signal.addEventListener('abort', kill, { once: true });
         proc.once('close', () => signal.removeEventListener('abort', kill));
       }
     } else {
-      proc = spawnFfmpeg(args, signal, 'pipe');
+      p = spawnProcess('ffmpeg', args, { signal, stdin: 'pipe' });
     }
     this.prepare(key, args);
-    return proc;
+    return p;
   }
 
   private prepare(key: string, args: string[]): void {
-    let spare: ChildProcess;
+    let spare: Spawned;
     try {
-      spare = spawn(FFMPEG_BIN, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+      spare = spawnProcess('ffmpeg', args, { stdin: 'pipe' });
     } catch {
       return;
     }
-    spare.on('error', () => this.spares.get(key) === spare && this.spares.delete(key));
-    spare.on('close', () => this.spares.get(key) === spare && this.spares.delete(key));
-    spare.stdin?.on('error', () => {});
-    for (const s of [spare.stdin, spare.stdout, spare.stderr])
-      (s as unknown as { unref?: () => void } | null)?.unref?.();
-    spare.unref();
-    this.spares.get(key)?.kill('SIGKILL');
+    spare.exited.then(
+      () => this.spares.get(key) === spare && this.spares.delete(key),
+      () => this.spares.get(key) === spare && this.spares.delete(key),
+    );
+    const proc = spare.proc;
+    for (const s of [proc.stdin, proc.stdout, proc.stderr]) (s as unknown as { unref?: () => void } | null)?.unref?.();
+    proc.unref();
+    this.spares.get(key)?.kill();
     this.spares.set(key, spare);
   }
 }
 
 const encoderSpares = new EncoderSpares();
 
-async function* ffmpegOutput(
-  proc: ChildProcess,
-  chunks: AsyncIterable<Buffer>,
-  signal?: AbortSignal,
-): AsyncGenerator<Buffer> {
-  const exited = waitExit(proc);
-  const pumping = pump(chunks, proc);
+async function* ffmpegOutput(p: Spawned, chunks: AsyncIterable<Buffer>, signal?: AbortSignal): AsyncGenerator<Buffer> {
+  const pumping = pump(chunks, p);
   let finished = false;
   try {
-    for await (const chunk of proc.stdout!) yield chunk as Buffer;
+    for await (const chunk of p.proc.stdout!) yield chunk as Buffer;
     finished = true;
     const pumpErr = await pumping;
     if (pumpErr) throw pumpErr;
-    const { code, stderr } = await exited;
-    signal?.throwIfAborted();
+    const { code, stderr } = await exitOf(p, signal);
     if (code !== 0) throw new Error(`ffmpeg encoder failed: ${describeFfmpegError(stderr)}`);
   } finally {
-    if (!finished && proc.exitCode === null) proc.kill('SIGKILL');
+    if (!finished) p.kill();
   }
 }
 
@@ -249,17 +240,9 @@ async function* wavStream(chunks: AsyncIterable<Buffer>, sampleRate: number): As
   if (header) yield header;
 }
 
-function spawnFfmpeg(args: string[], signal: AbortSignal | undefined, stdin: 'pipe' | 'ignore'): ChildProcess {
-  signal?.throwIfAborted();
-  const proc = spawn(FFMPEG_BIN, args, { stdio: [stdin, 'pipe', 'pipe'], signal, killSignal: 'SIGKILL' });
-  proc.on('error', () => {}); // surfaced through waitExit
-  return proc;
-}
-
 /** Writes the input into ffmpeg's stdin with backpressure; resolves with the input's error, if any. */
-async function pump(input: Readable | AsyncIterable<Buffer | Uint8Array>, proc: ChildProcess): Promise<Error | null> {
-  const stdin = proc.stdin!;
-  stdin.on('error', () => {}); // EPIPE when ffmpeg gives up on garbage early: the exit code tells the story
+async function pump(input: Readable | AsyncIterable<Buffer | Uint8Array>, p: Spawned): Promise<Error | null> {
+  const stdin = p.proc.stdin!;
   try {
     for await (const chunk of input) {
       if (stdin.destroyed) break;
@@ -277,22 +260,24 @@ async function pump(input: Readable | AsyncIterable<Buffer | Uint8Array>, proc: 
     }
     return null;
   } catch (e) {
-    proc.kill('SIGKILL');
+    p.kill();
     return e as Error;
   } finally {
     stdin.end();
   }
 }
 
-function waitExit(proc: ChildProcess): Promise<{ code: number | null; stderr: string }> {
-  let stderr = '';
-  proc.stderr?.on('data', (d: Buffer) => {
-    if (stderr.length < 4096) stderr += d.toString();
-  });
-  return new Promise((resolve) => {
-    proc.on('error', (e) => resolve({ code: -1, stderr: stderr || e.message }));
-    proc.on('close', (code) => resolve({ code, stderr }));
-  });
+/**
+ * How ffmpeg ended. A spawn failure (no ffmpeg) reads as an unreadable input with the error as its reason, as it
+ * always has; an abort rethrows the signal's reason.
+ */
+async function exitOf(p: Spawned, signal?: AbortSignal): Promise<{ code: number | null; stderr: string }> {
+  try {
+    return { code: await p.exited, stderr: p.stderr() };
+  } catch (e) {
+    if (signal?.aborted) throw signal.reason;
+    return { code: -1, stderr: p.stderr() || (e as Error).message };
+  }
 }
 
 /** The last meaningful ffmpeg error line, without file paths. */

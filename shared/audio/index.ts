@@ -3,5 +3,4 @@ export * from './formats.ts';
 export * from './pcm.ts';
 export * from './resampler.ts';
 export * from './wav.ts';
-export * from './process.ts';
 export * from './pauses.ts';

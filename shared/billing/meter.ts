@@ -1,11 +1,12 @@
 import type { Config } from '../config/index.ts';
-import { withTransaction, type Db } from '../db/pool.ts';
+import { isUniqueViolation, withTransaction, type Db } from '../db/pool.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { newId } from '../ids.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Redis } from '../redis.ts';
 import { accountLimit, ensureAccount, type AccountRow } from './accounts.ts';
 import { assertBillingConfig } from './settings.ts';
+import { settleWithRetry } from './settle-retry.ts';
 import type { Meter, MeterInput, Reservation, UsageSnapshot } from './types.ts';
 import { UsageCache, type CachedUsage } from './usage-cache.ts';
 import { creditWeights } from './weights.ts';
@@ -18,6 +19,11 @@ export interface CreditMeter extends Meter {
   publish(account: AccountRow): void;
   /** The in-process snapshot if fresh, without any I/O or promise (the per-request hot path); else null. */
   peek(developerId: string): UsageSnapshot | null;
+  /**
+   * Settles a hold left `reserved` by its ledger id (the hold sweeper): commits it to `units`, or refunds it
+   * when `units` is null. False when the hold was already settled.
+   */
+  settle(ledgerId: string, units: number | null): Promise<boolean>;
 }
 
 interface BalanceRow {
@@ -61,8 +67,8 @@ export function createMeter(deps: { db: Db; redis: Redis; config: Config; log: L
           returning rev, used, monthly_credits + carryover_credits as credit_limit, period_start, period_end
        ), ins as (
          insert into credit_ledger (id, developer_id, period_start, category, operation, units, unit, credits,
-                                    provider, billable, request_id, status)
-         select $3, $1, acct.period_start, $4, $5, $6, $7, $2, $8, true, $9, 'reserved' from acct
+                                    provider, billable, request_id, status, hold_key)
+         select $3, $1, acct.period_start, $4, $5, $6, $7, $2, $8, true, $9, 'reserved', $10 from acct
          returning id
        )
        select acct.rev, acct.used, acct.credit_limit, acct.period_end from acct, ins`,
@@ -76,20 +82,48 @@ export function createMeter(deps: { db: Db; redis: Redis; config: Config; log: L
         input.unit,
         input.provider,
         input.requestId,
+        input.holdKey ?? null,
       ],
     );
     return rows[0] ?? null;
   }
 
+  /** The hold already taken under a key (reserved or committed; a refunded one frees the key). */
+  async function heldUnder(key: string): Promise<{ id: string; credits: number } | null> {
+    const { rows } = await db.query<{ id: string; credits: number }>(
+      `select id, credits from credit_ledger where hold_key = $1 and status <> 'refunded'`,
+      [key],
+    );
+    return rows[0] ?? null;
+  }
+
+  /**
+   * A keyed reserve returns the hold its key already has: a job that runs again (a retry, a crash and a
+   * re-run on another worker) is held, and so charged, once. Two runs racing on one key meet at the unique
+   * index: the loser's statement (account update included) rolls back and it takes the winner's hold.
+   */
   async function reserve(raw: MeterInput): Promise<Reservation> {
     const input = { ...raw, units: cleanUnits(raw.units) };
+    if (!input.holdKey) return reserveNew(input);
+    const existing = await heldUnder(input.holdKey);
+    if (existing) return reservation(existing.id, input, existing.credits);
+    try {
+      return await reserveNew(input);
+    } catch (e) {
+      const raced = isUniqueViolation(e, 'credit_ledger_hold_key') ? await heldUnder(input.holdKey) : null;
+      if (!raced) throw e;
+      return reservation(raced.id, input, raced.credits);
+    }
+  }
+
+  async function reserveNew(input: MeterInput): Promise<Reservation> {
     const id = newId('ledger');
     const credits = input.billable ? weights.credits(input.category, input.operation, input.units) : 0;
     if (credits === 0) {
       await db.query(
         `insert into credit_ledger (id, developer_id, period_start, category, operation, units, unit, credits,
-                                    provider, billable, request_id, status)
-         values ($1, $2, null, $3, $4, $5, $6, 0, $7, $8, $9, 'reserved')`,
+                                    provider, billable, request_id, status, hold_key)
+         values ($1, $2, null, $3, $4, $5, $6, 0, $7, $8, $9, 'reserved', $10)`,
         [
           id,
           input.developerId,
@@ -100,6 +134,7 @@ export function createMeter(deps: { db: Db; redis: Redis; config: Config; log: L
           input.provider,
           input.billable,
           input.requestId,
+          input.holdKey ?? null,
         ],
       );
       return reservation(id, input, 0);
@@ -136,35 +171,65 @@ export function createMeter(deps: { db: Db; redis: Redis; config: Config; log: L
     throw new ApiError('insufficient_credits', { needed: credits, remaining });
   }
 
+  /**
+   * A hold's settlement. `settled` is set only once the UPDATE succeeded, so a refund that failed can be tried
+   * again; the statements themselves only act on a row still `reserved`, so settling twice changes nothing.
+   */
   function reservation(id: string, input: MeterInput, held: number): Reservation {
     let settled = false;
     return {
       credits: held,
       async commit(actualUnits?: number) {
         if (settled) return;
+        const balance = await settleWithRetry('commit', id, log, () => commitHold(id, input, held, actualUnits));
         settled = true;
-        const balance = await commitHold(id, input, held, actualUnits);
         publishBalance(input.developerId, balance);
       },
       async refund() {
         if (settled) return;
-        settled = true;
-        const { rows } = await db.query<BalanceRow>(
-          `with l as (
-             update credit_ledger set status = 'refunded', settled_at = now()
-              where id = $1 and status = 'reserved'
-              returning credits
-           )
-           update credit_accounts a
-              set used = greatest(0, a.used - l.credits), rev = a.rev + 1, updated_at = now()
-             from l
-            where a.developer_id = $2 and l.credits > 0
-            returning a.rev, a.used, a.monthly_credits + a.carryover_credits as credit_limit, a.period_end`,
-          [id, input.developerId],
-        );
-        publishBalance(input.developerId, rows[0]);
+        try {
+          const balance = await settleWithRetry('refund', id, log, () => refundHold(id, input.developerId));
+          settled = true;
+          publishBalance(input.developerId, balance);
+        } catch {
+          // Logged by settleWithRetry; the hold stays `reserved` and the hold sweeper returns it.
+        }
       },
     };
+  }
+
+  async function refundHold(id: string, developerId: string): Promise<BalanceRow | undefined> {
+    const { rows } = await db.query<BalanceRow>(
+      `with l as (
+         update credit_ledger set status = 'refunded', settled_at = now()
+          where id = $1 and status = 'reserved'
+          returning credits
+       )
+       update credit_accounts a
+          set used = greatest(0, a.used - l.credits), rev = a.rev + 1, updated_at = now()
+         from l
+        where a.developer_id = $2 and l.credits > 0
+        returning a.rev, a.used, a.monthly_credits + a.carryover_credits as credit_limit, a.period_end`,
+      [id, developerId],
+    );
+    return rows[0];
+  }
+
+  /** Settles a hold by its ledger id (the hold sweeper): commit to `units`, or refund when units is null. */
+  async function settle(ledgerId: string, units: number | null): Promise<boolean> {
+    const { rows } = await db.query<MeterInput & { credits: number }>(
+      `select developer_id as "developerId", category, operation, units::float8 as units, unit, provider, billable,
+              request_id as "requestId", credits
+         from credit_ledger where id = $1 and status = 'reserved'`,
+      [ledgerId],
+    );
+    const row = rows[0];
+    if (!row) return false;
+    const balance = await settleWithRetry(units === null ? 'refund' : 'commit', ledgerId, log, () =>
+      units === null ? refundHold(ledgerId, row.developerId) : commitHold(ledgerId, row, row.credits, units),
+    );
+    publishBalance(row.developerId, balance);
+    return true;
   }
 
   /**
@@ -258,7 +323,7 @@ export function createMeter(deps: { db: Db; redis: Redis; config: Config; log: L
     return hit ? toSnapshot(hit) : null;
   }
 
-  return { reserve, check, snapshot, refresh, publish, peek };
+  return { reserve, check, snapshot, refresh, publish, peek, settle };
 }
 
 /** Units are a measured amount: anything not a finite non-negative number counts as 0 (never a negative charge). */

@@ -71,15 +71,3 @@ export async function reportOverage(
   if (reported || waiting) infra.log.info({ reported, waiting }, 'overage reported to stripe');
   return { reported, waiting };
 }
-
-/** Installs the periodic report (a BullMQ job scheduler; the upsert is idempotent across API replicas). */
-export async function scheduleOverageReports(infra: Infra): Promise<void> {
-  if (!stripeBilling(infra.config)) return;
-  await infra.queues
-    .get('cpu')
-    .upsertJobScheduler(
-      'billing-report-overage',
-      { every: infra.config.OVERAGE_REPORT_INTERVAL_MS },
-      { name: 'billing.report-overage', data: {}, opts: { removeOnComplete: true, removeOnFail: { count: 100 } } },
-    );
-}

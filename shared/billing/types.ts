@@ -4,7 +4,7 @@
  * Usage pattern in a route or job:
  *   const r = await meter.reserve({ developerId, category: 'tts', units: text.length, unit: 'characters',
  *                                   provider, billable, requestId, operation: 'synthesize' });
- *   try { ...work...; await r.commit(actualUnits); } catch (e) { await r.refund(); throw e; }
+ *   try { ...work...; await r.commit(actualUnits); } catch (e) { await r.refund(); throw e; }   // refund never throws
  * `reserve` is the pre-check and hold: it atomically deducts the estimate or throws ApiError
  * `insufficient_credits` (402). `commit` settles to the actual units (refunding or charging the difference);
  * `refund` returns the hold when the operation failed. Non-billable usage (caller's own provider key) is
@@ -24,11 +24,22 @@ export interface MeterInput {
   requestId: string;
   /** Operation name, the key into the credit-weight table (e.g. `synthesize`, `transcribe`, `chat`). */
   operation: string;
+  /**
+   * The hold's key for work that may run more than once (a job retried after a crash): `<kind>:<job id>`. A
+   * reserve under a key that already holds returns that hold, so the job is held and charged once whatever
+   * its retries. Without a key every reserve is a new hold.
+   */
+  holdKey?: string;
 }
 
 export interface Reservation {
   readonly credits: number;
+  /** Settles to the actual units. Retries a briefly unavailable database, then throws. */
   commit(actualUnits?: number): Promise<void>;
+  /**
+   * Returns the hold. Never throws: a briefly unavailable database is retried, and a hold that still could not
+   * be returned is logged and left to the hold sweeper (it settles holds left reserved past their work's end).
+   */
   refund(): Promise<void>;
 }
 

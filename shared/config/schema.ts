@@ -6,6 +6,7 @@ import { portalEnv } from './areas/portal.ts';
 import { providersEnv } from './areas/providers.ts';
 import { realtimeEnv } from './areas/realtime.ts';
 import { speechEnv } from './areas/speech.ts';
+import { toolsEnv } from './areas/tools.ts';
 import { videoEnv } from './areas/video.ts';
 import { envBool, envInt } from './env.ts';
 
@@ -104,6 +105,25 @@ export const EnvSchema = z.object({
     .string()
     .default('')
     .describe('Comma-separated GPU pools this process serves (avatar, lipsync, analysis, generate); empty = all.'),
+  /** The job reconciler every worker runs on a plain timer (shared/queue/reconciler.ts). */
+  RECONCILE_INTERVAL_MS: envInt(100, 3_600_000)
+    .default(15_000)
+    .describe(
+      'How often each worker process reconciles Postgres with the queues: re-enqueues accepted jobs whose queue entry was lost, settles left credit holds',
+    ),
+  RECONCILE_AFTER_MS: envInt(0, 3_600_000)
+    .default(15_000)
+    .describe('How long an open job goes without its queue entry before the reconciler puts it back'),
+  HOLD_SWEEP_AFTER_MS: envInt(60_000, 7 * 24 * 3_600_000)
+    .default(3_600_000)
+    .describe(
+      "Age after which a request's credit hold still reserved is refunded by the reconciler (a job's hold follows its job)",
+    ),
+  WORKER_STALLED_INTERVAL_MS: envInt(1000, 600_000)
+    .default(30_000)
+    .describe(
+      'Lock and stalled-check period of queue workers: a job whose worker died is handed to another worker within about twice this',
+    ),
 
   ...providersEnv,
   ...billingEnv,
@@ -112,6 +132,7 @@ export const EnvSchema = z.object({
   ...agentsEnv,
   ...realtimeEnv,
   ...videoEnv,
+  ...toolsEnv,
   ...portalEnv,
 });
 export type Env = z.infer<typeof EnvSchema>;

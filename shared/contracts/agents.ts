@@ -132,9 +132,18 @@ const createShape = {
 export const CreateAgentBody = z.object(createShape).strict();
 export type CreateAgentBody = z.infer<typeof CreateAgentBody>;
 
-/** PUT: every field optional; only fields present change. `status` may archive or restore an agent. */
+/** Fields of an agent that the server sets. PUT accepts and ignores them, so the body GET returned can be sent back. */
+export const AGENT_READ_ONLY = ['id', 'toolSigningSecret', 'createdAt', 'updatedAt'] as const;
+const readOnly = Object.fromEntries(
+  AGENT_READ_ONLY.map((k) => [k, z.unknown().optional().describe('Read-only: accepted and ignored')]),
+) as Record<(typeof AGENT_READ_ONLY)[number], z.ZodOptional<z.ZodUnknown>>;
+
+/**
+ * PUT: every field optional; only fields present change. `status` may archive or restore an agent. Read-only
+ * fields (id, toolSigningSecret, createdAt, updatedAt) are ignored; unknown fields are still a 400.
+ */
 export const UpdateAgentBody = z
-  .object({ ...optionalShape(agentFields), status: z.enum(['active', 'archived']).optional() })
+  .object({ ...optionalShape(agentFields), status: z.enum(['active', 'archived']).optional(), ...readOnly })
   .strict();
 export type UpdateAgentBody = z.infer<typeof UpdateAgentBody>;
 
@@ -158,13 +167,22 @@ export const Agent = z.object({
   status: z.enum(['active', 'archived']),
   metadata: z.record(z.string(), z.unknown()),
   tools: z.array(AgentTool),
-  toolSigningSecret: z.string(),
+  toolSigningSecret: z
+    .string()
+    .optional()
+    .describe(
+      'Only in the creation response: reveal it with GET /v1/agents/{id}/tool-signing-secret, replace it with POST /v1/agents/{id}/tool-signing-secret/rotate',
+    ),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
 export type Agent = z.infer<typeof Agent>;
 
 export const AgentParams = z.object({ id: z.string().min(1).max(60) });
+
+/** The Standard Webhooks secret custom tool calls are signed with (reveal and rotate routes). */
+export const ToolSigningSecret = z.object({ agentId: z.string(), toolSigningSecret: z.string() });
+export type ToolSigningSecret = z.infer<typeof ToolSigningSecret>;
 
 // ── provisioning ────────────────────────────────────────────────────────────────────────────────────────────
 export const InitialContent = z

@@ -34,11 +34,10 @@ export function speechEngines(infra: Pick<Infra, 'config'>): SpeechEngines {
 
 export function buildSpeechEngines(config: Infra['config']): SpeechEngines {
   const tts = new EngineRegistry<TtsEngine>('tts');
+  // flite and espeak-ng paths (SPEECH_FLITE_BIN, SPEECH_ESPEAK_BIN) apply through the configured tools.
   tts.register(
     'default',
     new LocalTtsEngine({
-      fliteBin: config.SPEECH_FLITE_BIN,
-      espeakBin: config.SPEECH_ESPEAK_BIN,
       fliteServerBin: config.SPEECH_FLITE_SERVER_BIN || undefined,
       fliteWorkers: config.SPEECH_FLITE_WORKERS,
     }),

@@ -11,6 +11,12 @@ export class ApiError extends Error {
   readonly status: number;
   readonly type: string;
   readonly headers: Record<string, string>;
+  /**
+   * Whether a job that failed with this error should run again. False by default: an ApiError is a refusal of
+   * the request itself (bad input, no credits). Set only where the error stands for a retryable upstream failure
+   * (an EngineError mapped for the envelope keeps the engine's answer).
+   */
+  retryable = false;
 
   constructor(
     readonly code: ErrorCode,

@@ -36,6 +36,12 @@ export const ERROR_CODES = {
   },
   unsupported_language: { status: 400, type: t.invalid_request, message: '{detail}' },
   invalid_audio: { status: 400, type: t.invalid_request, message: 'The audio could not be decoded: {detail}' },
+  invalid_multipart: {
+    status: 400,
+    type: t.invalid_request,
+    message: 'The multipart/form-data body is malformed ({detail}). Send a boundary and complete parts.',
+  },
+  bad_request: { status: 400, type: t.invalid_request, message: '{detail}' },
   invalid_phone_number: {
     status: 400,
     type: t.invalid_request,
@@ -113,13 +119,31 @@ export const ERROR_CODES = {
     message:
       'A request with this Idempotency-Key already completed, but its response was streamed and cannot be replayed. Use a new key to run the request again.',
   },
+  idempotency_secret_not_stored: {
+    status: 409,
+    type: t.conflict,
+    message:
+      'A request with this Idempotency-Key already created {resource} "{id}". Its secret is shown only once and is not stored, so the response cannot be replayed; {hint}',
+  },
   idempotency_in_progress: {
     status: 409,
     type: t.conflict,
     message: 'A request with this Idempotency-Key is still in progress. Retry after it finishes.',
   },
+  request_timeout: { status: 408, type: t.invalid_request, message: 'The request was not received in time.' },
   payload_too_large: { status: 413, type: t.invalid_request, message: 'The {what} exceeds the limit of {limit}.' },
+  uri_too_long: { status: 414, type: t.invalid_request, message: 'The {what} is too long (at most {limit}).' },
   unsupported_media_type: { status: 415, type: t.invalid_request, message: '{detail}' },
+  upgrade_required: {
+    status: 426,
+    type: t.invalid_request,
+    message: 'This endpoint is a WebSocket: connect with an Upgrade: websocket request.',
+  },
+  headers_too_large: {
+    status: 431,
+    type: t.invalid_request,
+    message: 'The request headers exceed the limit of {limit}.',
+  },
   // 429
   rate_limited: {
     status: 429,

@@ -35,7 +35,14 @@ export interface RunningWorker {
 export function runWorker(
   queue: QueueName,
   handlers: Partial<Record<JobName, JobHandler<never>>>,
-  deps: { redis: Redis; prefix: string; concurrency: number; log: Logger },
+  deps: {
+    redis: Redis;
+    prefix: string;
+    concurrency: number;
+    log: Logger;
+    /** Lock length and stalled-check period: a dead worker's job goes to another within about twice this. */
+    stalledIntervalMs?: number;
+  },
 ): RunningWorker {
   const controllers = new Set<AbortController>();
   const log = deps.log.child({ queue });
@@ -83,6 +90,9 @@ export function runWorker(
       prefix: queuePrefix(deps.prefix),
       concurrency: deps.concurrency,
       autorun: true,
+      ...(deps.stalledIntervalMs
+        ? { lockDuration: deps.stalledIntervalMs, stalledInterval: deps.stalledIntervalMs }
+        : {}),
     },
   );
   worker.on('error', (e) => log.error({ err: e.message }, 'worker error'));

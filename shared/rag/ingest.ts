@@ -11,7 +11,7 @@ import { ragEngineError } from './errors.ts';
 import { getCollectionRow, type CollectionRow } from './collections.ts';
 import { IngestBody, type IngestResult } from './contracts.ts';
 import { loadContent, timesFor } from './sources.ts';
-import { toVectorLiteral } from './vector-literal.ts';
+import { toVectorSql } from './vector-literal.ts';
 
 export interface IngestOptions {
   developerId: string;
@@ -155,7 +155,7 @@ export async function ingestDocument(
       billable: key.billable,
     };
   } catch (e) {
-    for (const h of holds) await h.refund().catch(() => {});
+    for (const h of holds) await h.refund();
     throw e;
   }
 }
@@ -212,7 +212,7 @@ export async function insertDocument(db: Queryable, w: DocumentWrite): Promise<v
         batch.map((c) => c.index),
         batch.map((c) => c.content),
         batch.map((c) => JSON.stringify(w.chunkMetadata(c))),
-        batch.map((c) => toVectorLiteral(w.vectors[c.index]!)),
+        batch.map((c) => toVectorSql(w.vectors[c.index]!)),
       ],
     );
   }

@@ -7,7 +7,7 @@ import { ragEngineError } from './errors.ts';
 import { SearchBody, type SearchResultItem } from './contracts.ts';
 import { embedderKey } from './ingest.ts';
 import { relevanceScore, weightsFor } from './score.ts';
-import { toVectorLiteral } from './vector-literal.ts';
+import { toVectorSql } from './vector-literal.ts';
 import { LocalSifEmbeddings } from '../engines/embeddings/local-sif.ts';
 import { tokenize } from '../engines/embeddings/tokenize.ts';
 
@@ -120,7 +120,7 @@ export async function searchCollection(
     await hold?.commit();
     return { results, providerUsed: engine.provider, billable: key.billable };
   } catch (e) {
-    await hold?.refund().catch(() => {});
+    await hold?.refund();
     throw e;
   }
 }
@@ -197,7 +197,7 @@ export async function queryCandidates(
   const terms = [...new Set(tokenize(q.query))];
   const params = [
     q.collectionId,
-    toVectorLiteral(q.vector),
+    toVectorSql(q.vector),
     vecK,
     q.query,
     lexK,

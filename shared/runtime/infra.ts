@@ -8,6 +8,7 @@ import { createDb, type Db } from '../db/pool.ts';
 import type { StoredKeyLookup } from '../engines/core/provider-key.ts';
 import { AddressPolicy } from '../net/address-policy.ts';
 import type { Logger } from '../observability/logger.ts';
+import { configureTools } from '../process/tools.ts';
 import { Queues } from '../queue/queues.ts';
 import { createRedis, type Redis } from '../redis.ts';
 import { startEmbeddedS3, type EmbeddedS3 } from '../storage/embedded-s3.ts';
@@ -40,6 +41,7 @@ export interface Infra {
 }
 
 export async function createInfra(config: Config, log: Logger, opts: { migrate?: boolean } = {}): Promise<Infra> {
+  configureTools(config);
   const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_MAX);
   if (opts.migrate !== false) {
     const applied = await migrate(db);

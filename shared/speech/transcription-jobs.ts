@@ -8,7 +8,9 @@ import {
   type TranscriptionJobRow,
   type TranscriptionSource,
 } from '../db/transcription-jobs.ts';
+import { jobHoldKey } from '../billing/hold-keys.ts';
 import { isApiError } from '../errors/api-error.ts';
+import { isTransientDependencyError } from '../errors/retry.ts';
 import { newId } from '../ids.ts';
 import type { JobContext } from '../queue/worker-runner.ts';
 import type { Infra } from '../runtime/infra.ts';
@@ -96,6 +98,7 @@ export async function runTranscriptionJob(
       operation: 'transcribe',
       signal: ctx.signal,
       maxSeconds: infra.config.SPEECH_MAX_AUDIO_SECONDS,
+      holdKey: jobHoldKey('transcription', row.id),
     });
     await withTransaction(infra.db, async (tx) => {
       await completeTranscriptionJob(tx, row.id, toContractResult(out.result), out.result.duration);
@@ -104,6 +107,9 @@ export async function runTranscriptionJob(
     await dropUpload(infra, row.source);
     return { completed: true };
   } catch (e) {
+    // Postgres, Redis or S3 briefly gone is never the job's fault: retry, and past the last attempt the
+    // reconciler puts the job back on the queue.
+    if (isTransientDependencyError(e)) throw e;
     const last = ctx.attempt >= ctx.attemptsAllowed;
     if (!isPermanentFailure(e) && !last) throw e;
     await withTransaction(infra.db, async (tx) => {

@@ -3,11 +3,11 @@ import { decodeToPcm } from '../audio/ffmpeg.ts';
 import { sniffMedia } from '../audio/formats.ts';
 import type { Reservation } from '../billing/types.ts';
 import type { TranscribeOptions, TranscriptionResult } from '../contracts/speech.ts';
-import { isEngineError } from '../engines/core/engine-error.ts';
 import { speechEngines } from '../engines/speech-registry.ts';
 import { isEnglish } from '../engines/stt/pocketsphinx.ts';
 import type { SttEngine, SttRequest } from '../engines/stt/types.ts';
 import { ApiError } from '../errors/api-error.ts';
+import { isRetryable } from '../errors/retry.ts';
 import { safeFetchBuffer } from '../net/safe-fetch.ts';
 import type { Infra } from '../runtime/infra.ts';
 import { keyFor, type ProviderKeyHeaders } from './keys.ts';
@@ -30,6 +30,8 @@ export interface TranscribeCall {
   signal: AbortSignal;
   /** Longest audio accepted (seconds). */
   maxSeconds: number;
+  /** The hold's key in a job (one hold per job, however often it runs); none for a request. */
+  holdKey?: string;
 }
 
 export interface TranscribeOutcome {
@@ -93,6 +95,7 @@ export async function prepareTranscription(infra: Infra, call: TranscribeCall): 
     billable,
     requestId: call.requestId,
     operation: call.operation,
+    holdKey: call.holdKey,
   });
   const request: SttRequest = {
     pcm: decoded.pcm,
@@ -119,7 +122,7 @@ export async function transcribeAudio(infra: Infra, call: TranscribeCall): Promi
     await reservation.commit(seconds);
     return { result, provider: engine.provider, billable };
   } catch (e) {
-    await reservation.refund().catch(() => {});
+    await reservation.refund();
     throw engineToApiError(e, engine.provider);
   }
 }
@@ -161,9 +164,5 @@ export function toContractResult(r: TranscriptionResult): TranscriptionResult {
 
 /** Whether a failure is final for a job: the input or the request is at fault, or retrying cannot help. */
 export function isPermanentFailure(e: unknown): boolean {
-  if (e instanceof ApiError || (e as Error)?.name === 'ApiError') {
-    return (e as ApiError).status < 500;
-  }
-  if (isEngineError(e)) return !e.retryable;
-  return false;
+  return !isRetryable(e);
 }

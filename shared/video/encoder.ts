@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { spawnProcess, type Spawned } from '../process/spawn.ts';
 import { VideoFailure } from './failure.ts';
 import { ffmpeg } from './ffmpeg.ts';
 
@@ -24,9 +24,8 @@ export interface EncoderOptions {
  * `write` respects back-pressure, so memory stays flat however long the clip.
  */
 export class FrameEncoder {
-  private readonly child;
+  private readonly p: Spawned;
   private readonly done: Promise<void>;
-  private stderr = '';
 
   constructor(readonly opts: EncoderOptions) {
     const args = ['-hide_banner', '-nostdin', '-v', 'error', '-y'];
@@ -39,39 +38,34 @@ export class FrameEncoder {
     if (opts.audioPath) args.push('-map', '1:a:0', '-c:a', 'aac', '-b:a', '96k', '-ar', '44100', '-shortest');
     args.push('-c:v', 'libx264', '-preset', opts.preset ?? 'ultrafast', '-crf', '23', '-pix_fmt', 'yuv420p');
     args.push('-threads', '2', '-movflags', '+faststart', opts.outPath);
-    this.child = spawn('ffmpeg', args, { stdio: ['pipe', 'ignore', 'pipe'], signal: opts.signal });
-    this.child.stderr.on('data', (c: Buffer) => {
-      if (this.stderr.length < 4000) this.stderr += c.toString();
-    });
-    this.child.stdin.on('error', () => {});
-    this.done = new Promise((resolve, reject) => {
-      this.child.on('error', (e) => reject(e));
-      this.child.on('close', (code) =>
-        code === 0
-          ? resolve()
-          : reject(
-              opts.signal?.aborted
-                ? (opts.signal.reason ?? new Error('aborted'))
-                : new VideoFailure('internal_error', `encoder failed: ${this.stderr.trim().slice(-300)}`, true),
-            ),
-      );
-    });
+    this.p = spawnProcess('ffmpeg', args, { stdin: 'pipe', stdout: 'ignore', signal: opts.signal });
+    this.done = this.p.exited.then(
+      (code) => {
+        if (code !== 0) {
+          throw new VideoFailure('internal_error', `encoder failed: ${this.p.stderr().trim().slice(-300)}`, true);
+        }
+      },
+      (e: Error) => {
+        throw opts.signal?.aborted ? e : new VideoFailure('engine_unavailable', `ffmpeg: ${e.message}`, true);
+      },
+    );
     this.done.catch(() => {});
   }
 
   async write(frame: Uint8Array): Promise<void> {
-    if (!this.child.stdin.write(frame)) {
-      await Promise.race([once(this.child.stdin, 'drain'), this.done]);
+    const stdin = this.p.proc.stdin!;
+    if (!stdin.write(frame)) {
+      await Promise.race([once(stdin, 'drain'), this.done]);
     }
   }
 
   async finish(): Promise<void> {
-    this.child.stdin.end();
+    this.p.proc.stdin!.end();
     await this.done;
   }
 
   kill(): void {
-    this.child.kill('SIGKILL');
+    this.p.kill();
   }
 }
 

@@ -1,4 +1,8 @@
 import type { Infra } from '../runtime/infra.ts';
+import { LocalAnalysisEngine } from '../engines/analysis/local.ts';
+import { ModelServerAnalysisEngine } from '../engines/analysis/model-server.ts';
+import { TwelveLabsAnalysisEngine } from '../engines/analysis/twelvelabs.ts';
+import type { AnalysisEngine } from '../engines/analysis/types.ts';
 import { ClassicalAvatarEngine } from '../engines/avatar/classical.ts';
 import { HeyGenAvatarEngine } from '../engines/avatar/heygen.ts';
 import { ModelServerAvatarEngine } from '../engines/avatar/model-server.ts';
@@ -15,11 +19,13 @@ import { RunwayVideoGenEngine } from '../engines/videogen/runway.ts';
 import { TitleCardEngine } from '../engines/videogen/title-card.ts';
 import type { VideoGenEngine } from '../engines/videogen/types.ts';
 import { parseModelServers, type ModelServer } from './model-server.ts';
+import { transcribeFile } from './speech.ts';
 
 export interface VideoEngines {
   avatar: EngineRegistry<AvatarEngine>;
   lipsync: EngineRegistry<LipsyncEngine>;
   generate: EngineRegistry<VideoGenEngine>;
+  analysis: EngineRegistry<AnalysisEngine>;
   /** Self-hosted model servers by "<kind>:<provider>" (health-checked at submission). */
   servers: Map<string, ModelServer>;
 }
@@ -43,6 +49,10 @@ export function videoEngines(infra: Infra): VideoEngines {
       new ClassicalLipsyncEngine(infra.config.VIDEO_LIPSYNC_KEYFRAME_EVERY),
     ),
     generate: new EngineRegistry<VideoGenEngine>('text-to-video').register('default', new TitleCardEngine()),
+    analysis: new EngineRegistry<AnalysisEngine>('analysis').register(
+      'default',
+      new LocalAnalysisEngine((path, signal) => transcribeFile(infra, path, 'en', signal)),
+    ),
     servers,
   };
   // Commercial vendors: always registered; a job needs a key for them (checked at submission).
@@ -53,10 +63,12 @@ export function videoEngines(infra: Infra): VideoEngines {
   e.lipsync.register('replicate', new ReplicateLipsyncEngine({ baseUrl: base.replicate, pollMs }));
   e.generate.register('luma', new LumaVideoGenEngine({ baseUrl: base.luma, pollMs }));
   e.generate.register('runway', new RunwayVideoGenEngine({ baseUrl: base.runway, pollMs }));
+  e.analysis.register('twelvelabs', new TwelveLabsAnalysisEngine({ baseUrl: base.twelvelabs, pollMs }));
   for (const s of servers.values()) {
     if (s.kind === 'avatar') e.avatar.register(s.provider, new ModelServerAvatarEngine(s));
     if (s.kind === 'lipsync') e.lipsync.register(s.provider, new ModelServerLipsyncEngine(s));
     if (s.kind === 'generate') e.generate.register(s.provider, new ModelServerVideoGenEngine(s));
+    if (s.kind === 'analyze') e.analysis.register(s.provider, new ModelServerAnalysisEngine(s));
   }
   memo.set(infra, e);
   return e;

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawnProcess } from '../process/spawn.ts';
 import { VideoFailure } from './failure.ts';
 
 /**
@@ -12,37 +12,19 @@ export async function* readFrames(
   fps: number,
   signal: AbortSignal,
 ): AsyncGenerator<Uint8Array> {
-  const child = spawn(
+  const p = spawnProcess(
     'ffmpeg',
     [
-      '-hide_banner',
-      '-nostdin',
-      '-v',
-      'error',
-      '-i',
-      path,
-      '-an',
-      '-vf',
-      `fps=${fps},scale=${width}:${height}:flags=bilinear`,
-      '-f',
-      'rawvideo',
-      '-pix_fmt',
-      'rgb24',
-      '-',
+      ...['-hide_banner', '-nostdin', '-v', 'error', '-i', path, '-an'],
+      ...['-vf', `fps=${fps},scale=${width}:${height}:flags=bilinear`, '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-'],
     ],
-    { stdio: ['ignore', 'pipe', 'pipe'], signal },
+    { signal },
   );
-  let stderr = '';
-  child.stderr.on('data', (c: Buffer) => {
-    if (stderr.length < 4000) stderr += c.toString();
-  });
-  const exited = new Promise<number | null>((r) => child.on('close', r));
-  child.on('error', () => {});
   const size = width * height * 3;
   let frame = new Uint8Array(size);
   let filled = 0;
   try {
-    for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
+    for await (const chunk of p.proc.stdout as AsyncIterable<Buffer>) {
       let off = 0;
       while (off < chunk.length) {
         const n = Math.min(size - filled, chunk.length - off);
@@ -56,11 +38,13 @@ export async function* readFrames(
         }
       }
     }
-    const code = await exited;
-    if (code !== 0 && !signal.aborted) {
-      throw new VideoFailure('input_unreadable', `The video could not be decoded (${stderr.trim().slice(-200)}).`);
+    const code = await p.exited.catch((e: Error) => {
+      throw signal.aborted ? e : new VideoFailure('engine_unavailable', `ffmpeg: ${e.message}`, true);
+    });
+    if (code !== 0) {
+      throw new VideoFailure('input_unreadable', `The video could not be decoded (${p.stderr().trim().slice(-200)}).`);
     }
   } finally {
-    if (child.exitCode === null) child.kill('SIGKILL');
+    p.kill();
   }
 }

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { withTransaction } from '../db/pool.ts';
-import { RetryableError } from '../errors/retry.ts';
+import { isTransientDependencyError, RetryableError } from '../errors/retry.ts';
 import type { Logger } from '../observability/logger.ts';
 import { gpuSecondsBilled } from '../observability/metrics.ts';
 import type { JobContext } from '../queue/worker-runner.ts';
@@ -85,6 +85,9 @@ export async function runStep(
     return 'completed';
   } catch (e) {
     recordGpu(infra, videoJobId, opts, started);
+    // Postgres, Redis or S3 briefly gone: never a reason to fail accepted work. Retried, and past the last
+    // attempt the reconciler puts the job back on the queue.
+    if (isTransientDependencyError(e) && !ctx.signal.aborted) throw new RetryableError((e as Error).message);
     const failure = toVideoFailure(e, ctx.signal.aborted);
     if (failure.retryable && ctx.attempt < ctx.attemptsAllowed) {
       log.warn({ code: failure.code, attempt: ctx.attempt }, 'video step failed; retrying');
@@ -125,7 +128,7 @@ export async function finish(infra: Infra, id: string, outcome: JobOutcome): Pro
   });
   if (!done) return;
   await chargeJob(infra, done.row, outcome.units).catch((e: Error) =>
-    infra.log.error({ videoJobId: id, err: e.message }, 'video charge failed'),
+    infra.log.error({ videoJobId: id, err: e.message }, 'video charge failed; the reconciler charges it'),
   );
   if (done.messageId) await enqueueFirstDelivery(infra, done.messageId);
 }

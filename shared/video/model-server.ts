@@ -20,16 +20,30 @@ export interface ModelServer {
   url: string;
 }
 
-/** Parses VIDEO_MODEL_SERVERS: "avatar:sadtalker=http://gpu-1:9000,lipsync:wav2lip=http://gpu-2:9000". */
+/**
+ * Parses VIDEO_MODEL_SERVERS: "avatar:sadtalker=http://gpu-1:9000,lipsync:wav2lip=http://gpu-2:9000". A
+ * malformed entry, a provider listed twice for one kind, or one named `default` (the local engine's name) is an
+ * error, raised when the engines are built at start-up.
+ */
 export function parseModelServers(spec: string): ModelServer[] {
+  const seen = new Set<string>();
   return spec
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean)
     .map((entry) => {
       const m = /^(avatar|lipsync|generate|analyze):([a-z0-9_-]+)=(https?:\/\/\S+)$/.exec(entry);
-      if (!m) throw new Error(`VIDEO_MODEL_SERVERS entry "${entry}" is not kind:provider=url`);
-      return { kind: m[1] as ModelServerKind, provider: m[2]!, url: m[3]!.replace(/\/$/, '') };
+      if (!m) throw new Error(`VIDEO_MODEL_SERVERS entry "${entry}" is not kind:provider=http(s)://host[:port]`);
+      const [, kind, provider, url] = m as unknown as [string, ModelServerKind, string, string];
+      if (!URL.canParse(url)) throw new Error(`VIDEO_MODEL_SERVERS entry "${entry}": "${url}" is not a URL`);
+      if (provider === 'default') {
+        throw new Error(`VIDEO_MODEL_SERVERS entry "${entry}": "default" names the local engine; pick another name`);
+      }
+      if (seen.has(`${kind}:${provider}`)) {
+        throw new Error(`VIDEO_MODEL_SERVERS lists ${kind}:${provider} twice`);
+      }
+      seen.add(`${kind}:${provider}`);
+      return { kind, provider, url: url.replace(/\/$/, '') };
     });
 }
 

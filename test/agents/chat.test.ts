@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../shared/webhooks/standard-webhooks.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 import { startAnthropicDouble } from './doubles/anthropic-double.ts';
-import type { Double, Recorded } from './doubles/http.ts';
-import type { LlmScript, ScriptedReply } from './doubles/llm-script.ts';
-import { startOpenAiDouble } from './doubles/openai-double.ts';
+import type { Double, Recorded } from '../doubles/http-double.ts';
+import type { LlmScript, ScriptedReply } from '../doubles/llm-script.ts';
+import { startOpenAiChatDouble } from '../doubles/openai-chat.ts';
 import { startToolServer } from './doubles/tool-server.ts';
 
 type Json = Record<string, unknown>;
@@ -22,8 +22,8 @@ let tools: Double;
 let dev: { apiKey: string; developerId: string };
 
 beforeAll(async () => {
-  openai = await startOpenAiDouble(delegate);
-  groq = await startOpenAiDouble(delegate, { groq: true });
+  openai = await startOpenAiChatDouble(delegate);
+  groq = await startOpenAiChatDouble(delegate, { groq: true });
   anthropic = await startAnthropicDouble(delegate);
   tools = await startToolServer((rec) => {
     if (rec.path === '/slow') return { body: '{"late":true}', delayMs: 2_000 };

@@ -76,7 +76,8 @@ describe('agents CRUD', () => {
     expect(body).toMatchObject(rest);
     expect(body.tools).toEqual([{ ...tools[0], timeoutMs: 5000 }]);
     const got = await (await p.request('/v1/agents/support-bot.v1', { key: dev.apiKey })).json();
-    expect(got).toEqual(body);
+    const { toolSigningSecret: _secret, ...shown } = body;
+    expect(got).toEqual(shown);
   });
 
   it('defaults llmModel per provider', async () => {
@@ -267,6 +268,49 @@ describe('agents CRUD', () => {
     expect(missing.status).toBe(404);
   });
 
+  // Regression: PUT answered 400 to the very body GET returned (id, createdAt… are not settable fields).
+  it('PUT accepts the body GET returned, ignoring read-only fields', async () => {
+    const { body: a } = await create({ name: 'Roundtrip', description: 'before' });
+    const got = (await (await p.request(`/v1/agents/${a.id}`, { key: dev.apiKey })).json()) as Json;
+    const res = await p.request(`/v1/agents/${a.id}`, {
+      method: 'PUT',
+      key: dev.apiKey,
+      json: { ...got, id: 'ignored', createdAt: '2000-01-01T00:00:00Z', toolSigningSecret: 'x', description: 'after' },
+    });
+    expect(res.status).toBe(200);
+    const b = (await res.json()) as Json;
+    expect(b).toMatchObject({ id: a.id, createdAt: a.createdAt, description: 'after', name: 'Roundtrip' });
+    const revealed = await p.request(`/v1/agents/${a.id}/tool-signing-secret`, { key: dev.apiKey });
+    expect(((await revealed.json()) as Json).toolSigningSecret).toBe(a.toolSigningSecret);
+    const unknown = await p.request(`/v1/agents/${a.id}`, { method: 'PUT', key: dev.apiKey, json: { nope: 1 } });
+    expect(unknown.status).toBe(400);
+  });
+
+  // Regression: toolSigningSecret was in every agent response, lists included.
+  it('shows the tool-signing secret at creation and on the reveal and rotate routes only', async () => {
+    const { body: a } = await create({ name: 'Signer' });
+    expect(a.toolSigningSecret).toMatch(/^whsec_/);
+    const got = (await (await p.request(`/v1/agents/${a.id}`, { key: dev.apiKey })).json()) as Json;
+    expect(got).not.toHaveProperty('toolSigningSecret');
+    const list = await (await p.request('/v1/agents?limit=100', { key: dev.apiKey })).text();
+    expect(list).not.toContain('toolSigningSecret');
+    const put = await p.request(`/v1/agents/${a.id}`, { method: 'PUT', key: dev.apiKey, json: { name: 'S2' } });
+    expect(await put.json()).not.toHaveProperty('toolSigningSecret');
+
+    const revealed = await p.request(`/v1/agents/${a.id}/tool-signing-secret`, { key: dev.apiKey });
+    expect(await revealed.json()).toEqual({ agentId: a.id, toolSigningSecret: a.toolSigningSecret });
+    const rotated = await p.request(`/v1/agents/${a.id}/tool-signing-secret/rotate`, {
+      method: 'POST',
+      key: dev.apiKey,
+    });
+    expect(rotated.status).toBe(200);
+    const fresh = ((await rotated.json()) as Json).toolSigningSecret as string;
+    expect(fresh).toMatch(/^whsec_/);
+    expect(fresh).not.toBe(a.toolSigningSecret);
+    const after = await p.request(`/v1/agents/${a.id}/tool-signing-secret`, { key: dev.apiKey });
+    expect(((await after.json()) as Json).toolSigningSecret).toBe(fresh);
+  });
+
   it('DELETE archives: 204, GET shows status archived, lists exclude it, PUT status active restores', async () => {
     const { body: a } = await create({ name: 'Temp' });
     const del = await p.request(`/v1/agents/${a.id}`, { method: 'DELETE', key: dev.apiKey });
@@ -333,6 +377,8 @@ describe('agents CRUD', () => {
       ['POST', `/v1/agents/${a.id}/sync`, {}],
       ['POST', `/v1/agents/${a.id}/instances`, {}],
       ['GET', `/v1/agents/${a.id}/instances`, undefined],
+      ['GET', `/v1/agents/${a.id}/tool-signing-secret`, undefined],
+      ['POST', `/v1/agents/${a.id}/tool-signing-secret/rotate`, undefined],
     ] as const) {
       const res = await p.request(path, { method, key: other.apiKey, json });
       expect(res.status, `${method} ${path}`).toBe(404);

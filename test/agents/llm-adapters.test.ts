@@ -4,9 +4,9 @@ import { OpenAiCompatibleLlm } from '../../shared/engines/llm/openai.ts';
 import type { LlmEngine, LlmEvent, LlmRequest } from '../../shared/engines/llm/types.ts';
 import { isEngineError } from '../../shared/engines/core/engine-error.ts';
 import { startAnthropicDouble } from './doubles/anthropic-double.ts';
-import type { Double } from './doubles/http.ts';
-import type { LlmScript } from './doubles/llm-script.ts';
-import { startOpenAiDouble } from './doubles/openai-double.ts';
+import type { Double } from '../doubles/http-double.ts';
+import type { LlmScript } from '../doubles/llm-script.ts';
+import { startOpenAiChatDouble } from '../doubles/openai-chat.ts';
 
 /** One scripted conversation every adapter must handle the same way. */
 const script: LlmScript = (body) => {
@@ -45,8 +45,8 @@ async function collect(engine: LlmEngine, req: Partial<LlmRequest>): Promise<Llm
 const doubles: Double[] = [];
 const engines: Record<string, LlmEngine> = {};
 beforeAll(async () => {
-  const openai = await startOpenAiDouble(script);
-  const groq = await startOpenAiDouble(script, { groq: true });
+  const openai = await startOpenAiChatDouble(script);
+  const groq = await startOpenAiChatDouble(script, { groq: true });
   const anthropic = await startAnthropicDouble(script);
   doubles.push(openai, groq, anthropic);
   engines.openai = new OpenAiCompatibleLlm({

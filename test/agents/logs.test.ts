@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintKey } from '../../shared/auth/mint-key.ts';
 import { insertDeveloper } from '../../shared/db/developers.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
-import type { Double } from './doubles/http.ts';
-import { startOpenAiDouble } from './doubles/openai-double.ts';
+import type { Double } from '../doubles/http-double.ts';
+import { startOpenAiChatDouble } from '../doubles/openai-chat.ts';
 import { startToolServer } from './doubles/tool-server.ts';
 
 const PROMPT = 'PROMPT-' + randomBytes(8).toString('hex');
@@ -23,7 +23,7 @@ let fail = false;
 
 /** The real platform logging everything at trace level into memory. */
 beforeAll(async () => {
-  llm = await startOpenAiDouble((b) => {
+  llm = await startOpenAiChatDouble((b) => {
     if (fail) return { status: 500, errorBody: { error: { message: `echo ${JSON.stringify(b.messages)}` } } };
     const hasTool = (b.messages as { role: string }[]).some((m) => m.role === 'tool');
     return hasTool ? { text: REPLY } : { toolCalls: [{ name: 'lookup', arguments: { q: MESSAGE } }] };

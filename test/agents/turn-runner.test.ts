@@ -2,15 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runTurn, type AgentToolHandler, type TurnEvent } from '../../shared/agents/turn-runner.ts';
 import { OpenAiCompatibleLlm } from '../../shared/engines/llm/openai.ts';
 import { parseSse } from '../../shared/engines/llm/sse.ts';
-import type { Double } from './doubles/http.ts';
-import type { LlmScript } from './doubles/llm-script.ts';
-import { startOpenAiDouble } from './doubles/openai-double.ts';
+import type { Double } from '../doubles/http-double.ts';
+import type { LlmScript } from '../doubles/llm-script.ts';
+import { startOpenAiChatDouble } from '../doubles/openai-chat.ts';
 
 let script: LlmScript = () => ({ text: 'ok' });
 let double: Double;
 let engine: OpenAiCompatibleLlm;
 beforeAll(async () => {
-  double = await startOpenAiDouble((b, i) => script(b, i));
+  double = await startOpenAiChatDouble((b, i) => script(b, i));
   engine = new OpenAiCompatibleLlm({
     provider: 'openai',
     baseUrl: `${double.url}/v1`,
@@ -164,6 +164,19 @@ describe('parseSse', () => {
     expect(out).toEqual([
       { event: 'a', data: 'one\ntwo' },
       { event: undefined, data: '{"x":1}' },
+    ]);
+  });
+
+  it('delivers an event the stream cut off before its blank line, and a multi-byte character split across chunks', async () => {
+    const bytes = new TextEncoder().encode('data: é\n\nevent: end\ndata: [DONE]');
+    async function* chunks() {
+      for (let i = 0; i < bytes.length; i++) yield bytes.slice(i, i + 1);
+    }
+    const out = [];
+    for await (const ev of parseSse(chunks())) out.push(ev);
+    expect(out).toEqual([
+      { event: undefined, data: 'é' },
+      { event: 'end', data: '[DONE]' },
     ]);
   });
 });

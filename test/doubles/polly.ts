@@ -1,26 +1,7 @@
-import { createHash, createHmac } from 'node:crypto';
+import { Sha256 } from '@smithy/core/checksum';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { split, tone } from './audio.ts';
 import { expectShape, startHttpDouble, type HttpDouble, type RecordedRequest } from './http-double.ts';
-
-/** Node's crypto in the shape the Smithy signer wants (`@aws-crypto` is not a direct dependency here). */
-class Sha256 {
-  private readonly h;
-  constructor(secret?: string | ArrayBuffer | ArrayBufferView) {
-    this.h = secret ? createHmac('sha256', bytes(secret)) : createHash('sha256');
-  }
-  update(data: string | ArrayBuffer | ArrayBufferView): void {
-    this.h.update(bytes(data));
-  }
-  async digest(): Promise<Uint8Array> {
-    return this.h.digest();
-  }
-}
-
-function bytes(d: string | ArrayBuffer | ArrayBufferView): string | Buffer {
-  if (typeof d === 'string') return d;
-  return ArrayBuffer.isView(d) ? Buffer.from(d.buffer, d.byteOffset, d.byteLength) : Buffer.from(d);
-}
 
 export const POLLY_DOUBLE_CREDENTIALS = { accessKeyId: 'AKIDDOUBLE', secretAccessKey: 'double/secret+key' };
 

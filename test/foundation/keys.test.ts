@@ -48,6 +48,18 @@ describe('POST /v1/keys', () => {
     expect(me.status).toBe(200);
   });
 
+  // Regression: both fields are optional, yet a POST without a body was a 400.
+  it('creates a "Default" key from a POST without a body, or with an empty JSON body', async () => {
+    const { apiKey } = await p.developer();
+    const bare = await p.request('/v1/keys', { method: 'POST', key: apiKey });
+    expect(bare.status).toBe(201);
+    expect(((await bare.json()) as CreatedKey).name).toBe('Default');
+    const emptyJson = (path: string) =>
+      p.request(path, { method: 'POST', key: apiKey, headers: { 'content-type': 'application/json' }, body: '' });
+    expect((await emptyJson('/v1/keys')).status).toBe(201);
+    expect((await emptyJson('/v1/agents')).status).toBe(400);
+  });
+
   it('sets expiresAt from expiresInDays', async () => {
     const { apiKey } = await p.developer();
     const created = (await (await create(apiKey, { name: 'ci', expiresInDays: 30 })).json()) as CreatedKey;
@@ -82,15 +94,16 @@ describe('POST /v1/keys', () => {
     expect((await create(apiKey, { expiresInDays: 365, name: 'n'.repeat(100) })).status).toBe(201);
   });
 
-  it('replays the first response for a reused Idempotency-Key and refuses a different body', async () => {
+  it('creates once for a reused Idempotency-Key (the replay names the key, never shows it) and refuses a different body', async () => {
     const { apiKey } = await p.developer();
     const headers = { 'idempotency-key': 'create-ci-key-1' };
     const first = await p.request('/v1/keys', { method: 'POST', key: apiKey, json: { name: 'ci' }, headers });
     const second = await p.request('/v1/keys', { method: 'POST', key: apiKey, json: { name: 'ci' }, headers });
     expect(first.status).toBe(201);
-    expect(second.status).toBe(201);
-    expect(second.headers.get('idempotent-replayed')).toBe('true');
-    expect(((await second.json()) as CreatedKey).id).toBe(((await first.json()) as CreatedKey).id);
+    expect(second.status).toBe(409);
+    const replay = (await second.json()) as ErrorBody;
+    expect(replay.error.code).toBe('idempotency_secret_not_stored');
+    expect(replay.error.message).toContain(((await first.json()) as CreatedKey).id);
     const list = (await (await p.request('/v1/keys', { key: apiKey })).json()) as KeyPage;
     expect(list.data.filter((k) => k.name === 'ci')).toHaveLength(1);
 

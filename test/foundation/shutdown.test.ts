@@ -29,6 +29,8 @@ describe('graceful shutdown', () => {
         S3_EMBEDDED_PORT: '0',
         LOG_LEVEL: 'warn',
         SHUTDOWN_GRACE_MS: '10000',
+        // The api runs without the realtime role, so (like any deployment of it) it needs the shared secret.
+        REALTIME_SESSION_SECRET: randomBytes(32).toString('base64url'),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -101,6 +103,8 @@ describe('graceful shutdown', () => {
         S3_EMBEDDED_DIR: s3dir,
         S3_EMBEDDED_PORT: '0',
         LOG_LEVEL: 'warn',
+        // Two copies cannot share an invented secret: PROCESSES > 1 needs it set.
+        REALTIME_SESSION_SECRET: randomBytes(32).toString('base64url'),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -7,6 +7,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseDocument, stringify } from 'yaml';
 import { assertBillingConfig } from '../../shared/billing/settings.ts';
+import { assertSessionSecret } from '../../shared/realtime/secret.ts';
 import { loadConfig } from '../../shared/config/index.ts';
 import { registry } from '../../shared/observability/metrics.ts';
 import { argDefaults, expandArgs, parseDockerfile, type Stage } from './dockerfile.ts';
@@ -105,7 +106,7 @@ describe('Dockerfile', () => {
 
   it('runs the set-up steps that build assets, and puts the embedding model where the manifests look', () => {
     // scripts/setup.d steps that only prepare or check a development machine (test tools, presence checks).
-    const machineOnly = new Set(['60-video.sh', '90-ops.sh']);
+    const machineOnly = new Set(['45-browser.sh', '60-video.sh', '90-ops.sh']);
     const steps = readdirSync(join(ROOT, 'scripts/setup.d')).filter((f) => f.endsWith('.sh') && !machineOnly.has(f));
     const runs = stages.flatMap((st) => st.instructions.filter((i) => i.op === 'RUN').map((i) => i.args));
     for (const step of steps)
@@ -204,7 +205,10 @@ describe('Dockerfile', () => {
 });
 
 /** What an operator puts in .env for the variables compose requires (${VAR:?message}). */
-const dotEnv: Record<string, string> = { PROVIDER_KEYS_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}` };
+const dotEnv: Record<string, string> = {
+  PROVIDER_KEYS_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+  REALTIME_SESSION_SECRET: randomBytes(48).toString('base64'),
+};
 
 /** ${VAR:-default}, ${VAR:?error} and ${VAR} as docker compose interpolates them, with dotEnv as the environment. */
 const interpolate = (v: unknown) =>
@@ -247,8 +251,10 @@ describe('docker-compose.yml', () => {
   it.each(['vap', 'vap-gpu'])('service %s boots with its configuration against those services', (name) => {
     const env = envOf(name);
     const config = loadConfig(env);
-    // The boot-time checks beyond the schema (production refuses the development master key).
+    // The boot-time checks beyond the schema (production refuses the development master key and an invented
+    // session-token secret).
     assertBillingConfig(config);
+    assertSessionSecret(config, ['api', 'cpu', 'gpu', 'realtime']);
     expect(new URL(config.DATABASE_URL).hostname).toBe('postgres');
     expect(new URL(config.REDIS_URL).hostname).toBe('redis');
     expect(config.s3Embedded).toBe(false);

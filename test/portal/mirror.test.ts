@@ -41,13 +41,17 @@ describe('/portal/api/v1 mirror', () => {
     expect(err.type).toBe('invalid_request_error');
   });
 
-  it('replays an Idempotency-Key like /v1 (the raw key of a created key comes back, not a second key)', async () => {
+  it('honours an Idempotency-Key like /v1 (one key created; the replay names it, never shows the raw key)', async () => {
     const headers = { 'idempotency-key': `portal-${Date.now()}` };
     const first = await b.fetch('/portal/api/v1/keys', { method: 'POST', json: { name: 'once' }, headers });
     const again = await b.fetch('/portal/api/v1/keys', { method: 'POST', json: { name: 'once' }, headers });
     expect(first.status).toBe(201);
-    expect(again.headers.get('idempotent-replayed')).toBe('true');
-    expect(((await again.json()) as { id: string }).id).toBe(((await first.json()) as { id: string }).id);
+    const created = (await first.json()) as { id: string; key: string };
+    expect(again.status).toBe(409);
+    const text = await again.text();
+    expect((JSON.parse(text) as { error: { code: string } }).error.code).toBe('idempotency_secret_not_stored');
+    expect(text).toContain(created.id);
+    expect(text).not.toContain(created.key);
   });
 
   it('rate-limits per developer, apart from the budgets of the developer’s API keys', async () => {

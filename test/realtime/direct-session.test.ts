@@ -1,8 +1,7 @@
-import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
 import { startTestPlatform, waitUntil, type TestPlatform } from '../helpers/platform.ts';
-import { startOpenAiChatDouble, type OpenAiChatDouble } from './doubles/openai-chat.ts';
+import { startOpenAiChatDouble, type OpenAiChatDouble } from '../doubles/openai-chat.ts';
+import { DirectClient } from './direct-client.ts';
 import { fliteUtterance, wsUrl } from './helpers.ts';
 
 let p: TestPlatform;
@@ -10,49 +9,15 @@ let llm: OpenAiChatDouble;
 let key: string;
 let agentId: string;
 
-/** A direct-protocol client: JSON control + binary PCM16 (16 kHz in); echoes marks at once (instant playback). */
-class DirectClient {
-  readonly ws: WebSocket;
-  readonly events: Array<Record<string, unknown>> = [];
-  audioBytes = 0;
-  closeCode: number | null = null;
-  readonly closed: Promise<void>;
-  readonly opened: Promise<void>;
-  constructor(url: string, headers: Record<string, string> = {}) {
-    this.ws = new WebSocket(url, { headers });
-    this.opened = new Promise((r, j) => {
-      this.ws.once('open', () => r());
-      this.ws.once('error', j);
-    });
-    this.closed = new Promise((r) => this.ws.once('close', (code) => ((this.closeCode = code), r())));
-    this.ws.on('message', (data, isBinary) => {
-      if (isBinary) {
-        this.audioBytes += (data as Buffer).length;
-        return;
-      }
-      const m = JSON.parse(data.toString()) as Record<string, unknown>;
-      this.events.push(m);
-      if (m.type === 'mark') this.ws.send(JSON.stringify({ type: 'mark', name: m.name }));
-    });
-  }
-  /** Sends PCM16 16 kHz in real-time 20 ms frames, then 1 s of silence. */
-  async speak(pcm: Buffer): Promise<void> {
-    const all = Buffer.concat([pcm, Buffer.alloc(32000)]);
-    const t0 = performance.now();
-    for (let off = 0, i = 0; off < all.length; off += 640, i++) {
-      this.ws.send(all.subarray(off, off + 640), { binary: true });
-      const wait = t0 + (i + 1) * 20 - performance.now();
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    }
-  }
-}
-
 beforeAll(async () => {
-  llm = await startOpenAiChatDouble(() => ({ text: 'Happy to help.' }));
+  llm = await startOpenAiChatDouble(() => ({ text: 'Happy to help.' }), {
+    key: 'sk-test-realtime',
+    tokensPerSecond: 1000,
+  });
   p = await startTestPlatform({
     env: {
       REALTIME_SESSION_SECRET: 'direct-secret-direct-secret-0123456789ab',
-      OPENAI_BASE_URL: llm.url,
+      OPENAI_BASE_URL: llm.baseUrl,
       OPENAI_API_KEY: llm.key,
       OUTBOUND_ALLOWLIST: '127.0.0.1',
     },
@@ -96,6 +61,7 @@ describe('WS /v1/agents/:id/session (direct protocol)', () => {
         status: string;
         channel: string;
         turns: Array<{ speaker: string; text: string }>;
+        recordingUrl: string | null;
       };
       return b.status === 'completed' ? b : null;
     });
@@ -103,6 +69,9 @@ describe('WS /v1/agents/:id/session (direct protocol)', () => {
     expect(d.turns.map((t) => t.speaker)).toEqual(['assistant', 'user', 'assistant']);
     expect(d.turns[1]!.text.length).toBeGreaterThan(0);
     expect(d.turns[2]!.text).toBe('Happy to help.');
+    // Regression: a direct session (no CallSid) reported recordingUrl null although its recording was stored.
+    expect(d.recordingUrl).toBe(`/v1/recordings/${sessionId}`);
+    expect((await p.request(d.recordingUrl!, { key })).headers.get('content-type')).toBe('audio/wav');
   });
 
   it('short-lived token auth from POST /v1/sessions/direct; bad credentials and bad frames close cleanly', async () => {

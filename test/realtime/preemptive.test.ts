@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, waitUntil, type TestPlatform } from '../helpers/platform.ts';
 import { startDeepgramLiveDouble, type DeepgramLiveDouble } from './doubles/deepgram-live.ts';
-import { startOpenAiChatDouble, type OpenAiChatDouble } from './doubles/openai-chat.ts';
+import { startOpenAiChatDouble, type OpenAiChatDouble } from '../doubles/openai-chat.ts';
 import { TwilioCaller } from './doubles/twilio-caller.ts';
 import { fliteUtterance, tokenFromTwiml, wsUrl } from './helpers.ts';
 
@@ -133,7 +133,9 @@ describe('a caller who pauses mid-sentence, then asks a question', () => {
     ]);
 
     // Every LLM request of the call either made a reply that played or was a prepared reply that was dropped.
-    const reqs = llm.requests.slice(requestsBefore) as Array<{ messages: Array<{ role: string; content: string }> }>;
+    const reqs = llm.requests
+      .slice(requestsBefore)
+      .map((r) => r.json as { messages: Array<{ role: string; content: string }> });
     const { rows } = await p.infra.db.query<{ metrics: Record<string, number> }>(
       'select metrics from rt_sessions where id = $1',
       [sessionId],

@@ -1,8 +1,11 @@
 import { spawnSync } from 'node:child_process';
+import { Writable } from 'node:stream';
 import { SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../shared/config/index.ts';
-import { assertSessionSecret } from '../../shared/realtime/secret.ts';
+import { createLogger } from '../../shared/observability/logger.ts';
+import { assertSessionSecret, sessionSecret } from '../../shared/realtime/secret.ts';
+import type { Infra } from '../../shared/runtime/infra.ts';
 import { signSessionToken, verifySessionToken } from '../../shared/realtime/token.ts';
 
 const secret = 'x'.repeat(40);
@@ -80,6 +83,33 @@ describe('REALTIME_SESSION_SECRET at boot', () => {
     expect(() => assertSessionSecret(dev, ['api', 'cpu', 'gpu', 'realtime'])).not.toThrow();
     expect(() => assertSessionSecret(prod, ['cpu', 'gpu'])).not.toThrow();
     expect(() => assertSessionSecret(withSecret, ['api'])).not.toThrow();
+  });
+});
+
+describe('the invented secret of the one-process mode', () => {
+  it('is made once per process, logged once, and never replaces a configured one', () => {
+    const lines: string[] = [];
+    const log = createLogger(
+      'warn',
+      {},
+      new Writable({ write: (chunk: Buffer, _enc, cb) => (lines.push(chunk.toString('utf8')), cb()) }),
+    );
+    // Only the two fields sessionSecret reads; the rest of Infra (connections) plays no part here.
+    const infra = { config: loadConfig({ NODE_ENV: 'development' }), log } as Pick<Infra, 'config' | 'log'> as Infra;
+    const invented = sessionSecret(infra);
+    expect(invented.length).toBeGreaterThanOrEqual(32);
+    expect(sessionSecret(infra)).toBe(invented);
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      level: 40,
+      msg: expect.stringMatching(/^REALTIME_SESSION_SECRET is unset/),
+    });
+    const configured = { config: loadConfig({ REALTIME_SESSION_SECRET: secret }), log } as Pick<
+      Infra,
+      'config' | 'log'
+    >;
+    expect(sessionSecret(configured as Infra)).toBe(secret);
+    expect(lines).toHaveLength(1);
   });
 });
 

@@ -3,7 +3,7 @@ import { createLogger } from '../../shared/observability/logger.ts';
 import { keepSessions } from '../../workers/realtime/session/keeper.ts';
 import { startTestPlatform, waitUntil, type TestPlatform } from '../helpers/platform.ts';
 import { startDeepgramLiveDouble, type DeepgramLiveDouble } from './doubles/deepgram-live.ts';
-import { startOpenAiChatDouble, type OpenAiChatDouble } from './doubles/openai-chat.ts';
+import { startOpenAiChatDouble, type OpenAiChatDouble } from '../doubles/openai-chat.ts';
 import { TwilioCaller } from './doubles/twilio-caller.ts';
 import { fliteUtterance, rms, tokenFromTwiml, wsUrl } from './helpers.ts';
 
@@ -55,20 +55,23 @@ beforeAll(async () => {
   });
   // Each test registers what its caller will say before it dials.
   (globalThis as { __script?: (lines: string[]) => void }).__script = (lines) => (script[conn++] = lines);
-  llm = await startOpenAiChatDouble((body) => {
-    const msgs = body.messages as Array<{ role: string; content: string }>;
-    const last = msgs.at(-1)?.content ?? '';
-    if (/hours/i.test(last)) return { text: LONG_REPLY };
-    if (/keypad/i.test(last)) return { text: 'You pressed some keys.' };
-    return { text: 'Sure, I can help with that.' };
-  });
+  llm = await startOpenAiChatDouble(
+    (body) => {
+      const msgs = body.messages as Array<{ role: string; content: string }>;
+      const last = msgs.at(-1)?.content ?? '';
+      if (/hours/i.test(last)) return { text: LONG_REPLY };
+      if (/keypad/i.test(last)) return { text: 'You pressed some keys.' };
+      return { text: 'Sure, I can help with that.' };
+    },
+    { key: 'sk-test-realtime', tokensPerSecond: 1000 },
+  );
   p = await startTestPlatform({
     env: {
       PUBLIC_BASE_URL: 'https://voice.example.com',
       REALTIME_SESSION_SECRET: 'test-secret-test-secret-test-secret-42',
       DEEPGRAM_BASE_URL: dg.url,
       DEEPGRAM_API_KEY: dg.key,
-      OPENAI_BASE_URL: llm.url,
+      OPENAI_BASE_URL: llm.baseUrl,
       OPENAI_API_KEY: llm.key,
       OUTBOUND_ALLOWLIST: '127.0.0.1',
     },
@@ -235,7 +238,10 @@ describe('WS /v1/sessions/twilio/stream', () => {
       .filter((t: { speaker: string }) => t.speaker === 'user')
       .map((t: { text: string }) => t.text);
     expect(users).toContain('Wait, I only need Saturday.');
-    const lastReq = llm.requests.at(-1)!.messages as Array<{ role: string; content: string }>;
+    const lastReq = (llm.requests.at(-1)!.json as { messages: unknown }).messages as Array<{
+      role: string;
+      content: string;
+    }>;
     const assistantSeen = lastReq.filter((m) => m.role === 'assistant').map((m) => m.content);
     expect(assistantSeen).toContain(answer.text);
   });

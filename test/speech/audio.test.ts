@@ -9,14 +9,11 @@ import {
   pcmToFloat32,
   pcmToInt16,
   float32ToPcm,
-  processLines,
-  ProcessExitError,
   Resampler,
   resamplePcm,
   sniffMedia,
   wavHeader,
 } from '../../shared/audio/index.ts';
-import { waitUntil } from '../helpers/platform.ts';
 
 function sine(freq: number, rate: number, seconds: number, amp = 10000): Int16Array {
   return Int16Array.from({ length: Math.round(rate * seconds) }, (_, i) =>
@@ -189,53 +186,5 @@ describe('ffmpeg', () => {
     const out = encodeStream(endless(), { inputRate: 16000, format: 'mp3', signal: ac.signal });
     setTimeout(() => ac.abort(new Error('stop')), 100);
     await expect(collect(out)).rejects.toThrow();
-  });
-});
-
-describe('processLines', () => {
-  /** Whether a process id is still running (signal 0 only checks). */
-  const alive = (pid: number) => {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-
-  it('yields each line while the process is still running, and kills it when the consumer stops', async () => {
-    // The shell prints its pid, then becomes a 30 s sleep: the line can only have come before the exit.
-    let pid = 0;
-    for await (const line of processLines('sh', ['-c', 'echo $$; exec sleep 30'])) {
-      pid = Number(line);
-      expect(alive(pid)).toBe(true);
-      break;
-    }
-    await waitUntil(() => !alive(pid));
-  });
-
-  it('throws ProcessExitError with the status and stderr after the last line, and the spawn error for a missing binary', async () => {
-    const lines: string[] = [];
-    const drain = async (cmd: string, args: string[]) => {
-      for await (const line of processLines(cmd, args)) lines.push(line);
-    };
-    const err = await drain('sh', ['-c', 'echo one; echo two; echo oops >&2; exit 3']).catch((e: unknown) => e);
-    expect(lines).toEqual(['one', 'two']);
-    expect(err).toBeInstanceOf(ProcessExitError);
-    expect(err).toMatchObject({ exitCode: 3, stderr: 'oops\n' });
-    await expect(drain('no-such-binary-here', [])).rejects.toMatchObject({ code: 'ENOENT' });
-  });
-
-  it('stops the process and rejects with the reason when the signal aborts', async () => {
-    const ac = new AbortController();
-    let pid = 0;
-    const run = (async () => {
-      for await (const line of processLines('sh', ['-c', 'echo $$; exec sleep 30'], { signal: ac.signal })) {
-        pid = Number(line);
-        ac.abort(new Error('caller gave up'));
-      }
-    })();
-    await expect(run).rejects.toThrow('caller gave up');
-    await waitUntil(() => !alive(pid));
   });
 });

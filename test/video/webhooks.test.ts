@@ -16,7 +16,7 @@ const servers: LocalServer[] = [];
 
 beforeAll(async () => {
   // API only: this file drives the workers itself (the reconciler test needs jobs to stay queued).
-  p = await startTestPlatform({ roles: ['api'], env: { ...TEST_ENV, VIDEO_RECONCILE_AFTER_MS: '0' } });
+  p = await startTestPlatform({ roles: ['api'], env: { ...TEST_ENV, RECONCILE_AFTER_MS: '0' } });
   dev = await p.developer('pro');
 });
 afterAll(async () => {

@@ -1,3 +1,4 @@
+import { buildEngines } from '../../shared/engines/boot.ts';
 import { QUEUES, type QueueName } from '../../shared/queue/define.ts';
 import { runWorker, type RunningWorker } from '../../shared/queue/worker-runner.ts';
 import type { Infra } from '../../shared/runtime/infra.ts';
@@ -10,6 +11,8 @@ import { gpuHandlers } from './handlers.ts';
  * neural engine saturates its device.
  */
 export function startGpuWorkers(infra: Infra): RunningWorker[] {
+  // Engines are built (and their configuration checked) before any job is taken.
+  infra.log.info({ engines: buildEngines(infra) }, 'engines ready');
   const wanted = infra.config.GPU_POOLS.split(',')
     .map((s) => s.trim())
     .filter(Boolean);
@@ -21,6 +24,7 @@ export function startGpuWorkers(infra: Infra): RunningWorker[] {
     runWorker(q, handlers, {
       redis: infra.bullRedis,
       prefix: infra.config.REDIS_PREFIX,
+      stalledIntervalMs: infra.config.WORKER_STALLED_INTERVAL_MS,
       concurrency: gpuConcurrency(infra.config, q),
       log: infra.log.child({ role: 'worker-gpu', device: infra.config.GPU_DEVICE }),
     }),

@@ -1,9 +1,15 @@
 import { readFile } from 'node:fs/promises';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiError } from '../../shared/errors/api-error.ts';
 import { handleDirectSession } from './direct/session-handler.ts';
 import { startSessionKeeper } from './session/keeper.ts';
 import { endLiveSessions } from './session/live.ts';
 import { handleTwilioStream } from './twilio/stream-handler.ts';
+
+/** A plain GET on a socket route: 426 in the envelope (the plugin's default is an empty 404). */
+function notUpgraded(): never {
+  throw new ApiError('upgrade_required');
+}
 
 const PAGE = new URL('./public/index.html', import.meta.url);
 
@@ -19,21 +25,27 @@ export async function registerRealtimeRoutes(app: FastifyInstance): Promise<void
   // Heartbeats for this process's sessions; ends sessions (and recovers recordings) that a dead process left.
   const keeper = startSessionKeeper(infra, infra.log.child({ component: 'session-keeper' }));
   app.addHook('onClose', () => keeper.stop());
-  app.get(
-    '/v1/sessions/twilio/stream',
-    { websocket: true, config: { public: true }, schema: { hide: true } },
-    (socket) => handleTwilioStream(infra, socket),
-  );
-  app.get(
-    '/v1/agents/:id/session',
-    { websocket: true, config: { public: true }, schema: { hide: true } },
-    (socket, req) =>
+  app.route({
+    method: 'GET',
+    url: '/v1/sessions/twilio/stream',
+    config: { public: true },
+    schema: { hide: true },
+    handler: notUpgraded,
+    wsHandler: (socket) => handleTwilioStream(infra, socket),
+  });
+  app.route({
+    method: 'GET',
+    url: '/v1/agents/:id/session',
+    config: { public: true },
+    schema: { hide: true },
+    handler: notUpgraded,
+    wsHandler: (socket, req) =>
       void handleDirectSession(
         infra,
         socket,
         req as FastifyRequest<{ Params: { id: string }; Querystring: Record<string, string | undefined> }>,
       ),
-  );
+  });
   let page: Buffer | null = null;
   app.get('/realtime/', { schema: { hide: true } }, async (_req, reply) => {
     page ??= await readFile(PAGE);

@@ -14,7 +14,7 @@ export function vendorEnvName(vendor: string, suffix: 'API_KEY' | 'BASE_URL'): s
 export const providersEnv = Object.fromEntries(
   KEYED_VENDORS.flatMap((v) => [
     [vendorEnvName(v, 'API_KEY'), z.string().min(1).optional()],
-    [vendorEnvName(v, 'BASE_URL'), z.url().optional()],
+    [vendorEnvName(v, 'BASE_URL'), z.url({ protocol: /^(https?|wss?)$/ }).optional()],
   ]),
 ) as Record<string, z.ZodOptional<z.ZodString>>;
 

@@ -22,12 +22,6 @@ export const videoEnv = {
   VIDEO_URL_TTL_SECONDS: envInt(60, 7 * 86400)
     .default(24 * 3600)
     .describe('Lifetime of the presigned result.video_url'),
-  VIDEO_RECONCILE_INTERVAL_MS: envInt(100, 3_600_000)
-    .default(30_000)
-    .describe('How often the reconciler re-enqueues accepted jobs whose queue entry was lost'),
-  VIDEO_RECONCILE_AFTER_MS: envInt(0, 3_600_000)
-    .default(15_000)
-    .describe('How old an open job must be before the reconciler looks at it'),
   VIDEO_GPU_CONCURRENCY: z
     .string()
     .regex(/^$|^[a-z]+:\d+(,[a-z]+:\d+)*$/)

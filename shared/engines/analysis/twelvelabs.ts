@@ -1,14 +1,7 @@
 import type { AnalyzeSections } from '../../contracts/video.ts';
 import { pollVendor, vendorJson } from '../../video/vendor-http.ts';
 import { EngineError } from '../core/engine-error.ts';
-
-export interface AnalysisRequest {
-  videoUrl: string;
-  tasks: ('transcribe' | 'scenes')[];
-  apiKey: string;
-  signal: AbortSignal;
-  onProgress(fraction: number): Promise<void> | void;
-}
+import { AnalysisEngine, type AnalysisRequest, type AnalysisResult } from './types.ts';
 
 interface Task {
   _id: string;
@@ -32,13 +25,14 @@ interface Chapter {
  * `chapter`: start, end, title, summary), `transcribe` from the video's transcription
  * (`GET /indexes/{index}/videos/{video}?transcription=true`). Auth: `x-api-key`.
  */
-export class TwelveLabsAnalysisEngine {
+export class TwelveLabsAnalysisEngine extends AnalysisEngine {
   readonly provider = 'twelvelabs';
   readonly label = 'twelvelabs.pegasus';
   readonly capabilities = { selfHosted: false, requiresKey: true };
   private readonly base: string;
   private readonly pollMs: number;
   constructor(opts: { baseUrl?: string; pollMs?: number } = {}) {
+    super();
     this.base = `${(opts.baseUrl ?? 'https://api.twelvelabs.io').replace(/\/$/, '')}/v1.3`;
     this.pollMs = opts.pollMs ?? 5000;
   }
@@ -60,12 +54,13 @@ export class TwelveLabsAnalysisEngine {
     return created._id;
   }
 
-  async analyze(req: AnalysisRequest): Promise<AnalyzeSections> {
+  protected async _analyze(req: AnalysisRequest): Promise<AnalysisResult> {
+    if (!req.apiKey) throw new EngineError(this.provider, 'auth', 'Twelve Labs needs an API key', false);
     const headers = { 'x-api-key': req.apiKey };
     const index = await this.indexId(headers, req.signal);
     const form = new FormData();
     form.set('index_id', index);
-    form.set('video_url', req.videoUrl);
+    form.set('video_url', await req.videoUrl());
     let res: Response;
     try {
       res = await fetch(`${this.base}/tasks`, { method: 'POST', headers, body: form, signal: req.signal });
@@ -112,6 +107,6 @@ export class TwelveLabsAnalysisEngine {
       const segments = (v.transcription ?? []).map((t) => ({ start: t.start, end: t.end, text: t.value }));
       out.transcript = { text: segments.map((s) => s.text).join(' '), language: '', segments };
     }
-    return out;
+    return { sections: out, provider: this.label };
   }
 }

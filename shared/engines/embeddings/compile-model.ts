@@ -14,6 +14,7 @@ import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import { encodeModel } from './model-file.ts';
 import { tokenize } from './tokenize.ts';
+import { mulberry32 } from '../../prng.ts';
 
 export const SIF_A = 3e-4;
 const REFERENCE_SENTENCES = 20_000;
@@ -24,17 +25,7 @@ interface WinkVectors {
   vectors: Record<string, number[]>;
 }
 
-/** Deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = mulberry32;
 
 export function compile(source: WinkVectors, a = SIF_A) {
   const d = source.dimensions;

@@ -1,4 +1,4 @@
-import { runTool } from '../../video/ffmpeg.ts';
+import { ffmpeg } from '../../video/ffmpeg.ts';
 
 /** Mouth shape of one video frame, driven by the audio under it. */
 export interface MouthFrame {
@@ -12,11 +12,10 @@ const RATE = 16_000;
 
 /** Decodes any audio (or the audio of a video) to mono 16 kHz s16le with ffmpeg. */
 export async function decodeMono16k(path: string, signal?: AbortSignal): Promise<Int16Array> {
-  const buf = await runTool(
-    'ffmpeg',
-    ['-hide_banner', '-nostdin', '-v', 'error', '-i', path, '-vn', '-ac', '1', '-ar', String(RATE), '-f', 's16le', '-'],
-    { signal, inputFault: true },
-  );
+  const buf = await ffmpeg(['-i', path, '-vn', '-ac', '1', '-ar', String(RATE), '-f', 's16le', '-'], {
+    signal,
+    inputFault: true,
+  });
   return new Int16Array(buf.buffer, buf.byteOffset, Math.floor(buf.length / 2));
 }
 

@@ -5,7 +5,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cutAtPauses, type AudioPiece } from '../../audio/pauses.ts';
 import { pcmToInt16 } from '../../audio/pcm.ts';
-import { ProcessExitError, processLines } from '../../audio/process.ts';
+import { ProcessExitError, processLines, type Command } from '../../process/spawn.ts';
 import { resamplePcm } from '../../audio/resampler.ts';
 import { ApiError } from '../../errors/api-error.ts';
 import { EngineError } from '../core/engine-error.ts';
@@ -25,6 +25,7 @@ export { parsePocketsphinxOutput, type DecodedSegment } from './pocketsphinx-out
 export interface PocketsphinxOptions {
   /** Folder with the acoustic model (`en-us/`), `en-us.lm.bin` and `cmudict-en-us.dict` (Debian pocketsphinx-en-us). */
   modelDir?: string;
+  /** Override the configured pocketsphinx_continuous (POCKETSPHINX_PATH). */
   bin?: string;
   /** Decoders running at once in this process (each is single-threaded); others wait. Default: the core count. */
   maxConcurrent?: number;
@@ -112,14 +113,14 @@ export class PocketsphinxSttEngine extends SttEngine {
     requiresKey: false,
   };
   private readonly modelDir: string;
-  private readonly bin: string;
+  private readonly bin: Command;
   private readonly slots: Slots;
   private featParams: Promise<string> | null = null;
 
   constructor(opts: PocketsphinxOptions = {}) {
     super();
     this.modelDir = opts.modelDir ?? '/usr/share/pocketsphinx/model/en-us';
-    this.bin = opts.bin ?? 'pocketsphinx_continuous';
+    this.bin = opts.bin ? { path: opts.bin } : 'pocketsphinx';
     this.slots = new Slots(opts.maxConcurrent ?? availableParallelism());
   }
 

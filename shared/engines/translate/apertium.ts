@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runProcess } from '../../process/spawn.ts';
 import { EngineError } from '../core/engine-error.ts';
 import { TranslateEngine, type TranslateRequest } from './types.ts';
 
@@ -66,19 +66,12 @@ export class ApertiumTranslateEngine extends TranslateEngine {
     let out: string;
     try {
       await writeFile(join(dir, 'in.txt'), input);
-      await new Promise<void>((resolve, reject) => {
-        const child = spawn('apertium', ['-u', mode, join(dir, 'in.txt'), join(dir, 'out.txt')], {
-          signal: req.signal,
-        });
-        let stderr = '';
-        child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-        child.on('error', (e) => reject(EngineError.network('default', e)));
-        child.on('close', (code) =>
-          code === 0
-            ? resolve()
-            : reject(new EngineError('default', 'upstream', `apertium: ${stderr.slice(0, 200)}`, true)),
-        );
+      const r = await runProcess('apertium', ['-u', mode, join(dir, 'in.txt'), join(dir, 'out.txt')], {
+        signal: req.signal,
+      }).catch((e: Error) => {
+        throw req.signal?.aborted ? e : EngineError.network('default', e);
       });
+      if (r.code !== 0) throw new EngineError('default', 'upstream', `apertium: ${r.stderr.slice(0, 200)}`, true);
       out = await readFile(join(dir, 'out.txt'), 'utf8');
     } finally {
       await rm(dir, { recursive: true, force: true });

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { lowerPriority } from '../../audio/process.ts';
+import { lowerPriority } from '../../process/spawn.ts';
 import { EngineError } from '../core/engine-error.ts';
 
 /** One synthesis: flite voice name, duration stretch, f0 shift (0 = the voice's own) and the text. */

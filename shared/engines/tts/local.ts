@@ -1,13 +1,12 @@
 import { ApiError } from '../../errors/api-error.ts';
 import { parseWav } from '../../audio/wav.ts';
-import { lowerPriority, runProcess } from '../../audio/process.ts';
+import { runProcess, spawnProcess, type Command } from '../../process/spawn.ts';
 import { Resampler, resamplePcm } from '../../audio/resampler.ts';
 import { EngineError } from '../core/engine-error.ts';
 import { FlitePool } from './flite-pool.ts';
 import { splitForSynthesis } from './text-chunks.ts';
 import { TtsEngine, type TtsAudio, type TtsCapabilities, type TtsRequest, type Voice } from './types.ts';
 import { DEFAULT_VOICE_ID, FLITE_VOICES, parseEspeakVoices, type LocalVoice } from './voices.ts';
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
@@ -16,7 +15,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export interface LocalTtsOptions {
+  /** Override the configured flite (SPEECH_FLITE_BIN). */
   fliteBin?: string;
+  /** Override the configured espeak-ng (SPEECH_ESPEAK_BIN). */
   espeakBin?: string;
   /** The flite-server binary; default the one scripts/setup.d/40-flite-server.sh builds. */
   fliteServerBin?: string;
@@ -60,16 +61,16 @@ export class LocalTtsEngine extends TtsEngine {
   readonly provider = 'default';
   readonly label = 'flite.tts+espeak-ng.tts';
   readonly capabilities: TtsCapabilities = { streaming: true, pitch: true, requiresKey: false };
-  private readonly fliteBin: string;
-  private readonly espeakBin: string;
+  private readonly fliteBin: Command;
+  private readonly espeakBin: Command;
   private espeakVoices: Promise<LocalVoice[]> | null = null;
   /** First-audio and background pools of flite-server workers; null when the binary is not there. */
   private readonly pools: { interactive: FlitePool; background: FlitePool } | null;
 
   constructor(opts: LocalTtsOptions = {}) {
     super();
-    this.fliteBin = opts.fliteBin ?? 'flite';
-    this.espeakBin = opts.espeakBin ?? 'espeak-ng';
+    this.fliteBin = opts.fliteBin ? { path: opts.fliteBin } : 'flite';
+    this.espeakBin = opts.espeakBin ? { path: opts.espeakBin } : 'espeak';
     const server = opts.fliteServerBin ?? DEFAULT_FLITE_SERVER_BIN;
     const size = Math.max(1, opts.fliteWorkers ?? 2);
     this.pools = existsSync(server)
@@ -229,24 +230,18 @@ export class LocalTtsEngine extends TtsEngine {
     signal?: AbortSignal,
   ): AsyncGenerator<Buffer> {
     const wpm = Math.round(clamp((ESPEAK_WPM * speed) / pitch, 80, 450));
-    const proc = spawn(this.espeakBin, ['-v', voice.native, '-s', String(wpm), '-b', '1', '--stdout'], {
-      stdio: ['pipe', 'pipe', 'pipe'],
+    const p = spawnProcess(this.espeakBin, ['-v', voice.native, '-s', String(wpm), '-b', '1', '--stdout'], {
+      stdin: 'pipe',
       signal,
-      killSignal: 'SIGKILL',
+      nice: background ? BACKGROUND_NICE : 0,
     });
-    if (background && proc.pid !== undefined) lowerPriority(proc.pid, BACKGROUND_NICE);
-    let failed: Error | null = null;
-    proc.on('error', (e) => (failed = e));
-    proc.stdin.on('error', () => {});
-    proc.stdin.end(text);
-    const exited = new Promise<number | null>((r) => proc.on('close', r));
+    p.proc.stdin!.end(text);
     const resampler = pitch === 1 ? null : new Resampler(pitchRate(voice.sampleRate, pitch), voice.sampleRate);
     let header = Buffer.alloc(0);
     let headerDone = false;
     let odd: Buffer = Buffer.alloc(0);
-    let finished = false;
     try {
-      for await (const raw of proc.stdout) {
+      for await (const raw of p.proc.stdout!) {
         let chunk = raw as Buffer;
         if (!headerDone) {
           header = Buffer.concat([header, chunk]);
@@ -265,15 +260,16 @@ export class LocalTtsEngine extends TtsEngine {
         const tail = resampler.flushPcm();
         if (tail.length) yield tail;
       }
-      finished = true;
-      const code = await exited;
-      signal?.throwIfAborted();
-      if (failed || code !== 0) {
-        const why = (failed as Error | null)?.message ?? `exit ${code}`;
-        throw new EngineError(this.provider, 'unavailable', `espeak-ng failed: ${why}`, false);
+      const code = await p.exited.catch((e: Error) => {
+        throw signal?.aborted
+          ? e
+          : new EngineError(this.provider, 'unavailable', `espeak-ng failed: ${e.message}`, false);
+      });
+      if (code !== 0) {
+        throw new EngineError(this.provider, 'unavailable', `espeak-ng failed: exit ${code}`, false);
       }
     } finally {
-      if (!finished && proc.exitCode === null) proc.kill('SIGKILL');
+      p.kill();
     }
   }
 }

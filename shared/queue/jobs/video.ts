@@ -70,6 +70,9 @@ export const videoJobs = {
     backoffMs: 2000,
   },
   'video.dub.mux': { schema: VideoJobRef, queue: 'cpu' as const, timeoutMs: 10 * min, attempts: 3, backoffMs: 2000 },
-  /** Periodic (job scheduler): re-enqueue accepted jobs whose queue entry a Redis loss dropped. */
+  /**
+   * Installed as a Redis job scheduler by earlier versions; the reconciler now runs on every worker's own timer
+   * (shared/queue/reconciler.ts). Kept so a scheduler left in Redis still finds a handler.
+   */
   'video.reconcile': { schema: z.object({}), queue: 'cpu' as const, timeoutMs: min, attempts: 1, backoffMs: 1000 },
 } satisfies Record<string, JobDefinition>;

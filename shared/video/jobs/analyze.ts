@@ -1,254 +1,50 @@
-import { spawn } from 'node:child_process';
-import type { AnalyzeSections, AnalyzeVideoBody } from '../../contracts/video.ts';
+import type { AnalyzeVideoBody } from '../../contracts/video.ts';
+import type { AnalysisTask } from '../../engines/analysis/types.ts';
 import { embeddingEngines } from '../../engines/embeddings/registry.ts';
-import { detectFast, faceLandmarker } from '../../engines/face/human-landmarker.ts';
 import { ingestDocument } from '../../rag/ingest.ts';
 import type { Infra } from '../../runtime/infra.ts';
-import { decodeImageRgb, fitEven } from '../encoder.ts';
-import { ffmpeg, runTool } from '../ffmpeg.ts';
+import { videoEngines } from '../engines.ts';
 import { fetchInput } from '../inputs.ts';
 import type { JobOutcome, StepContext } from '../lifecycle.ts';
-import { transcribeFile } from '../speech.ts';
-import { videoEngines } from '../engines.ts';
-import { VideoFailure } from '../failure.ts';
-import { callModelServer } from '../model-server.ts';
-import type { MediaInfo } from '../probe.ts';
 import { resolveJobVideoKey } from '../vendor-keys.ts';
-import { TwelveLabsAnalysisEngine } from '../../engines/analysis/twelvelabs.ts';
 import { presign } from './outputs.ts';
 
-type Scene = NonNullable<AnalyzeSections['scenes']>[number];
-
-/** Scene cuts with ffmpeg's scene score (select='gt(scene,T)' + showinfo on stderr), in seconds. */
-async function cutsFromStderr(path: string, threshold: number, signal: AbortSignal): Promise<number[]> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      'ffmpeg',
-      [
-        '-hide_banner',
-        '-nostdin',
-        '-i',
-        path,
-        '-an',
-        '-vf',
-        `scale=160:-2,select='gt(scene,${threshold})',showinfo`,
-        '-f',
-        'null',
-        '-',
-      ],
-      { signal },
-    );
-    let err = '';
-    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    child.on('error', reject);
-    child.on('close', () => resolve([...err.matchAll(/pts_time:\s*([\d.]+)/g)].map((m) => Number(m[1]))));
-  });
-}
-
-function dominantColor(rgb: Uint8Array): string {
-  // 4×4×4 histogram; the fullest bin's mean colour.
-  const bins = new Map<number, [number, number, number, number]>();
-  for (let i = 0; i < rgb.length; i += 3 * 7) {
-    const r = rgb[i]!;
-    const g = rgb[i + 1]!;
-    const b = rgb[i + 2]!;
-    const k = ((r >> 6) << 4) | ((g >> 6) << 2) | (b >> 6);
-    const e = bins.get(k) ?? [0, 0, 0, 0];
-    e[0] += r;
-    e[1] += g;
-    e[2] += b;
-    e[3]++;
-    bins.set(k, e);
-  }
-  const [r, g, b, n] = [...bins.values()].reduce((a, c) => (c[3] > a[3] ? c : a));
-  return `#${[r / n, g / n, b / n].map((v) => Math.round(v).toString(16).padStart(2, '0')).join('')}`;
-}
-
-function colorName(hex: string): string {
-  const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)) as [number, number, number];
-  const max = Math.max(r, g, b);
-  const min = Math.min(r, g, b);
-  const light = max < 50 ? 'dark ' : max > 200 && min > 170 ? 'light ' : '';
-  if (max - min < 25) return max < 50 ? 'black' : max > 205 ? 'white' : 'grey';
-  const hue =
-    max === r ? ((g - b) / (max - min) + 6) % 6 : max === g ? (b - r) / (max - min) + 2 : (r - g) / (max - min) + 4;
-  const names = [
-    'red',
-    'orange',
-    'yellow',
-    'green',
-    'green',
-    'cyan',
-    'blue',
-    'blue',
-    'purple',
-    'magenta',
-    'pink',
-    'red',
-  ];
-  return light + names[Math.floor(hue * 2) % 12]!;
-}
-
-function motionBetween(a: Uint8Array, b: Uint8Array): number {
-  let sum = 0;
-  let n = 0;
-  for (let i = 0; i < a.length; i += 3 * 5) {
-    sum += Math.abs(a[i]! - b[i]!) + Math.abs(a[i + 1]! - b[i + 1]!) + Math.abs(a[i + 2]! - b[i + 2]!);
-    n += 3;
-  }
-  return Math.min(1, sum / n / 64);
-}
-
-async function frameAt(path: string, t: number, w: number, h: number, out: string, signal: AbortSignal) {
-  await ffmpeg(['-ss', t.toFixed(3), '-i', path, '-frames:v', '1', '-vf', `scale=${w}:${h}`, out], {
-    signal,
-    inputFault: true,
-  });
-  return decodeImageRgb(out, w, h, signal);
-}
-
-/** Describes a scene from what can be measured in it: faces, on-screen text (Tesseract), colour, motion. */
-async function describeScene(
-  path: string,
-  start: number,
-  end: number,
-  size: { width: number; height: number },
-  dir: string,
-  i: number,
-  signal: AbortSignal,
-): Promise<Scene> {
-  const mid = (start + end) / 2;
-  const a = await frameAt(path, mid, size.width, size.height, `${dir}/scene${i}.png`, signal);
-  const b =
-    end - start > 0.4
-      ? await frameAt(
-          path,
-          Math.min(end - 0.05, start + (end - start) * 0.8),
-          size.width,
-          size.height,
-          `${dir}/scene${i}b.png`,
-          signal,
-        )
-      : a;
-  const faces = await detectFast(faceLandmarker(), { width: size.width, height: size.height, data: a }, 8, 320);
-  const ocr = (
-    await runTool('tesseract', [`${dir}/scene${i}.png`, 'stdout', '--psm', '11'], { signal }).catch(() =>
-      Buffer.alloc(0),
-    )
-  )
-    .toString()
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l.length >= 3 && /[A-Za-z0-9]{2}/.test(l))
-    .join(' ')
-    .slice(0, 500);
-  const color = dominantColor(a);
-  const motion = Math.round(motionBetween(a, b) * 1000) / 1000;
-  const parts = [
-    faces.length === 0 ? 'no faces' : faces.length === 1 ? '1 face' : `${faces.length} faces`,
-    ocr ? `on-screen text "${ocr.slice(0, 120)}"` : 'no readable text',
-    `mostly ${colorName(color)} (${color})`,
-    motion < 0.05 ? 'static' : motion < 0.2 ? 'some motion' : 'high motion',
-  ];
-  return {
-    start: Math.round(start * 1000) / 1000,
-    end: Math.round(end * 1000) / 1000,
-    description: `${(end - start).toFixed(1)} s scene: ${parts.join('; ')}.`,
-    ocr_text: ocr,
-    face_count: faces.length,
-    motion,
-    dominant_color: color,
-  };
-}
-
-/** The default engine's transcribe and scenes tasks. */
-async function analyzeLocally(
-  infra: Infra,
-  video: { path: string; info: MediaInfo },
-  req: AnalyzeVideoBody,
-  s: StepContext,
-): Promise<AnalyzeSections> {
-  const sections: AnalyzeSections = {};
-  const duration = video.info.durationSeconds;
-  if (req.tasks.includes('transcribe')) {
-    if (video.info.audio) {
-      const t = await transcribeFile(infra, video.path, 'en', s.signal);
-      sections.transcript = {
-        text: t.text,
-        language: t.language,
-        segments: t.segments.map(({ start, end, text }) => ({ start, end, text })),
-      };
-    } else sections.transcript = { text: '', language: 'en', segments: [] };
-    await s.progress(0.4);
-  }
-  if (req.tasks.includes('scenes')) {
-    const cuts = (await cutsFromStderr(video.path, 0.3, s.signal)).filter((t) => t > 0.2 && t < duration - 0.2);
-    const bounds = [0, ...cuts, duration];
-    const size = fitEven(video.info.video!.width, video.info.video!.height, 640);
-    const scenes: Scene[] = [];
-    for (let i = 0; i + 1 < bounds.length && i < 50; i++) {
-      scenes.push(await describeScene(video.path, bounds[i]!, bounds[i + 1]!, size, s.workDir, i, s.signal));
-      await s.progress(0.4 + (0.4 * (i + 1)) / (bounds.length - 1));
-    }
-    sections.scenes = scenes;
-  }
-  return sections;
-}
-
 /**
- * Analyze (default engine): `transcribe` (local STT with segment timings), `scenes` (ffmpeg scene cuts, each
- * described from measurable things: face count, Tesseract OCR text, dominant colour, motion), `embed` (the
- * transcript segments and scene descriptions embedded with the embeddings engine; stored into the collection
- * given by collectionId). Charged per input second.
+ * Analyze: the job's analysis engine (local, Twelve Labs or a model server; shared/engines/analysis) does
+ * `transcribe` and `scenes`; `embed` (the transcript segments and scene descriptions embedded with the
+ * embeddings engine, stored into the collection given by collectionId) is done here for every engine.
+ * Charged per input second.
  */
 export async function runAnalyze(infra: Infra, s: StepContext): Promise<JobOutcome> {
   const req = s.job.request as unknown as AnalyzeVideoBody;
   const video = await fetchInput(infra, s.job, 'video_url', req.video_url, 'video', s.workDir, s.signal);
   await s.progress(0.1);
-  let sections: AnalyzeSections = {};
+  const engine = videoEngines(infra).analysis.get(s.job.provider);
+  const key = engine.capabilities.requiresKey ? await resolveJobVideoKey(infra, s.job, engine.provider) : null;
+  const { sections, provider } = await engine.analyze({
+    videoPath: video.path,
+    info: video.info,
+    videoUrl: () => presign(infra, video.key),
+    tasks: req.tasks.filter((t): t is AnalysisTask => t !== 'embed'),
+    workDir: s.workDir,
+    apiKey: key?.key,
+    signal: s.signal,
+    onProgress: (f) => s.progress(0.1 + 0.7 * f),
+  });
   const duration = video.info.durationSeconds;
-  if (s.job.provider === 'twelvelabs') {
-    const key = await resolveJobVideoKey(infra, s.job, 'twelvelabs');
-    sections = await new TwelveLabsAnalysisEngine({
-      baseUrl: infra.config.vendors.baseUrls.twelvelabs,
-      pollMs: infra.config.VIDEO_VENDOR_POLL_MS,
-    }).analyze({
-      videoUrl: await presign(infra, video.key),
-      tasks: req.tasks.filter((t): t is 'transcribe' | 'scenes' => t !== 'embed'),
-      apiKey: key!.key,
-      signal: s.signal,
-      onProgress: (f) => s.progress(0.1 + 0.7 * f),
-    });
-  } else if (s.job.provider !== 'default') {
-    // A self-hosted analysis model server: it answers the analyze sections as JSON.
-    const server = videoEngines(infra).servers.get(`analyze:${s.job.provider}`);
-    if (!server) throw new VideoFailure('engine_unavailable', `analysis engine ${s.job.provider} is not configured`);
-    const { json } = await callModelServer(
-      server,
-      {
-        inputs: { video_url: await presign(infra, video.key) },
-        params: { tasks: req.tasks.filter((t) => t !== 'embed') },
-      },
-      null,
-      s.signal,
-    );
-    sections = json as AnalyzeSections;
-  } else {
-    sections = await analyzeLocally(infra, video, req, s);
-  }
   if (req.tasks.includes('embed')) {
     const chunks = [
       ...(sections.transcript?.segments ?? []).map((x) => ({ start: x.start, end: x.end, text: x.text })),
       ...(sections.scenes ?? []).map((x) => ({ start: x.start, end: x.end, text: x.description })),
     ].filter((c) => c.text.trim());
-    const engine = embeddingEngines(infra).get('default');
-    const vectors = await engine.embed(
+    const embedder = embeddingEngines(infra).get('default');
+    const vectors = await embedder.embed(
       chunks.map((c) => c.text),
       { signal: s.signal },
     );
     sections.embeddings = {
-      provider: engine.label,
-      dimensions: engine.dimension,
+      provider: embedder.label,
+      dimensions: embedder.dimension,
       chunks: chunks.map((c, i) => ({ ...c, embedding: Array.from(vectors[i]!, (v) => Math.round(v * 1e5) / 1e5) })),
     };
     if (req.collectionId && chunks.length) {
@@ -270,7 +66,7 @@ export async function runAnalyze(infra: Infra, s: StepContext): Promise<JobOutco
       duration_seconds: duration,
       width: video.info.video?.width,
       height: video.info.video?.height,
-      provider: s.job.provider === 'twelvelabs' ? 'twelvelabs.pegasus' : s.job.provider,
+      provider,
       ...sections,
     },
     units: duration,

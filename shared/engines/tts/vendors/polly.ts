@@ -85,7 +85,7 @@ export class PollyTts extends TtsEngine {
       TextType: ssml ? 'ssml' : 'text',
       VoiceId: req.voiceId && req.voiceId !== 'default' ? req.voiceId : this.opts.voice,
     });
-    const headers = signV4({
+    const headers = await signV4({
       method: 'POST',
       url,
       headers: { 'content-type': 'application/json' },

@@ -1,4 +1,5 @@
-import { createHash, createHmac } from 'node:crypto';
+import { Sha256 } from '@smithy/core/checksum';
+import { SignatureV4 } from '@smithy/signature-v4';
 
 /** AWS credentials for Signature Version 4. */
 export interface AwsCredentials {
@@ -20,61 +21,43 @@ export interface SignInput {
   date?: Date;
 }
 
-const sha256hex = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
-const hmac = (key: string | Buffer, data: string) => createHmac('sha256', key).update(data).digest();
-
-/** RFC 3986 encoding as SigV4 wants it (unreserved characters stay, everything else %XX upper-case). */
-function uriEncode(s: string): string {
-  return encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-}
-
 /**
- * Signs a request with AWS Signature Version 4 (header form) and returns the headers to send: the given ones plus
- * `host`, `x-amz-date`, `x-amz-security-token` (with a session token) and `authorization`. Non-S3 services encode
- * each path segment twice, as the spec says.
+ * Signs a request with AWS Signature Version 4 (header form) through the AWS SDK's own signer (Smithy, with the
+ * same Node-crypto SHA-256 the S3 client uses) and returns the headers to send: the given ones plus `host`,
+ * `x-amz-date`, `x-amz-security-token` (with a session token) and `authorization`. Non-S3 services escape the path
+ * twice (the signer's default); no payload-hash header is added, as Polly does not want one.
  */
-export function signV4(input: SignInput): Record<string, string> {
+export async function signV4(input: SignInput): Promise<Record<string, string>> {
   const url = new URL(input.url);
-  const date = input.date ?? new Date();
-  const amzDate = date
-    .toISOString()
-    .replace(/[-:]/g, '')
-    .replace(/\.\d{3}/, '');
-  const day = amzDate.slice(0, 8);
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(input.headers)) headers[k.toLowerCase()] = v;
   headers.host = url.host;
-  headers['x-amz-date'] = amzDate;
-  if (input.credentials.sessionToken) headers['x-amz-security-token'] = input.credentials.sessionToken;
-
-  const path =
-    url.pathname
-      .split('/')
-      .map((seg) => uriEncode(uriEncode(decodeURIComponent(seg))))
-      .join('/') || '/';
-  const query = [...url.searchParams.entries()]
-    .map(([k, v]) => [uriEncode(k), uriEncode(v)] as const)
-    .sort(([a, av], [b, bv]) => (a < b ? -1 : a > b ? 1 : av < bv ? -1 : av > bv ? 1 : 0))
-    .map(([k, v]) => `${k}=${v}`)
-    .join('&');
-  const names = Object.keys(headers).sort();
-  const canonicalHeaders = names.map((n) => `${n}:${headers[n]!.trim().replace(/\s+/g, ' ')}\n`).join('');
-  const signedHeaders = names.join(';');
-  const canonicalRequest = [
-    input.method.toUpperCase(),
-    path,
-    query,
-    canonicalHeaders,
-    signedHeaders,
-    sha256hex(input.body),
-  ].join('\n');
-  const scope = `${day}/${input.region}/${input.service}/aws4_request`;
-  const stringToSign = ['AWS4-HMAC-SHA256', amzDate, scope, sha256hex(canonicalRequest)].join('\n');
-  const kDate = hmac(`AWS4${input.credentials.secretAccessKey}`, day);
-  const kSigning = hmac(hmac(hmac(kDate, input.region), input.service), 'aws4_request');
-  const signature = createHmac('sha256', kSigning).update(stringToSign).digest('hex');
-  headers.authorization =
-    `AWS4-HMAC-SHA256 Credential=${input.credentials.accessKeyId}/${scope}, ` +
-    `SignedHeaders=${signedHeaders}, Signature=${signature}`;
-  return headers;
+  const query: Record<string, string | string[]> = {};
+  for (const [k, v] of url.searchParams) {
+    const prev = query[k];
+    query[k] = prev === undefined ? v : [...(Array.isArray(prev) ? prev : [prev]), v];
+  }
+  const signer = new SignatureV4({
+    credentials: input.credentials,
+    region: input.region,
+    service: input.service,
+    sha256: Sha256,
+    applyChecksum: false,
+  });
+  const signed = await signer.sign(
+    {
+      method: input.method.toUpperCase(),
+      protocol: url.protocol,
+      hostname: url.hostname,
+      port: url.port ? Number(url.port) : undefined,
+      path: url.pathname,
+      query,
+      headers,
+      body: input.body,
+    },
+    { signingDate: input.date ?? new Date() },
+  );
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(signed.headers)) out[k.toLowerCase()] = String(v);
+  return out;
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { rateLimitedError } from '../../shared/auth/rate-limiter.ts';
+import { rateLimitedError } from '../../auth/rate-limiter.ts';
 
 /**
  * API-key authentication and per-key rate limiting on every /v1 route (unless the route is marked public,

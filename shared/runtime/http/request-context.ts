@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { httpDuration } from '../../shared/observability/metrics.ts';
+import { httpDuration } from '../../observability/metrics.ts';
 
 /**
  * Per-request bookkeeping every response needs: X-Request-Id (always), X-Provider-Used and X-Usage-Bypassed

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { registry } from '../observability/metrics.ts';
-import type { Infra } from './infra.ts';
+import { registry } from '../../observability/metrics.ts';
+import type { Infra } from '../infra.ts';
 
 /**
  * /healthz (the process is alive), /readyz (Postgres, Redis and S3 answer; 503 naming the failing one, and 503

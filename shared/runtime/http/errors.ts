@@ -1,7 +1,12 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { ApiError, isApiError } from '../../shared/errors/api-error.ts';
-import { formatBytes } from '../../shared/net/safe-fetch.ts';
+import { ApiError, isApiError } from '../../errors/api-error.ts';
+import { engineToApiError, isEngineError } from '../../errors/engine-error.ts';
+import { isTransientDependencyError } from '../../errors/retry.ts';
+import { formatBytes } from '../../net/safe-fetch.ts';
+
+/** Fastify's default limit on one path parameter (an id); longer ones are 414 before any route runs. */
+const MAX_PARAM_LENGTH = 100;
 
 export interface ErrorEnvelope {
   error: { type: string; code: string; message: string; param: string | null; requestId: string };
@@ -18,6 +23,7 @@ export function sendApiError(reply: FastifyReply, err: ApiError): FastifyReply {
 /** Turns anything thrown into the one envelope. Bad input is a 4xx with a message that says what to fix. */
 export function toApiError(err: FastifyError & { validation?: unknown[]; validationContext?: string }): ApiError {
   if (isApiError(err)) return err;
+  if (isEngineError(err)) return engineToApiError(err, err.provider) as ApiError;
   if (Array.isArray(err.validation) && err.validation.length > 0) {
     const first = err.validation[0] as { instancePath?: string; message?: string; params?: Record<string, unknown> };
     const path = (first.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
@@ -43,20 +49,18 @@ export function toApiError(err: FastifyError & { validation?: unknown[]; validat
       return new ApiError('payload_too_large', { what: 'upload', limit: formatBytes(25 * 1024 * 1024) });
     case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
       return new ApiError('unsupported_media_type', { detail: 'Expected a multipart/form-data body.' });
+    case 'FST_ERR_BAD_URL':
+      return new ApiError('bad_request', { detail: 'The URL path is not valid (malformed percent-encoding).' });
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new ApiError('uri_too_long', { what: 'path parameter', limit: `${MAX_PARAM_LENGTH} characters` });
   }
   if (err instanceof SyntaxError) return new ApiError('invalid_json', { detail: err.message });
-  if (isDependencyDown(err)) return new ApiError('dependency_unavailable', { dependency: 'A backing service' });
+  if (isTransientDependencyError(err))
+    return new ApiError('dependency_unavailable', { dependency: 'A backing service' });
   const status = err.statusCode ?? 500;
-  if (status >= 400 && status < 500) return ApiError.validation(err.message);
+  // Other framework 4xx become 400s; the message is cut short, since Fastify's may quote the input.
+  if (status >= 400 && status < 500) return ApiError.validation(err.message.slice(0, 200));
   return new ApiError('internal_error');
-}
-
-function isDependencyDown(err: Error & { code?: string }): boolean {
-  const code = err.code ?? '';
-  return (
-    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P03', '08006', '08001'].includes(code) ||
-    /Connection terminated|Stream isn't writeable|MaxRetriesPerRequest|Connection is closed/i.test(err.message)
-  );
 }
 
 export const errorHandlerPlugin = fp(async (app: FastifyInstance) => {

@@ -1,0 +1,163 @@
+import { useState } from 'preact/hooks';
+import { LLM_PROVIDERS, TTS_PROVIDERS } from '../../../shared/contracts/providers.ts';
+import type { Agent, Collection } from '../types.ts';
+import { ErrorBox, Field, fieldError } from '../ui.tsx';
+
+/** Text fields go to the API as typed; number fields as numbers; the collection as an id or null. */
+const TEXT_FIELDS = [
+  'name',
+  'description',
+  'systemPrompt',
+  'firstMessage',
+  'llmProvider',
+  'llmModel',
+  'ttsProvider',
+  'voiceId',
+  'language',
+];
+const NUMBER_FIELDS = ['temperature', 'maxTokens'];
+const FIELDS = [...TEXT_FIELDS, ...NUMBER_FIELDS, 'collectionId'];
+
+/**
+ * Create and edit share this form. Values go to the API as typed; the API validates, and its envelope's `param`
+ * puts each error under the field it is about.
+ */
+export function AgentForm(props: {
+  agent?: Agent;
+  collections?: Collection[];
+  submitLabel: string;
+  onSave: (body: Record<string, unknown>) => Promise<void>;
+  onCancel?: () => void;
+}) {
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const [saved, setSaved] = useState(false);
+  const a = props.agent;
+  const [vals, setVals] = useState<Record<string, string>>(() => {
+    const v: Record<string, string> = { llmProvider: 'openai', ttsProvider: 'default', collectionId: '' };
+    for (const k of FIELDS) {
+      const x = (a as unknown as Record<string, unknown> | undefined)?.[k];
+      if (x !== undefined && x !== null) v[k] = String(x);
+    }
+    return v;
+  });
+  // Controlled fields: a re-render (busy, errors) must never put back a value the user has changed.
+  const bind = (k: string) => ({
+    value: vals[k] ?? '',
+    onInput: (e: Event) => {
+      const value = (e.currentTarget as HTMLInputElement).value;
+      setVals((s) => ({ ...s, [k]: value }));
+    },
+  });
+  const err = (p: string) => fieldError(error, p);
+  const unplaced = error && !FIELDS.some((f) => err(f));
+
+  return (
+    <form
+      class="agent-form"
+      noValidate
+      onSubmit={(e) => {
+        e.preventDefault();
+        const f = vals;
+        const body: Record<string, unknown> = {};
+        for (const k of TEXT_FIELDS) if (f[k] !== undefined && (f[k] !== '' || a)) body[k] = f[k];
+        for (const k of NUMBER_FIELDS) if (f[k]) body[k] = Number(f[k]);
+        if (props.collections) body.collectionId = f.collectionId || null;
+        setBusy(true);
+        setError(null);
+        setSaved(false);
+        props.onSave(body).then(
+          () => (setBusy(false), setSaved(true)),
+          (e2: unknown) => (setBusy(false), setError(e2)),
+        );
+      }}
+    >
+      <Field label="Name" name="name" {...bind('name')} required maxLength={100} error={err('name')} />
+      <Field label="Description" name="description" {...bind('description')} error={err('description')} />
+      <Field
+        label="System prompt"
+        name="systemPrompt"
+        as="textarea"
+        rows={5}
+        {...bind('systemPrompt')}
+        error={err('systemPrompt')}
+      />
+      <Field
+        label="First message"
+        name="firstMessage"
+        {...bind('firstMessage')}
+        hint="Spoken when a call starts."
+        error={err('firstMessage')}
+      />
+      <div class="grid2">
+        <Field label="LLM provider" name="llmProvider" as="select" {...bind('llmProvider')} error={err('llmProvider')}>
+          {LLM_PROVIDERS.map((p) => (
+            <option key={p}>{p}</option>
+          ))}
+        </Field>
+        <Field
+          label="LLM model"
+          name="llmModel"
+          {...bind('llmModel')}
+          placeholder="gpt-4o-mini"
+          error={err('llmModel')}
+        />
+        <Field
+          label="Voice provider"
+          name="ttsProvider"
+          as="select"
+          {...bind('ttsProvider')}
+          error={err('ttsProvider')}
+        >
+          {TTS_PROVIDERS.map((p) => (
+            <option key={p}>{p}</option>
+          ))}
+        </Field>
+        <Field label="Voice" name="voiceId" {...bind('voiceId')} placeholder="default" error={err('voiceId')} />
+        <Field label="Language" name="language" {...bind('language')} placeholder="en" error={err('language')} />
+        <Field
+          label="Temperature"
+          name="temperature"
+          type="number"
+          step="0.1"
+          {...bind('temperature')}
+          hint="0 to 2"
+          error={err('temperature')}
+        />
+        <Field label="Max tokens" name="maxTokens" type="number" {...bind('maxTokens')} error={err('maxTokens')} />
+        {props.collections ? (
+          <Field
+            label="Knowledge collection"
+            name="collectionId"
+            as="select"
+            {...bind('collectionId')}
+            error={err('collectionId')}
+          >
+            <option value="">None</option>
+            {props.collections.map((c) => (
+              <option key={c.id} value={c.id}>
+                {c.name}
+              </option>
+            ))}
+          </Field>
+        ) : null}
+      </div>
+      {unplaced ? <ErrorBox error={error} /> : null}
+      <div class="row">
+        <button type="submit" class="primary" disabled={busy}>
+          {props.submitLabel}
+        </button>
+        {props.onCancel ? (
+          <button type="button" onClick={props.onCancel}>
+            Cancel
+          </button>
+        ) : null}
+        {saved && a ? (
+          <span role="status" class="ok">
+            Saved.
+          </span>
+        ) : null}
+      </div>
+    </form>
+  );
+}

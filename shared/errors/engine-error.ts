@@ -1,0 +1,91 @@
+import { ApiError } from './api-error.ts';
+import { retryableStatus } from './retry.ts';
+
+export type EngineErrorKind =
+  'auth' | 'rate_limited' | 'bad_request' | 'upstream' | 'timeout' | 'unavailable' | 'aborted';
+
+/**
+ * An engine or vendor adapter call failed. Engines throw this, never the HTTP ApiError: it carries its retry
+ * policy and the upstream status (vendor 4xx is permanent except 408/429; network failures, timeouts and 5xx are
+ * retryable), and the API layer maps it to the envelope (`engineToApiError`, also applied by the error handler).
+ * Recognised by `name` across process boundaries.
+ */
+export class EngineError extends Error {
+  override name = 'EngineError';
+  constructor(
+    readonly provider: string,
+    readonly kind: EngineErrorKind,
+    message: string,
+    readonly retryable: boolean,
+    readonly status?: number,
+  ) {
+    super(message);
+  }
+
+  static fromStatus(provider: string, status: number, body: string): EngineError {
+    const kind: EngineErrorKind =
+      status === 401 || status === 403
+        ? 'auth'
+        : status === 429
+          ? 'rate_limited'
+          : status === 408
+            ? 'timeout'
+            : status >= 500
+              ? 'upstream'
+              : 'bad_request';
+    return new EngineError(
+      provider,
+      kind,
+      `${provider} answered HTTP ${status}: ${body.slice(0, 300)}`,
+      retryableStatus(status),
+      status,
+    );
+  }
+
+  static network(provider: string, e: unknown): EngineError {
+    const err = e as Error;
+    if (err?.name === 'AbortError') return new EngineError(provider, 'aborted', 'aborted', false);
+    if (err?.name === 'TimeoutError') return new EngineError(provider, 'timeout', `${provider} timed out`, true);
+    return new EngineError(provider, 'unavailable', `${provider} unreachable: ${err?.message ?? String(e)}`, true);
+  }
+}
+
+export function isEngineError(e: unknown): e is EngineError {
+  return e instanceof EngineError || (e instanceof Error && e.name === 'EngineError');
+}
+
+/**
+ * An upstream engine failure as an API error (keeping the engine's retry policy): a rejected key is the caller's to fix (400), a timeout is 504,
+ * anything else from the vendor is 502. Non-engine errors pass through unchanged.
+ */
+export function engineToApiError(e: unknown, provider: string): unknown {
+  if (!isEngineError(e)) return e;
+  const out = envelopeOf(e, provider);
+  out.retryable = e.retryable;
+  return out;
+}
+
+function envelopeOf(e: EngineError, provider: string): ApiError {
+  switch (e.kind) {
+    case 'auth':
+      return new ApiError(
+        'provider_unavailable',
+        { provider, detail: `the provider rejected the API key (HTTP ${e.status ?? 401})` },
+        'provider',
+      );
+    case 'timeout':
+      return new ApiError('upstream_timeout', { provider });
+    case 'bad_request':
+      return new ApiError('upstream_error', {
+        provider,
+        detail: `the provider refused the request (HTTP ${e.status})`,
+      });
+    case 'rate_limited':
+      return new ApiError('upstream_error', { provider, detail: 'the provider is rate limiting this key (HTTP 429)' });
+    default:
+      return new ApiError('upstream_error', {
+        provider,
+        detail: e.status ? `HTTP ${e.status}` : e.kind === 'aborted' ? 'aborted' : 'unreachable, or the stream broke',
+      });
+  }
+}

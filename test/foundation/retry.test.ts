@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../../shared/errors/api-error.ts';
+import { EngineError, engineToApiError } from '../../shared/errors/engine-error.ts';
+import { isRetryable, isTransientDependencyError, PermanentError, RetryableError } from '../../shared/errors/retry.ts';
+
+/** An error as BullMQ hands it back from another process: a plain object with the class's name. */
+function crossed(e: Error & Record<string, unknown>): Error {
+  return Object.assign(new Error(e.message), { ...e, name: e.name });
+}
+
+describe('retry classification (one answer for every job kind)', () => {
+  it('regression: a 4xx ApiError escaping a job handler was retried until attempts ran out', () => {
+    expect(isRetryable(ApiError.validation('bad'))).toBe(false);
+    expect(isRetryable(new ApiError('insufficient_credits', { needed: 1, remaining: 0 }))).toBe(false);
+    expect(isRetryable(crossed(ApiError.validation('bad') as never))).toBe(false);
+  });
+
+  it('an EngineError keeps its upstream answer: 4xx permanent except 408/429, 5xx and network retryable', () => {
+    for (const [status, want] of [
+      [400, false],
+      [401, false],
+      [404, false],
+      [408, true],
+      [429, true],
+      [500, true],
+      [503, true],
+    ] as const) {
+      const e = EngineError.fromStatus('vendor', status, 'x');
+      expect(e.status).toBe(status);
+      expect(isRetryable(e), `HTTP ${status}`).toBe(want);
+      expect(isRetryable(crossed(e as never)), `HTTP ${status} across processes`).toBe(want);
+      // Mapped for the envelope, the API error keeps the engine's policy.
+      expect(isRetryable(engineToApiError(e, 'vendor'))).toBe(want);
+    }
+    const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+    expect(isRetryable(EngineError.network('vendor', refused))).toBe(true);
+    // A vendor's network failure is the engine's, not the platform's dependency.
+    expect(isTransientDependencyError(EngineError.network('vendor', refused))).toBe(false);
+  });
+
+  it('Postgres, Redis and S3 outages are transient dependency failures', () => {
+    const cases: unknown[] = [
+      Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
+      Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }),
+      Object.assign(new Error('the database system is starting up'), { code: '57P03' }),
+      new Error('Connection terminated unexpectedly'),
+      new Error('timeout exceeded when trying to connect'),
+      new Error("Stream isn't writeable and enableOfflineQueue options is false"),
+      new Error('Connection is closed.'),
+      Object.assign(new Error('InternalError'), { name: 'InternalError', $metadata: { httpStatusCode: 503 } }),
+      new TypeError('fetch failed', { cause: Object.assign(new Error('reset'), { code: 'ECONNRESET' }) }),
+      new AggregateError([Object.assign(new Error('x'), { code: 'ECONNREFUSED' })], 'connect failed'),
+      new ApiError('dependency_unavailable', { dependency: 'Stripe' }),
+    ];
+    for (const e of cases) {
+      expect(isTransientDependencyError(e), String(e)).toBe(true);
+      expect(isRetryable(e)).toBe(true);
+    }
+    expect(isTransientDependencyError(Object.assign(new Error('dup'), { code: '23505' }))).toBe(false);
+    expect(isTransientDependencyError(ApiError.validation('x'))).toBe(false);
+  });
+
+  it('explicit policies are believed; aborts are not retried; unknown failures are', () => {
+    expect(isRetryable(new RetryableError('x'))).toBe(true);
+    expect(isRetryable(new PermanentError('x'))).toBe(false);
+    expect(isRetryable(Object.assign(new Error('aborted'), { name: 'AbortError' }))).toBe(false);
+    expect(isRetryable(new Error('bug'))).toBe(true);
+  });
+});
