@@ -44,6 +44,8 @@ COPY scripts ./scripts
 # Kubernetes Deployments mount as an emptyDir.
 RUN EMBEDDINGS_MODEL_PATH=/app/models/glove-sif-100d.bin bash scripts/setup.d/30-embeddings.sh \
  && test -s /app/models/glove-sif-100d.bin
+# flite-server, the long-lived flite worker of the local TTS (links libflite; the runtime's flite package has it).
+RUN bash scripts/setup.d/40-flite-server.sh && test -x build/flite-server/flite-server
 
 # ---- portal: the developer portal's front end (portal/), built with the dev dependencies only this stage needs ----
 FROM node:${NODE_MAJOR}-${DEBIAN_SUITE} AS portal
@@ -70,6 +72,7 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY --from=deps --chown=node:node /app/node_modules ./node_modules
 COPY --from=assets --chown=node:node /app/models ./models
+COPY --from=assets --chown=node:node /app/build/flite-server ./build/flite-server
 # The built portal (hashed assets with .gz/.br siblings), served by the api role under /portal/ (PORTAL_DIST_DIR).
 COPY --from=portal --chown=node:node /app/portal/dist ./portal/dist
 COPY --chown=node:node package.json package-lock.json tsconfig.json ./
@@ -118,6 +121,7 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY --from=deps-gpu --chown=node:node /app/node_modules ./node_modules
 COPY --from=assets --chown=node:node /app/models ./models
+COPY --from=assets --chown=node:node /app/build/flite-server ./build/flite-server
 COPY --chown=node:node package.json package-lock.json tsconfig.json ./
 COPY --chown=node:node api ./api
 COPY --chown=node:node shared ./shared

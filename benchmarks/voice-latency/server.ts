@@ -2,7 +2,8 @@
  * The platform under test, in its own processes (so the synthetic callers and vendor doubles in the runner do not
  * share its event loops): api + realtime + cpu roles on a throwaway database cloned from the migrated template,
  * run as BENCH_PROCESSES copies sharing one port (node:cluster, as `PROCESSES` does for `npm start`).
- * Prints one JSON line `{url, apiKey, agentId}` on stdout once ready; stops on SIGTERM.
+ * Prints one JSON line `{url, apiKey, agentId}` on stdout once ready. On SIGTERM it prints `{final: …}` (CPU of the
+ * platform's process tree since ready, user and system; the sessions' preemptive-reply counts) and stops.
  */
 import cluster from 'node:cluster';
 import { randomBytes } from 'node:crypto';
@@ -17,6 +18,7 @@ import { insertDeveloper } from '../../shared/db/developers.ts';
 import { createDb } from '../../shared/db/pool.ts';
 import { createLogger } from '../../shared/observability/logger.ts';
 import setup from '../../test/global-setup.ts';
+import { treeCpu } from './cpu.ts';
 import { createTestDatabase } from '../../test/helpers/db.ts';
 
 if (cluster.isPrimary) await primary();
@@ -69,6 +71,7 @@ async function primary(): Promise<void> {
       systemPrompt: 'You answer the phone for a dental practice.',
       firstMessage: 'Hello, thanks for calling. How can I help?',
       llmModel: 'gpt-4o-mini',
+      ...(process.env.BENCH_TTS_PROVIDER ? { ttsProvider: process.env.BENCH_TTS_PROVIDER } : {}),
     }),
   });
   if (res.status !== 201) {
@@ -77,8 +80,39 @@ async function primary(): Promise<void> {
   }
   const agent = (await res.json()) as { id: string };
   console.log(JSON.stringify({ url, apiKey: key, agentId: agent.id, processes: n }));
+  const cpu0 = treeCpu(process.pid);
 
+  let stopping = false;
   const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    const cpu1 = treeCpu(process.pid);
+    const db2 = createDb(database.url, 1);
+    const { rows } = await db2.query<Record<string, string | null>>(
+      `select count(*) as sessions,
+              sum((metrics->>'preparedReplies')::int) as prepared,
+              sum((metrics->>'preparedRepliesDropped')::int) as dropped,
+              sum((metrics->>'droppedLlmTokens')::int) as "droppedLlmTokens",
+              sum((metrics->>'droppedTtsCharacters')::int) as "droppedTtsChars",
+              sum((metrics->>'llmTokens')::int) as "llmTokens"
+         from rt_sessions`,
+    );
+    await db2.end();
+    const num = (v: string | null | undefined) => Number(v ?? 0);
+    const r = rows[0] ?? {};
+    console.log(
+      JSON.stringify({
+        final: {
+          cpu: { user: cpu1.user - cpu0.user, system: cpu1.system - cpu0.system, processes: cpu1.processes },
+          sessions: num(r.sessions),
+          prepared: num(r.prepared),
+          dropped: num(r.dropped),
+          droppedLlmTokens: num(r.droppedLlmTokens),
+          droppedTtsChars: num(r.droppedTtsChars),
+          llmTokens: num(r.llmTokens),
+        },
+      }),
+    );
     const exits = Object.values(cluster.workers ?? {}).map(
       (w) => new Promise((r) => (w!.isDead() ? r(null) : w!.on('exit', r))),
     );

@@ -1,4 +1,4 @@
-import type { Agent, AgentTool, StyleProfile } from '../contracts/agents.ts';
+import type { Agent, AgentTool, StyleProfile, TurnTaking } from '../contracts/agents.ts';
 import type { Queryable } from '../db/pool.ts';
 
 /** An agents row as Postgres returns it. */
@@ -17,6 +17,7 @@ export interface AgentRow {
   llm_model: string;
   collection_id: string | null;
   style_profile: StyleProfile | null;
+  turn_taking: TurnTaking | null;
   language: string;
   temperature: number;
   max_tokens: number;
@@ -42,6 +43,7 @@ export const AGENT_COLUMNS = {
   llmModel: 'llm_model',
   collectionId: 'collection_id',
   styleProfile: 'style_profile',
+  turnTaking: 'turn_taking',
   language: 'language',
   temperature: 'temperature',
   maxTokens: 'max_tokens',
@@ -50,7 +52,7 @@ export const AGENT_COLUMNS = {
   tools: 'tools',
 } as const;
 export type AgentField = keyof typeof AGENT_COLUMNS;
-const JSON_FIELDS = new Set<AgentField>(['styleProfile', 'metadata', 'tools']);
+const JSON_FIELDS = new Set<AgentField>(['styleProfile', 'turnTaking', 'metadata', 'tools']);
 
 /** The API form of an agent. The tool-signing secret is shown only where asked for: creation, reveal, rotate. */
 export function toAgent(r: AgentRow, opts: { withSecret?: boolean } = {}): Agent {
@@ -67,6 +69,7 @@ export function toAgent(r: AgentRow, opts: { withSecret?: boolean } = {}): Agent
     llmModel: r.llm_model,
     collectionId: r.collection_id,
     styleProfile: r.style_profile,
+    turnTaking: r.turn_taking,
     language: r.language,
     temperature: r.temperature,
     maxTokens: r.max_tokens,

@@ -28,6 +28,34 @@ export const StyleProfile = z
   .strict();
 export type StyleProfile = z.infer<typeof StyleProfile>;
 
+/**
+ * Turn taking on voice sessions (extension): how long a silence ends the caller's turn, and whether the reply is
+ * prepared before it ends. Unset fields take the platform's REALTIME_ENDPOINTING_* / REALTIME_PREEMPTIVE_REPLIES
+ * defaults; see docs/realtime.md.
+ */
+export const TurnTaking = z
+  .object({
+    endpointingMs: z.number().int().min(100).max(3000).optional(),
+    adaptive: z.boolean().optional(),
+    completeMs: z.number().int().min(100).max(3000).optional(),
+    incompleteMs: z.number().int().min(100).max(5000).optional(),
+    preemptive: z.boolean().optional(),
+  })
+  .strict()
+  .refine((t) => t.completeMs === undefined || t.endpointingMs === undefined || t.completeMs <= t.endpointingMs, {
+    message: 'completeMs must not exceed endpointingMs',
+    path: ['completeMs'],
+  })
+  .refine((t) => t.incompleteMs === undefined || t.endpointingMs === undefined || t.incompleteMs >= t.endpointingMs, {
+    message: 'incompleteMs must be at least endpointingMs',
+    path: ['incompleteMs'],
+  })
+  .refine((t) => t.completeMs === undefined || t.incompleteMs === undefined || t.completeMs <= t.incompleteMs, {
+    message: 'completeMs must not exceed incompleteMs',
+    path: ['completeMs'],
+  });
+export type TurnTaking = z.infer<typeof TurnTaking>;
+
 /** A JSON Schema for a tool's arguments: an object schema. */
 const ToolParameters = z
   .record(z.string(), z.unknown())
@@ -75,6 +103,7 @@ const agentFields = {
   llmModel: z.string().min(1).max(200),
   collectionId: z.string().min(1).max(100).nullable(),
   styleProfile: StyleProfile.nullable(),
+  turnTaking: TurnTaking.nullable(),
   language: Language,
   temperature: z.number().min(0).max(2),
   maxTokens: z.number().int().min(1).max(16_384),
@@ -131,6 +160,7 @@ export const Agent = z.object({
   llmModel: z.string(),
   collectionId: z.string().nullable(),
   styleProfile: StyleProfile.nullable(),
+  turnTaking: TurnTaking.nullable(),
   language: z.string(),
   temperature: z.number(),
   maxTokens: z.number(),

@@ -35,7 +35,13 @@ export function speechEngines(infra: Pick<Infra, 'config'>): SpeechEngines {
 export function buildSpeechEngines(config: Infra['config']): SpeechEngines {
   const tts = new EngineRegistry<TtsEngine>('tts');
   // flite and espeak-ng paths (SPEECH_FLITE_BIN, SPEECH_ESPEAK_BIN) apply through the configured tools.
-  tts.register('default', new LocalTtsEngine());
+  tts.register(
+    'default',
+    new LocalTtsEngine({
+      fliteServerBin: config.SPEECH_FLITE_SERVER_BIN || undefined,
+      fliteWorkers: config.SPEECH_FLITE_WORKERS,
+    }),
+  );
   registerTtsVendors(tts, config);
   const stt = new EngineRegistry<SttEngine>('stt');
   stt.register('default', new PocketsphinxSttEngine({ modelDir: config.SPEECH_POCKETSPHINX_MODEL_DIR }));

@@ -1,11 +1,17 @@
 import { split, tone } from './audio.ts';
 import { expectShape, startHttpDouble, type HttpDouble } from './http-double.ts';
 
+/** A latency profile for benchmarks: first audio after `firstByteMs`, `msPerChar` of audio per character. */
+export interface CartesiaProfile {
+  firstByteMs?: number;
+  msPerChar?: number;
+}
+
 /**
  * Cartesia: `POST /tts/bytes` with `X-API-Key` and a dated `Cartesia-Version`; raw pcm_s16le streams back.
- * Errors are plain-text bodies, as Cartesia sends them.
+ * Errors are plain-text bodies, as Cartesia sends them. Without a profile: 0.3 s of tone at once.
  */
-export function startCartesiaDouble(): Promise<HttpDouble> {
+export function startCartesiaDouble(profile: CartesiaProfile = {}): Promise<HttpDouble> {
   return startHttpDouble({
     name: 'cartesia',
     errorBody: (_status, message) => ({ body: message, contentType: 'text/plain; charset=utf-8' }),
@@ -25,7 +31,9 @@ export function startCartesiaDouble(): Promise<HttpDouble> {
       expectShape(body.output_format?.container === 'raw', 'output_format.container raw');
       expectShape(body.output_format.encoding === 'pcm_s16le', 'output_format.encoding pcm_s16le');
       expectShape(typeof body.output_format.sample_rate === 'number', 'output_format.sample_rate');
-      await d.stream(res, split(tone(body.output_format.sample_rate, 0.3)), 'audio/pcm');
+      const seconds = profile.msPerChar ? (body.transcript.length * profile.msPerChar) / 1000 : 0.3;
+      if (profile.firstByteMs) await new Promise((r) => setTimeout(r, profile.firstByteMs));
+      await d.stream(res, split(tone(body.output_format.sample_rate, seconds)), 'audio/pcm');
       return true;
     },
   });

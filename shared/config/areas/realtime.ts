@@ -21,7 +21,28 @@ export const realtimeEnv = {
     .describe('STT engine for phone (8 kHz) sessions; the local default engine cannot transcribe 8 kHz audio.'),
   REALTIME_ENDPOINTING_MS: envInt(100, 3000)
     .default(300)
-    .describe('Silence after speech that ends a caller turn (VAD endpointing).'),
+    .describe(
+      'Silence after speech that ends a caller turn (VAD endpointing); with adaptive endpointing, the window when ' +
+        'what was said gives no hint. Agents may override it (turnTaking.endpointingMs).',
+    ),
+  REALTIME_ENDPOINTING_ADAPTIVE: envBool
+    .default(true)
+    .describe(
+      'Adaptive endpointing: a shorter silence window after a complete utterance, a longer one after an unfinished ' +
+        'one (see docs/realtime.md); false = always REALTIME_ENDPOINTING_MS. Agents may override it.',
+    ),
+  REALTIME_ENDPOINTING_COMPLETE_MS: envInt(100, 3000)
+    .default(200)
+    .describe('Adaptive endpointing: the silence window after a complete utterance (final punctuation, a question).'),
+  REALTIME_ENDPOINTING_INCOMPLETE_MS: envInt(100, 5000)
+    .default(800)
+    .describe('Adaptive endpointing: the silence window after a trailing "and", "because", a number being read out.'),
+  REALTIME_PREEMPTIVE_REPLIES: envBool
+    .default(true)
+    .describe(
+      'Start the reply (LLM, first TTS) when the caller goes quiet, before the endpoint; held, and cancelled if the ' +
+        'caller goes on or the final transcript differs. Agents may override it (turnTaking.preemptive).',
+    ),
   REALTIME_BARGE_IN_MIN_MS: envInt(60, 2000)
     .default(200)
     .describe('Caller speech shorter than this never interrupts the agent (noises, clicks).'),

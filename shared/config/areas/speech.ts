@@ -10,6 +10,16 @@ export const speechEnv = {
       'Folder of the pocketsphinx US-English model (en-us/, en-us.lm.bin, cmudict-en-us.dict) for the default STT',
     ),
   SPEECH_FLITE_BIN: z.string().default('flite').describe('flite binary of the default TTS engine'),
+  SPEECH_FLITE_SERVER_BIN: z
+    .string()
+    .default('')
+    .describe(
+      'Long-lived flite synthesis worker (built by scripts/setup.d/40-flite-server.sh); empty = ' +
+        'build/flite-server/flite-server. When missing, flite is started once per sentence instead',
+    ),
+  SPEECH_FLITE_WORKERS: envInt(1, 64)
+    .default(2)
+    .describe('flite-server workers per process for first audio (as many again run later sentences at nice 10)'),
   SPEECH_ESPEAK_BIN: z.string().default('espeak-ng').describe('espeak-ng binary (second voice set of the default TTS)'),
   SPEECH_MAX_AUDIO_SECONDS: envInt(1, 24 * 3600)
     .default(3 * 3600)

@@ -3,6 +3,7 @@ import { parseWav } from '../../audio/wav.ts';
 import { runProcess, spawnProcess, type Command } from '../../process/spawn.ts';
 import { Resampler, resamplePcm } from '../../audio/resampler.ts';
 import { EngineError } from '../core/engine-error.ts';
+import { FlitePool } from './flite-pool.ts';
 import { splitForSynthesis } from './text-chunks.ts';
 import { TtsEngine, type TtsAudio, type TtsCapabilities, type TtsRequest, type Voice } from './types.ts';
 import { DEFAULT_VOICE_ID, FLITE_VOICES, parseEspeakVoices, type LocalVoice } from './voices.ts';
@@ -11,13 +12,23 @@ import { existsSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 export interface LocalTtsOptions {
   /** Override the configured flite (SPEECH_FLITE_BIN). */
   fliteBin?: string;
   /** Override the configured espeak-ng (SPEECH_ESPEAK_BIN). */
   espeakBin?: string;
+  /** The flite-server binary; default the one scripts/setup.d/40-flite-server.sh builds. */
+  fliteServerBin?: string;
+  /** Workers per pool (one pool for first audio, one at nice 10 for later pieces). */
+  fliteWorkers?: number;
 }
+
+/** Where scripts/setup.d/40-flite-server.sh puts the worker binary. */
+export const DEFAULT_FLITE_SERVER_BIN = fileURLToPath(
+  new URL('../../../build/flite-server/flite-server', import.meta.url),
+);
 
 const SCRATCH_DIR = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
 
@@ -37,8 +48,10 @@ const ESPEAK_WPM = 175;
  * ~100 languages), chosen by voiceId. Runs locally, needs no key.
  *
  * Streaming: flite renders a whole utterance before writing, so the text is cut into sentence-sized pieces
- * (the first one short) and each piece is rendered by its own flite process, the next one while the current one
- * is sent. espeak-ng writes as it speaks, so one process reads the whole text.
+ * (the first one short), the next one rendered while the current one is sent. Pieces go to a pool of long-lived
+ * flite-server workers (no process start per sentence); when that binary has not been built, each piece runs its
+ * own flite process. espeak-ng writes as it speaks, so one process reads the whole text: it stays spawn-based
+ * (one process per request, not per sentence) as it is not the default voice set.
  *
  * Speed: flite `duration_stretch` = 1/speed; espeak-ng words per minute. Pitch: flite's `f0_shift` where the voice
  * honours it (slt, awb, kal16); otherwise (rms, espeak-ng) the audio is rendered `pitch`× slower and resampled
@@ -51,11 +64,32 @@ export class LocalTtsEngine extends TtsEngine {
   private readonly fliteBin: Command;
   private readonly espeakBin: Command;
   private espeakVoices: Promise<LocalVoice[]> | null = null;
+  /** First-audio and background pools of flite-server workers; null when the binary is not there. */
+  private readonly pools: { interactive: FlitePool; background: FlitePool } | null;
 
   constructor(opts: LocalTtsOptions = {}) {
     super();
     this.fliteBin = opts.fliteBin ? { path: opts.fliteBin } : 'flite';
     this.espeakBin = opts.espeakBin ? { path: opts.espeakBin } : 'espeak';
+    const server = opts.fliteServerBin ?? DEFAULT_FLITE_SERVER_BIN;
+    const size = Math.max(1, opts.fliteWorkers ?? 2);
+    this.pools = existsSync(server)
+      ? {
+          interactive: new FlitePool({ bin: server, size }),
+          background: new FlitePool({ bin: server, size, nice: BACKGROUND_NICE }),
+        }
+      : null;
+  }
+
+  /** True when synthesis runs on long-lived flite-server workers rather than one flite process per piece. */
+  get pooled(): boolean {
+    return this.pools !== null;
+  }
+
+  /** Stops the flite-server workers (they also exit on their own when this process does). */
+  close(): void {
+    this.pools?.interactive.close();
+    this.pools?.background.close();
   }
 
   async voices(): Promise<Voice[]> {
@@ -137,6 +171,36 @@ export class LocalTtsEngine extends TtsEngine {
     signal: AbortSignal,
   ): Promise<Buffer> {
     const stretch = voice.nativePitch || pitch === 1 ? 1 / speed : pitch / speed;
+    const pcm = this.pools
+      ? await this.renderPooled(text, voice, stretch, voice.nativePitch && pitch !== 1 ? pitch : 0, nice, signal)
+      : await this.spawnFlite(text, voice, stretch, pitch, nice, signal);
+    return voice.nativePitch || pitch === 1
+      ? pcm
+      : resamplePcm(pcm, pitchRate(voice.sampleRate, pitch), voice.sampleRate);
+  }
+
+  private async renderPooled(
+    text: string,
+    voice: LocalVoice,
+    stretch: number,
+    f0Shift: number,
+    nice: number,
+    signal: AbortSignal,
+  ): Promise<Buffer> {
+    const pool = nice > 0 ? this.pools!.background : this.pools!.interactive;
+    const r = await pool.synthesize({ voice: voice.native, stretch, f0Shift, text }, signal);
+    return r.pcm;
+  }
+
+  /** The fallback without flite-server: one flite process for the piece, writing a WAV in /dev/shm. */
+  private async spawnFlite(
+    text: string,
+    voice: LocalVoice,
+    stretch: number,
+    pitch: number,
+    nice: number,
+    signal: AbortSignal,
+  ): Promise<Buffer> {
     const args = ['-voice', voice.native, '--setf', `duration_stretch=${stretch.toFixed(3)}`];
     if (voice.nativePitch && pitch !== 1) args.push('--setf', `f0_shift=${pitch}`);
     // flite cannot write to a socket (Node's stdio), so it writes a file in memory-backed /dev/shm.
@@ -154,10 +218,7 @@ export class LocalTtsEngine extends TtsEngine {
     } finally {
       await rm(out, { force: true });
     }
-    const pcm = Buffer.from(parseWav(wav).data);
-    return voice.nativePitch || pitch === 1
-      ? pcm
-      : resamplePcm(pcm, pitchRate(voice.sampleRate, pitch), voice.sampleRate);
+    return Buffer.from(parseWav(wav).data);
   }
 
   private async *espeakChunks(

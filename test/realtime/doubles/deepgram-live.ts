@@ -8,7 +8,11 @@ import { WebSocketServer, type WebSocket } from 'ws';
  * next scripted transcript: interim `Results` (`is_final: false`) while speech goes on, one word more every
  * `interimEveryMs`, and the final (`is_final: true, speech_final: true`) once `finalAfterMs` of silence followed
  * the last speech sample — i.e. the final arrives `finalAfterMs` after the end of speech, as the profile says.
- * `CloseStream` flushes and closes with 1000. Records what each connection received.
+ * `CloseStream` flushes and closes with 1000. Records what each connection received. A silence before the script's
+ * words have all been "heard" (one per 150 ms of speech) is a gap between words, not the end of the utterance.
+ *
+ * A scripted transcript may hold pauses: `Do you have anything on | Tuesday morning?` is said as two stretches of
+ * speech (a caller pausing mid-sentence), each answered with its own final, as Deepgram finalizes each segment.
  */
 export interface DeepgramProfile {
   finalAfterMs: number;
@@ -58,6 +62,7 @@ export async function startDeepgramLiveDouble(
     let lastSpeech = 0;
     let lastInterim = 0;
     let text = '';
+    let segments: string[] = [];
     const send = (o: unknown) => ws.readyState === ws.OPEN && ws.send(JSON.stringify(o));
     const results = (start: number, end: number, transcript: string, final: boolean) =>
       send({
@@ -117,7 +122,8 @@ export async function startDeepgramLiveDouble(
         if (speechStart === null) {
           speechStart = start;
           lastInterim = start;
-          text = script(index, conn.utterances++);
+          if (segments.length === 0) segments = script(index, conn.utterances++).split(/\s*\|\s*/);
+          text = segments.shift()!;
         }
         lastSpeech = audioMs;
         if (audioMs - lastInterim >= p.interimEveryMs) {
@@ -126,7 +132,12 @@ export async function startDeepgramLiveDouble(
           const k = Math.min(words.length, Math.max(1, Math.floor((audioMs - speechStart) / 150)));
           results(speechStart, audioMs, words.slice(0, k).join(' '), false);
         }
-      } else if (speechStart !== null && audioMs - lastSpeech >= p.finalAfterMs) {
+      } else if (
+        speechStart !== null &&
+        audioMs - lastSpeech >= p.finalAfterMs &&
+        // A gap inside the scripted words (flite pauses after "And") is not the end: finals follow the words.
+        Math.floor((lastSpeech - speechStart) / 150) >= text.split(/\s+/).length
+      ) {
         finish();
       }
     });

@@ -9,6 +9,8 @@ export type DataFrame =
   /** The VAD saw speech begin / end (end = after the endpointing silence). */
   | { kind: 'speech-start'; atMs: number }
   | { kind: 'speech-end'; atMs: number; lastSpeechMs: number }
+  /** The caller went quiet (a short silence, before the endpoint): a reply may be prepared, not yet spoken. */
+  | { kind: 'speech-pause'; atMs: number; lastSpeechMs: number }
   | { kind: 'transcript'; text: string; final: boolean; atMs: number }
   /** A complete user turn for the agent: the text and when the caller's last speech sample was. */
   | { kind: 'user-turn'; text: string; lastSpeechMs: number; sttMs: number; turnId: string }
@@ -27,6 +29,8 @@ export type DataFrame =
       pcm: Buffer;
       sampleRate: number;
       last: boolean;
+      /** Served from the fixed-phrase cache: nothing was synthesized (or billed) for it. */
+      cached?: boolean;
     }
   | { kind: 'turn-done'; turnId: string };
 

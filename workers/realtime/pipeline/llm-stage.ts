@@ -13,6 +13,8 @@ export interface LlmStageHooks {
   keep(turnId: string, messages: LlmMessage[]): void;
   toolExecuted(turnId: string, rec: ToolCallRecord): void;
   firstToken(turnId: string, atMs: number): void;
+  /** Characters of text the model wrote for the turn (what a cancelled reply cost, before any usage report). */
+  textOut?(turnId: string, chars: number): void;
   usage(turnId: string, usage: LlmUsage): void;
   now(): number;
 }
@@ -48,6 +50,7 @@ export class LlmStage extends Stage {
             this.hooks.firstToken(turnId, this.hooks.now());
           }
           stepText += ev.delta;
+          this.hooks.textOut?.(turnId, ev.delta.length);
           this.emit({ kind: 'llm-text', turnId, text: ev.delta });
         } else if (ev.type === 'tool_call') {
           pendingCalls.set(ev.id, {

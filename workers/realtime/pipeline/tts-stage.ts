@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Resampler } from '../../../shared/audio/resampler.ts';
 import type { TtsEngine } from '../../../shared/engines/tts/types.ts';
 import type { DataFrame } from './frames.ts';
+import { fixedPhrases } from './phrase-cache.ts';
 import { Stage } from './stage.ts';
 
 export interface TtsVoice {
@@ -28,6 +29,11 @@ export interface TtsStageHooks {
   now(): number;
   /** Milliseconds of agent audio sent but not yet played; absent, sentences are synthesized as they come. */
   queuedAheadMs?(): number;
+  /**
+   * For a turn that speaks a fixed phrase (the first message), the scope its audio may be cached and reused in
+   * (the developer: voices and keys are theirs); null for replies, which are never cached.
+   */
+  fixedPhraseScope?(turnId: string): string | null;
 }
 
 /**
@@ -62,6 +68,29 @@ export class TtsStage extends Stage {
     if (index > 0) await this.paced(signal);
     if (signal.aborted) return;
     this.hooks.synthStarted(turnId, index, this.hooks.now());
+    const scope = this.hooks.fixedPhraseScope?.(turnId) ?? null;
+    const v = this.voice;
+    const key =
+      scope && [scope, this.engine.provider, v.voiceId, v.speed, v.pitch, v.model, this.outRate, text].join('|');
+    const hit = key ? fixedPhrases.get(key) : null;
+    if (hit) {
+      this.hooks.firstAudio(turnId, index, this.hooks.now());
+      for (const pcm of hit) {
+        this.emit({ kind: 'tts-audio', turnId, sentence: index, text, pcm, sampleRate: this.outRate, last: false });
+      }
+      this.emit({
+        kind: 'tts-audio',
+        turnId,
+        sentence: index,
+        text,
+        pcm: Buffer.alloc(0),
+        sampleRate: this.outRate,
+        last: true,
+        cached: true,
+      });
+      return;
+    }
+    const made: Buffer[] | null = key ? [] : null;
     let first = true;
     try {
       const audio = await this.engine.synthesize({
@@ -85,10 +114,13 @@ export class TtsStage extends Stage {
           first = false;
           this.hooks.firstAudio(turnId, index, this.hooks.now());
         }
+        made?.push(pcm);
         this.emit({ kind: 'tts-audio', turnId, sentence: index, text, pcm, sampleRate: this.outRate, last: false });
       }
       if (signal.aborted) return;
-      done(rs ? rs.flushPcm() : Buffer.alloc(0));
+      const tail = rs ? rs.flushPcm() : Buffer.alloc(0);
+      if (key && made) fixedPhrases.set(key, tail.length ? [...made, tail] : made);
+      done(tail);
     } catch (e) {
       if (signal.aborted) return;
       this.hooks.failed(turnId, `tts: ${(e as Error).message ?? 'error'}`);

@@ -71,15 +71,30 @@ export class VadStage extends Stage {
       this.onFrame(this.audioMs, this.detector.inSpeech);
     }
     this.buf = joined.slice(off);
-    // A phone line between words carries (near-)digital silence: when the samples that do not fill a frame yet are
-    // silent too, the endpoint is decided now rather than when the frame completes.
-    if (this.detector.inSpeech && this.buf.length > 0 && rms16(this.buf) < SILENCE_RMS) {
-      this.report(this.detector.silentUntil(this.audioMs + (this.buf.length / this.vad.sampleRate) * 1000));
-    }
+    this.checkSilentTail();
+  }
+
+  /**
+   * The endpointing window changed (a transcript came in): decide the endpoint now if the silence already heard is
+   * long enough, rather than at the next audio frame. Only when the stage is not behind its input.
+   */
+  reconsider(): void {
+    if (!this.busy) this.checkSilentTail();
+  }
+
+  /**
+   * A phone line between words carries (near-)digital silence: when the samples that do not fill a frame yet are
+   * silent too, the endpoint is decided now rather than when the frame completes.
+   */
+  private checkSilentTail(): void {
+    if (!this.detector.inSpeech) return;
+    if (this.buf.length > 0 && rms16(this.buf) >= SILENCE_RMS) return;
+    this.report(this.detector.silentUntil(this.audioMs + (this.buf.length / this.vad.sampleRate) * 1000));
   }
 
   private report(ev: TurnDetectorEvent | null): void {
     if (ev?.type === 'start') this.emit({ kind: 'speech-start', atMs: ev.onsetMs });
+    else if (ev?.type === 'pause') this.emit({ kind: 'speech-pause', atMs: ev.atMs, lastSpeechMs: ev.lastSpeechMs });
     else if (ev?.type === 'end') this.emit({ kind: 'speech-end', atMs: ev.atMs, lastSpeechMs: ev.lastSpeechMs });
   }
 }

@@ -1,4 +1,5 @@
 import type { LlmMessage } from '../../../shared/engines/llm/types.ts';
+import type { Frame } from '../pipeline/frames.ts';
 import { turnStageLatency } from '../../../shared/observability/metrics.ts';
 import type { TraceStore } from './trace-store.ts';
 
@@ -24,6 +25,14 @@ export interface AssistantTurn {
   kept: LlmMessage[];
   userText: string;
   closed: boolean;
+  /**
+   * A prepared reply (started before the caller's turn was confirmed): its output frames wait here, unheard, until
+   * the turn is confirmed (then they play) or dropped (then nothing of it is played, stored or billed). null once
+   * confirmed, and for replies started after the endpoint.
+   */
+  held: Frame[] | null;
+  /** LLM text characters this reply produced (a dropped reply's waste). */
+  llmChars: number;
 }
 
 type TurnRow = Parameters<TraceStore['turn']>[0];
@@ -54,6 +63,8 @@ export function assistantTurn(
     kept: [],
     userText: to.userText,
     closed: false,
+    held: null,
+    llmChars: 0,
   };
 }
 
@@ -127,6 +138,8 @@ export function sessionMetrics(
     sttAudioSeconds: number;
     ttsCharacters: number;
     llmTokens: number;
+    /** Replies prepared before the endpoint: played, and dropped with what they had cost. */
+    prepared: { confirmed: number; dropped: number; llmChars: number; ttsChars: number };
   },
 ) {
   const latencies = turns.map((x) => x.latencyMs).filter((v): v is number => typeof v === 'number');
@@ -139,5 +152,11 @@ export function sessionMetrics(
     sttAudioSeconds: Math.round(counts.sttAudioSeconds * 10) / 10,
     ttsCharacters: counts.ttsCharacters,
     llmTokens: counts.llmTokens,
+    preparedReplies: counts.prepared.confirmed,
+    preparedRepliesDropped: counts.prepared.dropped,
+    // Output tokens of dropped replies, estimated at 4 characters a token (an aborted stream reports no usage);
+    // the developer is billed only the usage a vendor reported.
+    droppedLlmTokens: Math.ceil(counts.prepared.llmChars / 4),
+    droppedTtsCharacters: counts.prepared.ttsChars,
   };
 }

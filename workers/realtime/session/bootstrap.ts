@@ -7,6 +7,7 @@ import type { Infra } from '../../../shared/runtime/infra.ts';
 import { CallSession } from './call-session.ts';
 import type { SessionTransport } from './types.ts';
 import { resolveSessionEngines, speechFor } from '../../../shared/realtime/engines.ts';
+import { endpointingPolicy } from './endpointing.ts';
 import { TraceStore } from './trace-store.ts';
 
 /** Spoken-style guidance added to the agent's system prompt for voice sessions. */
@@ -69,7 +70,7 @@ export async function openSession(
     transport: input.transport,
     trace: new TraceStore(infra.db, input.sessionId),
     settings: {
-      endpointingMs: c.REALTIME_ENDPOINTING_MS,
+      endpointing: endpointingPolicy(c, agent),
       bargeInMinMs: c.REALTIME_BARGE_IN_MIN_MS,
       bargeInForceMs: c.REALTIME_BARGE_IN_FORCE_MS,
       maxSessionSeconds: c.REALTIME_MAX_SESSION_SECONDS,

@@ -1,6 +1,5 @@
 import { performance } from 'node:perf_hooks';
 import { pcmToInt16 } from '../../../shared/audio/pcm.ts';
-import { Resampler } from '../../../shared/audio/resampler.ts';
 import { sessionMinuteHold } from '../../../shared/billing/session-hold.ts';
 import type { Reservation } from '../../../shared/billing/types.ts';
 import type { ToolCallRecord } from '../../../shared/contracts/agents.ts';
@@ -18,9 +17,11 @@ import {
 } from './assistant-turn.ts';
 import { CallerInput, type SpokenTurn } from './caller-input.ts';
 import { DtmfCollector } from './dtmf.ts';
-import { Playback } from './playback.ts';
+import { PreparedReplies } from './prepared-reply.ts';
+import { callAudio } from './call-audio.ts';
+import type { Playback } from './playback.ts';
 import { buildReplyPipeline } from './reply-pipeline.ts';
-import { recordingSpillPath, StereoRecorder, storeRecording } from './recorder.ts';
+import { storeRecording, type StereoRecorder } from './recorder.ts';
 import type { TraceStore } from './trace-store.ts';
 import type { SessionInit } from './types.ts';
 import { settleEngineUsage } from './usage.ts';
@@ -38,11 +39,11 @@ export class CallSession {
   private readonly input: CallerInput;
   private readonly out: Pipeline;
   private readonly sentences: SentenceStage;
-  private recResampler: Resampler | null = null;
   private history: LlmMessage[] = [];
   private turnIdx = 0;
   private turnSeq = 0;
   private current: AssistantTurn | null = null;
+  private readonly prepared: PreparedReplies = this.preparedReplies();
   private readonly dtmf = new DtmfCollector((digits) => this.keypadTurn(digits));
   private ended: Promise<void> | null = null;
   private maxTimer: NodeJS.Timeout;
@@ -57,34 +58,16 @@ export class CallSession {
   onEnd: (reason: string) => void = () => {};
 
   constructor(private readonly s: SessionInit) {
-    const { transport, settings } = s;
+    const { settings } = s;
     this.done = new Promise((r) => (this.resolveDone = r));
-    this.recorder = s.infra.config.REALTIME_RECORDINGS
-      ? new StereoRecorder(
-          transport.inRate,
-          settings.maxSessionSeconds,
-          recordingSpillPath(s.infra.config.REDIS_PREFIX, s.sessionId),
-        )
-      : null;
-    if (transport.outRate !== transport.inRate) this.recResampler = new Resampler(transport.outRate, transport.inRate);
-    this.playback = new Playback(
-      {
-        outRate: transport.outRate,
-        sendAudio: (pcm) => {
-          transport.sendAudio(pcm);
-          const rec = this.recResampler ? this.recResampler.process(pcmToInt16(pcm)) : pcmToInt16(pcm);
-          this.recorder?.addAgent(rec);
-        },
-        sendMark: (n) => transport.sendMark(n),
-        sendClear: () => transport.sendClear(),
-      },
-      () => this.now(),
-    );
+    ({ playback: this.playback, recorder: this.recorder } = callAudio(s, () => this.now()));
     this.input = new CallerInput(s, {
       now: () => this.now(),
       agentActive: () => this.agentActive,
       interrupt: (reason, onsetAt) => this.interrupt(reason, onsetAt),
       spoke: (turn) => this.spoke(turn),
+      prepare: (text) => !this.ended && this.prepared.prepare(text),
+      unprepare: () => this.prepared.drop(),
       fail: (stage, e) => this.fail(stage, e),
     });
 
@@ -158,8 +141,21 @@ export class CallSession {
     this.input.onAudio(pcm);
   }
 
+  private preparedReplies(): PreparedReplies {
+    return new PreparedReplies({
+      now: () => this.now(),
+      current: () => this.current,
+      setCurrent: (t) => (this.current = t),
+      idle: () => !this.agentActive && (this.current === null || this.current.closed),
+      newTurnId: () => `t${++this.turnSeq}`,
+      push: (f) => this.out.push(f),
+      output: (f) => this.onOutputFrame(f),
+    });
+  }
+
   private get agentActive(): boolean {
-    return this.playback.speaking || (this.current !== null && !this.current.closed && this.current.userText !== '');
+    const t = this.current;
+    return this.playback.speaking || (t !== null && !t.closed && t.userText !== '' && t.held === null);
   }
 
   /** The caller finished an utterance: its user turn row, and the reply to it when something was said. */
@@ -207,6 +203,11 @@ export class CallSession {
   }
 
   private userTurn(text: string, lastSpeechAt: number, endpointAt: number, endpointWaitMs: number): void {
+    // A reply prepared while the caller was quiet, when it answers what they said, plays from here.
+    if (this.prepared.confirm(text, { idx: this.turnIdx, lastSpeechAt, endpointAt, endpointWaitMs })) {
+      this.turnIdx++;
+      return;
+    }
     const cur = this.current;
     if (cur && !cur.closed) {
       // Played out (marks back, or past the estimate for a far end that echoes none): a finished turn, not a cut.
@@ -225,6 +226,10 @@ export class CallSession {
     if (f.kind === 'llm-text') return;
     const t = 'turnId' in f ? this.turnById(f.turnId) : null;
     if (!t || t.closed) return;
+    if (t.held) {
+      t.held.push(f);
+      return;
+    }
     if (f.kind === 'tts-audio') {
       if (f.pcm.length) {
         if (t.firstSendAt === null) this.firstSend(t);
@@ -234,7 +239,7 @@ export class CallSession {
         const startMs = this.playback.nextStartMs();
         if (f.text.trim()) {
           this.playback.endSentence(t.id, f.sentence, f.text, startMs);
-          this.ttsChars += f.text.length;
+          if (!f.cached) this.ttsChars += f.text.length;
           if (t.userText) t.fullText += (t.fullText ? ' ' : '') + f.text;
         }
       }
@@ -345,6 +350,7 @@ export class CallSession {
     clearTimeout(this.maxTimer);
     this.dtmf.cancel();
     activeRealtimeSessions.dec({ transport: this.s.transport.channel });
+    this.prepared.drop();
     const t = this.current;
     if (t && !t.closed) {
       const heard = this.playback.heardWords(t.id, this.now());
@@ -364,6 +370,7 @@ export class CallSession {
       sttAudioSeconds: this.input.sttAudioSeconds,
       ttsCharacters: this.ttsChars,
       llmTokens: this.llmTokens,
+      prepared: this.prepared.stats,
     });
     await this.s.trace
       .ended({

@@ -2,6 +2,7 @@ import { Resampler } from '../../../shared/audio/resampler.ts';
 import type { SttStream } from '../../../shared/engines/stt/types.ts';
 import type { Frame } from '../pipeline/frames.ts';
 import { VadStage } from '../pipeline/vad-stage.ts';
+import { completeness, endpointWindowMs } from './endpointing.ts';
 import { isBackchannel, words } from './turn-detector.ts';
 import type { SessionInit } from './types.ts';
 
@@ -12,6 +13,10 @@ interface Utterance {
   /** Audio time at which the endpointing silence had passed. */
   endpointAudioMs: number | null;
   endpointAt: number | null;
+  /** The caller went quiet (before the endpoint) and has not spoken since. */
+  paused: boolean;
+  /** Opened by a final transcript for audio the VAD had not scored yet: the VAD decides where it ends. */
+  sttAhead: boolean;
   duringAgent: boolean;
   interrupted: boolean;
   finals: string[];
@@ -43,13 +48,27 @@ export interface CallerInputHost {
   interrupt(reason: 'speech' | 'long_speech', onsetAt: number): void;
   /** An utterance ended that was not a backchannel over the agent (its text may be empty). */
   spoke(turn: SpokenTurn): void;
+  /** The caller went quiet after saying `text`: prepare the reply to it, unheard until the turn is confirmed. */
+  prepare(text: string): void;
+  /** The caller went on (or the transcript stopped reading as finished): drop the prepared reply. */
+  unprepare(): void;
   fail(stage: 'vad' | 'stt', e: unknown): void;
 }
+
+/**
+ * Silence after which the caller counts as quiet and a reply is prepared: two Silero frames, so that the gap
+ * between two words (and the VAD's own flicker) does not start one.
+ */
+export const PREPARE_AFTER_MS = 60;
 
 /**
  * The caller's side of a call: PCM → VAD + endpointing and STT (streaming, or one transcription per utterance for a
  * batch engine) → user turns, and the barge-in decisions over agent audio: speech that lasts `bargeInMinMs` and is
  * not a backchannel ("yeah", "ok") interrupts; so does any speech past `bargeInForceMs`.
+ *
+ * Endpointing adapts to what was said (see endpointing.ts): each transcript sets the silence window of the current
+ * utterance. With preemptive replies on, a reply is prepared when the caller goes quiet after an utterance that
+ * does not read as unfinished, and dropped when they go on.
  */
 export class CallerInput {
   private readonly vad: VadStage;
@@ -73,7 +92,12 @@ export class CallerInput {
     this.vad = new VadStage(
       engines.vad,
       transport.inRate,
-      { threshold: settings.vadThreshold, startMs: 60, endpointMs: settings.endpointingMs },
+      {
+        threshold: settings.vadThreshold,
+        startMs: 60,
+        endpointMs: settings.endpointing.fixedMs,
+        pauseMs: settings.endpointing.preemptive ? PREPARE_AFTER_MS : 0,
+      },
       (endMs) => this.onVadFrame(endMs),
     );
     this.vad.connect((f) => this.onVadEvent(f));
@@ -133,6 +157,10 @@ export class CallerInput {
       const open = this.utt;
       if (open) {
         // The caller goes on after a pause (or STT heard the speech before the VAD did): one utterance.
+        if (open.paused) this.host.unprepare();
+        open.paused = false;
+        if (open.sttAhead) open.onsetAudioMs = Math.min(open.onsetAudioMs, f.atMs);
+        open.sttAhead = false;
         if (open.timer) clearTimeout(open.timer);
         open.timer = null;
         open.endpointAt = null;
@@ -141,8 +169,12 @@ export class CallerInput {
       } else {
         if (!this.stt) this.uttAudio = [...this.preroll];
         this.utt = this.newUtterance(f.atMs);
+        this.vad.detector.setEndpointMs(this.s.settings.endpointing.fixedMs);
       }
       this.s.transport.event({ type: 'speech_started' });
+    } else if (f.kind === 'speech-pause' && this.utt) {
+      this.utt.paused = true;
+      this.maybePrepare();
     } else if (f.kind === 'speech-end' && this.utt) {
       this.utt.lastSpeechAudioMs = f.lastSpeechMs;
       this.utt.endpointAudioMs = f.atMs;
@@ -159,6 +191,8 @@ export class CallerInput {
       lastSpeechAudioMs: null,
       endpointAudioMs: null,
       endpointAt: null,
+      paused: false,
+      sttAhead: false,
       duringAgent: this.host.agentActive(),
       interrupted: false,
       finals: [],
@@ -173,7 +207,25 @@ export class CallerInput {
     this.host.interrupt(reason, this.wall(u.onsetAudioMs));
   }
 
+  private sttOnlyEndpoint(u: Utterance, endMs: number): void {
+    u.sttAhead = false;
+    u.endpointAudioMs = endMs;
+    u.endpointAt = this.host.now();
+    u.timer = setTimeout(() => this.commit(true), this.s.settings.finalWaitMs);
+  }
+
   private onVadFrame(endMs: number): void {
+    const ahead = this.utt;
+    if (
+      ahead?.sttAhead &&
+      !this.vad.detector.inSpeech &&
+      endMs >= ahead.lastFinalEndMs + this.vad.detector.currentEndpointMs
+    ) {
+      // The STT heard speech the (lagging) VAD never took for speech, and the VAD has now passed it in silence.
+      this.sttOnlyEndpoint(ahead, ahead.lastFinalEndMs);
+      this.commit(false);
+      return;
+    }
     const u = this.utt;
     if (!u || u.interrupted || !u.duringAgent || u.endpointAt !== null) return;
     if (!this.host.agentActive()) return;
@@ -195,9 +247,11 @@ export class CallerInput {
             this.utt = this.newUtterance(Math.max(0, this.audioInMs - this.s.settings.bargeInMinMs));
           }
           this.s.transport.event({ type: 'transcript', final: false, text: ev.text });
+          this.transcriptChanged(false);
         } else {
           this.partial = '';
           this.onFinal(ev.text, ev.end * 1000);
+          this.transcriptChanged(true);
         }
         if (this.utt && !this.utt.interrupted && this.utt.duringAgent && this.utt.endpointAt === null) {
           this.onVadFrame(this.audioInMs);
@@ -211,12 +265,12 @@ export class CallerInput {
   private onFinal(text: string, endMs: number): void {
     this.s.transport.event({ type: 'transcript', final: true, text });
     if (!this.utt) {
-      // A final with no utterance open (the VAD missed or has not yet seen it): open one so it is not lost.
+      // A final with no utterance open (the VAD missed the speech, or lags behind on a loaded machine): open one so
+      // it is not lost. It ends like any other: when the VAD has heard the endpointing window of silence after it
+      // (onVadFrame), the window set by what was said; if the caller goes on, the VAD's speech joins it.
       this.utt = this.newUtterance(Math.max(0, endMs - 500));
       this.utt.lastSpeechAudioMs = endMs;
-      this.utt.endpointAudioMs = endMs;
-      this.utt.endpointAt = this.host.now();
-      this.utt.timer = setTimeout(() => this.commit(true), this.s.settings.finalWaitMs);
+      this.utt.sttAhead = true;
     }
     if (text.trim()) this.utt.finals.push(text.trim());
     this.utt.lastFinalEndMs = Math.max(this.utt.lastFinalEndMs, endMs);
@@ -226,6 +280,34 @@ export class CallerInput {
     if (u.duringAgent && !u.interrupted && this.host.agentActive() && heard && !isBackchannel(heard))
       this.interrupt('speech', u);
     this.commit(false);
+  }
+
+  /** What the caller said so far in the open utterance. */
+  private heardSoFar(): string {
+    return [...(this.utt?.finals ?? []), this.partial].join(' ').trim();
+  }
+
+  /** A transcript came in: the endpointing window follows it, and a prepared reply follows the words. */
+  private transcriptChanged(final: boolean): void {
+    const u = this.utt;
+    if (!u || u.endpointAt !== null) return;
+    const ms = endpointWindowMs(this.s.settings.endpointing, this.heardSoFar(), final);
+    // An interim transcript can be ahead of the VAD (new words of speech the VAD has not scored yet): it may
+    // lengthen the window, never shorten it; finals may do both.
+    const d = this.vad.detector;
+    d.setEndpointMs(final ? ms : Math.max(ms, d.currentEndpointMs));
+    this.maybePrepare();
+    this.vad.reconsider();
+  }
+
+  /** The caller is quiet: prepare a reply to what they said, unless it reads as unfinished or is over the agent. */
+  private maybePrepare(): void {
+    const u = this.utt;
+    if (!this.s.settings.endpointing.preemptive || !this.stt || !u || !u.paused || u.endpointAt !== null) return;
+    if (u.duringAgent) return;
+    const text = this.heardSoFar();
+    if (text && completeness(text) !== 'incomplete') this.host.prepare(text);
+    else this.host.unprepare();
   }
 
   private async transcribeUtterance(u: Utterance): Promise<void> {

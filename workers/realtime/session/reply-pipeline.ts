@@ -36,6 +36,10 @@ export function buildReplyPipeline(s: SessionInit, host: ReplyHost): { pipeline:
       const t = host.turn(turnId);
       if (t && t.firstTokenAt === null) t.firstTokenAt = at;
     },
+    textOut: (turnId, chars) => {
+      const t = host.turn(turnId);
+      if (t) t.llmChars += chars;
+    },
     usage: (_id, u) => host.llmTokens(u.inputTokens + u.outputTokens),
     now: () => host.now(),
   });
@@ -67,6 +71,8 @@ export function buildReplyPipeline(s: SessionInit, host: ReplyHost): { pipeline:
       },
       now: () => host.now(),
       queuedAheadMs: () => host.queuedAheadMs(),
+      // The first message is the same words on every call: its audio is cached (per developer) and reused.
+      fixedPhraseScope: (turnId) => (host.turn(turnId)?.userText === '' ? s.developerId : null),
     },
   );
   const pipeline = new Pipeline(

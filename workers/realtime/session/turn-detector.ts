@@ -7,12 +7,15 @@ export interface TurnDetectorOptions {
   threshold: number;
   /** Speech must last this long before it counts as speech. */
   startMs: number;
-  /** Silence that ends an utterance. */
+  /** Silence that ends an utterance (changed as the transcript grows: see `setEndpointMs`). */
   endpointMs: number;
+  /** Silence after which the caller counts as quiet (a `pause`, once per silence) before the endpoint; 0 = never. */
+  pauseMs?: number;
 }
 
 export type TurnDetectorEvent =
   | { type: 'start'; onsetMs: number; atMs: number }
+  | { type: 'pause'; lastSpeechMs: number; atMs: number }
   | { type: 'end'; onsetMs: number; lastSpeechMs: number; atMs: number };
 
 export class TurnDetector {
@@ -20,8 +23,21 @@ export class TurnDetector {
   private runStart: number | null = null;
   private onsetMs = 0;
   private lastSpeechEnd = 0;
+  private pauseReported = false;
+  private endpointMs: number;
 
-  constructor(private readonly opts: TurnDetectorOptions) {}
+  constructor(private readonly opts: TurnDetectorOptions) {
+    this.endpointMs = opts.endpointMs;
+  }
+
+  /** The silence that ends the current utterance (adaptive endpointing sets it from what was said so far). */
+  setEndpointMs(ms: number): void {
+    this.endpointMs = ms;
+  }
+
+  get currentEndpointMs(): number {
+    return this.endpointMs;
+  }
 
   get inSpeech(): boolean {
     return this.speaking;
@@ -43,6 +59,7 @@ export class TurnDetector {
     const end = atMs + frameMs;
     if (isSpeech) {
       this.lastSpeechEnd = end;
+      this.pauseReported = false;
       if (this.runStart === null) this.runStart = atMs;
       if (!this.speaking && end - this.runStart >= this.opts.startMs) {
         this.speaking = true;
@@ -68,8 +85,15 @@ export class TurnDetector {
   }
 
   private endIfSilentFor(atMs: number): TurnDetectorEvent | null {
-    if (atMs - this.lastSpeechEnd < this.opts.endpointMs) return null;
+    const silent = atMs - this.lastSpeechEnd;
+    if (silent < this.endpointMs) {
+      const pauseMs = this.opts.pauseMs ?? 0;
+      if (pauseMs <= 0 || this.pauseReported || silent < pauseMs) return null;
+      this.pauseReported = true;
+      return { type: 'pause', lastSpeechMs: this.lastSpeechEnd, atMs };
+    }
     this.speaking = false;
+    this.pauseReported = false;
     this.runStart = null;
     return { type: 'end', onsetMs: this.onsetMs, lastSpeechMs: this.lastSpeechEnd, atMs };
   }

@@ -3,6 +3,7 @@ import type { AgentRuntime } from '../../../shared/agents/runtime.ts';
 import type { Logger } from '../../../shared/observability/logger.ts';
 import type { Infra } from '../../../shared/runtime/infra.ts';
 import type { SessionEngines } from '../../../shared/realtime/engines.ts';
+import type { EndpointingPolicy } from './endpointing.ts';
 import type { AudioSink } from './playback.ts';
 import type { TraceStore } from './trace-store.ts';
 
@@ -16,7 +17,8 @@ export interface SessionTransport extends AudioSink {
 }
 
 export interface SessionSettings {
-  endpointingMs: number;
+  /** Endpointing windows and preemptive replies (the agent's turnTaking over the env defaults). */
+  endpointing: EndpointingPolicy;
   bargeInMinMs: number;
   bargeInForceMs: number;
   maxSessionSeconds: number;

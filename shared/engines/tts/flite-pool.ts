@@ -1,0 +1,253 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { lowerPriority } from '../../process/spawn.ts';
+import { EngineError } from '../core/engine-error.ts';
+
+/** One synthesis: flite voice name, duration stretch, f0 shift (0 = the voice's own) and the text. */
+export interface FliteJob {
+  voice: string;
+  stretch: number;
+  f0Shift: number;
+  text: string;
+}
+
+export interface FliteResult {
+  sampleRate: number;
+  /** Mono s16le PCM. */
+  pcm: Buffer;
+}
+
+export interface FlitePoolOptions {
+  /** The flite-server binary (shared/engines/tts/flite-server/flite-server.c), and its arguments (tests only). */
+  bin: string;
+  args?: string[];
+  /** Long-lived worker processes; each synthesizes one request at a time. */
+  size: number;
+  /** Niceness of the workers (background synthesis runs on a pool at 10). */
+  nice?: number;
+  /** A request not answered within this long is taken as a hang: the worker is killed and replaced. */
+  timeoutMs?: (job: FliteJob) => number;
+}
+
+interface Pending {
+  job: FliteJob;
+  resolve(r: FliteResult): void;
+  reject(e: unknown): void;
+  /** Cancelled while in flight: the worker's answer is read and thrown away. */
+  discarded: boolean;
+  signal?: AbortSignal;
+  onAbort?: () => void;
+}
+
+const HEADER = 12;
+/** Flite renders a sentence in tens of milliseconds; ten seconds plus 20 ms a character is far past any real one. */
+const defaultTimeout = (job: FliteJob) => 10_000 + 20 * job.text.length;
+/** A worker that dies sooner than this after it started is replaced on demand, not at once (no crash loop). */
+const MIN_LIFE_MS = 1000;
+
+/**
+ * A pool of long-lived flite-server processes: requests are written to an idle worker's stdin and its PCM read back
+ * from stdout, so no process is created per sentence (on some VMs process creation cost 40 % of the CPU in the
+ * kernel). Requests wait in order when every worker is busy. A worker that dies is replaced (its request fails);
+ * one that does not answer in time is killed and replaced. Cancelling a waiting request removes it; cancelling one
+ * in flight rejects it at once and discards the audio when the worker finishes (a sentence takes milliseconds,
+ * a respawn would cost more).
+ */
+export class FlitePool {
+  private readonly workers = new Set<FliteWorker>();
+  private readonly queue: Pending[] = [];
+  private closed = false;
+  /** Worker processes started so far (tests watch replacements). */
+  started = 0;
+
+  constructor(private readonly opts: FlitePoolOptions) {}
+
+  /** Process ids of the live workers. */
+  get pids(): number[] {
+    return [...this.workers].map((w) => w.proc.pid).filter((p): p is number => p !== undefined);
+  }
+
+  synthesize(job: FliteJob, signal?: AbortSignal): Promise<FliteResult> {
+    if (this.closed) return Promise.reject(new EngineError('default', 'unavailable', 'flite pool closed', false));
+    signal?.throwIfAborted();
+    return new Promise<FliteResult>((resolve, reject) => {
+      const p: Pending = { job, resolve, reject, discarded: false, signal };
+      if (signal) {
+        p.onAbort = () => {
+          const i = this.queue.indexOf(p);
+          if (i >= 0) this.queue.splice(i, 1);
+          else p.discarded = true;
+          reject(signal.reason);
+        };
+        signal.addEventListener('abort', p.onAbort, { once: true });
+      }
+      this.queue.push(p);
+      this.pump();
+    });
+  }
+
+  /** Starts the workers now, so the first request does not wait for a process start. */
+  warm(): void {
+    while (!this.closed && this.workers.size < this.opts.size) this.spawn();
+  }
+
+  /** Ends every worker (their stdin closes; flite-server exits on EOF) and fails what waits. */
+  close(): void {
+    this.closed = true;
+    for (const p of this.queue.splice(0))
+      p.reject(new EngineError('default', 'unavailable', 'flite pool closed', false));
+    for (const w of this.workers) w.stop();
+    this.workers.clear();
+  }
+
+  private pump(): void {
+    while (this.queue.length > 0 && !this.closed) {
+      let idle = [...this.workers].find((w) => !w.busy);
+      if (!idle && this.workers.size < this.opts.size) idle = this.spawn();
+      if (!idle) return;
+      idle.run(this.queue.shift()!);
+    }
+  }
+
+  private spawn(): FliteWorker {
+    this.started++;
+    const w = new FliteWorker(this.opts, () => {
+      this.workers.delete(w);
+      // Replace a worker that was killed or had been running; one that exits by itself at start is replaced only
+      // when a request needs it, so a broken binary fails requests instead of looping.
+      if (!this.closed && (this.queue.length > 0 || w.killed || w.livedMs >= MIN_LIFE_MS)) {
+        if (this.queue.length > 0) this.pump();
+        else this.spawn();
+      }
+    });
+    w.onIdle = () => this.pump();
+    this.workers.add(w);
+    return w;
+  }
+}
+
+/** One flite-server process and the request it is answering. */
+class FliteWorker {
+  readonly proc: ChildProcess;
+  busy: Pending | null = null;
+  /** Ended by a signal (killed: OOM killer, an operator, our hang timeout) rather than exiting on its own. */
+  killed = false;
+  onIdle: () => void = () => {};
+  private readonly startedAt = Date.now();
+  private chunks: Buffer[] = [];
+  private have = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private dead = false;
+
+  constructor(
+    private readonly opts: FlitePoolOptions,
+    private readonly onExit: () => void,
+  ) {
+    this.proc = spawn(opts.bin, opts.args ?? [], { stdio: ['pipe', 'pipe', 'ignore'] });
+    if (opts.nice && this.proc.pid !== undefined) lowerPriority(this.proc.pid, opts.nice);
+    this.proc.stdin!.on('error', () => {});
+    this.proc.stdout!.on('data', (d: Buffer) => this.onData(d));
+    this.proc.on('error', (e) => this.die(`flite-server failed: ${e.message}`));
+    this.proc.on('exit', (code, sig) => {
+      this.killed = sig !== null;
+      this.die(`flite-server exited (${sig ?? code})`);
+    });
+    this.idleRef(false);
+  }
+
+  get livedMs(): number {
+    return Date.now() - this.startedAt;
+  }
+
+  run(p: Pending): void {
+    this.busy = p;
+    this.idleRef(true);
+    const body = Buffer.from(
+      `${p.job.voice}\t${p.job.stretch.toFixed(3)}\t${p.job.f0Shift}\t${p.job.text.replace(/\0/g, ' ')}`,
+    );
+    const len = Buffer.alloc(4);
+    len.writeUInt32LE(body.length);
+    this.proc.stdin!.write(Buffer.concat([len, body]));
+    this.timer = setTimeout(
+      () => {
+        this.fail(new EngineError('default', 'timeout', 'flite-server did not answer in time', true));
+        this.proc.kill('SIGKILL');
+      },
+      (this.opts.timeoutMs ?? defaultTimeout)(p.job),
+    );
+  }
+
+  stop(): void {
+    this.dead = true;
+    this.proc.stdin!.end();
+    // flite-server exits on EOF; a hung one would not, and nothing it holds is worth waiting for.
+    this.proc.kill('SIGTERM');
+    this.idleRef(false);
+  }
+
+  private onData(d: Buffer): void {
+    this.chunks.push(d);
+    this.have += d.length;
+    if (this.have < HEADER) return;
+    const all = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
+    this.chunks = [all];
+    const bytes = all.readUInt32LE(8);
+    if (this.have < HEADER + bytes) return;
+    if (this.have > HEADER + bytes) {
+      // The protocol is one answer per request: more means the process is confused. Replace it.
+      this.fail(new EngineError('default', 'upstream', 'flite-server wrote past its answer', false));
+      this.proc.kill('SIGKILL');
+      return;
+    }
+    this.chunks = [];
+    this.have = 0;
+    const status = all.readInt32LE(0);
+    const body = all.subarray(HEADER);
+    const p = this.finish();
+    if (p && status === 0) p.resolve({ sampleRate: all.readUInt32LE(4), pcm: Buffer.from(body) });
+    else if (p) p.reject(new EngineError('default', 'upstream', `flite-server: ${body.toString()}`, false));
+    this.onIdle();
+  }
+
+  /** Ends the current request; returns it when someone still waits for its answer. */
+  private finish(): Pending | null {
+    const p = this.busy;
+    this.busy = null;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.idleRef(false);
+    if (!p) return null;
+    if (p.onAbort) p.signal?.removeEventListener('abort', p.onAbort);
+    return p.discarded ? null : p;
+  }
+
+  private fail(e: unknown): void {
+    this.finish()?.reject(e);
+  }
+
+  private die(why: string): void {
+    if (this.dead && !this.busy) {
+      this.onExitOnce();
+      return;
+    }
+    this.dead = true;
+    this.fail(new EngineError('default', 'unavailable', why, true));
+    this.onExitOnce();
+  }
+
+  private exited = false;
+  private onExitOnce(): void {
+    if (this.exited) return;
+    this.exited = true;
+    this.onExit();
+  }
+
+  /** An idle worker must not keep the process alive; one answering a request must. */
+  private idleRef(ref: boolean): void {
+    for (const s of [this.proc.stdin, this.proc.stdout] as Array<{ ref?(): void; unref?(): void } | null>) {
+      if (ref) s?.ref?.();
+      else s?.unref?.();
+    }
+    if (ref) this.proc.ref();
+    else this.proc.unref();
+  }
+}

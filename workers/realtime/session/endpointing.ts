@@ -1,0 +1,96 @@
+import type { AgentRow } from '../../../shared/agents/db.ts';
+import type { Config } from '../../../shared/config/index.ts';
+import { words } from './turn-detector.ts';
+
+/** How a session decides that the caller has finished (per agent `turnTaking`, defaulting to the env config). */
+export interface EndpointingPolicy {
+  /** The fixed silence window: used when adaptive endpointing is off, and when what was said gives no hint. */
+  fixedMs: number;
+  adaptive: boolean;
+  /** Window after a complete utterance (final punctuation from the STT, a question). */
+  completeMs: number;
+  /** Window after an utterance that is not finished (a trailing "and", "because", a number being read out). */
+  incompleteMs: number;
+  /** Start the reply when the caller goes quiet, before the endpoint is confirmed (held until it is). */
+  preemptive: boolean;
+}
+
+/** The agent's turnTaking fields over the platform defaults. */
+export function endpointingPolicy(
+  c: Pick<
+    Config,
+    | 'REALTIME_ENDPOINTING_MS'
+    | 'REALTIME_ENDPOINTING_ADAPTIVE'
+    | 'REALTIME_ENDPOINTING_COMPLETE_MS'
+    | 'REALTIME_ENDPOINTING_INCOMPLETE_MS'
+    | 'REALTIME_PREEMPTIVE_REPLIES'
+  >,
+  agent: Pick<AgentRow, 'turn_taking'>,
+): EndpointingPolicy {
+  const t = agent.turn_taking ?? {};
+  return {
+    fixedMs: t.endpointingMs ?? c.REALTIME_ENDPOINTING_MS,
+    adaptive: t.adaptive ?? c.REALTIME_ENDPOINTING_ADAPTIVE,
+    completeMs: t.completeMs ?? c.REALTIME_ENDPOINTING_COMPLETE_MS,
+    incompleteMs: t.incompleteMs ?? c.REALTIME_ENDPOINTING_INCOMPLETE_MS,
+    preemptive: t.preemptive ?? c.REALTIME_PREEMPTIVE_REPLIES,
+  };
+}
+
+export type Completeness = 'complete' | 'incomplete' | 'unknown';
+
+/**
+ * Words after which a sentence goes on: conjunctions, prepositions, articles, possessives, auxiliaries and
+ * hesitations. A caller who stops after one of them is pausing, not done.
+ */
+const CONTINUES = new Set(
+  (
+    'and or but so because cause since although though unless until if when while whereas then than that which who ' +
+    'whom whose where what how why like as to of in on at for from with by about into onto over under between ' +
+    'after before during through without the a an this these those my your our their his her its some any each ' +
+    'every no is are was were be been am will would can could should shall may might must do does did have has ' +
+    "had not also just um uh er erm hmm well i i'm we you they he she it's plus minus point dash"
+  ).split(' '),
+);
+
+const NUMBER_WORDS = new Set(
+  (
+    'zero oh one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen ' +
+    'seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand double triple'
+  ).split(' '),
+);
+
+/**
+ * Whether a transcript reads as a finished utterance. Complete: it ends with final punctuation (a question mark
+ * included; streaming STT punctuates). An unpunctuated question shape ("do you have…") is not enough: it reads
+ * the same halfway through ("do you have anything on"). Incomplete: it ends on a word after which speech goes on, or on a number
+ * (a phone or card number is read out in groups with pauses between). Otherwise unknown.
+ */
+export function completeness(text: string): Completeness {
+  const t = text.trim();
+  const w = words(t);
+  if (w.length === 0) return 'unknown';
+  const last = w.at(-1)!;
+  if (CONTINUES.has(last) || /[,;:\-–—]$/.test(t)) return 'incomplete';
+  if (/\d$/.test(last) || NUMBER_WORDS.has(last)) {
+    // "I'm calling about order 4 5 1 …": a number at the end is read on unless the STT closed the sentence.
+    return /[.!?]["')\]]*$/.test(t) && w.length > 1 && !/^\d+$/.test(w.at(-2)!) ? 'complete' : 'incomplete';
+  }
+  return /[.!?…]["')\]]*$/.test(t) ? 'complete' : 'unknown';
+}
+
+/**
+ * The silence window for what was said so far. Only a final transcript may shorten it: an interim one arrives
+ * while the caller may already be speaking again (the VAD can run behind the STT), so it can only lengthen it.
+ */
+export function endpointWindowMs(policy: EndpointingPolicy, text: string, final = true): number {
+  if (!policy.adaptive) return policy.fixedMs;
+  const c = completeness(text);
+  if (c === 'incomplete') return policy.incompleteMs;
+  return c === 'complete' && final ? policy.completeMs : policy.fixedMs;
+}
+
+/** Two transcripts say the same thing (case, punctuation and spacing aside): a prepared reply still fits. */
+export function sameWords(a: string, b: string): boolean {
+  return words(a).join(' ') === words(b).join(' ');
+}
