@@ -1,5 +1,6 @@
 import type { AnalyzeSections } from '../../contracts/video.ts';
 import { pollVendor, vendorJson } from '../../video/vendor-http.ts';
+import { withEncodedForm } from '../../net/form-body.ts';
 import { EngineError } from '../core/engine-error.ts';
 import { AnalysisEngine, type AnalysisRequest, type AnalysisResult } from './types.ts';
 
@@ -63,7 +64,10 @@ export class TwelveLabsAnalysisEngine extends AnalysisEngine {
     form.set('video_url', await req.videoUrl());
     let res: Response;
     try {
-      res = await fetch(`${this.base}/tasks`, { method: 'POST', headers, body: form, signal: req.signal });
+      res = await fetch(
+        `${this.base}/tasks`,
+        await withEncodedForm({ method: 'POST', headers, body: form, signal: req.signal }),
+      );
     } catch (e) {
       throw EngineError.network(this.provider, e);
     }

@@ -1,3 +1,4 @@
+import { withEncodedForm } from '../../../net/form-body.ts';
 import { EngineError } from '../../core/engine-error.ts';
 
 /**
@@ -60,20 +61,6 @@ export async function vendorFetch(provider: string, url: string, init: VendorIni
     throw EngineError.fromStatus(provider, res.status, body);
   }
   return res;
-}
-
-/**
- * A FormData body encoded to bytes up front, with its multipart content type. Node 24's fetch streams a FormData
- * body through a byte stream that it can still write to after closing it, which surfaces as an unhandled
- * "ReadableStream is already closed" rejection once the vendor has answered; the uploads are small (one audio
- * file), so encoding them first costs nothing and sends the same bytes.
- */
-async function withEncodedForm(init: RequestInit): Promise<RequestInit> {
-  if (!(init.body instanceof FormData)) return init;
-  const encoded = new Response(init.body);
-  const headers = new Headers(init.headers);
-  headers.set('content-type', encoded.headers.get('content-type') ?? 'multipart/form-data');
-  return { ...init, headers, body: new Uint8Array(await encoded.arrayBuffer()) };
 }
 
 /**
