@@ -23,7 +23,7 @@ import { startOpenAiChatDouble } from '../../test/doubles/openai-chat.ts';
 import { TwilioCaller } from '../../test/realtime/doubles/twilio-caller.ts';
 import { fliteUtterance, tokenFromTwiml, wsUrl } from '../../test/realtime/helpers.ts';
 import { printReport, type Final } from './report.ts';
-import { BARGE_IN, BARGE_Q, LONG, pauseMs, REPLY, utterance, UTTERANCES } from './script.ts';
+import { BARGE_IN, BARGE_Q, LONG, pauseMs, pct, REPLY, utterance, UTTERANCES } from './script.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -123,6 +123,7 @@ async function main(): Promise<void> {
         .split(' | ')
         .flatMap((seg, j) => (j === 0 ? [audio.get(seg)!] : [Buffer.alloc(16 * pause), audio.get(seg)!])),
     );
+  const byTurn: number[][] = [];
   let pauses = 0;
   let cutIns = 0;
 
@@ -177,12 +178,19 @@ async function main(): Promise<void> {
       if (paused && c.media.slice(n).some((m) => m.at < end)) {
         // The agent spoke while the caller had only paused: a false cut-in (not a latency sample).
         cutIns++;
+        const tail = text.split(' | ').at(-1)!;
+        const pauseStart = end - audio.get(tail)!.length / 16 - pauseMs(i, k);
+        const first = c.media.slice(n).find((m) => m.at < end)!;
+        console.error(
+          `false cut-in: call ${i} turn ${k} pause ${pauseMs(i, k)} ms: agent audio ${Math.round(first.at - pauseStart)} ms into the pause`,
+        );
         await c.until(quiet, 30_000);
         continue;
       }
       await c.until(() => c.media.length > n, 30_000);
       const lat = c.media[n]!.at - end;
       (k === 0 ? firstResponse : turn).push(lat);
+      (byTurn[k] ??= []).push(lat);
       if (!barge) {
         await c.until(() => c.marksEchoed.length > marks && quiet(), 30_000);
         continue;
@@ -212,6 +220,9 @@ async function main(): Promise<void> {
     reasons.set(why, (reasons.get(why) ?? 0) + 1);
   }
   for (const [why, n] of reasons) console.error(`failed calls: ${n} × ${why}`);
+  byTurn.forEach((xs, k) =>
+    console.error(`turn ${k} (${utterance(k, TURNS)}): p50 ${pct(xs, 50)} / p95 ${pct(xs, 95)} ms, n ${xs.length}`),
+  );
   const wall = performance.now() - t0;
 
   // Server-side traces: per-stage times, overhead, barge-in detection/stop.
