@@ -1,6 +1,12 @@
 import { PassThrough, type Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
-import { appendTurn, getConversation, recentTurns } from '../../shared/agents/conversations-db.ts';
+import {
+  appendTurn,
+  getConversation,
+  insertConversation,
+  lockConversation,
+  recentTurns,
+} from '../../shared/agents/conversations-db.ts';
 import { engineToApiError } from '../../shared/agents/engine-errors.ts';
 import { findInstanceByPhone, getInstance, type InstanceRow } from '../../shared/agents/instances-db.ts';
 import { meterOf } from '../../shared/agents/metering.ts';
@@ -169,15 +175,11 @@ async function prepareTurn(infra: Infra, req: FastifyRequest, agentId: string, b
 /** Stores the turn (and a new conversation) in one transaction and settles the credits. */
 async function finishTurn(t: PreparedTurn, result: TurnResult): Promise<ChatResponse> {
   const { infra, req, conversationId } = t;
+  const developerId = req.auth.developerId;
   const turnIndex = await withTransaction(infra.db, async (tx) => {
     // Turns of one conversation append one at a time: the row lock orders concurrent turns.
-    if (!t.isNew) await tx.query('select 1 from agent_conversations where id = $1 for update', [conversationId]);
-    if (t.isNew) {
-      await tx.query(
-        'insert into agent_conversations (id, developer_id, agent_id, instance_id) values ($1, $2, $3, $4)',
-        [conversationId, req.auth.developerId, t.agentId, t.instance?.id ?? null],
-      );
-    }
+    if (t.isNew) await insertConversation(tx, developerId, t.agentId, t.instance?.id ?? null, conversationId);
+    else await lockConversation(tx, developerId, conversationId);
     return appendTurn(tx, conversationId, {
       userMessage: t.body.message,
       reply: result.reply,

@@ -35,18 +35,14 @@ export async function getAgentConversation(
   await requireAgent(db, developerId, agentId);
   const conv = await getConversation(db, developerId, agentId, conversationId);
   if (!conv) throw ApiError.notFound('conversation', conversationId);
-  const { rows } = await db.query<{ created_at: Date; updated_at: Date }>(
-    'select created_at, updated_at from agent_conversations where id = $1',
-    [conv.id],
-  );
   const turns = await allTurns(db, conv.id);
   return {
     id: conv.id,
     agentId: conv.agent_id,
     instanceId: conv.instance_id,
     turnCount: turns.length,
-    createdAt: rows[0]!.created_at.toISOString(),
-    updatedAt: rows[0]!.updated_at.toISOString(),
+    createdAt: conv.created_at.toISOString(),
+    updatedAt: conv.updated_at.toISOString(),
     turns: turns.map((t) => ({
       turnIndex: t.turn_index,
       message: t.user_message,

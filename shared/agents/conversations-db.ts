@@ -9,7 +9,11 @@ export interface ConversationRow {
   developer_id: string;
   agent_id: string;
   instance_id: string | null;
+  created_at: Date;
+  updated_at: Date;
 }
+
+const CONVERSATION_COLUMNS = 'id, developer_id, agent_id, instance_id, created_at, updated_at';
 
 export async function getConversation(
   db: Queryable,
@@ -18,24 +22,34 @@ export async function getConversation(
   id: string,
 ): Promise<ConversationRow | null> {
   const { rows } = await db.query<ConversationRow>(
-    'select id, developer_id, agent_id, instance_id from agent_conversations where developer_id = $1 and agent_id = $2 and id = $3',
+    `select ${CONVERSATION_COLUMNS} from agent_conversations where developer_id = $1 and agent_id = $2 and id = $3`,
     [developerId, agentId, id],
   );
   return rows[0] ?? null;
 }
 
+/** Starts a conversation; `id` is given when the turn already needed it (tool calls carry it) before the insert. */
 export async function insertConversation(
   db: Queryable,
   developerId: string,
   agentId: string,
   instanceId: string | null,
+  id = newId('conversation'),
 ): Promise<ConversationRow> {
   const { rows } = await db.query<ConversationRow>(
     `insert into agent_conversations (id, developer_id, agent_id, instance_id) values ($1, $2, $3, $4)
-     returning id, developer_id, agent_id, instance_id`,
-    [newId('conversation'), developerId, agentId, instanceId],
+     returning ${CONVERSATION_COLUMNS}`,
+    [id, developerId, agentId, instanceId],
   );
   return rows[0]!;
+}
+
+/**
+ * Locks the developer's conversation row for the rest of the caller's transaction, so turns appended to one
+ * conversation inside transactions go one at a time (see `appendTurn`).
+ */
+export async function lockConversation(db: Queryable, developerId: string, id: string): Promise<void> {
+  await db.query('select 1 from agent_conversations where developer_id = $1 and id = $2 for update', [developerId, id]);
 }
 
 /** The last `limit` turns, oldest first. */
@@ -62,7 +76,7 @@ export interface NewTurn {
 /**
  * Appends a turn with the next index (0 for the first). On the pool, two turns racing on one conversation both
  * land (the loser of the unique (conversation, index) retries with the next number); inside a transaction, lock
- * the conversation row first (`select … for update`), since a failed statement aborts the transaction.
+ * the conversation row first (`lockConversation`), since a failed statement aborts the transaction.
  */
 export async function appendTurn(db: Queryable, conversationId: string, t: NewTurn): Promise<number> {
   for (let attempt = 0; ; attempt++) {
@@ -94,8 +108,6 @@ export async function appendTurn(db: Queryable, conversationId: string, t: NewTu
 }
 
 export interface ConversationListRow extends ConversationRow {
-  created_at: Date;
-  updated_at: Date;
   turn_count: number;
 }
 
