@@ -1,10 +1,13 @@
 import { ensureAccount } from '../../shared/billing/accounts.ts';
+import { dailyCreditsByCategory } from '../../shared/billing/ledger-reads.ts';
 import { ApiError } from '../../shared/errors/api-error.ts';
 import { decodeCursor, toPage, type Page } from '../../shared/pagination.ts';
 import type { Infra } from '../../shared/runtime/infra.ts';
 import type { VideoJob } from '../../shared/contracts/video.ts';
 import { toVideoJob } from '../../shared/video/present.ts';
-import type { VideoJobRow } from '../../shared/video/store.ts';
+import { listOwnedVideoJobs, ownedOutputKey } from '../../shared/video/store.ts';
+import { listEndpoints } from '../../shared/webhooks/endpoints.ts';
+import { recentMessageOutcomes } from '../../shared/webhooks/outbox.ts';
 
 export const USAGE_CATEGORIES = ['tts', 'stt', 'llm', 'rag', 'video', 'session'] as const;
 const DAY_MS = 86_400_000;
@@ -38,14 +41,8 @@ export async function dailyUsage(infra: Infra, developerId: string, q: { from?: 
   }
   if (to < from) throw ApiError.validation('to must not be before from', 'to');
   if ((to - from) / DAY_MS + 1 > MAX_DAYS) throw ApiError.validation(`at most ${MAX_DAYS} days at once`, 'from');
-  const { rows } = await infra.db.query<{ day: string; category: string; credits: string }>(
-    `select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as day, category, sum(credits)::bigint as credits
-       from credit_ledger
-      where developer_id = $1 and created_at >= $2 and created_at < $3 and status <> 'refunded'
-      group by 1, 2`,
-    [developerId, new Date(from), new Date(to + DAY_MS)],
-  );
-  const byKey = new Map(rows.map((r) => [`${r.day}/${r.category}`, Number(r.credits)]));
+  const rows = await dailyCreditsByCategory(infra.db, developerId, new Date(from), new Date(to + DAY_MS));
+  const byKey = new Map(rows.map((r) => [`${r.day}/${r.category}`, r.credits]));
   const data = [];
   for (let t = from; t <= to; t += DAY_MS) {
     const date = isoDay(new Date(t));
@@ -63,10 +60,7 @@ export async function listVideoJobs(
   cursor: string | undefined,
 ): Promise<Page<VideoJob>> {
   const after = decodeCursor(cursor);
-  const { rows } = await infra.db.query<VideoJobRow>(
-    `select * from video_jobs where owner_id = $1 and ($2::text is null or id < $2) order by id desc limit $3`,
-    [developerId, after, limit + 1],
-  );
+  const rows = await listOwnedVideoJobs(infra.db, developerId, limit + 1, after);
   const page = toPage(rows, limit, (r) => r);
   const ttl = infra.config.VIDEO_URL_TTL_SECONDS;
   return { ...page, data: await Promise.all(page.data.map((r) => toVideoJob(r, infra.storage, ttl))) };
@@ -79,50 +73,20 @@ const mask = (secret: string) => `${secret.slice(0, 6)}${'•'.repeat(8)}${secre
  * outcome: status, attempts, the HTTP status of the last attempt.
  */
 export async function webhookOverview(infra: Infra, developerId: string, reveal: boolean) {
-  const endpoints = await infra.db.query<{
-    id: string;
-    url: string;
-    secret: string;
-    disabled_at: Date | null;
-    created_at: Date;
-  }>(
-    `select id, url, secret, disabled_at, created_at from webhook_endpoints where developer_id = $1
-      order by created_at desc limit 100`,
-    [developerId],
-  );
-  const deliveries = await infra.db.query<{
-    id: string;
-    event_type: string;
-    url: string;
-    status: 'pending' | 'delivered' | 'failed';
-    attempts: number;
-    last_status_code: number | null;
-    last_error: string | null;
-    created_at: Date;
-    delivered_at: Date | null;
-  }>(
-    `select m.id, m.event_type, e.url, m.status, m.attempts, d.status_code as last_status_code, d.error as last_error,
-            m.created_at, m.delivered_at
-       from webhook_messages m
-       join webhook_endpoints e on e.id = m.endpoint_id
-       left join lateral (select status_code, error from webhook_deliveries where message_id = m.id
-                           order by attempt desc limit 1) d on true
-      where m.developer_id = $1
-      order by m.created_at desc limit 50`,
-    [developerId],
-  );
+  const endpoints = await listEndpoints(infra.db, developerId, 100);
+  const deliveries = await recentMessageOutcomes(infra.db, developerId, 50);
   const show = (s: string) => (reveal ? s : mask(s));
   return {
-    signingSecret: endpoints.rows[0] ? show(endpoints.rows[0].secret) : null,
+    signingSecret: endpoints[0] ? show(endpoints[0].secret) : null,
     revealed: reveal,
-    endpoints: endpoints.rows.map((e) => ({
+    endpoints: endpoints.map((e) => ({
       id: e.id,
       url: e.url,
       signingSecret: show(e.secret),
       disabled: e.disabled_at !== null,
       createdAt: e.created_at.toISOString(),
     })),
-    deliveries: deliveries.rows.map((d) => ({
+    deliveries: deliveries.map((d) => ({
       id: d.id,
       event: d.event_type,
       url: d.url,
@@ -142,11 +106,7 @@ export async function webhookOverview(infra: Infra, developerId: string, reveal:
  * does not allow.
  */
 export async function videoOutputKey(infra: Infra, developerId: string, jobId: string): Promise<string> {
-  const { rows } = await infra.db.query<{ key: string | null }>(
-    `select result->>'video_key' as key from video_jobs where id = $1 and owner_id = $2 and status = 'completed'`,
-    [jobId, developerId],
-  );
-  const key = rows[0]?.key;
+  const key = await ownedOutputKey(infra.db, developerId, jobId);
   if (!key) throw ApiError.notFound('video output', jobId);
   return key;
 }

@@ -1,6 +1,6 @@
 import type { Usage } from '../../shared/billing/contracts.ts';
 import { accountLimit, ensureAccount } from '../../shared/billing/accounts.ts';
-import type { MeterCategory } from '../../shared/billing/types.ts';
+import { usageByCategory } from '../../shared/billing/ledger-reads.ts';
 import type { Infra } from '../../shared/runtime/infra.ts';
 
 /**
@@ -10,13 +10,7 @@ import type { Infra } from '../../shared/runtime/infra.ts';
 export async function usageReport(infra: Infra, developerId: string): Promise<Usage> {
   const a = await ensureAccount(infra.db, infra.config, developerId);
   infra.meter.publish(a);
-  const { rows } = await infra.db.query<{ category: MeterCategory | null; credits: number; requests: number }>(
-    `select category, coalesce(sum(credits), 0)::bigint as credits, count(distinct request_id)::bigint as requests
-       from credit_ledger
-      where developer_id = $1 and created_at >= $2 and created_at < $3 and status <> 'refunded'
-      group by grouping sets ((category), ())`,
-    [developerId, a.period_start, a.period_end],
-  );
+  const rows = await usageByCategory(infra.db, developerId, a.period_start, a.period_end);
   const breakdown = { tts: 0, stt: 0, llm: 0, rag: 0, video: 0, session: 0 };
   let requestCount = 0;
   for (const r of rows) {

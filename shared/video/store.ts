@@ -53,6 +53,29 @@ export async function getOwnedVideoJob(db: Queryable, ownerId: string, id: strin
   return rows[0] ?? null;
 }
 
+/** The owner's jobs, newest first (ids are time-sortable), those before `beforeId` when it is given. */
+export async function listOwnedVideoJobs(
+  db: Queryable,
+  ownerId: string,
+  limit: number,
+  beforeId: string | null,
+): Promise<VideoJobRow[]> {
+  const { rows } = await db.query<VideoJobRow>(
+    `select * from video_jobs where owner_id = $1 and ($2::text is null or id < $2) order by id desc limit $3`,
+    [ownerId, beforeId, limit],
+  );
+  return rows;
+}
+
+/** The storage key of the output of one of the owner's completed jobs; null when there is none. */
+export async function ownedOutputKey(db: Queryable, ownerId: string, id: string): Promise<string | null> {
+  const { rows } = await db.query<{ key: string | null }>(
+    `select result->>'video_key' as key from video_jobs where id = $1 and owner_id = $2 and status = 'completed'`,
+    [id, ownerId],
+  );
+  return rows[0]?.key ?? null;
+}
+
 /** pending|processing → processing (a rerun after a crash re-enters processing); null when already finished. */
 export async function startAttempt(db: Queryable, id: string): Promise<VideoJobRow | null> {
   const { rows } = await db.query<VideoJobRow>(

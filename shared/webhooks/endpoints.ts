@@ -37,3 +37,17 @@ export async function getOrCreateEndpoint(
 export async function enableEndpoint(db: Queryable, id: string): Promise<void> {
   await db.query('update webhook_endpoints set disabled_at = null where id = $1 and disabled_at is not null', [id]);
 }
+
+/** The developer's endpoints, newest first (at most `limit`). */
+export async function listEndpoints(
+  db: Queryable,
+  developerId: string,
+  limit: number,
+): Promise<Omit<WebhookEndpointRow, 'developer_id'>[]> {
+  const { rows } = await db.query<Omit<WebhookEndpointRow, 'developer_id'>>(
+    `select id, url, secret, disabled_at, created_at from webhook_endpoints where developer_id = $1
+      order by created_at desc limit $2`,
+    [developerId, limit],
+  );
+  return rows;
+}

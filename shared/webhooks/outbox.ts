@@ -46,3 +46,36 @@ export async function overdueMessages(db: Queryable, olderThanMs: number, limit 
   );
   return rows;
 }
+
+/** A message as the developer's overview shows it: its address and the outcome of its last attempt. */
+export interface MessageOutcomeRow {
+  id: string;
+  event_type: string;
+  url: string;
+  status: WebhookMessageRow['status'];
+  attempts: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: Date;
+  delivered_at: Date | null;
+}
+
+/** The developer's most recent messages, newest first (at most `limit`), each with its last attempt's outcome. */
+export async function recentMessageOutcomes(
+  db: Queryable,
+  developerId: string,
+  limit: number,
+): Promise<MessageOutcomeRow[]> {
+  const { rows } = await db.query<MessageOutcomeRow>(
+    `select m.id, m.event_type, e.url, m.status, m.attempts, d.status_code as last_status_code, d.error as last_error,
+            m.created_at, m.delivered_at
+       from webhook_messages m
+       join webhook_endpoints e on e.id = m.endpoint_id
+       left join lateral (select status_code, error from webhook_deliveries where message_id = m.id
+                           order by attempt desc limit 1) d on true
+      where m.developer_id = $1
+      order by m.created_at desc limit $2`,
+    [developerId, limit],
+  );
+  return rows;
+}

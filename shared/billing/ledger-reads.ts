@@ -1,0 +1,55 @@
+import type { Queryable } from '../db/pool.ts';
+import type { MeterCategory } from './types.ts';
+
+/**
+ * Reports over `credit_ledger` (its writes are the meter's, meter.ts). Both count what a developer used in a
+ * window: holds in flight included, refunded entries excluded.
+ */
+
+/** One category's credits and distinct metered requests; the row with `category` null is the total. */
+export interface CategoryUsageRow {
+  category: MeterCategory | null;
+  credits: number;
+  requests: number;
+}
+
+/** Credits and distinct metered requests in [start, end), by category, plus a total row (category null). */
+export async function usageByCategory(
+  db: Queryable,
+  developerId: string,
+  start: Date,
+  end: Date,
+): Promise<CategoryUsageRow[]> {
+  const { rows } = await db.query<CategoryUsageRow>(
+    `select category, coalesce(sum(credits), 0)::bigint as credits, count(distinct request_id)::bigint as requests
+       from credit_ledger
+      where developer_id = $1 and created_at >= $2 and created_at < $3 and status <> 'refunded'
+      group by grouping sets ((category), ())`,
+    [developerId, start, end],
+  );
+  return rows;
+}
+
+/** Credits on one UTC day (`YYYY-MM-DD`) in one category. */
+export interface DailyCreditsRow {
+  day: string;
+  category: string;
+  credits: number;
+}
+
+/** Credits in [start, end) by UTC day and category; days and categories without any are absent. */
+export async function dailyCreditsByCategory(
+  db: Queryable,
+  developerId: string,
+  start: Date,
+  end: Date,
+): Promise<DailyCreditsRow[]> {
+  const { rows } = await db.query<{ day: string; category: string; credits: string | number }>(
+    `select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as day, category, sum(credits)::bigint as credits
+       from credit_ledger
+      where developer_id = $1 and created_at >= $2 and created_at < $3 and status <> 'refunded'
+      group by 1, 2`,
+    [developerId, start, end],
+  );
+  return rows.map((r) => ({ day: r.day, category: r.category, credits: Number(r.credits) }));
+}
