@@ -7,6 +7,7 @@ import {
   type BillingCustomerRow,
 } from '../../shared/billing/customers.ts';
 import { requireStripe } from '../../shared/billing/stripe-client.ts';
+import { recordStripeEvent } from '../../shared/billing/stripe-events.ts';
 import {
   applySubscriptionPeriod,
   invoicePeriod,
@@ -16,6 +17,7 @@ import {
 } from '../../shared/billing/stripe-periods.ts';
 import { isTier, planFor, tierPlans, type Tier, type TierPlan } from '../../shared/billing/tiers.ts';
 import type { Config } from '../../shared/config/index.ts';
+import { getDeveloper, lockDeveloperTier } from '../../shared/db/developers.ts';
 import { withTransaction, type DbClient } from '../../shared/db/pool.ts';
 import { ApiError } from '../../shared/errors/api-error.ts';
 import type { Infra } from '../../shared/runtime/infra.ts';
@@ -64,11 +66,8 @@ export async function handleStripeWebhook(
   }
   const log = infra.log.child({ component: 'stripe-webhook', eventId: event.id, type: event.type });
   const result = await withTransaction(infra.db, async (tx) => {
-    const ins = await tx.query(
-      'insert into stripe_events (id, type, created) values ($1, $2, $3) on conflict (id) do nothing',
-      [event.id, event.type, event.created],
-    );
-    if (ins.rowCount === 0) return { duplicate: true, effect: { effect: 'ignored:duplicate' } as Effect };
+    if (!(await recordStripeEvent(tx, event)))
+      return { duplicate: true, effect: { effect: 'ignored:duplicate' } as Effect };
     return { duplicate: false, effect: await applyEvent(tx, infra.config, event) };
   });
   const { effect } = result;
@@ -94,8 +93,7 @@ const metaOf = (o: Obj): Record<string, string> =>
 async function developerFor(tx: DbClient, o: Obj, direct?: string | null): Promise<string | null> {
   const candidates = [direct, metaOf(o).developerId].filter((x): x is string => typeof x === 'string' && x !== '');
   for (const id of candidates) {
-    const { rowCount } = await tx.query('select 1 from developers where id = $1', [id]);
-    if (rowCount) return id;
+    if (await getDeveloper(tx, id)) return id;
   }
   const customer = idOf(o.customer);
   return customer ? findDeveloperByCustomer(tx, customer) : null;
@@ -125,10 +123,8 @@ async function stateRow(tx: DbClient, o: Obj, developerId: string): Promise<Bill
 }
 
 async function setTier(tx: DbClient, config: Config, developerId: string, tier: Tier, label: string): Promise<Effect> {
-  const { rows } = await tx.query<{ tier: string }>('select tier from developers where id = $1 for update', [
-    developerId,
-  ]);
-  if (rows[0]?.tier === tier) return { effect: `${label}tier:${tier} (unchanged)`, developerId };
+  if ((await lockDeveloperTier(tx, developerId)) === tier)
+    return { effect: `${label}tier:${tier} (unchanged)`, developerId };
   const account = await applyTier(tx, config, developerId, tier);
   return { effect: `${label}tier:${tier}`, developerId, tierChanged: true, account };
 }

@@ -31,6 +31,12 @@ export async function getDeveloper(db: Queryable, id: string): Promise<Developer
   return rows[0] ?? null;
 }
 
+/** The developer's tier, its row locked for the rest of the caller's transaction; null when there is none. */
+export async function lockDeveloperTier(db: Queryable, id: string): Promise<Tier | null> {
+  const { rows } = await db.query<{ tier: Tier }>('select tier from developers where id = $1 for update', [id]);
+  return rows[0]?.tier ?? null;
+}
+
 /** A developer as the portal shows it: with the phone it signs in with (null for developers made by the CLI). */
 export interface PhoneDeveloperRow extends DeveloperRow {
   phone: string | null;
