@@ -23,7 +23,7 @@ import { startOpenAiChatDouble } from '../../test/doubles/openai-chat.ts';
 import { TwilioCaller } from '../../test/realtime/doubles/twilio-caller.ts';
 import { fliteUtterance, tokenFromTwiml, wsUrl } from '../../test/realtime/helpers.ts';
 import { printReport, type Final } from './report.ts';
-import { BARGE_IN, BARGE_Q, LONG, pauseMs, pct, REPLY, utterance, UTTERANCES } from './script.ts';
+import { BARGE_IN, BARGE_Q, LONG, pauseMs, pct, REPLY, trimSilence, utterance, UTTERANCES } from './script.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -115,7 +115,7 @@ async function main(): Promise<void> {
 
   const audio = new Map<string, Buffer>();
   for (const t of [...UTTERANCES.flatMap((u) => u.split(' | ')), BARGE_Q, BARGE_IN])
-    audio.set(t, await fliteUtterance(t));
+    audio.set(t, trimSilence(await fliteUtterance(t)));
   /** The caller's audio for a turn: its segments with the call's pause between them. */
   const speech = (text: string, pause: number) =>
     Buffer.concat(

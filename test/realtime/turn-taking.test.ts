@@ -129,8 +129,21 @@ describe('turn detector: pause and adaptive window', () => {
     expect(events).toEqual([
       { type: 'start', onsetMs: 0, atMs: 60 },
       { type: 'pause', lastSpeechMs: 400, atMs: 460 },
+      { type: 'resume', atMs: 500 },
       { type: 'pause', lastSpeechMs: 700, atMs: 760 },
     ]);
+  });
+
+  it('takes speech the STT heard (its word timings) as speech: the silence restarts there, a pause resumes', () => {
+    const d = new TurnDetector({ threshold: 0.5, startMs: 60, endpointMs: 800, pauseMs: 60 });
+    for (let t = 0; t < 200; t += 20) d.push(0.9, t, 20); // speech until 200 ms
+    for (let t = 200; t < 300; t += 20) d.push(0.1, t, 20); // the pause is reported at 260 ms
+    expect(d.heardSpeechUntil(150)).toBeNull(); // older than the VAD's own last speech: nothing
+    // A soft onset the model scored as silence: the STT's new word ends at 900 ms. No end at 1000 ms.
+    expect(d.heardSpeechUntil(900)).toEqual({ type: 'resume', atMs: 900 });
+    for (let t = 300; t < 1680; t += 20) expect(d.push(0.1, t, 20)?.type).not.toBe('end');
+    expect(d.push(0.1, 1680, 20)).toEqual({ type: 'end', onsetMs: 0, lastSpeechMs: 900, atMs: 1700 });
+    expect(d.heardSpeechUntil(2000)).toBeNull(); // outside speech: nothing to extend
   });
 });
 

@@ -52,7 +52,11 @@ export interface SttStreamOptions {
 }
 
 export type SttStreamEvent =
-  | { type: 'partial'; text: string }
+  /**
+   * `end`: stream time (s) where the partial's last word ends, when the engine says (Deepgram's word timings): the
+   * session takes new words that end after the VAD's last speech as proof that the caller is still talking.
+   */
+  | { type: 'partial'; text: string; end?: number }
   | { type: 'final'; text: string; start: number; end: number; words?: TranscriptWord[] };
 
 /** A live recognition stream: write PCM frames as they arrive; events yield partial and final results. */

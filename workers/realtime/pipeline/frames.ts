@@ -11,6 +11,8 @@ export type DataFrame =
   | { kind: 'speech-end'; atMs: number; lastSpeechMs: number }
   /** The caller went quiet (a short silence, before the endpoint): a reply may be prepared, not yet spoken. */
   | { kind: 'speech-pause'; atMs: number; lastSpeechMs: number }
+  /** The caller spoke again after a pause, within the same utterance (the endpoint had not passed). */
+  | { kind: 'speech-resume'; atMs: number }
   | { kind: 'transcript'; text: string; final: boolean; atMs: number }
   /** A complete user turn for the agent: the text and when the caller's last speech sample was. */
   | { kind: 'user-turn'; text: string; lastSpeechMs: number; sttMs: number; turnId: string }

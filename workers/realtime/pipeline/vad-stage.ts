@@ -92,8 +92,14 @@ export class VadStage extends Stage {
     this.report(this.detector.silentUntil(this.audioMs + (this.buf.length / this.vad.sampleRate) * 1000));
   }
 
+  /** Speech heard up to `atMs` by the STT (see TurnDetector.heardSpeechUntil). */
+  heardSpeechUntil(atMs: number): void {
+    this.report(this.detector.heardSpeechUntil(atMs));
+  }
+
   private report(ev: TurnDetectorEvent | null): void {
     if (ev?.type === 'start') this.emit({ kind: 'speech-start', atMs: ev.onsetMs });
+    else if (ev?.type === 'resume') this.emit({ kind: 'speech-resume', atMs: ev.atMs });
     else if (ev?.type === 'pause') this.emit({ kind: 'speech-pause', atMs: ev.atMs, lastSpeechMs: ev.lastSpeechMs });
     else if (ev?.type === 'end') this.emit({ kind: 'speech-end', atMs: ev.atMs, lastSpeechMs: ev.lastSpeechMs });
   }

@@ -175,6 +175,10 @@ export class CallerInput {
     } else if (f.kind === 'speech-pause' && this.utt) {
       this.utt.paused = true;
       this.maybePrepare();
+    } else if (f.kind === 'speech-resume' && this.utt) {
+      // The caller goes on after a pause: the reply prepared for what they had said no longer answers them.
+      if (this.utt.paused) this.host.unprepare();
+      this.utt.paused = false;
     } else if (f.kind === 'speech-end' && this.utt) {
       this.utt.lastSpeechAudioMs = f.lastSpeechMs;
       this.utt.endpointAudioMs = f.atMs;
@@ -240,6 +244,7 @@ export class CallerInput {
     try {
       for await (const ev of stream.events) {
         if (ev.type === 'partial') {
+          this.heardNewWords(ev.text, ev.end);
           this.partial = ev.text;
           // STT heard speech over the agent before the VAD (which may lag under load) did: open the utterance.
           // Two words at least, so that a noise the STT mistakes for a word does not cut the agent off.
@@ -280,6 +285,18 @@ export class CallerInput {
     if (u.duringAgent && !u.interrupted && this.host.agentActive() && heard && !isBackchannel(heard))
       this.interrupt('speech', u);
     this.commit(false);
+  }
+
+  /**
+   * New words whose timings end after the VAD's last speech frame: the caller is talking although the VAD scored
+   * silence (a soft onset like "T…uesday" after a pause, a quiet word). The silence window restarts there, so a
+   * pause the model misjudged does not end the turn mid-sentence.
+   */
+  private heardNewWords(text: string, endS: number | undefined): void {
+    const u = this.utt;
+    if (endS === undefined || !u || u.endpointAt !== null) return;
+    if (words(text).length <= words(this.partial).length) return;
+    this.vad.heardSpeechUntil(endS * 1000);
   }
 
   /** What the caller said so far in the open utterance. */

@@ -16,6 +16,7 @@ export interface TurnDetectorOptions {
 export type TurnDetectorEvent =
   | { type: 'start'; onsetMs: number; atMs: number }
   | { type: 'pause'; lastSpeechMs: number; atMs: number }
+  | { type: 'resume'; atMs: number }
   | { type: 'end'; onsetMs: number; lastSpeechMs: number; atMs: number };
 
 export class TurnDetector {
@@ -59,6 +60,10 @@ export class TurnDetector {
     const end = atMs + frameMs;
     if (isSpeech) {
       this.lastSpeechEnd = end;
+      if (this.speaking && this.pauseReported) {
+        this.pauseReported = false;
+        return { type: 'resume', atMs };
+      }
       this.pauseReported = false;
       if (this.runStart === null) this.runStart = atMs;
       if (!this.speaking && end - this.runStart >= this.opts.startMs) {
@@ -82,6 +87,19 @@ export class TurnDetector {
    */
   silentUntil(atMs: number): TurnDetectorEvent | null {
     return this.speaking ? this.endIfSilentFor(atMs) : null;
+  }
+
+  /**
+   * Another detector (the STT's word timings) heard speech up to `atMs` that this one scored as silence — a soft
+   * onset after a pause ("…on | Tuesday"), a quiet word. The silence restarts from there, so a pause the model
+   * misjudged does not end the utterance; after a reported pause it is a `resume`.
+   */
+  heardSpeechUntil(atMs: number): TurnDetectorEvent | null {
+    if (!this.speaking || atMs <= this.lastSpeechEnd) return null;
+    this.lastSpeechEnd = atMs;
+    if (!this.pauseReported) return null;
+    this.pauseReported = false;
+    return { type: 'resume', atMs };
   }
 
   private endIfSilentFor(atMs: number): TurnDetectorEvent | null {

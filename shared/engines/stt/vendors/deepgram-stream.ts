@@ -46,7 +46,10 @@ export function deepgramLiveStream(
         const alt = r.channel?.alternatives?.[0];
         const transcript = alt?.transcript?.trim() ?? '';
         if (!transcript) return;
-        if (!r.is_final) return emit({ type: 'partial', text: transcript });
+        if (!r.is_final) {
+          const last = alt?.words?.at(-1);
+          return emit({ type: 'partial', text: transcript, ...(last ? { end: last.end } : {}) });
+        }
         const words: TranscriptWord[] = (alt?.words ?? []).map((w) => ({
           word: w.punctuated_word ?? w.word,
           start: w.start,
