@@ -1,20 +1,12 @@
 import { performance } from 'node:perf_hooks';
 import { pcmToInt16 } from '../../../shared/audio/pcm.ts';
-import { sessionMinuteHold } from '../../../shared/billing/session-hold.ts';
-import type { Reservation } from '../../../shared/billing/types.ts';
 import type { ToolCallRecord } from '../../../shared/contracts/agents.ts';
 import type { LlmMessage } from '../../../shared/engines/llm/types.ts';
 import { activeRealtimeSessions } from '../../../shared/observability/metrics.ts';
 import type { Frame } from '../pipeline/frames.ts';
 import type { SentenceStage } from '../pipeline/sentence-stage.ts';
 import type { Pipeline } from '../pipeline/stage.ts';
-import {
-  assistantTurn,
-  assistantTurnRecord,
-  observeTurnStages,
-  sessionMetrics,
-  type AssistantTurn,
-} from './assistant-turn.ts';
+import { assistantTurn, assistantTurnRecord, observeTurnStages, type AssistantTurn } from './assistant-turn.ts';
 import { CallerInput, type SpokenTurn } from './caller-input.ts';
 import { DtmfCollector } from './dtmf.ts';
 import { PreparedReplies } from './prepared-reply.ts';
@@ -22,9 +14,8 @@ import { callAudio } from './call-audio.ts';
 import type { Playback } from './playback.ts';
 import { buildReplyPipeline } from './reply-pipeline.ts';
 import { storeRecording, type StereoRecorder } from './recorder.ts';
-import type { TraceStore } from './trace-store.ts';
+import { SessionAccounting } from './session-accounting.ts';
 import type { SessionInit } from './types.ts';
-import { settleEngineUsage } from './usage.ts';
 
 /**
  * One conversation: caller audio → VAD + endpointing → STT → user turn → LLM → sentences → TTS → playback, with
@@ -47,11 +38,8 @@ export class CallSession {
   private readonly dtmf = new DtmfCollector((digits) => this.keypadTurn(digits));
   private ended: Promise<void> | null = null;
   private maxTimer: NodeJS.Timeout;
-  private ttsChars = 0;
-  private llmTokens = 0;
-  private interruptions = 0;
-  private tools = 0;
-  private writes: Promise<unknown>[] = [];
+  /** The minute hold, usage counts, trace rows and the metering at the end. */
+  private readonly accounting: SessionAccounting;
   /** Resolves when the session has ended (stop, hang-up or limit). */
   readonly done: Promise<void>;
   private resolveDone!: () => void;
@@ -60,6 +48,7 @@ export class CallSession {
   constructor(private readonly s: SessionInit) {
     const { settings } = s;
     this.done = new Promise((r) => (this.resolveDone = r));
+    this.accounting = new SessionAccounting(s, () => this.input.sttAudioSeconds);
     ({ playback: this.playback, recorder: this.recorder } = callAudio(s, () => this.now()));
     this.input = new CallerInput(s, {
       now: () => this.now(),
@@ -76,7 +65,7 @@ export class CallSession {
       history: () => this.history,
       turn: (id) => this.turnById(id),
       toolExecuted: (turnId, rec) => this.toolExecuted(turnId, rec),
-      llmTokens: (n) => (this.llmTokens += n),
+      llmTokens: (n) => this.accounting.llmTokens(n),
       queuedAheadMs: () => this.playback.queuedAheadMs(),
       output: (f) => this.onOutputFrame(f),
       fail: (stage, e) => this.fail(stage, e),
@@ -102,15 +91,13 @@ export class CallSession {
     const { engines, transport } = this.s;
     activeRealtimeSessions.inc({ transport: transport.channel });
     // Credit pre-check: hold the first minute (402-style refusal before the caller hears anything); settled at the end.
-    this.sessionHold = await this.s.infra.meter
-      .reserve(sessionMinuteHold(this.s.developerId, this.s.sessionId, transport.channel))
-      .catch((e: Error) => {
-        this.failure = `start: ${e.message}`;
-        throw e;
-      });
+    await this.accounting.holdFirstMinute().catch((e: Error) => {
+      this.failure = `start: ${e.message}`;
+      throw e;
+    });
 
     this.input.openStt();
-    this.write(
+    this.accounting.write(
       this.s.trace.started({
         developerId: this.s.developerId,
         agentId: this.s.agent.id,
@@ -160,7 +147,7 @@ export class CallSession {
 
   /** The caller finished an utterance: its user turn row, and the reply to it when something was said. */
   private spoke(u: SpokenTurn): void {
-    this.record({
+    this.accounting.record({
       idx: this.turnIdx++,
       speaker: 'user',
       text: u.text,
@@ -183,7 +170,14 @@ export class CallSession {
   private keypadTurn(digits: string): void {
     if (this.ended) return;
     const now = this.now();
-    this.record({ idx: this.turnIdx++, speaker: 'user', text: `DTMF ${digits}`, startMs: now, endMs: now, sttMs: 0 });
+    this.accounting.record({
+      idx: this.turnIdx++,
+      speaker: 'user',
+      text: `DTMF ${digits}`,
+      startMs: now,
+      endMs: now,
+      sttMs: 0,
+    });
     this.userTurn(`The caller pressed the keypad keys: ${digits.split('').join(' ')}`, now, now, 0);
   }
 
@@ -239,7 +233,7 @@ export class CallSession {
         const startMs = this.playback.nextStartMs();
         if (f.text.trim()) {
           this.playback.endSentence(t.id, f.sentence, f.text, startMs);
-          if (!f.cached) this.ttsChars += f.text.length;
+          if (!f.cached) this.accounting.ttsChars(f.text.length);
           if (t.userText) t.fullText += (t.fullText ? ' ' : '') + f.text;
         }
       }
@@ -276,7 +270,6 @@ export class CallSession {
     if (!t || t.closed) return;
     this.closeTurn(t, true, heard.join(' '));
     if (reason === 'new_turn') return;
-    this.interruptions++;
     const rec = {
       turnIdx: t.idx,
       atMs: onsetAt,
@@ -286,7 +279,7 @@ export class CallSession {
       reason,
     };
     this.s.log.info({ sessionId: this.s.sessionId, ...rec }, 'barge-in');
-    this.write(this.s.trace.interruption(this.s.developerId, this.s.agent.id, rec));
+    this.accounting.interruption(rec);
   }
 
   private closeTurn(t: AssistantTurn, interrupted: boolean, heardText?: string): void {
@@ -296,35 +289,20 @@ export class CallSession {
     this.history.push(...(t.userText ? [{ role: 'user' as const, content: t.userText }] : []), ...t.kept);
     if (spoken) this.history.push({ role: 'assistant', content: spoken });
     const { record, timing } = assistantTurnRecord(t, { spoken, interrupted, now: this.now() });
-    this.record(record);
+    this.accounting.record(record);
     this.playback.forget(t.id);
     if (timing) this.s.log.debug({ sessionId: this.s.sessionId, ...timing }, 'turn timing');
   }
 
   private toolExecuted(turnId: string, rec: ToolCallRecord): void {
     const t = this.turnById(turnId);
-    this.tools++;
-    this.write(
-      this.s.trace.tool(t?.idx ?? this.turnIdx, {
-        name: rec.name,
-        ok: !rec.error,
-        error: rec.error,
-        durationMs: rec.durationMs,
-        atMs: this.now(),
-      }),
-    );
-  }
-
-  private record(turn: Parameters<TraceStore['turn']>[0]): void {
-    this.turnsRecorded.push(turn);
-    this.write(this.s.trace.turn(turn));
-  }
-  private turnsRecorded: Array<Parameters<TraceStore['turn']>[0]> = [];
-
-  private write(p: Promise<unknown>): void {
-    this.writes.push(
-      p.catch((e: Error) => this.s.log.error({ err: e.message, sessionId: this.s.sessionId }, 'trace write failed')),
-    );
+    this.accounting.tool(t?.idx ?? this.turnIdx, {
+      name: rec.name,
+      ok: !rec.error,
+      error: rec.error,
+      durationMs: rec.durationMs,
+      atMs: this.now(),
+    });
   }
 
   private fail(stage: string, e: unknown): void {
@@ -336,7 +314,6 @@ export class CallSession {
     }
   }
   private failure: string | null = null;
-  private sessionHold: Reservation | null = null;
 
   // ── end ──────────────────────────────────────────────────────────────────────────────────────────────────
 
@@ -362,16 +339,8 @@ export class CallSession {
     const durationMs = this.now();
     const recordingMs = this.recorder?.durationMs ?? 0;
     const recordingKey = await storeRecording(this.recorder, this.s);
-    await Promise.all(this.writes);
-    const metrics = sessionMetrics(this.turnsRecorded, {
-      durationMs,
-      toolExecutions: this.tools,
-      interruptions: this.interruptions,
-      sttAudioSeconds: this.input.sttAudioSeconds,
-      ttsCharacters: this.ttsChars,
-      llmTokens: this.llmTokens,
-      prepared: this.prepared.stats,
-    });
+    await this.accounting.flush();
+    const metrics = this.accounting.metrics(durationMs, this.prepared.stats);
     await this.s.trace
       .ended({
         status: this.failure ? 'failed' : 'completed',
@@ -382,25 +351,9 @@ export class CallSession {
         recordingMs,
       })
       .catch((e: Error) => this.s.log.error({ err: e.message, sessionId: this.s.sessionId }, 'trace write failed'));
-    await this.settleUsage(durationMs).catch((e: Error) =>
-      this.s.log.warn({ err: e.message, sessionId: this.s.sessionId }, 'session metering failed'),
-    );
+    await this.accounting.settle(durationMs);
     this.s.log.info({ sessionId: this.s.sessionId, reason, ...metrics }, 'session ended');
     this.onEnd(reason);
     this.resolveDone();
-  }
-
-  /** The session minutes (settling the hold taken at start) and the engines' own usage. */
-  private async settleUsage(durationMs: number): Promise<void> {
-    await this.sessionHold?.commit(Math.max(1, Math.ceil(durationMs / 60_000)));
-    await settleEngineUsage(this.s.infra.meter, {
-      developerId: this.s.developerId,
-      sessionId: this.s.sessionId,
-      engines: this.s.engines,
-      llm: { provider: this.s.runtime.provider, billable: this.s.runtime.key.billable },
-      sttAudioSeconds: this.input.sttAudioSeconds,
-      ttsChars: this.ttsChars,
-      llmTokens: this.llmTokens,
-    });
   }
 }

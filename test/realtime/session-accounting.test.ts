@@ -1,0 +1,169 @@
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getAgent } from '../../shared/agents/db.ts';
+import { prepareAgentRuntime } from '../../shared/agents/runtime.ts';
+import { newId } from '../../shared/ids.ts';
+import { createLogger } from '../../shared/observability/logger.ts';
+import { resolveSessionEngines, speechFor } from '../../shared/realtime/engines.ts';
+import { SessionAccounting } from '../../workers/realtime/session/session-accounting.ts';
+import { TraceStore } from '../../workers/realtime/session/trace-store.ts';
+import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
+
+let p: TestPlatform;
+beforeAll(async () => {
+  // A platform OpenAI key makes the LLM usage billable; the local STT and TTS a direct session uses are not.
+  p = await startTestPlatform({ roles: ['api'], env: { OPENAI_API_KEY: 'sk-test-accounting' } });
+});
+afterAll(() => p?.close());
+
+/** A direct session's books, built from the same parts bootstrap.ts gives a CallSession. */
+async function books(opts: { sttAudioSeconds?: () => number; logLines?: string[] } = {}) {
+  const dev = await p.developer('starter');
+  const a = await p.request('/v1/agents', {
+    method: 'POST',
+    key: dev.apiKey,
+    json: { name: 'Books', systemPrompt: 'You answer.', firstMessage: 'Hi.', llmModel: 'gpt-4o-mini' },
+  });
+  expect(a.status).toBe(201);
+  const agent = (await getAgent(p.infra.db, dev.developerId, ((await a.json()) as { id: string }).id))!;
+  const sessionId = newId('session');
+  const engines = await resolveSessionEngines(p.infra, speechFor(p.infra), dev.developerId, agent, 'direct');
+  const runtime = await prepareAgentRuntime(p.infra, {
+    developerId: dev.developerId,
+    agent,
+    conversationId: sessionId,
+    requestId: sessionId,
+  });
+  const lines = opts.logLines;
+  const log = lines
+    ? createLogger('trace', {}, new Writable({ write: (c: Buffer, _e, cb) => (lines.push(c.toString()), cb()) }))
+    : createLogger('silent');
+  const trace = new TraceStore(p.infra.db, sessionId);
+  const s = { infra: p.infra, sessionId, developerId: dev.developerId, agent, runtime, engines, trace, log };
+  const acc = new SessionAccounting({ ...s, transport: { channel: 'direct' } }, opts.sttAudioSeconds ?? (() => 0));
+  const started = () =>
+    trace.started({
+      developerId: dev.developerId,
+      agentId: agent.id,
+      channel: 'direct',
+      sttProvider: engines.sttProvider,
+      ttsProvider: engines.ttsProvider,
+      llmProvider: runtime.provider,
+    });
+  return { acc, sessionId, developerId: dev.developerId, started };
+}
+
+/** The developer's ledger in the order it was written. */
+async function ledger(developerId: string) {
+  const { rows } = await p.infra.db.query<{
+    category: string;
+    operation: string;
+    units: number;
+    billable: boolean;
+    credits: number;
+    status: string;
+    request_id: string;
+  }>(
+    `select category, operation, units::float8 as units, billable, credits::int as credits, status, request_id
+       from credit_ledger where developer_id = $1 order by created_at, id`,
+    [developerId],
+  );
+  return rows;
+}
+
+const count = async (table: string, sessionId: string) =>
+  (await p.infra.db.query<{ n: number }>(`select count(*)::int as n from ${table} where session_id = $1`, [sessionId]))
+    .rows[0]!.n;
+
+describe('SessionAccounting', () => {
+  it('holds the first minute, writes the trace rows, and at the end commits the minutes, then STT, TTS, LLM', async () => {
+    let sttSeconds = 12.34;
+    const { acc, sessionId, developerId, started } = await books({ sttAudioSeconds: () => sttSeconds });
+
+    await acc.holdFirstMinute();
+    expect(await ledger(developerId)).toMatchObject([
+      { category: 'session', operation: 'session.minutes', units: 1, status: 'reserved', request_id: sessionId },
+    ]);
+
+    acc.write(started());
+    await acc.flush(); // the session row, before the rows that refer to it
+    acc.record({ idx: 0, speaker: 'user', text: 'Hello?', startMs: 100, endMs: 900, sttMs: 40 });
+    acc.record({ idx: 1, speaker: 'assistant', text: 'Hi.', startMs: 1700, endMs: 2500, latencyMs: 800 });
+    acc.record({ idx: 2, speaker: 'user', text: 'Opening hours?', startMs: 3000, endMs: 3900, sttMs: 30 });
+    acc.record({ idx: 3, speaker: 'assistant', text: 'Nine to', startMs: 4300, endMs: 5000, latencyMs: 400 });
+    acc.tool(3, { name: 'lookup', ok: true, error: null, durationMs: 120, atMs: 4100 });
+    acc.interruption({ turnIdx: 3, atMs: 4800, detectionMs: 150, stopMs: 20, bleedWords: 1, reason: 'speech' });
+    acc.ttsChars(120);
+    acc.ttsChars(30);
+    acc.llmTokens(250);
+    await acc.flush();
+    expect(await count('rt_turns', sessionId)).toBe(4);
+    expect(await count('rt_tool_executions', sessionId)).toBe(1);
+    expect(await count('rt_interruptions', sessionId)).toBe(1);
+
+    expect(acc.metrics(61_000, { confirmed: 1, dropped: 2, llmChars: 10, ttsChars: 7 })).toEqual({
+      totalDurationMs: 61_000,
+      avgTurnLatencyMs: 600,
+      toolExecutions: 1,
+      interruptions: 1,
+      turns: 4,
+      sttAudioSeconds: 12.3,
+      ttsCharacters: 150,
+      llmTokens: 250,
+      preparedReplies: 1,
+      preparedRepliesDropped: 2,
+      droppedLlmTokens: 3,
+      droppedTtsCharacters: 7,
+    });
+
+    // Caller audio counted after the metrics (a batch transcription finishing as the call ends) is still billed.
+    sttSeconds = 20.2;
+    await acc.settle(61_000);
+    const rows = await ledger(developerId);
+    expect(rows).toMatchObject([
+      { category: 'session', operation: 'session.minutes', units: 2, billable: true, status: 'committed' },
+      { category: 'stt', operation: 'session.stt', units: 21, billable: false, credits: 0, status: 'committed' },
+      { category: 'tts', operation: 'session.tts', units: 150, billable: false, credits: 0, status: 'committed' },
+      { category: 'llm', operation: 'session.llm', units: 250, billable: true, status: 'committed' },
+    ]);
+    expect(rows[0]!.credits).toBeGreaterThan(0);
+    expect(rows[3]!.credits).toBeGreaterThan(0);
+    for (const r of rows) expect(r.request_id).toBe(sessionId);
+  });
+
+  it('out of credits: the hold is refused, and the end charges no minutes and no unused engine', async () => {
+    const { acc, developerId } = await books();
+    const spend = await p.infra.meter.reserve({
+      developerId,
+      category: 'tts',
+      units: 50_000, // a starter developer's whole monthly balance
+      unit: 'characters',
+      provider: 'default',
+      billable: true,
+      requestId: `req_spend_${developerId}`,
+      operation: 'synthesize',
+    });
+    await spend.commit();
+    await expect(acc.holdFirstMinute()).rejects.toMatchObject({ code: 'insufficient_credits' });
+    await acc.settle(5_000);
+    expect(await ledger(developerId)).toMatchObject([{ category: 'tts', operation: 'synthesize' }]);
+  });
+
+  it('a trace write that fails is logged, and the end still waits for the others and settles', async () => {
+    const logLines: string[] = [];
+    const { acc, sessionId, developerId, started } = await books({ logLines });
+    await acc.holdFirstMinute();
+    // No session row yet: the turn row's foreign key refuses it.
+    acc.record({ idx: 0, speaker: 'user', text: 'Too early', startMs: 0, endMs: 10 });
+    await acc.flush();
+    acc.write(started());
+    await acc.flush();
+    acc.record({ idx: 1, speaker: 'user', text: 'Hello?', startMs: 100, endMs: 900 });
+    await acc.flush();
+    expect(logLines.filter((l) => l.includes('trace write failed') && l.includes(sessionId))).toHaveLength(1);
+    expect(await count('rt_turns', sessionId)).toBe(1);
+    expect(acc.metrics(1_000, { confirmed: 0, dropped: 0, llmChars: 0, ttsChars: 0 }).turns).toBe(2);
+    await acc.settle(1_000);
+    expect(await ledger(developerId)).toMatchObject([{ operation: 'session.minutes', units: 1, status: 'committed' }]);
+  });
+});
