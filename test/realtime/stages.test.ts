@@ -58,26 +58,31 @@ describe('pipeline stages', () => {
     h.push({ kind: 'llm-done', turnId: 'trn_1', llmMs: 10 });
     await h.until((o) => o.some((f) => f.kind === 'llm-done'));
     const sentences = h.out.filter((f) => f.kind === 'sentence').map((f) => (f as { text: string }).text);
-    expect(sentences).toEqual(['Hello there, how are you today?', 'I am fine. Ok.', 'Bye now']);
-    expect(h.out.at(-2)).toMatchObject({ kind: 'sentence', last: true, index: 2 });
+    // "Hello there," is the reply's opener: spoken first, alone (see 'first chunk of a reply').
+    expect(sentences).toEqual(['Hello there,', 'how are you today?', 'I am fine. Ok.', 'Bye now']);
+    expect(h.out.at(-2)).toMatchObject({ kind: 'sentence', last: true, index: 3 });
   });
 });
 
 describe('first chunk of a reply', () => {
-  it('speaks up to a clause or a phrase boundary (5–8 words) before the first sentence ends', async () => {
+  it('speaks an opener, or up to a clause or a phrase boundary (3–8 words), before the first sentence ends', async () => {
     const h = new StageHarness(new SentenceStage());
     const d = (text: string): Frame => ({ kind: 'llm-text', turnId: 'trn_2', text });
     h.push(d('We are open from eight in the morning until six in the evening '), d('from Monday to Friday. '));
     h.push(d('Well, on Saturdays, we open at nine. '), { kind: 'llm-done', turnId: 'trn_2', llmMs: 1 });
     await h.until((o) => o.some((f) => f.kind === 'llm-done'));
     const s = h.out.filter((f) => f.kind === 'sentence').map((f) => (f as { text: string }).text);
-    expect(s[0]).toBe('We are open from eight');
-    expect(s[1]).toBe('in the morning until six in the evening from Monday to Friday.');
+    expect(s[0]).toBe('We are open');
+    expect(s[1]).toBe('from eight in the morning until six in the evening from Monday to Friday.');
     expect(s[2]).toBe('Well, on Saturdays, we open at nine.');
     const h2 = new StageHarness(new SentenceStage());
     h2.push({ kind: 'llm-text', turnId: 'trn_3', text: 'Sure thing, and the second part, comes later' });
     await h2.until((o) => o.length > 0);
-    expect((h2.out[0] as { text: string }).text).toBe('Sure thing, and the second part,');
+    expect((h2.out[0] as { text: string }).text).toBe('Sure thing,');
+    const h4 = new StageHarness(new SentenceStage());
+    h4.push({ kind: 'llm-text', turnId: 'trn_5', text: 'The second part of it, comes later' });
+    await h4.until((o) => o.length > 0);
+    expect((h4.out[0] as { text: string }).text).toBe('The second part of it,');
     // No phrase boundary: eight words at most, counted only once a word is complete.
     const h3 = new StageHarness(new SentenceStage());
     const d3 = (text: string): Frame => ({ kind: 'llm-text', turnId: 'trn_4', text });

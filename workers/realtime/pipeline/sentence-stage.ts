@@ -7,10 +7,11 @@ const BOUNDARY = /([.!?…]+["'”’)\]]*\s+|\n+)/;
 const MIN_CHARS = 12;
 /**
  * The first chunk of a reply is spoken before its sentence ends (the caller is waiting for it): at a phrase boundary
- * once it has FIRST_CHUNK_MIN_WORDS words, and at FIRST_CHUNK_MAX_WORDS words at the latest. At 60 tokens/s eight
- * words cost 130 ms of LLM time and ~35 ms of flite time; twelve cost 200 ms and ~50 ms.
+ * once it has FIRST_CHUNK_MIN_WORDS words, and at FIRST_CHUNK_MAX_WORDS words at the latest. At 60 tokens/s each
+ * word waited for costs ~17 ms of the turn's latency: three words before a phrase boundary ("We are open | from…")
+ * still read as a phrase, and eight cost 130 ms of LLM time and ~35 ms of flite time.
  */
-const FIRST_CHUNK_MIN_WORDS = 5;
+const FIRST_CHUNK_MIN_WORDS = 3;
 const FIRST_CHUNK_MAX_WORDS = 8;
 /** Words that open a new phrase, so a pause before them sounds natural. */
 const PHRASE_START = new Set(
@@ -18,6 +19,11 @@ const PHRASE_START = new Set(
     ' ',
   ),
 );
+/**
+ * An opener of one or two words closed by a comma ("Sure,", "Of course,", "Well,"): said alone it sounds as people
+ * say it, with a pause after, and the caller hears it one LLM token after the first.
+ */
+const OPENER = /^\S+(?:\s\S+)?[,;:]\s/;
 /** Complete words: a word counts once the whitespace after it has arrived. */
 const COMPLETE_WORD = /\s*(\S+)\s+/y;
 
@@ -75,12 +81,12 @@ export class SentenceStage extends Stage {
   }
 
   /**
-   * The first words of a reply are what the caller waits for: before the first sentence ends, speak up to a clause
-   * boundary (", " "; " ": " after 20 characters) or the first phrase boundary (see FIRST_CHUNK_MIN_WORDS),
-   * whichever comes first.
+   * The first words of a reply are what the caller waits for: before the first sentence ends, speak an opener
+   * ("Sure,"), or up to a clause boundary (", " "; " ": " after 20 characters) or the first phrase boundary (see
+   * FIRST_CHUNK_MIN_WORDS), whichever comes first.
    */
   private firstChunk(): void {
-    const clause = /^.{20,}?[,;:]\s/.exec(this.buf);
+    const clause = OPENER.exec(this.buf) ?? /^.{20,}?[,;:]\s/.exec(this.buf);
     if (clause) {
       this.out(clause[0].trim(), false);
       this.buf = this.buf.slice(clause[0].length);
