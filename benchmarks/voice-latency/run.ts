@@ -17,7 +17,7 @@ import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { startDeepgramLiveDouble } from '../../test/realtime/doubles/deepgram-live.ts';
+import { startDeepgramLiveDouble } from '../../test/doubles/deepgram-live.ts';
 import { startCartesiaDouble } from '../../test/doubles/cartesia.ts';
 import { startOpenAiChatDouble } from '../../test/doubles/openai-chat.ts';
 import { TwilioCaller } from '../../test/realtime/doubles/twilio-caller.ts';
@@ -52,7 +52,8 @@ const PROFILE = {
 
 async function main(): Promise<void> {
   // Vendor doubles with the declared latency profiles.
-  const dg = await startDeepgramLiveDouble((_c, u) => utterance(u, TURNS), {
+  const dg = await startDeepgramLiveDouble({
+    script: (_c, u) => utterance(u, TURNS),
     finalAfterMs: PROFILE.sttFinalAfterMs,
     interimEveryMs: 100,
   });

@@ -5,8 +5,8 @@ import { scriptedWords, SCRIPT } from './transcript.ts';
 /**
  * Deepgram REST: Aura `POST /v1/speak?model&encoding=linear16&container=none&sample_rate` (streams linear16) and
  * prerecorded `POST /v1/listen` (WAV body → `{metadata, results: {channels, utterances}}`). Auth
- * `Authorization: Token <key>`; errors `{err_code, err_msg, request_id}`. The streaming WebSocket double is
- * deepgram-stream.ts.
+ * `Authorization: Token <key>`; errors `{err_code, err_msg, request_id}`. The live WebSocket double is
+ * deepgram-live.ts.
  */
 export function startDeepgramDouble(): Promise<HttpDouble> {
   return startHttpDouble({

@@ -8,7 +8,7 @@ import { SCRIPT } from './transcript.ts';
  * Shared machinery of live-transcription WebSocket doubles: a server on port 0 that refuses bad handshakes with
  * an HTTP status and the vendor's JSON body, records each connection, "recognises" scripted utterances from the
  * energy of the audio it receives (linear16 or μ-law) with endpointing by silence, and sends messages in order
- * after the delays of a declared latency profile.
+ * after the delays of a declared latency profile. A vendor may bring its own speech model instead (`listen`).
  */
 
 export interface LatencyProfile {
@@ -23,6 +23,12 @@ export interface LatencyProfile {
 }
 
 export const FAST: LatencyProfile = { connectMs: 0, interimMs: 0, interimEveryMs: 100, finalMs: 0 };
+
+/**
+ * What the caller says: lines said in turn (across connections, cycling), or the line of connection `connection`'s
+ * `utterance`-th utterance (a test that scripts each call).
+ */
+export type Script = string[] | ((connection: number, utterance: number) => string);
 
 export interface LiveConnection {
   query: URLSearchParams;
@@ -46,8 +52,8 @@ export interface Utterance {
 export interface LiveDouble {
   url: string;
   key: string;
-  /** Utterances recognised in order, one per stretch of speech (cycles when exhausted). */
-  script: string[];
+  /** Utterances recognised in order, one per stretch of speech. */
+  script: Script;
   latency: LatencyProfile;
   connections: LiveConnection[];
   /** The next handshake is refused with this HTTP status. */
@@ -60,7 +66,7 @@ export interface LiveDouble {
 /** Per-connection hooks of one vendor's protocol. */
 export interface Session {
   conn: LiveConnection;
-  /** Sends a message after `afterMs`, never before an earlier one. */
+  /** Sends a message after `afterMs`, never before an earlier one; at once when 0 and nothing is queued. */
   send(msg: Record<string, unknown>, afterMs: number): void;
   /** Closes after everything queued has gone out. */
   closeAfterQueued(code: number): void;
@@ -73,6 +79,8 @@ export interface Session {
   audio(bytes: Buffer): void;
   /** The audio format, when a session message (not the URL) sets it. */
   setFormat(encoding: 'linear16' | 'mulaw', sampleRate: number): void;
+  /** The script's next line for this connection. */
+  nextLine(): string;
 }
 
 export interface LiveVendor {
@@ -90,6 +98,11 @@ export interface LiveVendor {
   onControl(s: Session, type: string, msg: Record<string, unknown>): void;
   /** Sees each binary audio message before it is "heard" (size rules). */
   onAudioMessage?(s: Session, bytes: number): void;
+  /**
+   * A speech model of the vendor double's own, replacing the built-in endpointing (and onInterim/onFinal): called
+   * once per connection, it returns what hears each audio chunk, given its RMS and length in seconds.
+   */
+  listen?(s: Session): (rms: number, seconds: number) => void;
 }
 
 const SPEECH_RMS = 500;
@@ -115,7 +128,7 @@ function rmsOf(audio: Buffer, encoding: string): number {
 
 export async function startLiveDouble(
   vendor: LiveVendor,
-  opts: { latency?: LatencyProfile; script?: string[]; key: string },
+  opts: { latency?: LatencyProfile; script?: Script; key: string },
 ): Promise<LiveDouble> {
   const http = createServer((_req, res) => res.writeHead(426).end());
   const wss = new WebSocketServer({ noServer: true });
@@ -156,16 +169,17 @@ export async function startLiveDouble(
     if (u.pathname !== vendor.path) return refuse(socket, 404, 'no such path');
     const why = vendor.refuse(u.searchParams, req.headers, double.key);
     if (why) return refuse(socket, why[0], why[1]);
-    setTimeout(
-      () => wss.handleUpgrade(req, socket, head, (ws) => serve(ws, u.searchParams, req.headers)),
-      double.latency.connectMs,
-    );
+    const accept = () => wss.handleUpgrade(req, socket, head, (ws) => serve(ws, u.searchParams, req.headers));
+    // A 0 ms profile accepts at once, not a timer tick later.
+    if (double.latency.connectMs > 0) setTimeout(accept, double.latency.connectMs);
+    else accept();
   });
 
   function serve(ws: WebSocket, query: URLSearchParams, headers: IncomingHttpHeaders): void {
     sockets.add(ws);
     const conn: LiveConnection = { query, headers, audioBytes: 0, controls: [], sent: [] };
-    double.connections.push(conn);
+    const index = double.connections.push(conn) - 1;
+    let utterances = 0;
     let encoding = vendor.encoding(query);
     let bytesPerSecond = vendor.sampleRate(query) * (encoding === 'mulaw' ? 1 : 2);
     const endpointingS = vendor.endpointingS(query);
@@ -174,15 +188,24 @@ export async function startLiveDouble(
     let lastInterimAt = 0;
     let finalizedUpTo = 0;
     let lastAt = 0;
+    let queued = 0;
+    const deliver = (msg: Record<string, unknown>) => {
+      if (ws.readyState !== ws.OPEN) return;
+      conn.sent.push(msg);
+      ws.send(JSON.stringify(msg));
+    };
 
     const session: Session = {
       conn,
       send(msg, afterMs) {
+        // Without a declared delay a message goes out in the tick that caused it, as from a vendor's own loop: a
+        // timer would add event-loop lag that no profile declared (latency benchmarks time these messages).
+        if (afterMs <= 0 && queued === 0) return deliver(msg);
         lastAt = Math.max(Date.now() + afterMs, lastAt);
+        queued++;
         setTimeout(() => {
-          if (ws.readyState !== ws.OPEN) return;
-          conn.sent.push(msg);
-          ws.send(JSON.stringify(msg));
+          queued--;
+          deliver(msg);
         }, lastAt - Date.now());
       },
       close(code, reason) {
@@ -203,13 +226,14 @@ export async function startLiveDouble(
         encoding = enc;
         bytesPerSecond = rate * (enc === 'mulaw' ? 1 : 2);
       },
+      nextLine() {
+        const s = double.script;
+        return typeof s === 'function' ? s(index, utterances++) : s[scriptPos++ % s.length]!;
+      },
     };
-    const nextUtterance = () => {
-      const text = double.script[scriptPos % double.script.length]!;
-      scriptPos++;
-      return text.split(/\s+/).filter(Boolean);
-    };
+    const nextUtterance = () => session.nextLine().split(/\s+/).filter(Boolean);
     vendor.onOpen?.(session);
+    const ear = vendor.listen?.(session);
 
     ws.on('message', (data, isBinary) => {
       if (!isBinary) {
@@ -231,8 +255,11 @@ export async function startLiveDouble(
     function onAudio(audio: Buffer): void {
       conn.audioBytes += audio.length;
       const chunkStart = audioTime;
-      audioTime += audio.length / bytesPerSecond;
-      if (rmsOf(audio, encoding) >= SPEECH_RMS) {
+      const seconds = audio.length / bytesPerSecond;
+      audioTime += seconds;
+      const rms = rmsOf(audio, encoding);
+      if (ear) return ear(rms, seconds);
+      if (rms >= SPEECH_RMS) {
         if (!speech)
           speech = { start: Math.max(chunkStart, finalizedUpTo), last: audioTime, words: nextUtterance(), interims: 0 };
         speech.last = audioTime;

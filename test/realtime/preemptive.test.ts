@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, waitUntil, type TestPlatform } from '../helpers/platform.ts';
-import { startDeepgramLiveDouble, type DeepgramLiveDouble } from './doubles/deepgram-live.ts';
+import { startDeepgramLiveDouble, type DeepgramLiveDouble } from '../doubles/deepgram-live.ts';
 import { startOpenAiChatDouble, type OpenAiChatDouble } from '../doubles/openai-chat.ts';
 import { TwilioCaller } from './doubles/twilio-caller.ts';
 import { fliteUtterance, tokenFromTwiml, wsUrl } from './helpers.ts';
@@ -20,7 +20,7 @@ const lines: string[] = [];
 const REPLY = (text: string) => `You said ${text.replace(/[^\w ]/g, '').split(' ').length} words, noted.`;
 
 beforeAll(async () => {
-  dg = await startDeepgramLiveDouble((_c, u) => lines[u] ?? 'Hello there.');
+  dg = await startDeepgramLiveDouble({ script: (_c, u) => lines[u] ?? 'Hello there.' });
   llm = await startOpenAiChatDouble((body) => {
     const last = (body.messages as Array<{ content: string }>).at(-1)?.content ?? '';
     return { text: REPLY(last) };

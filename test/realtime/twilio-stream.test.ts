@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../shared/observability/logger.ts';
 import { keepSessions } from '../../workers/realtime/session/keeper.ts';
 import { startTestPlatform, waitUntil, type TestPlatform } from '../helpers/platform.ts';
-import { startDeepgramLiveDouble, type DeepgramLiveDouble } from './doubles/deepgram-live.ts';
+import { startDeepgramLiveDouble, type DeepgramLiveDouble } from '../doubles/deepgram-live.ts';
 import { startOpenAiChatDouble, type OpenAiChatDouble } from '../doubles/openai-chat.ts';
 import { TwilioCaller } from './doubles/twilio-caller.ts';
 import { fliteUtterance, rms, tokenFromTwiml, wsUrl } from './helpers.ts';
@@ -47,11 +47,13 @@ async function detail(sessionId: string) {
 beforeAll(async () => {
   let conn = 0;
   const script: string[][] = [];
-  dg = await startDeepgramLiveDouble((c, u) => {
-    const list = script[c] ?? [];
-    const text = list[u] ?? 'Hello there.';
-    said.set(c, [...(said.get(c) ?? []), text]);
-    return text;
+  dg = await startDeepgramLiveDouble({
+    script: (c, u) => {
+      const list = script[c] ?? [];
+      const text = list[u] ?? 'Hello there.';
+      said.set(c, [...(said.get(c) ?? []), text]);
+      return text;
+    },
   });
   // Each test registers what its caller will say before it dials.
   (globalThis as { __script?: (lines: string[]) => void }).__script = (lines) => (script[conn++] = lines);

@@ -3,19 +3,15 @@ import type { SttStreamEvent } from '../../../shared/engines/stt/types.ts';
 import { DeepgramStt } from '../../../shared/engines/stt/vendors/deepgram.ts';
 import type { DeepgramStreamOptions } from '../../../shared/engines/stt/vendors/deepgram-stream.ts';
 import { silence, tone } from '../../doubles/audio.ts';
-import {
-  DEEPGRAM_TYPICAL,
-  startDeepgramStreamDouble,
-  type DeepgramStreamDouble,
-} from '../../doubles/deepgram-stream.ts';
+import { DEEPGRAM_TYPICAL, startDeepgramLiveDouble, type DeepgramLiveDouble } from '../../doubles/deepgram-live.ts';
 import { engineError } from './conformance.ts';
 import { drain, frames, mulaw } from './stream-helpers.ts';
 
 describe('deepgram live STT over WebSocket', () => {
-  let dg: DeepgramStreamDouble;
+  let dg: DeepgramLiveDouble;
   let stt: DeepgramStt;
   beforeAll(async () => {
-    dg = await startDeepgramStreamDouble({ script: ['Hello there.', 'I need a table for two.'] });
+    dg = await startDeepgramLiveDouble({ model: 'endpointing', script: ['Hello there.', 'I need a table for two.'] });
     stt = new DeepgramStt({ baseUrl: dg.url, endpointingMs: 300 });
   });
   afterAll(() => dg.close());
@@ -81,7 +77,7 @@ describe('deepgram live STT over WebSocket', () => {
   });
 
   it('follows the declared latency profile (first partial and final arrive no sooner than declared)', async () => {
-    const slow = await startDeepgramStreamDouble({ latency: DEEPGRAM_TYPICAL });
+    const slow = await startDeepgramLiveDouble({ model: 'endpointing', latency: DEEPGRAM_TYPICAL });
     try {
       const e = new DeepgramStt({ baseUrl: slow.url });
       const s = e.stream({ sampleRate: 8000, language: 'en', apiKey: slow.key });

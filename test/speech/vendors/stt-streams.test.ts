@@ -3,7 +3,7 @@ import { DeepgramStt } from '../../../shared/engines/stt/vendors/deepgram.ts';
 import { ElevenLabsStt } from '../../../shared/engines/stt/vendors/elevenlabs.ts';
 import { OpenAiStt } from '../../../shared/engines/stt/vendors/openai.ts';
 import { startAssemblyAiStreamDouble } from '../../doubles/assemblyai-stream.ts';
-import { startDeepgramStreamDouble } from '../../doubles/deepgram-stream.ts';
+import { startDeepgramLiveDouble } from '../../doubles/deepgram-live.ts';
 import { startElevenLabsRealtimeDouble } from '../../doubles/elevenlabs-realtime.ts';
 import { startOpenAiRealtimeDouble } from '../../doubles/openai-realtime.ts';
 import { sttStreamConformance, type SttStreamCase } from './stt-stream-conformance.ts';
@@ -11,7 +11,7 @@ import { sttStreamConformance, type SttStreamCase } from './stt-stream-conforman
 const cases: SttStreamCase[] = [
   {
     provider: 'deepgram',
-    startDouble: (script) => startDeepgramStreamDouble({ script }),
+    startDouble: (script) => startDeepgramLiveDouble({ model: 'endpointing', script }),
     make: (d) => new DeepgramStt({ baseUrl: d.url }),
   },
   {
