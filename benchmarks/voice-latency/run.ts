@@ -14,7 +14,7 @@ import { spawn } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { once } from 'node:events';
 import { cpus, loadavg } from 'node:os';
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { startDeepgramLiveDouble } from '../../test/doubles/deepgram-live.ts';
@@ -211,6 +211,11 @@ async function main(): Promise<void> {
     }
   }
 
+  // The callers and the vendor doubles share this process: its CPU and event-loop delay say whether they, rather
+  // than the platform, were the bottleneck (a late caller sends its frames late and reads replies late).
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const results = await Promise.allSettled(Array.from({ length: CALLS }, (_, i) => call(i)));
   const reasons = new Map<string, number>();
@@ -225,6 +230,8 @@ async function main(): Promise<void> {
     console.error(`turn ${k} (${utterance(k, TURNS)}): p50 ${pct(xs, 50)} / p95 ${pct(xs, 95)} ms, n ${xs.length}`),
   );
   const wall = performance.now() - t0;
+  loop.disable();
+  const ownCpu = process.cpuUsage(cpu0);
 
   // Server-side traces: per-stage times, overhead, barge-in detection/stop.
   const stt: number[] = [];
@@ -296,7 +303,8 @@ async function main(): Promise<void> {
       `profiles: STT final ${PROFILE.sttFinalAfterMs} ms after end of speech (deepgram double); LLM first token ${PROFILE.llmFirstTokenMs} ms then ${PROFILE.llmTokensPerSecond} tokens/s (openai double); TTS ${VENDOR_TTS ? `vendor double (cartesia protocol, first byte ${args['tts-first-byte-ms']} ms)` : 'local flite (real)'}; endpointing ${args.endpointing} ms fixed, adaptive per the platform defaults`,
       `load average at the end: ${loadavg()
         .map((x) => x.toFixed(1))
-        .join(' ')}\n`,
+        .join(' ')}`,
+      `callers and vendor doubles (this process): user ${(ownCpu.user / 1e6).toFixed(1)} s, system ${(ownCpu.system / 1e6).toFixed(1)} s; event-loop delay p50 ${(loop.percentile(50) / 1e6).toFixed(0)} / p99 ${(loop.percentile(99) / 1e6).toFixed(0)} / max ${(loop.max / 1e6).toFixed(0)} ms\n`,
     ],
     calls: CALLS,
     failures,

@@ -134,6 +134,13 @@ describe('turn detector: pause and adaptive window', () => {
     ]);
   });
 
+  it('reports the pause at the threshold set from what was said', () => {
+    const d = new TurnDetector({ threshold: 0.5, startMs: 60, endpointMs: 800, pauseMs: 60 });
+    for (let t = 0; t < 320; t += 32) d.push(0.9, t, 32); // speech until 320 ms
+    d.setPauseMs(30); // "…hurting.": a finished sentence, prepare after one frame of silence
+    expect(d.push(0.1, 320, 32)).toEqual({ type: 'pause', lastSpeechMs: 320, atMs: 352 });
+  });
+
   it('takes speech the STT heard (its word timings) as speech: the silence restarts there, a pause resumes', () => {
     const d = new TurnDetector({ threshold: 0.5, startMs: 60, endpointMs: 800, pauseMs: 60 });
     for (let t = 0; t < 200; t += 20) d.push(0.9, t, 20); // speech until 200 ms

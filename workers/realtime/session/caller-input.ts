@@ -60,6 +60,11 @@ export interface CallerInputHost {
  * between two words (and the VAD's own flicker) does not start one.
  */
 export const PREPARE_AFTER_MS = 60;
+/**
+ * After an utterance that reads as finished (final punctuation, a question), one Silero frame of silence is enough:
+ * the reply is prepared ~30 ms sooner, and a caller who goes on drops it (rare after a closed sentence).
+ */
+export const PREPARE_AFTER_COMPLETE_MS = 30;
 
 /**
  * The caller's side of a call: PCM → VAD + endpointing and STT (streaming, or one transcription per utterance for a
@@ -170,6 +175,7 @@ export class CallerInput {
         if (!this.stt) this.uttAudio = [...this.preroll];
         this.utt = this.newUtterance(f.atMs);
         this.vad.detector.setEndpointMs(this.s.settings.endpointing.fixedMs);
+        if (this.s.settings.endpointing.preemptive) this.vad.detector.setPauseMs(PREPARE_AFTER_MS);
       }
       this.s.transport.event({ type: 'speech_started' });
     } else if (f.kind === 'speech-pause' && this.utt) {
@@ -313,6 +319,9 @@ export class CallerInput {
     // lengthen the window, never shorten it; finals may do both.
     const d = this.vad.detector;
     d.setEndpointMs(final ? ms : Math.max(ms, d.currentEndpointMs));
+    if (this.s.settings.endpointing.preemptive) {
+      d.setPauseMs(completeness(this.heardSoFar()) === 'complete' ? PREPARE_AFTER_COMPLETE_MS : PREPARE_AFTER_MS);
+    }
     this.maybePrepare();
     this.vad.reconsider();
   }

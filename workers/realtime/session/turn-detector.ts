@@ -26,9 +26,16 @@ export class TurnDetector {
   private lastSpeechEnd = 0;
   private pauseReported = false;
   private endpointMs: number;
+  private pauseMs: number;
 
   constructor(private readonly opts: TurnDetectorOptions) {
     this.endpointMs = opts.endpointMs;
+    this.pauseMs = opts.pauseMs ?? 0;
+  }
+
+  /** The silence after which a pause is reported (0 = never); set from what was said, like the endpoint. */
+  setPauseMs(ms: number): void {
+    this.pauseMs = ms;
   }
 
   /** The silence that ends the current utterance (adaptive endpointing sets it from what was said so far). */
@@ -105,8 +112,7 @@ export class TurnDetector {
   private endIfSilentFor(atMs: number): TurnDetectorEvent | null {
     const silent = atMs - this.lastSpeechEnd;
     if (silent < this.endpointMs) {
-      const pauseMs = this.opts.pauseMs ?? 0;
-      if (pauseMs <= 0 || this.pauseReported || silent < pauseMs) return null;
+      if (this.pauseMs <= 0 || this.pauseReported || silent < this.pauseMs) return null;
       this.pauseReported = true;
       return { type: 'pause', lastSpeechMs: this.lastSpeechEnd, atMs };
     }
