@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
 import { startChild } from '../lib/processes.ts';
 import { benchDatabase } from '../lib/bench-database.ts';
+import { apiRoleEnv } from './api-env.ts';
 
 const DURATION = Number(process.env.BENCH_DURATION_S ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
@@ -34,23 +34,11 @@ const { dbUrl, apiKey: key, s3dir, drop } = await benchDatabase('scale');
 const hello = await startChild(['benchmarks/api-overhead/hello.ts'], {}, (o) => /PORT=\d+/.test(o));
 const helloPort = /PORT=(\d+)/.exec(hello.output())![1];
 const platformPort = String(20_000 + Math.floor(Math.random() * 20_000));
+// BENCH_SKIP_ENGINES=1: the same api role without its engine registries' build step (issue 14), for an A/B run.
+const skipEngines = process.env.BENCH_SKIP_ENGINES === '1';
 const platform = await startChild(
-  ['scripts/start.ts', 'api'],
-  {
-    PORT: platformPort,
-    HOST: '127.0.0.1',
-    DATABASE_URL: dbUrl,
-    REDIS_PREFIX: `bench${randomBytes(3).toString('hex')}`,
-    S3_EMBEDDED_DIR: s3dir,
-    S3_EMBEDDED_PORT: '0',
-    LOG_LEVEL: 'warn',
-    // Measured as deployed: production mode, which refuses the published development secrets.
-    NODE_ENV: 'production',
-    PROVIDER_KEYS_ENCRYPTION_KEYS: `bench:${randomBytes(32).toString('base64')}`,
-    REALTIME_SESSION_SECRET: randomBytes(32).toString('hex'),
-    // The limiter still runs on every request; the limit is set high so the benchmark measures its cost.
-    RATE_LIMITS: 'starter:100000000,pro:100000000,scale:100000000',
-  },
+  [...(skipEngines ? ['--import', './benchmarks/api-overhead/skip-engines.ts'] : []), 'scripts/start.ts', 'api'],
+  apiRoleEnv({ dbUrl, s3dir, port: platformPort }),
   (o) => o.includes('platform is up') || o.includes('Voice Agent Platform is up'),
 );
 
@@ -73,7 +61,10 @@ try {
   const ratio = apiMax.rps / bareMax.rps;
   const fmt = (f: Figures) =>
     `${f.rps.toFixed(0).padStart(8)} req/s  p50 ${String(f.p50).padStart(3)} ms  p99 ${String(f.p99).padStart(3)} ms  errors ${f.errors}`;
-  console.log(`\napi-overhead (${DURATION}s per run, ${CONNECTIONS} connections at max, autocannon)`);
+  console.log(
+    `\napi-overhead (${DURATION}s per run, ${CONNECTIONS} connections at max, autocannon)` +
+      (skipEngines ? ', buildEngines skipped (BENCH_SKIP_ENGINES=1)' : ''),
+  );
   console.log(`  bare fastify, max:       ${fmt(bareMax)}`);
   console.log(`  GET /v1/me (auth), max:  ${fmt(apiMax)}`);
   console.log(`  bare fastify @500 req/s: ${fmt(bare500)}`);

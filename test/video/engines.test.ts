@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../shared/config/index.ts';
 import { buildEngines } from '../../shared/engines/boot.ts';
@@ -30,5 +31,32 @@ describe('engine registries built at start-up', () => {
   it('refuse a vendor base URL that is not http(s) or ws(s) when the configuration is read', () => {
     expect(() => loadConfig({ ELEVENLABS_BASE_URL: 'ftp://example.com/v1' })).toThrow(/ELEVENLABS_BASE_URL/);
     expect(() => loadConfig({ ELEVENLABS_BASE_URL: 'not a url' })).toThrow(/ELEVENLABS_BASE_URL/);
+  });
+
+  // Issue 14: every role builds the registries at boot, the api role included, so building them must check the
+  // configuration without loading any model or its runtime (that would grow every api process for nothing). A
+  // fresh process, since this one may have loaded them already; the VAD's first use is the control that the
+  // loader hook sees such a package when it does load.
+  it('load no model runtime (onnxruntime, Human/TensorFlow.js) until first use', () => {
+    const probe = `
+      import { registerHooks } from 'node:module';
+      const seen = new Set();
+      registerHooks({ load: (url, context, next) => (seen.add(url), next(url, context)) });
+      const heavy = () => [...seen].filter((u) => /node_modules\\/(onnxruntime|@vladmandic|@tensorflow)/.test(u));
+      const { loadConfig } = await import('./shared/config/index.ts');
+      const { buildEngines } = await import('./shared/engines/boot.ts');
+      const { speechEngines } = await import('./shared/engines/speech-registry.ts');
+      const infra = { config: loadConfig({}) };
+      buildEngines(infra);
+      await new Promise((r) => setTimeout(r, 100)); // a load started in the background counts too
+      const atBoot = heavy();
+      await speechEngines(infra).vad.load();
+      console.log(JSON.stringify({ atBoot, afterFirstUse: heavy() }));`;
+    const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', probe], {
+      encoding: 'utf8',
+    });
+    const { atBoot, afterFirstUse } = JSON.parse(out) as { atBoot: string[]; afterFirstUse: string[] };
+    expect(atBoot).toEqual([]);
+    expect(afterFirstUse.some((u) => u.includes('onnxruntime-node'))).toBe(true);
   });
 });
