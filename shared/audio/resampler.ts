@@ -134,20 +134,23 @@ export class Resampler {
   private drain(limit = Infinity): Int16Array {
     const { L, M, taps, halfWidth, table } = this;
     const bufEnd = this.bufStart + this.bufLen; // absolute index one past the last buffered sample
-    const out: number[] = [];
-    for (;;) {
+    // Outputs whose window fits in the buffer: n·M/L − halfWidth + 1 + taps ≤ bufEnd. Sized up front (this runs per
+    // 20 ms frame of every call: no growing array, no boxed numbers).
+    const fits = Math.floor(((bufEnd - taps + halfWidth - 1) * L) / M) + 1 - this.nextOut;
+    const out = new Int16Array(Math.max(0, Math.min(fits + 1, limit - this.nextOut)));
+    const buf = this.buf;
+    let count = 0;
+    for (; count < out.length; count++) {
       const n = this.nextOut;
-      if (n >= limit) break;
       const pos = n * M;
       const i = Math.floor(pos / L);
       const first = i - halfWidth + 1;
       if (first + taps > bufEnd) break;
-      const phase = pos - i * L;
-      const base = phase * taps;
+      const base = (pos - i * L) * taps;
       const off = first - this.bufStart;
       let acc = 0;
-      for (let k = 0; k < taps; k++) acc += this.buf[off + k]! * table[base + k]!;
-      out.push(clip16(Math.round(acc)));
+      for (let k = 0; k < taps; k++) acc += buf[off + k]! * table[base + k]!;
+      out[count] = clip16(Math.round(acc));
       this.nextOut++;
     }
     // Drop input no longer needed by the next output's window.
@@ -158,7 +161,7 @@ export class Resampler {
       this.bufLen -= drop;
       this.bufStart += drop;
     }
-    return Int16Array.from(out);
+    return count === out.length ? out : out.subarray(0, count);
   }
 }
 

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { collect, pcmToInt16 } from '../../shared/audio/index.ts';
+import { collect, int16ToPcm, pcmToInt16 } from '../../shared/audio/index.ts';
+import { resamplePcm } from '../../shared/audio/resampler.ts';
 import { PocketsphinxSttEngine, parsePocketsphinxOutput } from '../../shared/engines/stt/pocketsphinx.ts';
 import { lastCepstralMean, withCmnInit } from '../../shared/engines/stt/pocketsphinx-cmn.ts';
 import { PocketsphinxOutputParser } from '../../shared/engines/stt/pocketsphinx-output.ts';
@@ -273,6 +274,28 @@ describe('Silero VAD', () => {
     expect(regions[0]!.start).toBeGreaterThan(0.8);
     expect(regions[0]!.start).toBeLessThan(1.4);
     expect(regions[regions.length - 1]!.end).toBeLessThan(padded.length / 32000 - 0.5);
+  });
+
+  it('reads 8 kHz phone audio natively, finding the speech it finds in the same audio at 16 kHz', async () => {
+    const vad16 = new SileroVad();
+    const vad8 = vad16.atRate(8000)!;
+    expect([vad8.sampleRate, vad8.frameSamples, vad16.atRate(16000), vad16.atRate(44100)]).toEqual([
+      8000,
+      256,
+      vad16,
+      null,
+    ]);
+    const pcm = await speak(tts, 'hello there, this is a test of voice activity detection');
+    const padded = pcmToInt16(Buffer.concat([Buffer.alloc(32000), pcm, Buffer.alloc(32000)]));
+    const at8 = pcmToInt16(resamplePcm(int16ToPcm(padded), 16000, 8000));
+    const [r16, r8] = await Promise.all([speechRegions(vad16, padded), speechRegions(vad8, at8)]);
+    expect(r8.length).toBe(r16.length);
+    // Same regions within two frames (64 ms).
+    r8.forEach((r, i) => {
+      expect(Math.abs(r.start - r16[i]!.start)).toBeLessThan(0.07);
+      expect(Math.abs(r.end - r16[i]!.end)).toBeLessThan(0.07);
+    });
+    await expect(vad8.session().push(new Int16Array(512))).rejects.toThrow(/256 samples at 8000/);
   });
 
   it('rejects frames of the wrong size', async () => {

@@ -27,6 +27,11 @@ export interface TtsRequest {
    * calls' first audio goes first. Vendor engines ignore it.
    */
   priority?: 'interactive' | 'background';
+  /**
+   * The rate the audio will be played at (8000 on a phone line). Engines that can produce it natively do, which
+   * spares resampling every chunk; others answer at their own rate (`TtsAudio.sampleRate` says which).
+   */
+  sampleRate?: number;
   signal?: AbortSignal;
 }
 

@@ -12,34 +12,18 @@ export function sileroModelPath(): string {
 
 type Ort = typeof OrtModule;
 
-/**
- * Silero VAD v5 (ONNX) on onnxruntime-node, CPU. 16 kHz mono, 512-sample (32 ms) frames. The model is stateful:
- * each session carries the RNN state tensor (2×1×128) and the last 64 samples of the previous frame, which v5
- * expects prepended to each frame (the reference implementation's "context"). One InferenceSession (the loaded
- * model) is shared by all sessions and loaded on first use.
- */
-export class SileroVad implements VadEngine {
-  readonly label = 'silero-v5.vad';
-  readonly sampleRate = 16000;
-  readonly frameSamples = 512;
-  static readonly CONTEXT = 64;
-  private model: Promise<{ ort: Ort; session: InferenceSession }> | null = null;
+type Loaded = { ort: Ort; session: InferenceSession };
 
-  constructor(private readonly modelPath: string = sileroModelPath()) {}
+/** The ONNX model, loaded once on first use and shared by the engine at each of its rates. */
+class SileroModel {
+  private model: Promise<Loaded> | null = null;
 
-  /** Loads the model now (otherwise the first frame pays ~100 ms). */
-  async load(): Promise<void> {
-    await this.getModel();
-  }
+  constructor(private readonly path: string) {}
 
-  session(): VadSession {
-    return new SileroSession(() => this.getModel(), this.sampleRate, this.frameSamples);
-  }
-
-  private getModel(): Promise<{ ort: Ort; session: InferenceSession }> {
+  get(): Promise<Loaded> {
     this.model ??= (async () => {
       const ort = await import('onnxruntime-node');
-      const session = await ort.InferenceSession.create(this.modelPath, {
+      const session = await ort.InferenceSession.create(this.path, {
         executionProviders: ['cpu'],
         intraOpNumThreads: 1,
         interOpNumThreads: 1,
@@ -52,9 +36,51 @@ export class SileroVad implements VadEngine {
   }
 }
 
+/**
+ * Silero VAD v5 (ONNX) on onnxruntime-node, CPU. The model reads 16 kHz (512-sample, 32 ms frames) or 8 kHz
+ * (256-sample, 32 ms frames) audio natively; `atRate(8000)` is the one for phone calls, which then need no
+ * resampling and half the model input per frame. The model is stateful: each session carries the RNN state tensor
+ * (2×1×128) and the last samples of the previous frame (64 at 16 kHz, 32 at 8 kHz), which v5 expects prepended to
+ * each frame (the reference implementation's "context"). One InferenceSession (the loaded model) is shared by all
+ * sessions at both rates and loaded on first use.
+ */
+export class SileroVad implements VadEngine {
+  readonly label = 'silero-v5.vad';
+  readonly frameSamples: number;
+  private readonly contextSamples: number;
+  private readonly other = new Map<number, SileroVad>();
+
+  constructor(
+    modelPath: string = sileroModelPath(),
+    readonly sampleRate: 8000 | 16000 = 16000,
+    private readonly model = new SileroModel(modelPath),
+  ) {
+    this.frameSamples = sampleRate === 8000 ? 256 : 512;
+    this.contextSamples = sampleRate === 8000 ? 32 : 64;
+  }
+
+  /** Loads the model now (otherwise the first frame pays ~100 ms). */
+  async load(): Promise<void> {
+    await this.model.get();
+  }
+
+  /** The same model reading `rate` natively, or null (the caller resamples to `sampleRate`). */
+  atRate(rate: number): VadEngine | null {
+    if (rate === this.sampleRate) return this;
+    if (rate !== 8000 && rate !== 16000) return null;
+    let v = this.other.get(rate);
+    if (!v) this.other.set(rate, (v = new SileroVad(undefined, rate, this.model)));
+    return v;
+  }
+
+  session(): VadSession {
+    return new SileroSession(() => this.model.get(), this.sampleRate, this.frameSamples, this.contextSamples);
+  }
+}
+
 class SileroSession implements VadSession {
   private state = new Float32Array(2 * 128);
-  private context = new Float32Array(SileroVad.CONTEXT);
+  private context: Float32Array;
   /** Frames run one after another: the state of frame n feeds frame n+1. */
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -62,7 +88,10 @@ class SileroSession implements VadSession {
     private readonly model: () => Promise<{ ort: Ort; session: InferenceSession }>,
     private readonly sampleRate: number,
     private readonly frameSamples: number,
-  ) {}
+    private readonly contextSamples: number,
+  ) {
+    this.context = new Float32Array(contextSamples);
+  }
 
   push(frame: Int16Array): Promise<number> {
     const run = this.queue.then(() => this.infer(frame));
@@ -72,7 +101,7 @@ class SileroSession implements VadSession {
 
   reset(): void {
     this.state = new Float32Array(2 * 128);
-    this.context = new Float32Array(SileroVad.CONTEXT);
+    this.context = new Float32Array(this.contextSamples);
   }
 
   private async infer(frame: Int16Array): Promise<number> {
@@ -82,7 +111,7 @@ class SileroSession implements VadSession {
       );
     }
     const { ort, session } = await this.model();
-    const ctx = SileroVad.CONTEXT;
+    const ctx = this.contextSamples;
     const input = new Float32Array(ctx + frame.length);
     input.set(this.context);
     for (let i = 0; i < frame.length; i++) input[ctx + i] = frame[i]! / 32768;

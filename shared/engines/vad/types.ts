@@ -13,4 +13,6 @@ export interface VadEngine {
   readonly sampleRate: number;
   readonly frameSamples: number;
   session(): VadSession;
+  /** The same detector reading `rate` natively (no resampling), when the model supports it; otherwise null. */
+  atRate?(rate: number): VadEngine | null;
 }

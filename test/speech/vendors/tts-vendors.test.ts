@@ -225,6 +225,28 @@ describe('vendor-specific request mapping', () => {
     }
   });
 
+  it('cartesia and deepgram answer at the rate the caller plays (8 kHz on a phone line), else their own', async () => {
+    for (const [start, make] of [
+      [startCartesiaDouble, (url: string) => new CartesiaTts({ baseUrl: url })],
+      [startDeepgramDouble, (url: string) => new DeepgramTts({ baseUrl: url })],
+    ] as const) {
+      const d = await start();
+      try {
+        const e = make(d.url);
+        const phone = await e.synthesize(ttsRequest({ apiKey: d.key, sampleRate: 8000 }));
+        const pcm = Buffer.concat(await collect(phone.chunks));
+        expect(phone.sampleRate).toBe(8000);
+        expect(JSON.stringify(d.json()) + d.last().query.toString()).toMatch(/"sample_rate":8000|sample_rate=8000/);
+        expect(pcm.length).toBeGreaterThan(0);
+        const odd = await e.synthesize(ttsRequest({ apiKey: d.key, sampleRate: 11025 }));
+        await collect(odd.chunks);
+        expect(odd.sampleRate).toBe(24000);
+      } finally {
+        await d.close();
+      }
+    }
+  });
+
   it('rime: speedAlpha is the inverse of speed; language in three letters', async () => {
     const d = await startRimeDouble();
     try {

@@ -103,6 +103,7 @@ export class TtsStage extends Stage {
         apiKey: this.voice.apiKey,
         // The reply's first sentence is what the caller waits for; later ones have the audio ahead of them as slack.
         priority: index === 0 ? 'interactive' : 'background',
+        sampleRate: this.outRate,
         signal,
       });
       const rs = audio.sampleRate === this.outRate ? null : new Resampler(audio.sampleRate, this.outRate);

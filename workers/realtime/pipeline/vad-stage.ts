@@ -32,13 +32,17 @@ export class VadStage extends Stage {
   private lastProb = 0;
   private shed = 0;
 
+  private readonly vad: VadEngine;
+
   constructor(
-    private readonly vad: VadEngine,
+    vad: VadEngine,
     inRate: number,
     opts: TurnDetectorOptions,
     private readonly onFrame: (endMs: number, inSpeech: boolean) => void,
   ) {
     super('vad');
+    // A model that reads the line's rate natively (Silero at 8 kHz for phone calls) saves resampling every frame.
+    this.vad = vad = vad.atRate?.(inRate) ?? vad;
     this.session = vad.session();
     this.resampler = new Resampler(inRate, vad.sampleRate);
     this.detector = new TurnDetector(opts);

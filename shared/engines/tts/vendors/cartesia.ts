@@ -13,6 +13,8 @@ export interface CartesiaTtsOptions {
   apiVersion?: string;
 }
 
+/** Output rates Cartesia produces for raw PCM. */
+const RATES: readonly number[] = [8000, 16000, 22050, 24000, 44100, 48000];
 const DEFAULTS = {
   baseUrl: 'https://api.cartesia.ai',
   model: 'sonic-3',
@@ -42,7 +44,7 @@ export class CartesiaTts extends TtsEngine {
     super();
     this.opts = { ...DEFAULTS, ...stripUndefined(opts) };
     this.opts.baseUrl = normalizeBaseUrl(this.label, this.opts.baseUrl);
-    if (![8000, 16000, 22050, 24000, 44100, 48000].includes(this.opts.sampleRate)) {
+    if (!RATES.includes(this.opts.sampleRate)) {
       throw new Error(`${this.label}: unsupported sample rate ${this.opts.sampleRate}`);
     }
     if (!/^\d{4}-\d{2}-\d{2}$/.test(this.opts.apiVersion)) throw new Error(`${this.label}: apiVersion is a date`);
@@ -54,11 +56,12 @@ export class CartesiaTts extends TtsEngine {
 
   protected async _synthesize(req: TtsRequest): Promise<TtsAudio> {
     const key = requireKey(this.provider, this.label, req.apiKey);
+    const rate = req.sampleRate && RATES.includes(req.sampleRate) ? req.sampleRate : this.opts.sampleRate;
     const body: Record<string, unknown> = {
       model_id: vendorModel(req.model, this.opts.model),
       transcript: req.text,
       voice: { mode: 'id', id: req.voiceId && req.voiceId !== 'default' ? req.voiceId : this.opts.voice },
-      output_format: { container: 'raw', encoding: 'pcm_s16le', sample_rate: this.opts.sampleRate },
+      output_format: { container: 'raw', encoding: 'pcm_s16le', sample_rate: rate },
       language: (req.language || 'en').slice(0, 2),
     };
     // Sonic 3 takes generation_config.speed in 0.6-1.5.
@@ -69,6 +72,6 @@ export class CartesiaTts extends TtsEngine {
       body: JSON.stringify(body),
       signal: req.signal,
     });
-    return { sampleRate: this.opts.sampleRate, chunks: pcmStream(this.provider, res.body) };
+    return { sampleRate: rate, chunks: pcmStream(this.provider, res.body) };
   }
 }

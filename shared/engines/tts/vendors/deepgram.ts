@@ -11,6 +11,8 @@ export interface DeepgramTtsOptions {
   sampleRate?: 8000 | 16000 | 24000 | 32000 | 48000;
 }
 
+/** Output rates Aura produces for linear16. */
+const RATES: readonly number[] = [8000, 16000, 24000, 32000, 48000];
 const DEFAULTS = { baseUrl: 'https://api.deepgram.com', voice: 'aura-2-thalia-en', sampleRate: 24000 } as const;
 
 const VOICES: StockVoice[] = [
@@ -40,7 +42,7 @@ export class DeepgramTts extends TtsEngine {
     super();
     this.opts = { ...DEFAULTS, ...stripUndefined(opts) };
     this.opts.baseUrl = normalizeBaseUrl(this.label, this.opts.baseUrl);
-    if (![8000, 16000, 24000, 32000, 48000].includes(this.opts.sampleRate)) {
+    if (!RATES.includes(this.opts.sampleRate)) {
       throw new Error(`${this.label}: unsupported sample rate ${this.opts.sampleRate}`);
     }
   }
@@ -51,11 +53,12 @@ export class DeepgramTts extends TtsEngine {
 
   protected async _synthesize(req: TtsRequest): Promise<TtsAudio> {
     const key = requireKey(this.provider, this.label, req.apiKey);
+    const rate = req.sampleRate && RATES.includes(req.sampleRate) ? req.sampleRate : this.opts.sampleRate;
     const q = new URLSearchParams({
       model: req.voiceId && req.voiceId !== 'default' ? req.voiceId : this.opts.voice,
       encoding: 'linear16',
       container: 'none',
-      sample_rate: String(this.opts.sampleRate),
+      sample_rate: String(rate),
     });
     // Aura 2 takes speed in 0.7-1.5.
     if (req.speed !== 1) q.set('speed', String(clamp(req.speed, 0.7, 1.5)));
@@ -65,6 +68,6 @@ export class DeepgramTts extends TtsEngine {
       body: JSON.stringify({ text: req.text }),
       signal: req.signal,
     });
-    return { sampleRate: this.opts.sampleRate, chunks: pcmStream(this.provider, res.body) };
+    return { sampleRate: rate, chunks: pcmStream(this.provider, res.body) };
   }
 }
