@@ -26,6 +26,10 @@ describe('deepgram live STT over WebSocket', () => {
     const finals = got.filter((e) => e.type === 'final');
     expect(finals.map((f) => f.text)).toEqual(['Hello there.', 'I need a table for two.']);
     expect(got.findIndex((e) => e.type === 'partial')).toBeLessThan(got.findIndex((e) => e.type === 'final'));
+    // Partials say where their last word ends (the session's endpointing takes new words as speech).
+    const partial = got.find((e) => e.type === 'partial') as Extract<SttStreamEvent, { type: 'partial' }>;
+    expect(partial.end).toBeGreaterThan(0);
+    expect(partial.end).toBeLessThanOrEqual(1.5);
     const [first, second] = finals as Extract<SttStreamEvent, { type: 'final' }>[];
     expect(first!.start).toBeCloseTo(0, 1);
     expect(first!.end).toBeCloseTo(0.6, 1);
