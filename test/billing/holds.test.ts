@@ -99,8 +99,10 @@ describe('job holds', () => {
       await blocker.query('begin');
       await blocker.query(`select 1 from credit_ledger where developer_id = $1 for update`, [developerId]);
       const refunding = hold.refund();
+      // Polled outside the blocker's transaction: inside it, pg_stat_activity is one snapshot for the whole
+      // transaction (stats_fetch_consistency = cache), and a first poll before the UPDATE arrived never changes.
       const pid = await waitUntil(async () => {
-        const { rows } = await blocker.query<{ pid: number }>(
+        const { rows } = await p.infra.db.query<{ pid: number }>(
           `select pid from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'
              and query like '%credit_ledger set status = ''refunded''%'`,
         );
