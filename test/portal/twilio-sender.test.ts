@@ -1,7 +1,6 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../shared/config/index.ts';
+import { startTwilioRestDouble, type TwilioRestDouble } from '../doubles/twilio-rest.ts';
 import { startTestPlatform, waitUntil, type TestPlatform } from '../helpers/platform.ts';
 import { devOtp, PortalBrowser } from '../helpers/portal.ts';
 
@@ -11,57 +10,12 @@ const FROM = '+14155550199';
 /** Twilio answers 400 (21211 invalid 'To') for this destination, as it does for numbers it cannot reach. */
 const UNREACHABLE = '+14155550198';
 
-/** Twilio's Messages API: POST /2010-04-01/Accounts/{sid}/Messages.json, form body, basic auth. */
-async function startMessagesDouble() {
-  const messages: URLSearchParams[] = [];
-  const server: Server = createServer((req: IncomingMessage, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      const json = (status: number, obj: unknown) => {
-        res.writeHead(status, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(obj));
-      };
-      if (req.method !== 'POST' || req.url !== `/2010-04-01/Accounts/${SID}/Messages.json`) {
-        return json(404, { code: 20404, message: 'The requested resource was not found', status: 404 });
-      }
-      if (req.headers.authorization !== `Basic ${Buffer.from(`${SID}:${TOKEN}`).toString('base64')}`) {
-        return json(401, { code: 20003, message: 'Authenticate', status: 401 });
-      }
-      const form = new URLSearchParams(body);
-      if (form.get('To') === UNREACHABLE) {
-        return json(400, { code: 21211, message: "The 'To' number is not a valid phone number.", status: 400 });
-      }
-      messages.push(form);
-      json(201, {
-        sid: `SM${String(messages.length).padStart(32, '0')}`,
-        account_sid: SID,
-        to: form.get('To'),
-        from: form.get('From'),
-        messaging_service_sid: form.get('MessagingServiceSid'),
-        body: form.get('Body'),
-        status: 'queued',
-        num_segments: '1',
-        direction: 'outbound-api',
-        date_created: new Date().toUTCString(),
-        uri: `/2010-04-01/Accounts/${SID}/Messages/SM1.json`,
-      });
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    messages,
-    close: () => new Promise<void>((r) => server.close(() => r())),
-  };
-}
-
 let p: TestPlatform;
-let twilio: Awaited<ReturnType<typeof startMessagesDouble>>;
+let twilio: TwilioRestDouble;
 const logLines: string[] = [];
 
 beforeAll(async () => {
-  twilio = await startMessagesDouble();
+  twilio = await startTwilioRestDouble({ accountSid: SID, authToken: TOKEN, unreachable: [UNREACHABLE] });
   p = await startTestPlatform({
     roles: ['api'],
     logLines,

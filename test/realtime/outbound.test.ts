@@ -1,64 +1,19 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import twilio from 'twilio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTwilioRestDouble, type TwilioRestDouble } from '../doubles/twilio-rest.ts';
 import { startTestPlatform, waitUntil, type TestPlatform } from '../helpers/platform.ts';
 
 const SID = 'ACtest0000000000000000000000000000';
 const TOKEN = 'twilio-auth-token-test';
 const PUBLIC = 'https://voice.example.com';
 
-/** Twilio's REST API for calls: POST /2010-04-01/Accounts/{sid}/Calls.json, form body, basic auth; records calls. */
-async function startTwilioRestDouble() {
-  const calls: Array<{ auth: string | undefined; form: URLSearchParams }> = [];
-  let failNext = 0;
-  const server: Server = createServer((req: IncomingMessage, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      const ok = req.headers.authorization === `Basic ${Buffer.from(`${SID}:${TOKEN}`).toString('base64')}`;
-      if (req.method !== 'POST' || req.url !== `/2010-04-01/Accounts/${SID}/Calls.json`) {
-        res.writeHead(404, { 'content-type': 'application/json' });
-        return res.end(JSON.stringify({ code: 20404, message: 'The requested resource was not found', status: 404 }));
-      }
-      if (!ok) {
-        res.writeHead(401, { 'content-type': 'application/json' });
-        return res.end(JSON.stringify({ code: 20003, message: 'Authenticate', status: 401 }));
-      }
-      if (failNext > 0) {
-        failNext--;
-        res.writeHead(503, { 'content-type': 'application/json' });
-        return res.end(JSON.stringify({ code: 20500, message: 'Service unavailable', status: 503 }));
-      }
-      const form = new URLSearchParams(body);
-      calls.push({ auth: req.headers.authorization, form });
-      res.writeHead(201, { 'content-type': 'application/json' });
-      res.end(
-        JSON.stringify({
-          sid: `CA${String(calls.length).padStart(32, '0')}`,
-          status: 'queued',
-          to: form.get('To'),
-          from: form.get('From'),
-        }),
-      );
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    calls,
-    failOnce: () => (failNext = 1),
-    close: () => new Promise<void>((r) => server.close(() => r())),
-  };
-}
-
 let p: TestPlatform;
-let rest: Awaited<ReturnType<typeof startTwilioRestDouble>>;
+let rest: TwilioRestDouble;
 let key: string;
 let agentId: string;
 
 beforeAll(async () => {
-  rest = await startTwilioRestDouble();
+  rest = await startTwilioRestDouble({ accountSid: SID, authToken: TOKEN });
   p = await startTestPlatform({
     env: {
       PUBLIC_BASE_URL: PUBLIC,
@@ -108,7 +63,7 @@ describe('Twilio request signatures', () => {
 
 describe('outbound calls', () => {
   it('the dispatcher places the call through the REST API; callbacks verify the signature and connect the agent', async () => {
-    rest.failOnce(); // a 503 is retried by the job
+    rest.failNext(503); // a 503 is retried by the job
     const res = await p.request('/v1/sessions/twilio/outbound', {
       method: 'POST',
       key,
@@ -117,7 +72,7 @@ describe('outbound calls', () => {
     expect(res.status).toBe(202);
     const { taskId } = (await res.json()) as { taskId: string };
     await waitUntil(() => rest.calls.length === 1);
-    const form = rest.calls[0]!.form;
+    const form = rest.calls[0]!;
     expect(form.get('To')).toBe('+15550003333');
     expect(form.get('From')).toBe('+15550001111');
     expect(form.get('Url')).toBe(`${PUBLIC}/v1/sessions/twilio/task/${taskId}/connect`);
