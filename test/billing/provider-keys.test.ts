@@ -8,9 +8,10 @@ import {
   upsertProviderKey,
 } from '../../shared/billing/stored-keys.ts';
 import { insertDeveloper } from '../../shared/db/developers.ts';
+import type { HttpDouble } from '../doubles/http-double.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 import { resolveProviderKey } from '../../shared/engines/core/provider-key.ts';
-import { startOpenAiDouble } from './openai-double.ts';
+import { startOpenAiDouble } from '../doubles/openai.ts';
 
 // Keys this file hands to the platform: none may appear in any response body or log line.
 const GOOD = 'sk-good-' + randomBytes(16).toString('hex');
@@ -22,11 +23,13 @@ const SECRETS = [GOOD, BAD, CALLER, PLATFORM];
 const logLines: string[] = [];
 const bodies: string[] = [];
 let platform: TestPlatform;
-let openai: Awaited<ReturnType<typeof startOpenAiDouble>>;
+let openai: HttpDouble;
+/** Every Authorization header the OpenAI double received, oldest first. */
+const authorizations = () => openai.requests.map((r) => r.headers.authorization);
 
 /** The real platform, like startTestPlatform, but logging everything at trace level into memory. */
 beforeAll(async () => {
-  openai = await startOpenAiDouble(new Set([GOOD, CALLER, PLATFORM]));
+  openai = await startOpenAiDouble({ keys: [GOOD, CALLER, PLATFORM] });
   platform = await startTestPlatform({
     roles: ['api'],
     logLines: logLines,
@@ -86,11 +89,11 @@ describe('stored provider keys', () => {
       hasMore: false,
     });
 
-    const seen = openai.authorizations.length;
+    const seen = authorizations().length;
     const ok = await call('/v1/provider-keys/openai/verify', apiKey, { method: 'POST' });
     expect(ok.res.status).toBe(200);
     expect(ok.json()).toMatchObject({ provider: 'openai', valid: true, verifiedAt: expect.any(String) });
-    expect(openai.authorizations.slice(seen)).toEqual([`Bearer ${GOOD}`]);
+    expect(authorizations().slice(seen)).toEqual([`Bearer ${GOOD}`]);
     const listed = (await call('/v1/provider-keys', apiKey)).json() as { data: { verifiedAt: string | null }[] };
     expect(listed.data[0]!.verifiedAt).toBe(ok.json().verifiedAt);
 
@@ -163,7 +166,7 @@ describe('stored provider keys', () => {
     expect(ingest.res.headers.get('x-usage-bypassed')).toBe('true');
     expect(ingest.res.headers.get('x-provider-used')).toBe('openai');
     expect(ingest.res.headers.get('x-usage-current')).toBe('0');
-    expect(openai.authorizations.at(-1)).toBe(`Bearer ${CALLER}`);
+    expect(authorizations().at(-1)).toBe(`Bearer ${CALLER}`);
 
     // No header, no stored key: the platform key serves it and credits are charged.
     const charged = await call(`/v1/collections/${id}/ingest`, apiKey, {
@@ -173,7 +176,7 @@ describe('stored provider keys', () => {
     expect(charged.res.status).toBe(201);
     expect(charged.res.headers.get('x-usage-bypassed')).toBe('false');
     expect(Number(charged.res.headers.get('x-usage-current'))).toBeGreaterThan(0);
-    expect(openai.authorizations.at(-1)).toBe(`Bearer ${PLATFORM}`);
+    expect(authorizations().at(-1)).toBe(`Bearer ${PLATFORM}`);
     const usedAfterCharge = charged.res.headers.get('x-usage-current');
 
     // A stored key is used when no header is given, and is not metered either.
@@ -183,7 +186,7 @@ describe('stored provider keys', () => {
       json: { content: 'Sphinx of black quartz, judge my vow. '.repeat(20) },
     });
     expect(viaStored.res.status).toBe(201);
-    expect(openai.authorizations.at(-1)).toBe(`Bearer ${GOOD}`);
+    expect(authorizations().at(-1)).toBe(`Bearer ${GOOD}`);
     expect(viaStored.res.headers.get('x-usage-bypassed')).toBe('true');
     expect(viaStored.res.headers.get('x-usage-current')).toBe(usedAfterCharge);
 

@@ -1,13 +1,29 @@
+import { createHash } from 'node:crypto';
 import { parseWav, split, tone } from './audio.ts';
 import { expectShape, formDataOf, startHttpDouble, type HttpDouble } from './http-double.ts';
 import { scriptedWords, SCRIPT } from './transcript.ts';
 
+export interface OpenAiDoubleOptions {
+  /** Names the double (and its default key); `openai` unless another vendor speaks the protocol. */
+  name?: string;
+  /** Where the API lives: `/v1` for OpenAI. */
+  prefix?: string;
+  /** Bearer keys the double accepts, instead of its single `key`. */
+  keys?: Iterable<string>;
+  /** The embedding of a text in `dims` dimensions (default: a deterministic unit vector per text). */
+  vector?: (text: string, dims: number) => number[];
+}
+
 /**
- * The OpenAI audio API (also Groq's, under `/openai/v1`): `POST {prefix}/audio/speech` (`response_format: pcm`
- * streams 24 kHz s16le) and `POST {prefix}/audio/transcriptions` (multipart → verbose_json). Bearer auth;
- * errors `{error: {message, type, param, code}}`.
+ * The OpenAI REST API (also Groq's, under `/openai/v1`): `GET {prefix}/models` (the cheapest authenticated call,
+ * used to verify a key), `POST {prefix}/embeddings` (data returned out of order, so clients must place vectors by
+ * `index`), `POST {prefix}/audio/speech` (`response_format: pcm` streams 24 kHz s16le) and
+ * `POST {prefix}/audio/transcriptions` (multipart → verbose_json). Bearer auth; errors
+ * `{error: {message, type, param, code}}`.
  */
-export function startOpenAiDouble(name = 'openai', prefix = '/v1'): Promise<HttpDouble> {
+export function startOpenAiDouble(opts: OpenAiDoubleOptions = {}): Promise<HttpDouble> {
+  const { name = 'openai', prefix = '/v1', vector = unitVector } = opts;
+  const keys = opts.keys && new Set(opts.keys);
   return startHttpDouble({
     name,
     errorBody: (status, message) => ({
@@ -20,8 +36,37 @@ export function startOpenAiDouble(name = 'openai', prefix = '/v1'): Promise<Http
         },
       }),
     }),
-    authorize: (req, d) => req.headers.authorization === `Bearer ${d.key}`,
+    authorize: (req, d) => {
+      const auth = String(req.headers.authorization ?? '');
+      return keys ? auth.startsWith('Bearer ') && keys.has(auth.slice(7)) : auth === `Bearer ${d.key}`;
+    },
     async route(req, res, d) {
+      if (req.method === 'GET' && req.path === `${prefix}/models`) {
+        d.sendJson(res, 200, {
+          object: 'list',
+          data: [{ id: 'gpt-4o-mini', object: 'model', created: 0, owned_by: 'openai' }],
+        });
+        return true;
+      }
+      if (req.method === 'POST' && req.path === `${prefix}/embeddings`) {
+        const body = d.json(req);
+        expectShape(typeof body.model === 'string', 'model');
+        expectShape(Array.isArray(body.input), 'input');
+        const dims =
+          typeof body.dimensions === 'number' ? body.dimensions : body.model === 'text-embedding-3-large' ? 3072 : 1536;
+        const data = (body.input as string[]).map((text, index) => ({
+          object: 'embedding',
+          index,
+          embedding: vector(text, dims),
+        }));
+        d.sendJson(res, 200, {
+          object: 'list',
+          data: data.reverse(),
+          model: body.model,
+          usage: { prompt_tokens: 10, total_tokens: 10 },
+        });
+        return true;
+      }
       if (req.method === 'POST' && req.path === `${prefix}/audio/speech`) {
         const body = d.json(req);
         expectShape(typeof body.model === 'string', 'model');
@@ -77,5 +122,13 @@ export function startOpenAiDouble(name = 'openai', prefix = '/v1'): Promise<Http
 
 /** Groq's OpenAI-compatible endpoints live under `/openai/v1`. */
 export function startGroqDouble(): Promise<HttpDouble> {
-  return startOpenAiDouble('groq', '/openai/v1');
+  return startOpenAiDouble({ name: 'groq', prefix: '/openai/v1' });
+}
+
+/** A deterministic unit vector per text. */
+function unitVector(text: string, dims: number): number[] {
+  const seed = createHash('sha256').update(text).digest();
+  const v = Array.from({ length: dims }, (_, i) => (seed[i % seed.length]! - 127.5) / 127.5 + Math.sin(i));
+  const n = Math.hypot(...v);
+  return v.map((x) => x / n);
 }
