@@ -10,7 +10,7 @@ import type { HttpDouble } from '../doubles/http-double.ts';
 import { startTestPlatform, waitUntil, type TestPlatform } from '../helpers/platform.ts';
 import { TEST_ENV, waitForJob } from './helpers.ts';
 import { makeMedia, startMediaServer, type LocalServer } from './media-server.ts';
-import { startVendorDouble, type VendorDouble } from './vendor-double.ts';
+import { startVendorDouble, type VendorDouble } from '../doubles/video-vendors.ts';
 
 // Secrets this file hands to the platform: none may be readable in Postgres, Redis or a log line.
 const EL_CALLER = 'el-caller-' + randomBytes(12).toString('hex');

@@ -3,7 +3,7 @@ import type { VideoJob } from '../../shared/contracts/video.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 import { TEST_ENV, waitForJob } from './helpers.ts';
 import { makeMedia, startMediaServer, type LocalServer } from './media-server.ts';
-import { startVendorDouble, type VendorDouble } from './vendor-double.ts';
+import { startVendorDouble, type VendorDouble } from '../doubles/video-vendors.ts';
 
 let p: TestPlatform;
 let media: LocalServer;

@@ -1,5 +1,5 @@
 import { createServer, type ServerResponse } from 'node:http';
-import { listen, type LocalServer } from './media-server.ts';
+import { listen, type LocalServer } from '../video/media-server.ts';
 
 export interface Call {
   method: string;
