@@ -1,6 +1,8 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCohereDouble } from '../doubles/cohere.ts';
+import type { HttpDouble } from '../doubles/http-double.ts';
+import { startOpenAiDouble } from '../doubles/openai.ts';
+import { startVoyageDouble } from '../doubles/voyage.ts';
 import { loadConfig } from '../../shared/config/index.ts';
 import { isEngineError } from '../../shared/engines/core/engine-error.ts';
 import { CohereEmbeddings } from '../../shared/engines/embeddings/cohere.ts';
@@ -90,91 +92,28 @@ describe('local GloVe-SIF engine', () => {
 
 // ---- vendor adapters against local doubles that speak each vendor's wire format ----
 
-interface Recorded {
-  path: string;
-  auth: string | undefined;
-  body: Record<string, unknown>;
-}
-
 function fakeVector(text: string, dim: number): number[] {
   let h = 2166136261;
   for (const ch of text) h = Math.imul(h ^ ch.charCodeAt(0), 16777619);
   return Array.from({ length: dim }, (_, i) => Math.sin(h + i));
 }
 
-async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
-  const parts: Buffer[] = [];
-  for await (const c of req) parts.push(c as Buffer);
-  return JSON.parse(Buffer.concat(parts).toString('utf8')) as Record<string, unknown>;
-}
-
-/** One server for the three vendors; `failWith` makes the next request answer that status. */
-function startDouble() {
-  const recorded: Recorded[] = [];
-  let failWith: number | null = null;
-  const server: Server = createServer(async (req, res) => {
-    const body = await readJson(req);
-    recorded.push({ path: req.url ?? '', auth: req.headers.authorization, body });
-    if (failWith) {
-      const status = failWith;
-      failWith = null;
-      res.writeHead(status, { 'content-type': 'application/json' });
-      return res.end(JSON.stringify({ error: { message: 'nope' } }));
-    }
-    res.writeHead(200, { 'content-type': 'application/json' });
-    if (req.url === '/openai/v1/embeddings') {
-      const input = body.input as string[];
-      const dim = body.model === 'text-embedding-3-large' ? 3072 : 1536;
-      // Returned out of order on purpose: clients must place vectors by `index`.
-      const data = input.map((t, index) => ({ object: 'embedding', index, embedding: fakeVector(t, dim) })).reverse();
-      return res.end(
-        JSON.stringify({ object: 'list', data, model: body.model, usage: { prompt_tokens: 5, total_tokens: 5 } }),
-      );
-    }
-    if (req.url === '/cohere/v2/embed') {
-      const texts = body.texts as string[];
-      return res.end(
-        JSON.stringify({
-          id: 'emb-1',
-          embeddings: { float: texts.map((t) => fakeVector(t, 1024)) },
-          texts,
-          meta: { billed_units: { input_tokens: 5 } },
-        }),
-      );
-    }
-    if (req.url === '/voyage/v1/embeddings') {
-      const input = body.input as string[];
-      const data = input.map((t, index) => ({ object: 'embedding', index, embedding: fakeVector(t, 1024) }));
-      return res.end(JSON.stringify({ object: 'list', data, model: body.model, usage: { total_tokens: 5 } }));
-    }
-    res.writeHead(404);
-    res.end();
-  });
-  return {
-    recorded,
-    fail(status: number) {
-      failWith = status;
-    },
-    async listen() {
-      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-      return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    },
-    close: () => new Promise<void>((r) => server.close(() => r())),
-  };
-}
-
-const double = startDouble();
-let base = '';
+let openai: HttpDouble;
+let cohere: HttpDouble;
+let voyage: HttpDouble;
 beforeAll(async () => {
-  base = await double.listen();
+  openai = await startOpenAiDouble({ prefix: '/openai/v1', keys: ['sk-test'], vector: fakeVector });
+  cohere = await startCohereDouble({ prefix: '/cohere', key: 'sk-test', vector: fakeVector });
+  voyage = await startVoyageDouble({ prefix: '/voyage/v1', key: 'sk-test', vector: fakeVector });
 });
-afterAll(() => double.close());
+afterAll(() => Promise.all([openai?.close(), cohere?.close(), voyage?.close()]));
 
 interface VendorCase {
   name: string;
   make(): EmbeddingEngine;
   dimension: number;
   path: string;
+  double(): HttpDouble;
   /** Checks the recorded request body for `texts` embedded as `inputType`. */
   checkBody(body: Record<string, unknown>, texts: string[], inputType: 'document' | 'query'): void;
 }
@@ -182,7 +121,8 @@ interface VendorCase {
 const vendors: VendorCase[] = [
   {
     name: 'openai',
-    make: () => new OpenAiEmbeddings({ baseUrl: `${base}/openai/v1` }),
+    make: () => new OpenAiEmbeddings({ baseUrl: `${openai.url}/openai/v1` }),
+    double: () => openai,
     dimension: 1536,
     path: '/openai/v1/embeddings',
     checkBody(body, texts) {
@@ -191,7 +131,8 @@ const vendors: VendorCase[] = [
   },
   {
     name: 'cohere',
-    make: () => new CohereEmbeddings({ baseUrl: `${base}/cohere` }),
+    make: () => new CohereEmbeddings({ baseUrl: `${cohere.url}/cohere` }),
+    double: () => cohere,
     dimension: 1024,
     path: '/cohere/v2/embed',
     checkBody(body, texts, inputType) {
@@ -206,7 +147,8 @@ const vendors: VendorCase[] = [
   },
   {
     name: 'voyage',
-    make: () => new VoyageEmbeddings({ baseUrl: `${base}/voyage/v1` }),
+    make: () => new VoyageEmbeddings({ baseUrl: `${voyage.url}/voyage/v1` }),
+    double: () => voyage,
     dimension: 1024,
     path: '/voyage/v1/embeddings',
     checkBody(body, texts, inputType) {
@@ -220,7 +162,8 @@ describe.each(vendors)('$name embeddings adapter (conformance)', (v) => {
     const engine = v.make();
     expect(engine.dimension).toBe(v.dimension);
     expect(engine.capabilities.requiresKey).toBe(true);
-    double.recorded.length = 0;
+    const double = v.double();
+    double.requests.length = 0;
     const texts = ['first text', 'second text', 'third text'];
     const out = await engine.embed(texts, { apiKey: 'sk-test', inputType: 'query' });
     expect(out).toHaveLength(3);
@@ -229,20 +172,21 @@ describe.each(vendors)('$name embeddings adapter (conformance)', (v) => {
       expect(vec.length).toBe(v.dimension);
       expect(vec[0]).toBeCloseTo(fakeVector(texts[i]!, v.dimension)[0]!, 5);
     });
-    expect(double.recorded).toHaveLength(1);
-    expect(double.recorded[0]!.path).toBe(v.path);
-    expect(double.recorded[0]!.auth).toBe('Bearer sk-test');
-    v.checkBody(double.recorded[0]!.body, texts, 'query');
+    expect(double.requests).toHaveLength(1);
+    expect(double.requests[0]!.path).toBe(v.path);
+    expect(double.requests[0]!.headers.authorization).toBe('Bearer sk-test');
+    v.checkBody(double.json(double.requests[0]), texts, 'query');
   });
 
   it('splits inputs larger than one request takes', async () => {
     const engine = v.make();
-    double.recorded.length = 0;
+    const double = v.double();
+    double.requests.length = 0;
     const texts = Array.from({ length: engine.capabilities.maxBatch + 3 }, (_, i) => `text ${i}`);
     const out = await engine.embed(texts, { apiKey: 'sk-test' });
     expect(out).toHaveLength(texts.length);
-    expect(double.recorded).toHaveLength(2);
-    v.checkBody(double.recorded[1]!.body, texts.slice(engine.capabilities.maxBatch), 'document');
+    expect(double.requests).toHaveLength(2);
+    v.checkBody(double.json(double.requests[1]), texts.slice(engine.capabilities.maxBatch), 'document');
   });
 
   it('maps vendor errors to engine errors with their retry policy', async () => {
@@ -253,7 +197,7 @@ describe.each(vendors)('$name embeddings adapter (conformance)', (v) => {
       [503, 'upstream', true],
       [400, 'bad_request', false],
     ] as const) {
-      double.fail(status);
+      v.double().failNext(status);
       const err = await engine.embed(['x'], { apiKey: 'sk-test' }).catch((e: unknown) => e);
       expect(isEngineError(err)).toBe(true);
       expect(err).toMatchObject({ provider: v.name, kind, retryable, status });
