@@ -1,6 +1,7 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCohereDouble } from '../doubles/cohere.ts';
+import type { HttpDouble } from '../doubles/http-double.ts';
+import { startOpenAiDouble } from '../doubles/openai.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 import { call, type ErrorBody, type SearchItem } from './helpers.ts';
 
@@ -16,46 +17,35 @@ function letterVector(text: string, dim: number): number[] {
 }
 
 let p: TestPlatform;
-let server: Server;
-const seen: { path: string; auth: string | undefined; inputType: unknown }[] = [];
-let rejectNext = false;
+let openai: HttpDouble;
+let cohere: HttpDouble;
+/** What the embedding vendors received, per request. */
+const seen = () =>
+  [...openai.requests, ...cohere.requests].map((r) => ({
+    path: r.path,
+    auth: r.headers.authorization,
+    inputType: (JSON.parse(r.body.toString('utf8')) as Record<string, unknown>).input_type,
+  }));
+const forget = () => {
+  openai.requests.length = 0;
+  cohere.requests.length = 0;
+};
 
 beforeAll(async () => {
-  server = createServer(async (req, res) => {
-    const parts: Buffer[] = [];
-    for await (const c of req) parts.push(c as Buffer);
-    const body = JSON.parse(Buffer.concat(parts).toString('utf8')) as Record<string, unknown>;
-    seen.push({ path: req.url ?? '', auth: req.headers.authorization, inputType: body.input_type });
-    if (rejectNext) {
-      rejectNext = false;
-      res.writeHead(401, { 'content-type': 'application/json' });
-      return res.end(JSON.stringify({ error: { message: 'Incorrect API key provided' } }));
-    }
-    res.writeHead(200, { 'content-type': 'application/json' });
-    if (req.url === '/openai/v1/embeddings') {
-      const data = (body.input as string[]).map((t, index) => ({ index, embedding: letterVector(t, 1536) }));
-      return res.end(JSON.stringify({ object: 'list', data, usage: { prompt_tokens: 1, total_tokens: 1 } }));
-    }
-    if (req.url === '/cohere/v2/embed') {
-      const texts = body.texts as string[];
-      return res.end(JSON.stringify({ id: 'e', embeddings: { float: texts.map((t) => letterVector(t, 1024)) } }));
-    }
-    res.writeHead(404).end();
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  openai = await startOpenAiDouble({ prefix: '/openai/v1', keys: ['sk-caller'], vector: letterVector });
+  cohere = await startCohereDouble({ prefix: '/cohere', key: 'platform-cohere-key', vector: letterVector });
   p = await startTestPlatform({
     roles: ['api'],
     env: {
-      OPENAI_BASE_URL: `${base}/openai/v1`,
-      COHERE_BASE_URL: `${base}/cohere`,
+      OPENAI_BASE_URL: `${openai.url}/openai/v1`,
+      COHERE_BASE_URL: `${cohere.url}/cohere`,
       COHERE_API_KEY: 'platform-cohere-key',
     },
   });
 });
 afterAll(async () => {
   await p?.close();
-  await new Promise<void>((r) => server?.close(() => r()));
+  await Promise.all([openai?.close(), cohere?.close()]);
 });
 
 describe('collections on vendor embedders', () => {
@@ -70,7 +60,7 @@ describe('collections on vendor embedders', () => {
     );
     expect(col.body).toMatchObject({ embeddingDimension: 1536, embeddingModel: 'text-embedding-3-small' });
     const headers = { 'x-provider-key-openai': 'sk-caller' };
-    seen.length = 0;
+    forget();
     const ing = await p.request(`/v1/collections/${col.body.id}/ingest`, {
       method: 'POST',
       key: apiKey,
@@ -95,7 +85,7 @@ describe('collections on vendor embedders', () => {
     expect(s.status).toBe(200);
     const results = ((await s.json()) as { results: SearchItem[] }).results;
     expect(results[0]!.content).toBe('Rockets launch satellites into orbit.');
-    expect(seen.map((r) => r.auth)).toEqual(['Bearer sk-caller', 'Bearer sk-caller']);
+    expect(seen().map((r) => r.auth)).toEqual(['Bearer sk-caller', 'Bearer sk-caller']);
     const { rows } = await p.infra.db.query('select distinct dimension from rag_chunks where collection_id = $1', [
       col.body.id,
     ]);
@@ -108,7 +98,7 @@ describe('collections on vendor embedders', () => {
       name: 'cohere kb',
       embeddingProvider: 'cohere',
     });
-    seen.length = 0;
+    forget();
     const ing = await p.request(`/v1/collections/${col.body.id}/ingest`, {
       method: 'POST',
       key: apiKey,
@@ -121,7 +111,7 @@ describe('collections on vendor embedders', () => {
       threshold: 0,
     });
     expect(hits.body.results).toHaveLength(1);
-    expect(seen).toEqual([
+    expect(seen()).toEqual([
       { path: '/cohere/v2/embed', auth: 'Bearer platform-cohere-key', inputType: 'search_document' },
       { path: '/cohere/v2/embed', auth: 'Bearer platform-cohere-key', inputType: 'search_query' },
     ]);
@@ -133,7 +123,7 @@ describe('collections on vendor embedders', () => {
       name: 'bad key',
       embeddingProvider: 'openai',
     });
-    rejectNext = true;
+    openai.failNext(401);
     const res = await p.request(`/v1/collections/${col.body.id}/ingest`, {
       method: 'POST',
       key: apiKey,
