@@ -1,5 +1,6 @@
 import { createServer, type ServerResponse } from 'node:http';
 import { listen, type LocalServer } from '../video/media-server.ts';
+import { startReplicateDouble, type ReplicateDouble } from './replicate.ts';
 
 export interface Call {
   method: string;
@@ -10,17 +11,26 @@ export interface Call {
 
 export interface VendorDouble extends LocalServer {
   calls: Call[];
-  /** Until the returned function is called, every vendor job reports "processing" on each poll. */
+  /** Replicate's own double (see `replicate.ts`), on its own URL: point `REPLICATE_BASE_URL` at `replicate.url`. */
+  replicate: ReplicateDouble;
+  /** Until the returned function is called, every vendor job (Replicate's too) reports "processing" on each poll. */
   holdJobs(): () => void;
+}
+
+export interface VendorDoubleOptions {
+  /** Bearer tokens the Replicate double accepts (by default only its own `replicate.key`). */
+  replicateKeys?: Iterable<string>;
 }
 
 /**
  * One local server speaking the wire formats of HeyGen (upload + v2 generate + v1 status), Sync Labs (v2
- * generate), Luma (dream-machine v1 generations), Runway, Replicate, Twelve Labs and our model-server contract,
- * recording every request. Jobs report "processing" on the first poll and "completed" on the next (or, while
- * `holdJobs` holds them, "processing" until released); outputs are a real small MP4.
+ * generate), Luma (dream-machine v1 generations), Runway, Twelve Labs and our model-server contract, recording
+ * every request, plus the shared Replicate predictions double (`replicate`, its own server) serving `mp4`. Jobs
+ * report "processing" on the first poll and "completed" on the next (or, while `holdJobs` holds them,
+ * "processing" until released); outputs are a real small MP4.
  */
-export async function startVendorDouble(mp4: Buffer): Promise<VendorDouble> {
+export async function startVendorDouble(mp4: Buffer, opts: VendorDoubleOptions = {}): Promise<VendorDouble> {
+  const replicate = await startReplicateDouble({ mp4, keys: opts.replicateKeys });
   const calls: Call[] = [];
   const polls = new Map<string, number>();
   let held = false;
@@ -68,16 +78,6 @@ export async function startVendorDouble(mp4: Buffer): Promise<VendorDouble> {
           id: 'lu_1',
           state: done ? 'completed' : 'dreaming',
           assets: done ? { video: `${url}/files/out.mp4` } : null,
-        });
-      }
-      // Replicate
-      if (path === '/v1/models/sync/lipsync-2/predictions') return json(res, 201, { id: 'rp_1', status: 'starting' });
-      if (path === '/v1/predictions/rp_1') {
-        const done = poll('rp_1');
-        return json(res, 200, {
-          id: 'rp_1',
-          status: done ? 'succeeded' : 'processing',
-          output: done ? `${url}/files/out.mp4` : null,
         });
       }
       // Model server: analysis
@@ -142,10 +142,17 @@ export async function startVendorDouble(mp4: Buffer): Promise<VendorDouble> {
   return {
     url,
     calls,
+    replicate,
     holdJobs() {
       held = true;
-      return () => void (held = false);
+      const releaseReplicate = replicate.hold();
+      return () => {
+        held = false;
+        releaseReplicate();
+      };
     },
-    close: () => new Promise((r) => server.close(() => r())),
+    close: async () => {
+      await Promise.all([new Promise<void>((r) => server.close(() => r())), replicate.close()]);
+    },
   };
 }

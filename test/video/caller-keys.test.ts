@@ -32,7 +32,7 @@ const logLines: string[] = [];
 beforeAll(async () => {
   const files = makeMedia();
   [vendor, media, elevenlabs] = await Promise.all([
-    startVendorDouble(files['/talk.mp4']!.body),
+    startVendorDouble(files['/talk.mp4']!.body, { replicateKeys: [RP_CALLER, RP_PLATFORM] }),
     startMediaServer(files),
     startElevenLabsDouble(),
   ]);
@@ -44,7 +44,7 @@ beforeAll(async () => {
     env: {
       ...TEST_ENV,
       VIDEO_VENDOR_POLL_MS: '20',
-      REPLICATE_BASE_URL: vendor.url,
+      REPLICATE_BASE_URL: vendor.replicate.url,
       REPLICATE_API_KEY: RP_PLATFORM,
       ELEVENLABS_BASE_URL: elevenlabs.url,
       ELEVENLABS_API_KEY: EL_PLATFORM,
@@ -125,7 +125,7 @@ describe('caller provider keys (X-Provider-Key-*) on async video jobs', () => {
     // Mid-job (the Replicate prediction is held "processing", after the CPU steps synthesized on ElevenLabs).
     try {
       const reached = await waitUntil(async () => {
-        if (vendor.calls.some((c) => c.path.startsWith('/v1/predictions/'))) return 'held at the vendor';
+        if (vendor.replicate.requests.some((c) => c.path.startsWith('/v1/predictions/'))) return 'held at the vendor';
         const j = (await (await p.request(`/v1/video/${id}`, { key: dev.apiKey })).json()) as VideoJob;
         return j.status === 'failed' ? `failed: ${JSON.stringify(j.error)}` : null;
       }, 90_000);
@@ -153,7 +153,7 @@ describe('caller provider keys (X-Provider-Key-*) on async video jobs', () => {
     expect(job.status, JSON.stringify(job.error)).toBe('completed');
 
     // The vendors saw the caller's keys, never the platform's.
-    const replicate = vendor.calls.filter((c) => REPLICATE_PATHS.test(c.path));
+    const replicate = vendor.replicate.requests.filter((c) => REPLICATE_PATHS.test(c.path));
     expect(replicate.length).toBeGreaterThan(1);
     for (const c of replicate) expect(c.headers.authorization).toBe(`Bearer ${RP_CALLER}`);
     expect(elevenlabs.requests.length).toBeGreaterThan(0);
@@ -186,7 +186,7 @@ describe('caller provider keys (X-Provider-Key-*) on async video jobs', () => {
   }, 240_000);
 
   it('runs as before without a header: the platform key, billable, nothing sealed', async () => {
-    const before = vendor.calls.length;
+    const before = vendor.replicate.requests.length;
     const sub = await submit('lipsync', {
       video_url: `${media.url}/talk.mp4`,
       audio_url: `${media.url}/speech.wav`,
@@ -196,7 +196,7 @@ describe('caller provider keys (X-Provider-Key-*) on async video jobs', () => {
     expect(sub.res.headers.get('x-usage-bypassed')).toBe('false');
     const { job } = await waitForJob(p, dev.apiKey, sub.body.id);
     expect(job.status, JSON.stringify(job.error)).toBe('completed');
-    const calls = vendor.calls.slice(before).filter((c) => REPLICATE_PATHS.test(c.path));
+    const calls = vendor.replicate.requests.slice(before).filter((c) => REPLICATE_PATHS.test(c.path));
     expect(calls.length).toBeGreaterThan(0);
     for (const c of calls) expect(c.headers.authorization).toBe(`Bearer ${RP_PLATFORM}`);
     const { rows } = await p.infra.db.query(

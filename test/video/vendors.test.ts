@@ -12,7 +12,7 @@ let dev: { developerId: string; apiKey: string };
 
 beforeAll(async () => {
   const files = makeMedia();
-  vendor = await startVendorDouble(files['/talk.mp4']!.body);
+  vendor = await startVendorDouble(files['/talk.mp4']!.body, { replicateKeys: ['replicate-platform-token'] });
   media = await startMediaServer(files);
   p = await startTestPlatform({
     env: {
@@ -21,7 +21,7 @@ beforeAll(async () => {
       SYNCLABS_BASE_URL: vendor.url,
       TWELVELABS_BASE_URL: vendor.url,
       RUNWAY_BASE_URL: vendor.url,
-      REPLICATE_BASE_URL: vendor.url,
+      REPLICATE_BASE_URL: vendor.replicate.url,
       REPLICATE_API_KEY: 'replicate-platform-token',
       LUMA_BASE_URL: vendor.url,
       LUMA_API_KEY: 'luma-platform-key',
@@ -209,7 +209,7 @@ describe('self-hosted model servers', () => {
     expect(ja.job.result).toMatchObject({ provider: 'videollama', scenes: [{ description: 'a person talking' }] });
     expect(jr.job.status, JSON.stringify(jr.job.error)).toBe('completed');
     expect(jr.job.result?.provider).toBe('replicate.sync/lipsync-2');
-    const call = vendor.calls.find((c) => c.path === '/v1/models/sync/lipsync-2/predictions')!;
+    const call = vendor.replicate.requests.find((c) => c.path === '/v1/models/sync/lipsync-2/predictions')!;
     expect(call.headers.authorization).toBe('Bearer replicate-platform-token');
     expect(Object.keys(JSON.parse(call.body.toString()).input).sort()).toEqual(['audio', 'video']);
   });
