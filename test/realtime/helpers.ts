@@ -45,3 +45,22 @@ export function rms(pcm: Buffer): number {
   for (let i = 0; i < n; i++) s += pcm.readInt16LE(i * 2) ** 2;
   return Math.sqrt(s / Math.max(1, n));
 }
+
+/**
+ * The platform env of a voice test: Deepgram live and OpenAI chat at their doubles, a fixed session secret, the
+ * public URL Twilio is told to call back, and outbound requests allowed to the local doubles.
+ */
+export function voicePlatformEnv(
+  dg: { url: string; key: string },
+  llm: { baseUrl: string; key: string },
+): Record<string, string> {
+  return {
+    PUBLIC_BASE_URL: 'https://voice.example.com',
+    REALTIME_SESSION_SECRET: 'test-secret-test-secret-test-secret-42',
+    DEEPGRAM_BASE_URL: dg.url,
+    DEEPGRAM_API_KEY: dg.key,
+    OPENAI_BASE_URL: llm.baseUrl,
+    OPENAI_API_KEY: llm.key,
+    OUTBOUND_ALLOWLIST: '127.0.0.1',
+  };
+}

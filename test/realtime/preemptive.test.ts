@@ -3,7 +3,7 @@ import { startTestPlatform, waitUntil, type TestPlatform } from '../helpers/plat
 import { startDeepgramLiveDouble, type DeepgramLiveDouble } from '../doubles/deepgram-live.ts';
 import { startOpenAiChatDouble, type OpenAiChatDouble } from '../doubles/openai-chat.ts';
 import { TwilioCaller } from './doubles/twilio-caller.ts';
-import { fliteUtterance, tokenFromTwiml, wsUrl } from './helpers.ts';
+import { fliteUtterance, tokenFromTwiml, voicePlatformEnv, wsUrl } from './helpers.ts';
 
 /**
  * Preemptive replies and adaptive endpointing on a real session (Deepgram live and OpenAI chat doubles): whatever
@@ -26,15 +26,7 @@ beforeAll(async () => {
     return { text: REPLY(last) };
   });
   p = await startTestPlatform({
-    env: {
-      PUBLIC_BASE_URL: 'https://voice.example.com',
-      REALTIME_SESSION_SECRET: 'test-secret-test-secret-test-secret-42',
-      DEEPGRAM_BASE_URL: dg.url,
-      DEEPGRAM_API_KEY: dg.key,
-      OPENAI_BASE_URL: llm.url,
-      OPENAI_API_KEY: llm.key,
-      OUTBOUND_ALLOWLIST: '127.0.0.1',
-    },
+    env: voicePlatformEnv(dg, llm),
   });
   ({ apiKey: key } = await p.developer('pro'));
 }, 120_000);

@@ -5,7 +5,7 @@ import { startTestPlatform, waitUntil, type TestPlatform } from '../helpers/plat
 import { startDeepgramLiveDouble, type DeepgramLiveDouble } from '../doubles/deepgram-live.ts';
 import { startOpenAiChatDouble, type OpenAiChatDouble } from '../doubles/openai-chat.ts';
 import { TwilioCaller } from './doubles/twilio-caller.ts';
-import { fliteUtterance, rms, tokenFromTwiml, wsUrl } from './helpers.ts';
+import { fliteUtterance, rms, tokenFromTwiml, voicePlatformEnv, wsUrl } from './helpers.ts';
 
 const GREETING = 'Hello! How can I help you today?';
 const LONG_REPLY =
@@ -68,15 +68,7 @@ beforeAll(async () => {
     { key: 'sk-test-realtime', tokensPerSecond: 1000 },
   );
   p = await startTestPlatform({
-    env: {
-      PUBLIC_BASE_URL: 'https://voice.example.com',
-      REALTIME_SESSION_SECRET: 'test-secret-test-secret-test-secret-42',
-      DEEPGRAM_BASE_URL: dg.url,
-      DEEPGRAM_API_KEY: dg.key,
-      OPENAI_BASE_URL: llm.baseUrl,
-      OPENAI_API_KEY: llm.key,
-      OUTBOUND_ALLOWLIST: '127.0.0.1',
-    },
+    env: voicePlatformEnv(dg, llm),
   });
   ({ apiKey: key } = await p.developer('pro'));
   const a = await p.request('/v1/agents', {

@@ -314,13 +314,14 @@ export class CallerInput {
   private transcriptChanged(final: boolean): void {
     const u = this.utt;
     if (!u || u.endpointAt !== null) return;
-    const ms = endpointWindowMs(this.s.settings.endpointing, this.heardSoFar(), final);
+    const text = this.heardSoFar();
+    const ms = endpointWindowMs(this.s.settings.endpointing, text, final);
     // An interim transcript can be ahead of the VAD (new words of speech the VAD has not scored yet): it may
     // lengthen the window, never shorten it; finals may do both.
     const d = this.vad.detector;
     d.setEndpointMs(final ? ms : Math.max(ms, d.currentEndpointMs));
     if (this.s.settings.endpointing.preemptive) {
-      d.setPauseMs(completeness(this.heardSoFar()) === 'complete' ? PREPARE_AFTER_COMPLETE_MS : PREPARE_AFTER_MS);
+      d.setPauseMs(completeness(text) === 'complete' ? PREPARE_AFTER_COMPLETE_MS : PREPARE_AFTER_MS);
     }
     this.maybePrepare();
     this.vad.reconsider();
