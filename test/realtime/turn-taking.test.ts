@@ -17,6 +17,7 @@ const ENV = {
   REALTIME_ENDPOINTING_COMPLETE_MS: 200,
   REALTIME_ENDPOINTING_INCOMPLETE_MS: 800,
   REALTIME_PREEMPTIVE_REPLIES: true,
+  REALTIME_TURN_EAGERNESS: 'normal' as const,
 };
 
 describe('adaptive endpointing decisions', () => {
@@ -51,7 +52,14 @@ describe('adaptive endpointing decisions', () => {
 
   it('picks the window from the policy; off, the fixed window always', () => {
     const p = endpointingPolicy(ENV, { turn_taking: null });
-    expect(p).toEqual({ fixedMs: 300, adaptive: true, completeMs: 200, incompleteMs: 800, preemptive: true });
+    expect(p).toEqual({
+      fixedMs: 300,
+      adaptive: true,
+      completeMs: 200,
+      incompleteMs: 800,
+      preemptive: true,
+      eagerness: 'normal',
+    });
     expect(endpointWindowMs(p, 'Is it open?')).toBe(200);
     expect(endpointWindowMs(p, 'I want to come in because')).toBe(800);
     expect(endpointWindowMs(p, 'I would like a cleaning')).toBe(300);
@@ -68,6 +76,7 @@ describe('adaptive endpointing decisions', () => {
       completeMs: 150,
       incompleteMs: 800,
       preemptive: false,
+      eagerness: 'normal',
     });
   });
 
