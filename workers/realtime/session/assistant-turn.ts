@@ -33,6 +33,21 @@ export interface AssistantTurn {
   held: Frame[] | null;
   /** LLM text characters this reply produced (a dropped reply's waste). */
   llmChars: number;
+  /** The caller went on speaking within CUT_IN_WINDOW_MS of this reply's first audio (see suspectCutIn). */
+  suspectedCutIn: boolean;
+}
+
+/** Caller speech that starts this soon after a reply's first audio suggests the agent took a pause for the end. */
+export const CUT_IN_WINDOW_MS = 500;
+
+/**
+ * Marks `t` as a suspected cut-in when caller speech that interrupted it began (`onsetAt`, session clock) no later
+ * than CUT_IN_WINDOW_MS after its first audio went out — or before, the caller already speaking again. Only for a
+ * reply to caller speech that was heard at all.
+ */
+export function suspectCutIn(t: AssistantTurn, onsetAt: number): void {
+  if (t.lastSpeechAt === null || t.firstSendAt === null) return;
+  if (onsetAt - t.firstSendAt <= CUT_IN_WINDOW_MS) t.suspectedCutIn = true;
 }
 
 type TurnRow = Parameters<TraceStore['turn']>[0];
@@ -65,6 +80,7 @@ export function assistantTurn(
     closed: false,
     held: null,
     llmChars: 0,
+    suspectedCutIn: false,
   };
 }
 
@@ -100,6 +116,7 @@ export function assistantTurnRecord(
         : null,
     interrupted: end.interrupted,
     error: t.error,
+    suspectedCutIn: t.suspectedCutIn,
   };
   const round = (v: number | null) => (v === null ? null : Math.round(v));
   const timing =
