@@ -1,6 +1,7 @@
 import type { LlmMessage } from '../../../shared/engines/llm/types.ts';
 import type { Frame } from '../pipeline/frames.ts';
 import { turnStageLatency } from '../../../shared/observability/metrics.ts';
+import type { PreparedStats } from './prepared-reply.ts';
 import type { TraceStore } from './trace-store.ts';
 
 /** One agent reply: its text, its kept tool messages and the session-clock times the trace is made from. */
@@ -156,7 +157,7 @@ export function sessionMetrics(
     ttsCharacters: number;
     llmTokens: number;
     /** Replies prepared before the endpoint: played, and dropped with what they had cost. */
-    prepared: { confirmed: number; dropped: number; llmChars: number; ttsChars: number };
+    prepared: PreparedStats;
   },
 ) {
   const latencies = turns.map((x) => x.latencyMs).filter((v): v is number => typeof v === 'number');
@@ -175,5 +176,9 @@ export function sessionMetrics(
     // the developer is billed only the usage a vendor reported.
     droppedLlmTokens: Math.ceil(counts.prepared.llmChars / 4),
     droppedTtsCharacters: counts.prepared.ttsChars,
+    // Why prepared replies were dropped (issue 25): the caller went on, newer words, the final differed.
+    preparedDroppedWentOn: counts.prepared.droppedBy?.wentOn ?? 0,
+    preparedDroppedWordsChanged: counts.prepared.droppedBy?.wordsChanged ?? 0,
+    preparedDroppedFinalDiffers: counts.prepared.droppedBy?.finalDiffers ?? 0,
   };
 }

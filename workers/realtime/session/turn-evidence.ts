@@ -2,6 +2,8 @@ import { endOfUtteranceProsody, RecentAudio } from '../../../shared/audio/prosod
 import { pcmToInt16 } from '../../../shared/audio/pcm.ts';
 import { decideWindow, type EndpointingPolicy, type TurnEvidence, type WindowReason } from './endpointing.ts';
 
+const TAIL_MS = 120;
+
 /**
  * This call's STT lag so far: how long after the audio a final's words end did the final arrive (audio clock, so a
  * loaded event loop does not count). The expectation is a high quantile of the recent finals, or `priorMs` before
@@ -82,7 +84,9 @@ export class TurnEvidenceTracker {
   /** The prosody score of the speech ending at `lastSpeechMs` (computed once per end). */
   prosody(lastSpeechMs: number): number {
     if (this.prosodyFor?.lastSpeechMs !== lastSpeechMs) {
-      const pcm = this.audio.slice(lastSpeechMs + 40, 1500);
+      // A little past the VAD's last speech frame: the VAD scores a word's fading tail as silence, and the fade is
+      // one of the cues (the silence after it is unvoiced and does not count).
+      const pcm = this.audio.slice(lastSpeechMs + TAIL_MS, 1500);
       this.prosodyFor = { lastSpeechMs, score: endOfUtteranceProsody(pcm, this.audio.rate).score };
     }
     return this.prosodyFor.score;
