@@ -98,6 +98,12 @@ describe("this call's STT lag", () => {
     t.reset();
     expect(t.uncoveredMs(1000)).toBe(1000);
   });
+
+  it('leaves a batch STT (no words until the utterance ends) to the fixed window, as before', () => {
+    const t = new TurnEvidenceTracker(16000, false);
+    expect(t.uncoveredMs(1000)).toBe(0);
+    expect(t.decide(P, { text: '', final: true }, 1000, false)).toEqual({ windowMs: 300, reason: 'unknown' });
+  });
 });
 
 describe('turn detector: a late final reopens an ended utterance', () => {

@@ -47,9 +47,13 @@ export class TurnEvidenceTracker {
   /** The last decision, for the trace and logs. */
   last: { windowMs: number; reason: WindowReason } | null = null;
 
+  /**
+   * `streaming`: the STT streams timed, punctuated results (the streaming vendors). A batch engine transcribes the
+   * utterance at its end: there are no word timings to compare while it goes on, and no punctuation to miss.
+   */
   constructor(
     rate: number,
-    private readonly punctuated: boolean,
+    private readonly streaming: boolean,
   ) {
     this.audio = new RecentAudio(rate, 2000);
   }
@@ -76,9 +80,9 @@ export class TurnEvidenceTracker {
     this.lag.observe(audioNowMs - endMs);
   }
 
-  /** How much of the speech (up to the VAD's `lastSpeechMs`) the words do not cover yet. */
+  /** How much of the speech (up to the VAD's `lastSpeechMs`) the words do not cover yet (0 for a batch STT). */
   uncoveredMs(lastSpeechMs: number): number {
-    return lastSpeechMs - this.wordsEndMs;
+    return this.streaming ? lastSpeechMs - this.wordsEndMs : 0;
   }
 
   /** The prosody score of the speech ending at `lastSpeechMs` (computed once per end). */
@@ -107,7 +111,7 @@ export class TurnEvidenceTracker {
       final: heard.final,
       uncoveredMs: this.uncoveredMs(lastSpeechMs),
       prosody: quiet ? this.prosody(lastSpeechMs) : null,
-      punctuated: this.punctuated,
+      punctuated: this.streaming,
     };
     this.last = decideWindow(policy, ev);
     return this.last;
