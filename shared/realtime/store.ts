@@ -469,8 +469,9 @@ export interface TransferRecord {
   atMs: number;
 }
 
-export async function recordTransfer(db: Queryable, sessionId: string, t: TransferRecord): Promise<void> {
-  await db.query('update rt_sessions set transfer = $2 where id = $1', [sessionId, JSON.stringify(t)]);
+/** The transfer a session made (null: it did not go through after all). */
+export async function recordTransfer(db: Queryable, sessionId: string, t: TransferRecord | null): Promise<void> {
+  await db.query('update rt_sessions set transfer = $2 where id = $1', [sessionId, t && JSON.stringify(t)]);
 }
 
 /** What the whisper callback needs: the transfer (summary) and the caller's number. */
