@@ -89,7 +89,7 @@ export async function taskStatus(infra: Infra, taskId: string, params: Record<st
 export async function taskAmd(infra: Infra, taskId: string, params: Record<string, string>): Promise<void> {
   await loadTask(infra, taskId);
   const answeredBy = fromTwilioAnsweredBy(params.AnsweredBy);
-  const sessionId = await recordTaskAnsweredBy(infra.db, taskId, answeredBy);
+  const sessionId = await recordTaskAnsweredBy(infra.db, taskId, answeredBy, params.AnsweredBy ?? 'unknown');
   if (sessionId) await recordAnswer(infra, sessionId, { answeredBy, source: 'twilio' });
 }
 

@@ -417,21 +417,23 @@ export type AnsweredBy = 'human' | 'machine' | 'unknown';
  * Twilio's async AMD result, kept on the task (its callback may come before the stream starts); the live
  * session reads it while its own detector listens. Returns the task's session id, if it has one yet.
  */
-export async function recordTaskAnsweredBy(db: Queryable, taskId: string, answeredBy: AnsweredBy) {
+export async function recordTaskAnsweredBy(db: Queryable, taskId: string, answeredBy: AnsweredBy, twilio: string) {
   const { rows } = await db.query<{ session_id: string | null }>(
-    `update rt_outbound_tasks set answered_by = coalesce(answered_by, $2), updated_at = now() where id = $1
-     returning session_id`,
-    [taskId, answeredBy],
+    `update rt_outbound_tasks set answered_by = coalesce(answered_by, $2),
+            amd_answered_by = coalesce(amd_answered_by, $3), updated_at = now()
+      where id = $1 returning session_id`,
+    [taskId, answeredBy, twilio.slice(0, 40)],
   );
   return rows[0]?.session_id ?? null;
 }
 
-export async function taskAnsweredBy(db: Queryable, taskId: string): Promise<AnsweredBy | null> {
-  const { rows } = await db.query<{ answered_by: AnsweredBy | null }>(
-    'select answered_by from rt_outbound_tasks where id = $1',
+/** Twilio's AMD answer for a task, once its callback came: ours (`machine`) and Twilio's own (`machine_end_beep`). */
+export async function taskTwilioAmd(db: Queryable, taskId: string) {
+  const { rows } = await db.query<{ answered_by: AnsweredBy; amd_answered_by: string }>(
+    `select answered_by, amd_answered_by from rt_outbound_tasks where id = $1 and amd_answered_by is not null`,
     [taskId],
   );
-  return rows[0]?.answered_by ?? null;
+  return rows[0] ?? null;
 }
 
 /**

@@ -296,6 +296,23 @@ describe('outbound calls: answering-machine detection', () => {
     expect(updatesFor(callSid)[0]!.form.get('Status')).toBe('completed');
     expect(caller.media).toHaveLength(0);
   });
+
+  it("Twilio's machine_end_beep (DetectMessageEnd) means the greeting is over: the message is left at once", async () => {
+    const { caller, sessionId, index, callSid } = await outboundCall(agents.message!, [], { name: 'Lee' });
+    twilioEndsStreamOnUpdate(caller);
+    expect((await rest.sendAmd(index, 'machine_end_beep', p.url)).status).toBe(204);
+    await waitUntil(() => updatesFor(callSid).length > 0, 20_000);
+    await caller.closed;
+    expect(rms(Buffer.concat(caller.heard))).toBeGreaterThan(300);
+    await waitUntil(async () => (await session(sessionId)).status === 'completed');
+    expect(await session(sessionId)).toMatchObject({
+      answered_by: 'machine',
+      amd_source: 'twilio',
+      end_reason: 'voicemail',
+    });
+    const d = await detail(sessionId);
+    expect(d.turns.map((t: { text: string }) => t.text)).toEqual(['Hi Lee, this is the clinic. Please call us back.']);
+  });
 });
 
 describe('transfer_call and end_call', () => {

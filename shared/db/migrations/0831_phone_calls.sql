@@ -13,5 +13,7 @@ alter table rt_sessions
 -- Template variables of an outbound call (the voicemail message's {{name}}) and where its events go.
 alter table rt_outbound_tasks
   add column answered_by text,
+  -- Twilio's own AnsweredBy (machine_end_beep, …): with DetectMessageEnd it also says the greeting has ended.
+  add column amd_answered_by text,
   add column variables jsonb not null default '{}',
   add column webhook_url text;

@@ -1,6 +1,6 @@
 import { AnsweringMachineDetector, type AnsweredBy } from '../../../shared/realtime/amd/detector.ts';
 import { recordAnswer } from '../../../shared/realtime/amd/outcome.ts';
-import { taskAnsweredBy } from '../../../shared/realtime/store.ts';
+import { taskTwilioAmd } from '../../../shared/realtime/store.ts';
 import type { Infra } from '../../../shared/runtime/infra.ts';
 import type { Logger } from '../../../shared/observability/logger.ts';
 
@@ -77,7 +77,8 @@ export class AnswerWatch {
     return (this.audioStartMs ?? 0) + detectorMs;
   }
 
-  private decide(a: AnsweredBy, source: 'detector' | 'twilio'): void {
+  /** `greetingOver`: Twilio's DetectMessageEnd answered `machine_end_*`, i.e. after the greeting. */
+  private decide(a: AnsweredBy, source: 'detector' | 'twilio', greetingOver = false): void {
     if (this.answered || this.ended) return;
     this.answered = a;
     if (this.poll) clearInterval(this.poll);
@@ -93,7 +94,8 @@ export class AnswerWatch {
     // The detector may have found the greeting's end already (Twilio's answer came late), or may never decide
     // machine itself (Twilio's answer wins a disagreement): do not wait forever for it.
     const end = this.detector.messageEnd;
-    if (end) this.greetingEnd(end.beepAtMs === null ? null : this.sessionMs(end.beepAtMs));
+    if (greetingOver) this.greetingEnd(beep === null ? null : this.sessionMs(beep));
+    else if (end) this.greetingEnd(end.beepAtMs === null ? null : this.sessionMs(end.beepAtMs));
     else {
       this.fallback = setTimeout(() => this.greetingEnd(null), GREETING_FALLBACK_MS);
       this.fallback.unref();
@@ -119,7 +121,7 @@ export class AnswerWatch {
       this.poll = null;
       return;
     }
-    const a = await taskAnsweredBy(this.o.infra.db, this.o.taskId).catch(() => null);
-    if (a) this.decide(a, 'twilio');
+    const t = await taskTwilioAmd(this.o.infra.db, this.o.taskId).catch(() => null);
+    if (t) this.decide(t.answered_by, 'twilio', t.amd_answered_by.startsWith('machine_end'));
   }
 }
