@@ -277,6 +277,8 @@ export class CallerInput {
         } else {
           this.partial = '';
           this.evidence.onFinal(ev.end * 1000 + this.sttOffsetMs, this.audioInMs);
+          if (this.utt && this.utt.endpointAt === null)
+            this.vad.detector.speechEndedAt(ev.end * 1000 + this.sttOffsetMs);
           this.onFinal(ev.text, ev.end * 1000 + this.sttOffsetMs);
           this.transcriptChanged(true);
         }
@@ -317,7 +319,8 @@ export class CallerInput {
   private heardNewWords(text: string, endMs: number | undefined): void {
     const u = this.utt;
     if (endMs === undefined || !u || u.endpointAt !== null) return;
-    if (words(text).length <= words(this.partial).length) return;
+    // The same words, timed later (a lagging STT caught up): where the speech ended, not new speech (issue 25).
+    if (words(text).length <= words(this.partial).length) return this.vad.detector.speechEndedAt(endMs);
     this.vad.heardSpeechUntil(endMs);
   }
 

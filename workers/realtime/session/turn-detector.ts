@@ -134,6 +134,15 @@ export class TurnDetector {
     return { type: 'resume', atMs };
   }
 
+  /**
+   * The STT timed words it had already sent as ending later than this detector's last speech (its interims caught
+   * up, or its final): the speech ended there, in a soft tail the VAD scored as silence. The silence is measured
+   * from there; unlike `heardSpeechUntil` this is no new speech, so a reported pause stands (no `resume`).
+   */
+  speechEndedAt(atMs: number): void {
+    if (this.speaking && atMs > this.lastSpeechEnd) this.lastSpeechEnd = atMs;
+  }
+
   private endIfSilentFor(atMs: number): TurnDetectorEvent | null {
     const silent = atMs - this.lastSpeechEnd;
     if (silent < this.endpointMs) {

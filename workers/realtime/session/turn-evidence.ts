@@ -3,6 +3,9 @@ import { pcmToInt16 } from '../../../shared/audio/pcm.ts';
 import { decideWindow, type EndpointingPolicy, type TurnEvidence, type WindowReason } from './endpointing.ts';
 
 const TAIL_MS = 120;
+/** Audio read for the prosody of an end: the last syllables and enough before them for the speaker's level. */
+const SPAN_MS = 1200;
+const RECOMPUTE_MS = 200;
 
 /**
  * This call's STT lag so far: how long after the audio a final's words end did the final arrive (audio clock, so a
@@ -87,12 +90,13 @@ export class TurnEvidenceTracker {
 
   /** The prosody score of the speech ending at `lastSpeechMs` (computed once per end). */
   prosody(lastSpeechMs: number): number {
-    if (this.prosodyFor?.lastSpeechMs !== lastSpeechMs) {
-      // A little past the VAD's last speech frame: the VAD scores a word's fading tail as silence, and the fade is
-      // one of the cues (the silence after it is unvoiced and does not count).
-      const pcm = this.audio.slice(lastSpeechMs + TAIL_MS, 1500);
-      this.prosodyFor = { lastSpeechMs, score: endOfUtteranceProsody(pcm, this.audio.rate).score };
-    }
+    // Once per pause: the end moving by a few frames (the STT re-timing the last word) does not change the contour.
+    const cached = this.prosodyFor;
+    if (cached && Math.abs(cached.lastSpeechMs - lastSpeechMs) <= RECOMPUTE_MS) return cached.score;
+    // A little past the VAD's last speech frame: the VAD scores a word's fading tail as silence, and the fade is
+    // one of the cues (the silence after it is unvoiced and does not count).
+    const pcm = this.audio.slice(lastSpeechMs + TAIL_MS, SPAN_MS);
+    this.prosodyFor = { lastSpeechMs, score: endOfUtteranceProsody(pcm, this.audio.rate).score };
     return this.prosodyFor.score;
   }
 
