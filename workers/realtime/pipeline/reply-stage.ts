@@ -102,8 +102,9 @@ export class ReplyStage extends Stage {
     this.prepared.drop();
     this.takeFloor();
     const t = this.conv.newTurn('', null, null);
+    // Its text is known; it is done (llmDone) when its llm-done has followed its audio to playback, so a first
+    // sentence played back before the next one is sent does not close it.
     t.fullText = f.text.trim();
-    t.llmDone = true;
     this.emit({ ...f, turnId: t.id });
   }
 
