@@ -101,6 +101,8 @@ describe('voice pipeline frames: say and end-call', () => {
     const onsetAt = conv.now();
     p.push({ kind: 'interrupt', atMs: conv.now(), reason: 'speech', onsetAt, flush: true });
     expect(far.clears).toBe(1);
+    // The flush travels on as a frame, before the interrupt it belongs to.
+    expect(out.map((f) => f.kind).filter((k) => k === 'clear' || k === 'interrupt')).toEqual(['clear', 'interrupt']);
     await until(() => out.some((f) => f.kind === 'end-call'));
     const [row] = rows();
     expect(row).toMatchObject({ interrupted: true });

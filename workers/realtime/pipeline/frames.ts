@@ -87,6 +87,12 @@ export type SystemFrame =
    */
   | { kind: 'interrupt'; atMs: number; reason: string; onsetAt?: number | null; flush?: boolean }
   | { kind: 'end'; reason: string }
+  /**
+   * Playback flushed: the far end drops the agent audio it had queued (Twilio's `clear`) and the recording's agent
+   * side is cut there. The playback stage emits it on every barge-in; pushed at the head it flushes what is queued
+   * and nothing else (the reply goes on; `interrupt` cuts the reply).
+   */
+  | { kind: 'clear'; atMs: number }
   /** The VAD saw speech begin. */
   | { kind: 'speech-start'; atMs: number }
   /**
@@ -136,6 +142,7 @@ const SYSTEM: ReadonlySet<Frame['kind']> = new Set<Frame['kind']>([
   'start',
   'interrupt',
   'end',
+  'clear',
   'speech-start',
   'transcript',
   'dtmf',

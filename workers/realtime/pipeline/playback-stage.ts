@@ -43,6 +43,9 @@ export class PlaybackStage extends Stage {
       case 'release':
         for (const f of frame.frames) this.output(f);
         return false;
+      case 'clear':
+        this.flush();
+        return;
       case 'interrupt':
         if (frame.flush === false) return; // a prepared reply's work: nothing of it was heard
         return this.interrupt(frame);
@@ -104,10 +107,10 @@ export class PlaybackStage extends Stage {
     const onsetAt = f.onsetAt ?? decidedAt;
     const heardAtOnset = t ? this.playback.heardWords(t.id, onsetAt).length : 0;
     const heard = t ? this.playback.heardWords(t.id, decidedAt) : [];
-    this.playback.clear();
-    this.recorder?.cutAgent();
+    this.flush();
     // The LLM and TTS stages upstream were cancelled by this frame on its way here.
     const stopMs = this.conv.now() - decidedAt;
+    this.emit({ kind: 'clear', atMs: decidedAt });
     this.emit(f);
     if (!t || t.closed) return false;
     this.close(t, true, heard.join(' '));
@@ -124,6 +127,12 @@ export class PlaybackStage extends Stage {
       },
     });
     return false;
+  }
+
+  /** The far end drops the audio it has queued (marks of flushed sentences will be ignored); so does the recording. */
+  private flush(): void {
+    this.playback.clear();
+    this.recorder?.cutAgent();
   }
 
   /** The call ends: the reply in progress is stored as what was heard of it (all of it when it played out). */
