@@ -1,4 +1,5 @@
 import type { LlmMessage } from '../../../shared/engines/llm/types.ts';
+import type { AnsweredBy } from '../../../shared/realtime/amd/detector.ts';
 import { assistantTurn, assistantTurnRecord, type AssistantTurn } from '../session/assistant-turn.ts';
 import type { Playback } from '../session/playback.ts';
 import type { TurnRecord } from '../session/trace-store.ts';
@@ -18,6 +19,11 @@ export class Conversation {
   /** Trace rows, user and assistant turns alike, are numbered in one sequence. */
   private idx = 0;
   private seq = 0;
+  /**
+   * Outbound calls with answering-machine detection: who answered, null until known (the answer stage sets it);
+   * undefined on other calls.
+   */
+  answeredBy: AnsweredBy | null | undefined = undefined;
 
   constructor(
     readonly now: () => number,
@@ -35,6 +41,11 @@ export class Conversation {
   get agentActive(): boolean {
     const t = this.current;
     return this.playback.speaking || (t !== null && !t.closed && t.userText !== '' && t.held === null);
+  }
+
+  /** Nobody is known to be there yet, or a machine is: caller speech is not a turn for the agent. */
+  get holding(): boolean {
+    return this.answeredBy === null || this.answeredBy === 'machine';
   }
 
   /** Agent audio sent but not yet played, for pacing synthesis. */

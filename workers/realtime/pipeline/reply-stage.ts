@@ -39,7 +39,8 @@ export class ReplyStage extends Stage {
       case 'keypad':
         return this.keypad(frame.digits, frame.atMs);
       case 'prepare':
-        return this.prepared.prepare(frame.text);
+        // Until someone is known to be there (answering-machine detection), nothing is prepared.
+        return this.conv.holding ? undefined : this.prepared.prepare(frame.text);
       case 'unprepare':
         return this.prepared.drop();
       case 'say':
@@ -66,7 +67,8 @@ export class ReplyStage extends Stage {
         sttMs: Math.max(0, u.finalAt - u.lastSpeechAt),
       },
     });
-    if (!u.text) return;
+    // Until someone is known to be there (or while a machine talks), speech is not a turn for the agent.
+    if (!u.text || this.conv.holding) return;
     this.userTurn(u.text, u.lastSpeechAt, u.endpointAt, u.endpointWaitMs);
     if (this.conv.current) this.conv.current.vadLagMs = u.vadLagMs;
   }

@@ -64,7 +64,7 @@ export class TurnStage extends Stage {
   private readonly dtmf = new DtmfCollector((digits) => this.emit({ kind: 'keypad', digits, atMs: this.conv.now() }));
 
   constructor(
-    private readonly conv: Pick<Conversation, 'now' | 'agentActive' | 'current'>,
+    private readonly conv: Pick<Conversation, 'now' | 'agentActive' | 'current' | 'answeredBy'>,
     private readonly opts: TurnStageOptions,
   ) {
     super('turns', { sync: true });
@@ -181,6 +181,8 @@ export class TurnStage extends Stage {
 
   private interrupt(reason: 'speech' | 'long_speech' | 'dtmf', u: Utterance | null): void {
     if (u) u.interrupted = true;
+    // An answering machine does not barge in: its greeting has ended before the message starts.
+    if (this.conv.answeredBy === 'machine') return;
     const onsetAt = u ? this.wall(u.onsetAudioMs) : null;
     this.emit({ kind: 'interrupt', atMs: this.conv.now(), reason, onsetAt, flush: true });
   }

@@ -1,11 +1,14 @@
 import { performance } from 'node:perf_hooks';
+import type { CallControl } from '../../../shared/agents/tools/call-control.ts';
 import { pcmToInt16 } from '../../../shared/audio/pcm.ts';
+import type { TransferTarget } from '../../../shared/contracts/agents.ts';
 import { activeRealtimeSessions } from '../../../shared/observability/metrics.ts';
 import { Conversation } from '../pipeline/conversation.ts';
 import type { Frame, SayPurpose } from '../pipeline/frames.ts';
 import type { Pipeline } from '../pipeline/stage.ts';
 import type { ReplyStage } from '../pipeline/reply-stage.ts';
 import type { SttStage } from '../pipeline/stt-stage.ts';
+import { CallActions } from './call-actions.ts';
 import { callAudio } from './call-audio.ts';
 import { storeRecording, type StereoRecorder } from './recorder.ts';
 import { SessionAccounting } from './session-accounting.ts';
@@ -30,18 +33,25 @@ export class CallSession {
   private ended: Promise<void> | null = null;
   private maxTimer: NodeJS.Timeout;
   private failure: string | null = null;
+  private callSid: string | null = null;
+  /** What the session does to the phone call itself (hang up, transfer through Twilio's REST API). */
+  private readonly actions: CallActions;
+  /** A call tool's action, run when the reply that called it has closed (been spoken, or cut). */
+  private pendingAction: { run: () => void; signal: AbortSignal } | null = null;
+  /** The transfer target a `transfer` frame names, set by the transfer tool. */
+  private transferTo: TransferTarget | null = null;
+  /** Set by a hang-up or hand-off in progress: the end reason whatever stops the session first. */
+  private endReason: string | null = null;
   /** The minute hold, usage counts, trace rows and the metering at the end. */
   private readonly accounting: SessionAccounting;
   /** Resolves when the session has ended (stop, hang-up, `end-call` or limit). */
   readonly done: Promise<void>;
   private resolveDone!: () => void;
   onEnd: (reason: string) => void = () => {};
-  /** A `transfer` frame reached the end of the pipeline (its audio has played): the phone transport acts on it. */
-  onTransfer: (f: Extract<Frame, { kind: 'transfer' }>) => void = (f) =>
-    this.s.log.warn({ sessionId: this.s.sessionId, mode: f.mode }, 'transfer requested; this transport cannot');
 
   constructor(private readonly s: SessionInit) {
     this.done = new Promise((r) => (this.resolveDone = r));
+    this.actions = new CallActions(s, () => this.callSid);
     const audio = callAudio(s, () => this.now());
     this.recorder = audio.recorder;
     this.conv = new Conversation(() => this.now(), audio.playback, s.developerId);
@@ -92,8 +102,10 @@ export class CallSession {
         llmProvider: this.s.runtime.provider,
       }),
     );
+    this.callSid = meta.callSid ?? null;
+    // With answering-machine detection the answer stage greets (or not) once it knows who answered.
     const greeting = this.s.agent.first_message.trim();
-    if (greeting) this.say(greeting, 'greeting');
+    if (greeting && !(this.s.outbound && this.s.settings.amd)) this.say(greeting, 'greeting');
   }
 
   // ── in: the transport and features push frames at the head ──────────────────────────────────────────────
@@ -144,10 +156,16 @@ export class CallSession {
       case 'interrupt':
         if (f.flush !== false) transport.event({ type: 'interrupted', reason: f.reason });
         return;
-      case 'turn-done':
+      case 'turn-done': {
         this.accounting.record(f.record);
         if (f.timing) log.debug({ sessionId, ...f.timing }, 'turn timing');
+        if (f.record.speaker !== 'assistant') return;
+        // A call tool acts once the reply that called it has closed.
+        const action = this.pendingAction;
+        this.pendingAction = null;
+        if (action && !action.signal.aborted) action.run();
         return;
+      }
       case 'interruption':
         log.info({ sessionId, ...f.record }, 'barge-in');
         return this.accounting.interruption(f.record);
@@ -164,10 +182,11 @@ export class CallSession {
         log.warn({ sessionId, stage: f.stage }, 'turn stage failed');
         return;
       case 'end-call':
-        void this.stop(f.reason);
+        void this.endCall(f.reason);
         return;
       case 'transfer':
-        return this.onTransfer(f);
+        void this.handOff(f);
+        return;
     }
   }
 
@@ -180,11 +199,51 @@ export class CallSession {
     }
   }
 
+  // ── phone: hang-up, transfer (the call tools) ───────────────────────────────────────────────────────────
+
+  /** The call tools' hold on this session: each acts once the reply that called it has been spoken. */
+  readonly control: CallControl = {
+    transfer: (target, summary, signal) => {
+      if (!this.actions.canTransfer) throw new Error('this session is not a phone call; it cannot be transferred');
+      this.pendingAction = {
+        run: () => {
+          this.transferTo = target;
+          this.push({ kind: 'transfer', target: target.name, mode: target.mode, summary });
+        },
+        signal,
+      };
+      return `Transferring to ${target.name} once you have spoken. Tell the caller in one short sentence that you are transferring them now.`;
+    },
+    end: (_reason, signal) => {
+      this.pendingAction = { run: () => this.push({ kind: 'end-call', reason: 'agent-ended' }), signal };
+      return 'The call ends once you have spoken. Say a short, polite goodbye.';
+    },
+  };
+
+  /** Hangs the call up (REST for a phone call; the socket closes with the session) and ends the session. */
+  private async endCall(reason: string): Promise<void> {
+    if (this.ended) return;
+    this.endReason ??= reason;
+    await this.actions.hangUp();
+    await this.stop(reason);
+  }
+
+  /** A `transfer` frame whose audio has played: the call is handed over through Twilio's REST API. */
+  private async handOff(f: Extract<Frame, { kind: 'transfer' }>): Promise<void> {
+    const target = this.transferTo;
+    if (this.ended || !target || target.name !== f.target) return;
+    // Twilio ends the media stream once the call is updated: that `stop` must not read as the caller hanging up.
+    this.endReason = 'transferred';
+    if (await this.actions.transfer(f, target, this.now())) return void this.stop('transferred');
+    this.endReason = null;
+    this.say("I'm sorry, I couldn't transfer your call right now.", 'transfer');
+  }
+
   // ── end ──────────────────────────────────────────────────────────────────────────────────────────────────
 
   /** Ends the session once: closes STT, finalizes turns, stores the recording and trace, meters the minutes. */
   stop(reason: string): Promise<void> {
-    this.ended ??= this.finish(reason);
+    this.ended ??= this.finish(this.endReason ?? reason);
     return this.ended;
   }
 

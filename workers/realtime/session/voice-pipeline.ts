@@ -1,9 +1,10 @@
+import { AnswerStage } from '../pipeline/answer-stage.ts';
 import type { Conversation } from '../pipeline/conversation.ts';
 import { LlmStage } from '../pipeline/llm-stage.ts';
 import { PlaybackStage } from '../pipeline/playback-stage.ts';
 import { ReplyStage } from '../pipeline/reply-stage.ts';
 import { SentenceStage } from '../pipeline/sentence-stage.ts';
-import { Pipeline, type Emit } from '../pipeline/stage.ts';
+import { Pipeline, type Emit, type Stage } from '../pipeline/stage.ts';
 import { SttStage } from '../pipeline/stt-stage.ts';
 import { TtsStage } from '../pipeline/tts-stage.ts';
 import { PREPARE_AFTER_MS, TurnStage } from '../pipeline/turn-stage.ts';
@@ -40,7 +41,21 @@ export function buildVoicePipeline(
     log,
   });
   const reply = new ReplyStage(conv);
-  const stages = [
+  // Outbound calls with answering-machine detection: who answered decides the greeting (answer-stage.ts).
+  const answer =
+    s.outbound && settings.amd
+      ? new AnswerStage(conv, {
+          infra: s.infra,
+          sessionId: s.sessionId,
+          taskId: s.outbound.taskId,
+          inRate: transport.inRate,
+          agent,
+          variables: s.outbound.variables,
+          log,
+        })
+      : null;
+  const stages: Stage[] = [
+    ...(answer ? [answer] : []),
     new VadStage(engines.vad, transport.inRate, {
       threshold: settings.vadThreshold,
       startMs: 60,
