@@ -3,7 +3,7 @@ import type { DataFrame, Frame } from '../../workers/realtime/pipeline/frames.ts
 import { StageHarness } from '../../workers/realtime/pipeline/harness.ts';
 import { SentenceStage } from '../../workers/realtime/pipeline/sentence-stage.ts';
 import { Stage } from '../../workers/realtime/pipeline/stage.ts';
-import { TTS_LOOKAHEAD_MS, TtsStage, type TtsStageHooks } from '../../workers/realtime/pipeline/tts-stage.ts';
+import { TTS_LOOKAHEAD_MS, TtsStage, type TtsTrace } from '../../workers/realtime/pipeline/tts-stage.ts';
 import { LocalTtsEngine } from '../../shared/engines/tts/local.ts';
 
 /** A stage whose data work waits until released, to observe overtaking and cancellation. */
@@ -14,7 +14,7 @@ class SlowStage extends Stage {
     super('slow');
   }
   protected override async onData(frame: DataFrame, signal: AbortSignal): Promise<void> {
-    if (frame.kind !== 'transcript') return this.emit(frame);
+    if (frame.kind !== 'llm-text') return this.emit(frame);
     this.started.push(frame.text);
     await new Promise<void>((resolve) => {
       signal.addEventListener('abort', () => {
@@ -27,7 +27,7 @@ class SlowStage extends Stage {
   }
 }
 
-const t = (text: string): Frame => ({ kind: 'transcript', text, final: true, atMs: 0 });
+const t = (text: string): Frame => ({ kind: 'llm-text', turnId: 't1', text });
 
 describe('pipeline stages', () => {
   it('lets system frames overtake queued data frames and cancels the one in flight', async () => {
@@ -41,7 +41,7 @@ describe('pipeline stages', () => {
     expect(h.stage.aborted).toEqual(['slow-1']);
     h.push(t('fast-after'));
     await h.until((o) => o.length === 2);
-    expect(h.out[1]).toMatchObject({ kind: 'transcript', text: 'fast-after' });
+    expect(h.out[1]).toMatchObject({ kind: 'llm-text', text: 'fast-after' });
     expect(h.stage.started).toEqual(['slow-1', 'fast-after']);
   });
 
@@ -107,15 +107,26 @@ describe('synthesis paced by playback', () => {
   });
   function stage(ahead: () => number) {
     const started: number[] = [];
-    const hooks: TtsStageHooks = {
-      synthStarted: (_t, i) => started.push(i),
-      firstAudio: () => {},
-      failed: () => {},
+    // The reply's trace. The stage stamps the synthesis start on it while none is set; reading none back every
+    // time, the test sees one stamp per sentence whose synthesis began (sentences go in order).
+    const turn = {
+      get synthStartAt(): number | null {
+        return null;
+      },
+      set synthStartAt(_at: number | null) {
+        started.push(started.length);
+      },
+      firstAudioAt: null as number | null,
+      error: null as string | null,
+    };
+    const trace: TtsTrace = {
       now: () => performance.now(),
+      turn: () => turn,
       queuedAheadMs: ahead,
+      cacheScope: () => null,
     };
     const h = new StageHarness(
-      new TtsStage(new LocalTtsEngine(), { voiceId: 'default', speed: 1, pitch: 1 }, 8000, hooks),
+      new TtsStage(new LocalTtsEngine(), { voiceId: 'default', speed: 1, pitch: 1 }, 8000, trace),
     );
     return { h, started };
   }

@@ -1,22 +1,52 @@
+import type { ToolCallRecord } from '../../../shared/contracts/agents.ts';
+import type { TurnRecord, InterruptionRecord } from '../session/trace-store.ts';
+
 /**
- * Typed frames that move through the realtime pipeline (Pipecat-style). Data frames queue in order; system frames
- * (interruption, end) overtake them and make every stage drop the data work it has queued or in flight.
- * Audio inside the pipeline is always mono PCM s16le; codecs (μ-law, base64) stay at the transport edge.
+ * Typed frames that move through the voice pipeline (Pipecat-style), transport in → VAD → STT → turn decision →
+ * reply → LLM → sentences → TTS → playback → the session's sink. Audio inside the pipeline is always mono PCM
+ * s16le; codecs (μ-law, base64) stay at the transport edge. Three classes (see `frameClass`):
+ * - data frames queue in order at a stage that works asynchronously (LLM, TTS, VAD scoring); an interruption drops
+ *   the queued ones;
+ * - uninterruptible data frames (`end-call`, `transfer`) queue in order too, but an interruption keeps them: a call
+ *   that is ending ends even when the caller talks over the goodbye;
+ * - system frames overtake queued data and pass every stage at once. `interrupt` and `end` also cancel: a stage
+ *   drops its queue and the AbortSignal of its work in flight fires. The rest are control and notifications
+ *   (marks, transcripts, trace rows) that must arrive now and must never be dropped by an interruption.
  */
 export type DataFrame =
   /** Caller audio, PCM at `sampleRate`, `atMs` = stream time of its first sample. */
   | { kind: 'audio-in'; pcm: Buffer; sampleRate: number; atMs: number }
-  /** The VAD saw speech begin / end (end = after the endpointing silence). */
-  | { kind: 'speech-start'; atMs: number }
+  /**
+   * The VAD scored one of its frames; `endMs` = stream time of its end (the turn stage's clock for barge-in),
+   * `lastSpeechMs` = where the caller's speech ends so far (the turn evidence measures the words against it).
+   */
+  | { kind: 'vad-frame'; endMs: number; lastSpeechMs: number }
+  /** The VAD saw speech end (after the endpointing silence). */
   | { kind: 'speech-end'; atMs: number; lastSpeechMs: number }
   /** The caller went quiet (a short silence, before the endpoint): a reply may be prepared, not yet spoken. */
   | { kind: 'speech-pause'; atMs: number; lastSpeechMs: number }
   /** The caller spoke again after a pause, within the same utterance (the endpoint had not passed). */
   | { kind: 'speech-resume'; atMs: number }
-  | { kind: 'transcript'; text: string; final: boolean; atMs: number }
-  /** A complete user turn for the agent: the text and when the caller's last speech sample was. */
+  /**
+   * The VAD took back the end of an utterance (the turn stage asked with `reopen`: a late final reads unfinished):
+   * the utterance goes on, quiet since `lastSpeechMs`, until the new window passes in silence or speech resumes.
+   */
+  | { kind: 'speech-reopened'; lastSpeechMs: number }
+  /** The turn stage's decision: the caller finished an utterance (text may be empty: nothing was understood). */
+  | ({ kind: 'utterance' } & SpokenTurn)
+  /** A keypad entry ("1234#", or digits then a pause), a user turn of its own. */
+  | { kind: 'keypad'; digits: string; atMs: number }
+  /** The caller went quiet after saying `text`: prepare the reply to it, unheard until the turn is confirmed. */
+  | { kind: 'prepare'; text: string }
+  /** The caller went on (or the words stopped reading as finished): drop the prepared reply. */
+  | { kind: 'unprepare' }
+  /** A user turn for the agent: the LLM answers `text` as reply `turnId`. */
   | { kind: 'user-turn'; text: string; lastSpeechMs: number; sttMs: number; turnId: string }
-  | { kind: 'dtmf'; digit: string; atMs: number }
+  /**
+   * Speak `text` without the LLM (greeting, goodbye, voicemail message, transfer notice). Pushed without `turnId`
+   * at the head; the reply stage gives it one. It takes the floor like a new turn: a reply still playing is cut.
+   */
+  | { kind: 'say'; text: string; purpose: SayPurpose; turnId?: string }
   /** Streaming assistant text (delta) of a turn. */
   | { kind: 'llm-text'; turnId: string; text: string }
   | { kind: 'llm-done'; turnId: string; llmMs: number; error?: string }
@@ -34,16 +64,130 @@ export type DataFrame =
       /** Served from the fixed-phrase cache: nothing was synthesized (or billed) for it. */
       cached?: boolean;
     }
-  | { kind: 'turn-done'; turnId: string };
+  /** End the call once the audio queued before this frame has played; `reason` is stored on the session. */
+  | { kind: 'end-call'; reason: string }
+  /** Hand the call over once the audio queued before this frame has played (the phone transport acts on it). */
+  | { kind: 'transfer'; target: string; mode: 'cold' | 'warm'; summary?: string };
+
+export type SayPurpose = 'greeting' | 'goodbye' | 'voicemail' | 'transfer' | (string & {});
+
+/** A finished utterance, on the session clock. */
+export interface SpokenTurn {
+  text: string;
+  onsetAt: number;
+  lastSpeechAt: number;
+  /** When the final transcript came in (the endpoint, when none did). */
+  finalAt: number;
+  endpointAt: number;
+  /** The designed endpointing silence (audio time). */
+  endpointWaitMs: number;
+  /** How late the endpoint was decided relative to the audio clock (processing lag). */
+  vadLagMs: number;
+}
 
 export type SystemFrame =
-  /** The caller barged in: flush playback and cancel in-flight LLM/TTS work. */
-  { kind: 'interrupt'; atMs: number; reason: string } | { kind: 'end'; reason: string };
+  /** Opens the pipeline (the STT stream connects). */
+  | { kind: 'start' }
+  /**
+   * Cancels the reply's work in flight (LLM stream, tools, synthesis). `flush` (default true): a barge-in or a
+   * superseding turn, so playback is flushed too and the reply is cut to what was heard; false: only the work of a
+   * prepared, unheard reply is thrown away. `onsetAt`: when the caller's speech began (session clock).
+   */
+  | { kind: 'interrupt'; atMs: number; reason: string; onsetAt?: number | null; flush?: boolean }
+  | { kind: 'end'; reason: string }
+  /**
+   * Playback flushed: the far end drops the agent audio it had queued (Twilio's `clear`) and the recording's agent
+   * side is cut there. The playback stage emits it on every barge-in; pushed at the head it flushes what is queued
+   * and nothing else (the reply goes on; `interrupt` cuts the reply).
+   */
+  | { kind: 'clear'; atMs: number }
+  /** The VAD saw speech begin. */
+  | { kind: 'speech-start'; atMs: number }
+  /**
+   * What the STT heard. `endMs`: stream time where it ends (a final's end; a partial's last word, when the engine
+   * says). Batch transcriptions carry `batchOnsetMs` (the onset of the speech transcribed) and `failed`.
+   */
+  | {
+      kind: 'transcript';
+      text: string;
+      final: boolean;
+      atMs: number;
+      endMs?: number;
+      batchOnsetMs?: number;
+      failed?: boolean;
+    }
+  /** A keypad key from the transport. */
+  | { kind: 'dtmf'; digit: string; atMs: number }
+  /** The far end echoed a mark: the audio before it has played. */
+  | { kind: 'mark'; name: string }
+  /** A prepared reply was confirmed: the frames it held, in order, to play now. */
+  | { kind: 'release'; turnId: string; frames: DataFrame[] }
+  /** The first audio of a reply went out. */
+  | { kind: 'agent-speaking'; turnId: string }
+  /** A reply's text is complete (what the model wrote, or the text said). */
+  | { kind: 'agent-done'; turnId: string; text: string }
+  /** A finished turn's trace row (user or assistant), and a reply's latency split into stages for the debug log. */
+  | { kind: 'turn-done'; record: TurnRecord; timing?: Record<string, number | null> | null }
+  /** A barge-in, as recorded for the interruption-quality report. */
+  | { kind: 'interruption'; record: InterruptionRecord }
+  /** A tool the LLM ran during trace turn `turnIdx`. */
+  | { kind: 'tool'; turnIdx: number; call: ToolCallRecord; atMs: number }
+  /** Usage a vendor will bill: TTS characters synthesized, LLM tokens (input + output) reported. */
+  | { kind: 'usage'; category: 'tts' | 'llm'; units: number }
+  /** A stage of one reply failed (the turn goes on: a reply without audio, a cut synthesis). */
+  | { kind: 'turn-error'; turnId: string; stage: string };
 
 export type Frame = DataFrame | SystemFrame;
 
-export const SYSTEM_KINDS: ReadonlySet<Frame['kind']> = new Set(['interrupt', 'end']);
+/** Control sent upstream, toward the transport: the turn stage steers the VAD's endpointing. */
+export type UpstreamFrame =
+  /** The silence that ends the current utterance, and the one after which a pause is reported (when given). */
+  | { kind: 'endpoint-window'; endpointMs: number; pauseMs?: number; reconsider: boolean }
+  /** The STT heard speech until `untilMs` (word timings): the silence restarts there. */
+  | { kind: 'heard-speech'; untilMs: number }
+  /**
+   * The STT re-timed words it had already sent (a lagging STT caught up): the speech ended at `atMs`, in a soft
+   * tail the VAD scored as silence. No new speech: a reported pause stands.
+   */
+  | { kind: 'speech-ended-at'; atMs: number }
+  /**
+   * Take back the endpoint of the utterance begun at `onsetMs` whose speech ended at `lastSpeechMs`: it goes on
+   * until `endpointMs` of silence. The VAD answers `speech-reopened` when it could (before this call returns: the
+   * upstream path and the VAD's reports are synchronous); nothing when the silence already heard is that long or
+   * new speech has begun.
+   */
+  | { kind: 'reopen'; onsetMs: number; lastSpeechMs: number; endpointMs: number };
+
+const SYSTEM: ReadonlySet<Frame['kind']> = new Set<Frame['kind']>([
+  'start',
+  'interrupt',
+  'end',
+  'clear',
+  'speech-start',
+  'transcript',
+  'dtmf',
+  'mark',
+  'release',
+  'agent-speaking',
+  'agent-done',
+  'turn-done',
+  'interruption',
+  'tool',
+  'usage',
+  'turn-error',
+]);
+const UNINTERRUPTIBLE: ReadonlySet<Frame['kind']> = new Set<Frame['kind']>(['end-call', 'transfer']);
 
 export function isSystemFrame(f: Frame): f is SystemFrame {
-  return SYSTEM_KINDS.has(f.kind);
+  return SYSTEM.has(f.kind);
+}
+
+/** Kept in a stage's queue when an interruption drops the rest. */
+export function isUninterruptible(f: DataFrame): boolean {
+  return UNINTERRUPTIBLE.has(f.kind);
+}
+
+/** System frames that cancel queued and in-flight data work. */
+export function cancels(f: SystemFrame): boolean {
+  return f.kind === 'interrupt' || f.kind === 'end';
 }

@@ -1,4 +1,4 @@
-import type { DataFrame } from './frames.ts';
+import { cancels, type DataFrame, type SystemFrame } from './frames.ts';
 import { Stage } from './stage.ts';
 
 /** A sentence ends at . ! ? … (optionally followed by quotes/brackets) then whitespace; a newline also ends one. */
@@ -28,7 +28,8 @@ const OPENER = /^\S+(?:\s\S+)?[,;:]\s/;
 const COMPLETE_WORD = /\s*(\S+)\s+/y;
 
 /**
- * LLM text deltas → sentences, so that synthesis starts on the first sentence while the LLM is still writing.
+ * LLM text deltas → sentences, so that synthesis starts on the first sentence while the LLM is still writing. A
+ * `say` is split the same way, as if the model had written it at once, and closed with its `llm-done`.
  * Other frames pass through in order.
  */
 export class SentenceStage extends Stage {
@@ -41,6 +42,11 @@ export class SentenceStage extends Stage {
   }
 
   protected override onData(frame: DataFrame): void {
+    if (frame.kind === 'say' && frame.turnId) {
+      this.onData({ kind: 'llm-text', turnId: frame.turnId, text: frame.text.trim() + ' ' });
+      this.onData({ kind: 'llm-done', turnId: frame.turnId, llmMs: 0 });
+      return;
+    }
     if (frame.kind === 'llm-text') {
       if (frame.turnId !== this.turnId) this.reset(frame.turnId);
       this.buf += frame.text;
@@ -76,8 +82,9 @@ export class SentenceStage extends Stage {
     this.emit(frame);
   }
 
-  protected override onSystem(): void {
-    this.buf = '';
+  protected override onSystem(frame: SystemFrame): void {
+    // A cancelled reply's text is dropped; notifications passing by (marks, usage, transcripts) leave it be.
+    if (cancels(frame)) this.buf = '';
   }
 
   /**

@@ -1,28 +1,58 @@
-import { isSystemFrame, type DataFrame, type Frame, type SystemFrame } from './frames.ts';
+import {
+  cancels,
+  isSystemFrame,
+  isUninterruptible,
+  type DataFrame,
+  type Frame,
+  type SystemFrame,
+  type UpstreamFrame,
+} from './frames.ts';
 
 export type Emit = (frame: Frame) => void;
+export type EmitUp = (frame: UpstreamFrame) => void;
+
+/** A signal that never fires, for work nothing cancels (no controller is made per frame). */
+const NEVER = new AbortController().signal;
+
+export interface StageOptions {
+  /**
+   * The stage handles each data frame at once, in the caller's turn, and never awaits (VAD decisions, STT writes,
+   * turn taking, playback): no queue, no promise and no AbortController per frame. Default false: data frames are
+   * queued and handled one at a time (an LLM stream, a synthesis), each with an AbortSignal.
+   */
+  sync?: boolean;
+  /** Queued work that no interruption cancels (VAD scoring): one shared signal instead of one per frame. */
+  cancellable?: boolean;
+}
 
 /**
- * A pipeline stage. Data frames are processed one at a time in arrival order (an async `onData` may take a while:
- * an LLM stream, a synthesis). System frames overtake them: `onSystem` runs at once, the queued data frames are
- * dropped on an interruption, and the AbortSignal of the data frame in flight fires. Unhandled frames pass through.
+ * A pipeline stage. Data frames are handled in arrival order (a queued stage's `onData` may take a while: an LLM
+ * stream, a synthesis). System frames overtake them: `onSystem` runs at once and the frame goes on. `interrupt`
+ * and `end` also drop the queued data frames (uninterruptible ones stay) and fire the AbortSignal of the data frame
+ * in flight. Unhandled frames pass through. Upstream frames (toward the transport) go through `onUpstream`.
  */
 export abstract class Stage {
   readonly name: string;
   private next: Emit = () => {};
+  private prev: EmitUp = () => {};
   private readonly queue: DataFrame[] = [];
   private running = false;
   private inflight: AbortController | null = null;
   private ended = false;
+  private readonly sync: boolean;
+  private readonly cancellable: boolean;
   /** Called when a data handler throws: the stage reports, the pipeline decides. */
   onError: (stage: string, e: unknown) => void = () => {};
 
-  constructor(name: string) {
+  constructor(name: string, opts: StageOptions = {}) {
     this.name = name;
+    this.sync = opts.sync ?? false;
+    this.cancellable = opts.cancellable ?? true;
   }
 
-  connect(next: Emit): void {
+  connect(next: Emit, prev?: EmitUp): void {
     this.next = next;
+    if (prev) this.prev = prev;
   }
 
   /** Entry point for frames from upstream (or from outside, for the first stage). */
@@ -32,12 +62,33 @@ export abstract class Stage {
       return;
     }
     if (this.ended) return;
+    if (this.sync) {
+      try {
+        void this.onData(frame, NEVER);
+      } catch (e) {
+        this.onError(this.name, e);
+      }
+      return;
+    }
     this.queue.push(frame);
     if (!this.running) void this.drain();
   }
 
+  /** Entry point for frames from downstream. */
+  pushUp(frame: UpstreamFrame): void {
+    try {
+      this.onUpstream(frame);
+    } catch (e) {
+      this.onError(this.name, e);
+    }
+  }
+
   protected emit(frame: Frame): void {
     this.next(frame);
+  }
+
+  protected emitUp(frame: UpstreamFrame): void {
+    this.prev(frame);
   }
 
   /** Handle one data frame. Default: pass it on. `signal` fires when an interruption or end cancels it. */
@@ -45,8 +96,16 @@ export abstract class Stage {
     this.emit(frame);
   }
 
-  /** Reaction to a system frame before it is forwarded (default: nothing extra). */
-  protected onSystem(_frame: SystemFrame): void {}
+  /**
+   * Reaction to a system frame. The frame is passed on afterwards unless this returns false (the stage emitted it
+   * itself, at the point it chose, or consumed it).
+   */
+  protected onSystem(_frame: SystemFrame): boolean | void {}
+
+  /** Reaction to a frame from downstream. Default: pass it further up. */
+  protected onUpstream(frame: UpstreamFrame): void {
+    this.emitUp(frame);
+  }
 
   /** Data frames waiting behind the one in flight (how far the stage lags its input). */
   protected get backlog(): number {
@@ -59,15 +118,22 @@ export abstract class Stage {
   }
 
   private system(frame: SystemFrame): void {
-    this.queue.length = 0;
-    this.inflight?.abort(new Error(frame.kind));
-    if (frame.kind === 'end') this.ended = true;
+    if (cancels(frame)) {
+      if (this.queue.length) {
+        const keep = this.queue.filter(isUninterruptible);
+        this.queue.length = 0;
+        if (frame.kind !== 'end') this.queue.push(...keep);
+      }
+      this.inflight?.abort(new Error(frame.kind));
+      if (frame.kind === 'end') this.ended = true;
+    }
+    let forward: boolean | void = true;
     try {
-      this.onSystem(frame);
+      forward = this.onSystem(frame);
     } catch (e) {
       this.onError(this.name, e);
     }
-    this.emit(frame);
+    if (forward !== false) this.emit(frame);
   }
 
   private async drain(): Promise<void> {
@@ -75,12 +141,12 @@ export abstract class Stage {
     try {
       while (this.queue.length > 0) {
         const frame = this.queue.shift()!;
-        const ac = new AbortController();
+        const ac = this.cancellable ? new AbortController() : null;
         this.inflight = ac;
         try {
-          await this.onData(frame, ac.signal);
+          await this.onData(frame, ac?.signal ?? NEVER);
         } catch (e) {
-          if (!ac.signal.aborted) this.onError(this.name, e);
+          if (!ac?.signal.aborted) this.onError(this.name, e);
         } finally {
           this.inflight = null;
         }
@@ -91,7 +157,11 @@ export abstract class Stage {
   }
 }
 
-/** Links stages in order; the last stage's output goes to `sink`. */
+/**
+ * Links stages in order; the last stage's output goes to `sink`, and frames a stage sends upstream reach the
+ * stage before it. Everything enters at the head: audio and marks from the transport, a `say` or `end-call` from
+ * whoever decides one (stages ahead of the one that handles a frame pass it on).
+ */
 export class Pipeline {
   constructor(
     readonly stages: Stage[],
@@ -100,17 +170,13 @@ export class Pipeline {
   ) {
     stages.forEach((s, i) => {
       const next = stages[i + 1];
-      s.connect(next ? (f) => next.push(f) : sink);
+      const prev = stages[i - 1];
+      s.connect(next ? (f) => next.push(f) : sink, prev ? (f) => prev.pushUp(f) : () => {});
       s.onError = onError;
     });
   }
 
   push(frame: Frame): void {
     this.stages[0]?.push(frame);
-  }
-
-  /** Injects a frame at a given stage (e.g. the greeting goes straight to TTS). */
-  pushAt(stage: Stage, frame: Frame): void {
-    stage.push(frame);
   }
 }

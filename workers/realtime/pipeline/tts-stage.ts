@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Resampler } from '../../../shared/audio/resampler.ts';
 import type { TtsEngine } from '../../../shared/engines/tts/types.ts';
+import type { AssistantTurn } from '../session/assistant-turn.ts';
 import type { DataFrame } from './frames.ts';
 import { fixedPhrases } from './phrase-cache.ts';
 import { Stage } from './stage.ts';
@@ -22,38 +23,42 @@ export interface TtsVoice {
  */
 export const TTS_LOOKAHEAD_MS = 2000;
 
-export interface TtsStageHooks {
-  synthStarted(turnId: string, sentence: number, atMs: number): void;
-  firstAudio(turnId: string, sentence: number, atMs: number): void;
-  failed(turnId: string, message: string): void;
+/**
+ * What synthesis reads of the conversation (conversation.ts implements it): the reply a sentence belongs to, on
+ * which the stage stamps its times and errors (the turn's trace), how much audio is queued ahead of the listener,
+ * and whether a turn's audio is a fixed phrase that may be cached.
+ */
+export interface TtsTrace {
   now(): number;
-  /** Milliseconds of agent audio sent but not yet played; absent, sentences are synthesized as they come. */
-  queuedAheadMs?(): number;
+  turn(turnId: string): Pick<AssistantTurn, 'synthStartAt' | 'firstAudioAt' | 'error'> | null;
+  /** Milliseconds of agent audio sent but not yet played; sentences after the first wait while it is large. */
+  queuedAheadMs(): number;
   /**
    * For a turn that speaks a fixed phrase (the first message), the scope its audio may be cached and reused in
    * (the developer: voices and keys are theirs); null for replies, which are never cached.
    */
-  fixedPhraseScope?(turnId: string): string | null;
+  cacheScope(turnId: string): string | null;
 }
 
 /**
  * sentence → tts-audio. Each sentence is synthesized as its own request (so the first one speaks while the LLM
  * still writes), resampled to the transport's rate with filter state kept across the engine's chunks, and cut off
- * by the stage's AbortSignal on a barge-in.
+ * by the stage's AbortSignal on a barge-in. A failed LLM or synthesis is stamped on the reply and reported as a
+ * `turn-error` frame.
  */
 export class TtsStage extends Stage {
   constructor(
     private readonly engine: TtsEngine,
     private readonly voice: TtsVoice,
     private readonly outRate: number,
-    private readonly hooks: TtsStageHooks,
+    private readonly trace: TtsTrace,
   ) {
     super('tts');
   }
 
   protected override async onData(frame: DataFrame, signal: AbortSignal): Promise<void> {
     if (frame.kind === 'llm-done') {
-      if (frame.error) this.hooks.failed(frame.turnId, frame.error);
+      if (frame.error) this.failed(frame.turnId, frame.error);
       this.emit(frame);
       return;
     }
@@ -67,14 +72,15 @@ export class TtsStage extends Stage {
     }
     if (index > 0) await this.paced(signal);
     if (signal.aborted) return;
-    this.hooks.synthStarted(turnId, index, this.hooks.now());
-    const scope = this.hooks.fixedPhraseScope?.(turnId) ?? null;
+    const t = this.trace.turn(turnId);
+    if (t && t.synthStartAt === null) t.synthStartAt = this.trace.now();
+    const scope = this.trace.cacheScope(turnId);
     const v = this.voice;
     const key =
       scope && [scope, this.engine.provider, v.voiceId, v.speed, v.pitch, v.model, this.outRate, text].join('|');
     const hit = key ? fixedPhrases.get(key) : null;
     if (hit) {
-      this.hooks.firstAudio(turnId, index, this.hooks.now());
+      this.firstAudio(turnId);
       for (const pcm of hit) {
         this.emit({ kind: 'tts-audio', turnId, sentence: index, text, pcm, sampleRate: this.outRate, last: false });
       }
@@ -113,7 +119,7 @@ export class TtsStage extends Stage {
         if (!pcm.length) continue;
         if (first) {
           first = false;
-          this.hooks.firstAudio(turnId, index, this.hooks.now());
+          this.firstAudio(turnId);
         }
         made?.push(pcm);
         this.emit({ kind: 'tts-audio', turnId, sentence: index, text, pcm, sampleRate: this.outRate, last: false });
@@ -124,15 +130,25 @@ export class TtsStage extends Stage {
       done(tail);
     } catch (e) {
       if (signal.aborted) return;
-      this.hooks.failed(turnId, `tts: ${(e as Error).message ?? 'error'}`);
+      this.failed(turnId, `tts: ${(e as Error).message ?? 'error'}`);
       done(Buffer.alloc(0));
     }
   }
 
+  private firstAudio(turnId: string): void {
+    const t = this.trace.turn(turnId);
+    if (t && t.firstAudioAt === null) t.firstAudioAt = this.trace.now();
+  }
+
+  private failed(turnId: string, message: string): void {
+    const t = this.trace.turn(turnId);
+    if (t) t.error ??= message;
+    this.emit({ kind: 'turn-error', turnId, stage: message.split(':')[0]! });
+  }
+
   /** Waits while more than TTS_LOOKAHEAD_MS of audio is queued ahead of the listener (or until cancelled). */
   private async paced(signal: AbortSignal): Promise<void> {
-    const ahead = this.hooks.queuedAheadMs;
-    if (!ahead) return;
+    const ahead = () => this.trace.queuedAheadMs();
     for (let wait = ahead() - TTS_LOOKAHEAD_MS; wait > 0 && !signal.aborted; wait = ahead() - TTS_LOOKAHEAD_MS) {
       await sleep(wait, undefined, { signal }).catch(() => {});
     }

@@ -2,7 +2,7 @@ import { Resampler } from '../../../shared/audio/resampler.ts';
 import { pcmToInt16 } from '../../../shared/audio/pcm.ts';
 import type { VadEngine, VadSession } from '../../../shared/engines/vad/types.ts';
 import { TurnDetector, type TurnDetectorEvent, type TurnDetectorOptions } from '../session/turn-detector.ts';
-import type { DataFrame } from './frames.ts';
+import { isSystemFrame, type DataFrame, type Frame, type UpstreamFrame } from './frames.ts';
 import { Stage } from './stage.ts';
 
 /** RMS under which a frame is treated as silence without running the model (≈ -56 dBFS). */
@@ -17,9 +17,11 @@ function rms16(x: Int16Array): number {
 }
 
 /**
- * audio-in → speech-start / speech-end. Caller PCM is resampled to the VAD's rate (state kept across 20 ms
- * chunks), cut into the VAD's frame size and scored; the turn detector adds the minimum-speech and endpointing
- * rules. `onFrame` reports every scored frame's end time so barge-in rules can watch speech grow.
+ * audio-in → speech-start / pause / resume / end. Caller audio passes on at once (the STT and the turn stage hear
+ * it when it arrives, however far the scoring lags) and is queued for scoring: resampled to the VAD's rate (state
+ * kept across 20 ms chunks), cut into the VAD's frame size and scored; the turn detector adds the minimum-speech
+ * and endpointing rules. A `vad-frame` after every scored frame lets the turn stage watch speech grow (barge-in).
+ * The turn stage steers the endpointing window from upstream (`endpoint-window`, `heard-speech`).
  * Times are audio milliseconds since the stream began.
  */
 export class VadStage extends Stage {
@@ -27,26 +29,30 @@ export class VadStage extends Stage {
   private readonly resampler: Resampler;
   private buf = new Int16Array(0);
   private audioMs = 0;
-  readonly detector: TurnDetector;
+  private readonly detector: TurnDetector;
   private readonly frameMs: number;
   private lastProb = 0;
   private shed = 0;
 
   private readonly vad: VadEngine;
 
-  constructor(
-    vad: VadEngine,
-    inRate: number,
-    opts: TurnDetectorOptions,
-    private readonly onFrame: (endMs: number, inSpeech: boolean) => void,
-  ) {
-    super('vad');
+  constructor(vad: VadEngine, inRate: number, opts: TurnDetectorOptions) {
+    // Scoring is queued (the model is async) but never cancelled: an interruption does not concern the caller's audio.
+    super('vad', { cancellable: false });
     // A model that reads the line's rate natively (Silero at 8 kHz for phone calls) saves resampling every frame.
     this.vad = vad = vad.atRate?.(inRate) ?? vad;
     this.session = vad.session();
     this.resampler = new Resampler(inRate, vad.sampleRate);
     this.detector = new TurnDetector(opts);
     this.frameMs = (vad.frameSamples / vad.sampleRate) * 1000;
+  }
+
+  override push(frame: Frame): void {
+    if (frame.kind === 'audio-in') {
+      this.emit(frame); // heard downstream as it arrives…
+      super.push(frame); // …and scored behind
+    } else if (isSystemFrame(frame)) super.push(frame);
+    else this.emit(frame); // not the VAD's: passes at once
   }
 
   protected override async onData(frame: DataFrame): Promise<void> {
@@ -72,18 +78,30 @@ export class VadStage extends Stage {
       const at = this.audioMs;
       this.audioMs += this.frameMs;
       this.report(this.detector.push(prob, at, this.frameMs));
-      this.onFrame(this.audioMs, this.detector.inSpeech);
+      this.emit({ kind: 'vad-frame', endMs: this.audioMs, lastSpeechMs: this.detector.lastSpeechMs });
     }
     this.buf = joined.slice(off);
     this.checkSilentTail();
   }
 
-  /**
-   * The endpointing window changed (a transcript came in): decide the endpoint now if the silence already heard is
-   * long enough, rather than at the next audio frame. Only when the stage is not behind its input.
-   */
-  reconsider(): void {
-    if (!this.busy) this.checkSilentTail();
+  protected override onUpstream(frame: UpstreamFrame): void {
+    if (frame.kind === 'heard-speech') {
+      this.report(this.detector.heardSpeechUntil(frame.untilMs));
+      return;
+    }
+    if (frame.kind === 'speech-ended-at') return this.detector.speechEndedAt(frame.atMs);
+    if (frame.kind === 'reopen') {
+      if (!this.detector.reopen(frame.onsetMs, frame.lastSpeechMs, frame.endpointMs)) return;
+      this.emit({ kind: 'speech-reopened', lastSpeechMs: this.detector.lastSpeechMs });
+      // The silence already heard may be the new window's: decide now rather than at the next audio frame.
+      if (!this.busy) this.checkSilentTail();
+      return;
+    }
+    this.detector.setEndpointMs(frame.endpointMs);
+    if (frame.pauseMs !== undefined) this.detector.setPauseMs(frame.pauseMs);
+    // The window changed (a transcript came in): decide the endpoint now if the silence already heard is long
+    // enough, rather than at the next audio frame. Only when the stage is not behind its input.
+    if (frame.reconsider && !this.busy) this.checkSilentTail();
   }
 
   /**
@@ -94,11 +112,6 @@ export class VadStage extends Stage {
     if (!this.detector.inSpeech) return;
     if (this.buf.length > 0 && rms16(this.buf) >= SILENCE_RMS) return;
     this.report(this.detector.silentUntil(this.audioMs + (this.buf.length / this.vad.sampleRate) * 1000));
-  }
-
-  /** Speech heard up to `atMs` by the STT (see TurnDetector.heardSpeechUntil). */
-  heardSpeechUntil(atMs: number): void {
-    this.report(this.detector.heardSpeechUntil(atMs));
   }
 
   private report(ev: TurnDetectorEvent | null): void {

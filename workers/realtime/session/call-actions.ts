@@ -2,18 +2,11 @@ import twilio from 'twilio';
 import type { TransferTarget } from '../../../shared/contracts/agents.ts';
 import { recordTransfer } from '../../../shared/realtime/store.ts';
 import { updateLiveCall, whisperPath } from '../../../shared/realtime/twilio-calls.ts';
+import type { Frame } from '../pipeline/frames.ts';
 import type { SessionInit } from './types.ts';
 
-/**
- * The voice loop's `transfer` frame (named in the pipeline's frame union by the pipeline restructuring; carried
- * here until it lands): hand the call to `target`, cold or warm, with the agent's summary for the person.
- */
-export interface TransferFrame {
-  kind: 'transfer';
-  target: string;
-  mode: 'cold' | 'warm';
-  summary?: string;
-}
+/** The voice loop's `transfer` frame: hand the call to `target`, cold or warm, with the agent's summary. */
+export type TransferFrame = Extract<Frame, { kind: 'transfer' }>;
 
 /**
  * `<Dial>` TwiML that hands the caller to a person: a number or a SIP address; for a warm transfer the person

@@ -1,98 +1,73 @@
 import { performance } from 'node:perf_hooks';
+import type { CallControl } from '../../../shared/agents/tools/call-control.ts';
 import { pcmToInt16 } from '../../../shared/audio/pcm.ts';
-import type { ToolCallRecord } from '../../../shared/contracts/agents.ts';
-import type { LlmMessage } from '../../../shared/engines/llm/types.ts';
+import type { TransferTarget } from '../../../shared/contracts/agents.ts';
 import { activeRealtimeSessions } from '../../../shared/observability/metrics.ts';
-import type { Frame } from '../pipeline/frames.ts';
-import type { SentenceStage } from '../pipeline/sentence-stage.ts';
+import { Conversation } from '../pipeline/conversation.ts';
+import type { Frame, SayPurpose } from '../pipeline/frames.ts';
 import type { Pipeline } from '../pipeline/stage.ts';
-import {
-  assistantTurn,
-  assistantTurnRecord,
-  observeTurnStages,
-  suspectCutIn,
-  type AssistantTurn,
-} from './assistant-turn.ts';
-import { CallerInput, type SpokenTurn } from './caller-input.ts';
-import { DtmfCollector } from './dtmf.ts';
-import { PreparedReplies } from './prepared-reply.ts';
+import type { ReplyStage } from '../pipeline/reply-stage.ts';
+import type { SttStage } from '../pipeline/stt-stage.ts';
+import { CallActions } from './call-actions.ts';
 import { callAudio } from './call-audio.ts';
-import type { Playback } from './playback.ts';
-import { buildReplyPipeline } from './reply-pipeline.ts';
 import { storeRecording, type StereoRecorder } from './recorder.ts';
 import { SessionAccounting } from './session-accounting.ts';
 import type { SessionInit } from './types.ts';
-import type { TransferTarget } from '../../../shared/contracts/agents.ts';
-import type { CallControl } from '../../../shared/agents/tools/call-control.ts';
-import { fillTemplate } from '../../../shared/agents/prompt.ts';
-import { AnswerWatch } from './answer-watch.ts';
-import { CallActions } from './call-actions.ts';
+import { buildVoicePipeline } from './voice-pipeline.ts';
 
 /**
- * One conversation: caller audio → VAD + endpointing → STT → user turn → LLM → sentences → TTS → playback, with
- * barge-in, DTMF, traces and the stereo recording. Transport-neutral: the Twilio and direct handlers feed it PCM
- * and marks and give it an AudioSink.
+ * One conversation. Composes the voice pipeline (session/voice-pipeline.ts) and owns its lifecycle: start (the
+ * minute hold, the STT connection, the greeting as a `say` frame), the frames that reach the end of the pipeline
+ * (trace rows, usage, events for the client, `end-call`), and the end (recording, trace, metering).
+ * Transport-neutral: the Twilio and direct handlers feed it PCM, marks and keys and give it an AudioSink.
  */
 export class CallSession {
   readonly t0 = performance.now();
   /** Both sides of the call, spilled to a temp file as the call goes (null when recordings are off). */
   readonly recorder: StereoRecorder | null;
-  private readonly playback: Playback;
-  private readonly input: CallerInput;
-  private readonly out: Pipeline;
-  private readonly sentences: SentenceStage;
-  private history: LlmMessage[] = [];
-  private turnIdx = 0;
-  private turnSeq = 0;
-  private current: AssistantTurn | null = null;
-  private readonly prepared: PreparedReplies = this.preparedReplies();
-  private readonly dtmf = new DtmfCollector((digits) => this.keypadTurn(digits));
+  private readonly conv: Conversation;
+  private readonly pipeline: Pipeline;
+  private readonly stt: SttStage;
+  private readonly reply: ReplyStage;
+  private audioInMs = 0;
   private ended: Promise<void> | null = null;
   private maxTimer: NodeJS.Timeout;
+  private failure: string | null = null;
   private callSid: string | null = null;
-  /** Outbound calls: who answered (null on inbound calls and with REALTIME_AMD off). */
-  private answer: AnswerWatch | null = null;
+  /** What the session does to the phone call itself (hang up, transfer through Twilio's REST API). */
   private readonly actions: CallActions;
-  /** Run when the named turn has been spoken (the voicemail message, then hang up). */
-  private readonly afterTurn = new Map<string, () => void>();
-  /** A call tool's action, run when the turn that called it closes. */
+  /** A call tool's action, run when the reply that called it has closed (been spoken, or cut). */
   private pendingAction: { run: () => void; signal: AbortSignal } | null = null;
+  /** The transfer target a `transfer` frame names, set by the transfer tool. */
+  private transferTo: TransferTarget | null = null;
   /** Set by a hang-up or hand-off in progress: the end reason whatever stops the session first. */
   private endReason: string | null = null;
   /** The minute hold, usage counts, trace rows and the metering at the end. */
   private readonly accounting: SessionAccounting;
-  /** Resolves when the session has ended (stop, hang-up or limit). */
+  /** Resolves when the session has ended (stop, hang-up, `end-call` or limit). */
   readonly done: Promise<void>;
   private resolveDone!: () => void;
   onEnd: (reason: string) => void = () => {};
 
   constructor(private readonly s: SessionInit) {
-    const { settings } = s;
     this.done = new Promise((r) => (this.resolveDone = r));
     this.actions = new CallActions(s, () => this.callSid);
-    this.accounting = new SessionAccounting(s, () => this.input.sttAudioSeconds);
-    ({ playback: this.playback, recorder: this.recorder } = callAudio(s, () => this.now()));
-    this.input = new CallerInput(s, {
-      now: () => this.now(),
-      agentActive: () => this.agentActive,
-      interrupt: (reason, onsetAt) => this.interrupt(reason, onsetAt),
-      spoke: (turn) => this.spoke(turn),
-      prepare: (text) => !this.ended && !this.answer?.holding && this.prepared.prepare(text),
-      unprepare: () => this.prepared.drop(),
-      fail: (stage, e) => this.fail(stage, e),
-    });
-
-    ({ pipeline: this.out, sentences: this.sentences } = buildReplyPipeline(s, {
-      now: () => this.now(),
-      history: () => this.history,
-      turn: (id) => this.turnById(id),
-      toolExecuted: (turnId, rec) => this.toolExecuted(turnId, rec),
-      llmTokens: (n) => this.accounting.llmTokens(n),
-      queuedAheadMs: () => this.playback.queuedAheadMs(),
-      output: (f) => this.onOutputFrame(f),
-      fail: (stage, e) => this.fail(stage, e),
-    }));
-    this.maxTimer = setTimeout(() => void this.stop('max_duration'), settings.maxSessionSeconds * 1000);
+    const audio = callAudio(s, () => this.now());
+    this.recorder = audio.recorder;
+    this.conv = new Conversation(() => this.now(), audio.playback, s.developerId);
+    ({
+      pipeline: this.pipeline,
+      stt: this.stt,
+      reply: this.reply,
+    } = buildVoicePipeline(
+      s,
+      this.conv,
+      this.recorder,
+      (f) => this.onFrame(f),
+      (stage, e) => this.fail(stage, e),
+    ));
+    this.accounting = new SessionAccounting(s, () => this.stt.audioSeconds);
+    this.maxTimer = setTimeout(() => void this.stop('max_duration'), s.settings.maxSessionSeconds * 1000);
     this.maxTimer.unref();
   }
 
@@ -104,11 +79,7 @@ export class CallSession {
     return this.s.sessionId;
   }
 
-  private turnById(id: string): AssistantTurn | null {
-    return this.current?.id === id ? this.current : null;
-  }
-
-  /** Opens STT, marks the session active and speaks the agent's first message. */
+  /** Holds the first minute, opens STT, marks the session active and speaks the agent's first message. */
   async start(meta: { callSid?: string; streamSid?: string }): Promise<void> {
     const { engines, transport } = this.s;
     activeRealtimeSessions.inc({ transport: transport.channel });
@@ -117,8 +88,8 @@ export class CallSession {
       this.failure = `start: ${e.message}`;
       throw e;
     });
-
-    this.input.openStt();
+    this.pipeline.push({ kind: 'start' });
+    if (this.failure) throw new Error(this.failure);
     this.accounting.write(
       this.s.trace.started({
         developerId: this.s.developerId,
@@ -132,268 +103,122 @@ export class CallSession {
       }),
     );
     this.callSid = meta.callSid ?? null;
-    const out = this.s.outbound;
-    if (out && this.s.settings.amd) {
-      this.answer = new AnswerWatch({
-        infra: this.s.infra,
-        sessionId: this.s.sessionId,
-        taskId: out.taskId,
-        rate: transport.inRate,
-        now: () => this.now(),
-        log: this.s.log,
-        decided: (a) => this.answered(a),
-        greetingEnded: () => this.leaveMessage(),
-      });
-    } else this.greet();
+    // With answering-machine detection the answer stage greets (or not) once it knows who answered.
+    const greeting = this.s.agent.first_message.trim();
+    if (greeting && !(this.s.outbound && this.s.settings.amd)) this.say(greeting, 'greeting');
   }
 
-  // ── input ────────────────────────────────────────────────────────────────────────────────────────────────
+  // ── in: the transport and features push frames at the head ──────────────────────────────────────────────
 
   /** Caller PCM at the transport's inRate. */
   onAudio(pcm: Buffer): void {
     if (this.ended) return;
-    const samples = pcmToInt16(pcm);
-    this.recorder?.addCaller(samples);
-    this.answer?.push(samples);
-    this.input.onAudio(pcm);
-  }
-
-  private preparedReplies(): PreparedReplies {
-    return new PreparedReplies({
-      now: () => this.now(),
-      current: () => this.current,
-      setCurrent: (t) => (this.current = t),
-      idle: () => !this.agentActive && (this.current === null || this.current.closed),
-      newTurnId: () => `t${++this.turnSeq}`,
-      push: (f) => this.out.push(f),
-      output: (f) => this.onOutputFrame(f),
-    });
-  }
-
-  private get agentActive(): boolean {
-    const t = this.current;
-    return this.playback.speaking || (t !== null && !t.closed && t.userText !== '' && t.held === null);
-  }
-
-  /** The caller finished an utterance: its user turn row, and the reply to it when something was said. */
-  private spoke(u: SpokenTurn): void {
-    this.accounting.record({
-      idx: this.turnIdx++,
-      speaker: 'user',
-      text: u.text,
-      startMs: u.onsetAt,
-      endMs: u.lastSpeechAt,
-      sttMs: Math.max(0, u.finalAt - u.lastSpeechAt),
-    });
-    // Until someone is known to be there (or while a machine talks), speech is not a turn for the agent.
-    if (!u.text || this.answer?.holding) return;
-    this.userTurn(u.text, u.lastSpeechAt, u.endpointAt, u.endpointWaitMs);
-    if (this.current) this.current.vadLagMs = u.vadLagMs;
+    this.recorder?.addCaller(pcmToInt16(pcm));
+    const { inRate } = this.s.transport;
+    this.pipeline.push({ kind: 'audio-in', pcm, sampleRate: inRate, atMs: this.audioInMs });
+    this.audioInMs += (pcm.length / 2 / inRate) * 1000;
   }
 
   onDtmf(digit: string): void {
     if (this.ended) return;
-    this.s.transport.event({ type: 'dtmf', digit });
-    if (this.agentActive && this.current) this.interrupt('dtmf', null);
-    this.dtmf.push(digit);
-  }
-
-  private keypadTurn(digits: string): void {
-    if (this.ended) return;
-    const now = this.now();
-    this.accounting.record({
-      idx: this.turnIdx++,
-      speaker: 'user',
-      text: `DTMF ${digits}`,
-      startMs: now,
-      endMs: now,
-      sttMs: 0,
-    });
-    this.userTurn(`The caller pressed the keypad keys: ${digits.split('').join(' ')}`, now, now, 0);
+    this.pipeline.push({ kind: 'dtmf', digit, atMs: this.now() });
   }
 
   onMark(name: string): void {
-    const s = this.playback.onMark(name);
-    if (!s) return;
-    const t = this.current;
-    if (t && t.id === s.turnId && t.llmDone && this.playback.turnPlayed(t.id)) this.closeTurn(t, false);
+    this.pipeline.push({ kind: 'mark', name });
   }
 
-  // ── output ───────────────────────────────────────────────────────────────────────────────────────────────
-
-  private newAssistantTurn(userText: string, lastSpeechAt: number | null, endpointAt: number | null): AssistantTurn {
-    const t = assistantTurn(`t${++this.turnSeq}`, this.turnIdx++, this.now(), { userText, lastSpeechAt, endpointAt });
-    this.current = t;
-    return t;
+  /** Speaks `text` without the LLM (it takes the floor like a new turn). */
+  say(text: string, purpose: SayPurpose): void {
+    this.push({ kind: 'say', text, purpose });
   }
 
-  private userTurn(text: string, lastSpeechAt: number, endpointAt: number, endpointWaitMs: number): void {
-    // A reply prepared while the caller was quiet, when it answers what they said, plays from here.
-    if (this.prepared.confirm(text, { idx: this.turnIdx, lastSpeechAt, endpointAt, endpointWaitMs })) {
-      this.turnIdx++;
-      return;
-    }
-    const cur = this.current;
-    if (cur && !cur.closed) {
-      // Played out (marks back, or past the estimate for a far end that echoes none): a finished turn, not a cut.
-      if (cur.llmDone && !this.playback.speaking) this.closeTurn(cur, false);
-      else this.interrupt('new_turn', null);
-    }
-    this.history.push({ role: 'user', content: text });
-    // The user message goes in with the turn; the LLM stage reads history without it.
-    const t = this.newAssistantTurn(text, lastSpeechAt, endpointAt);
-    t.endpointWaitMs = endpointWaitMs;
-    this.history.pop();
-    this.out.push({ kind: 'user-turn', text, lastSpeechMs: lastSpeechAt, sttMs: 0, turnId: t.id });
+  /** Any frame into the pipeline's head: a feature's `say`, `end-call` or `transfer`. */
+  push(frame: Frame): void {
+    if (!this.ended) this.pipeline.push(frame);
   }
 
-  private onOutputFrame(f: Frame): void {
-    if (f.kind === 'llm-text') return;
-    const t = 'turnId' in f ? this.turnById(f.turnId) : null;
-    if (!t || t.closed) return;
-    if (t.held) {
-      t.held.push(f);
-      return;
-    }
-    if (f.kind === 'tts-audio') {
-      if (f.pcm.length) {
-        if (t.firstSendAt === null) this.firstSend(t);
-        this.playback.sendAudio(f.pcm);
+  // ── out: what reaches the end of the pipeline ───────────────────────────────────────────────────────────
+
+  private onFrame(f: Frame): void {
+    const { transport, log, sessionId } = this.s;
+    switch (f.kind) {
+      case 'speech-start':
+        return transport.event({ type: 'speech_started' });
+      case 'transcript':
+        return transport.event({ type: 'transcript', final: f.final, text: f.text });
+      case 'dtmf':
+        return transport.event({ type: 'dtmf', digit: f.digit });
+      case 'agent-speaking':
+        return transport.event({ type: 'agent_speaking' });
+      case 'agent-done':
+        return transport.event({ type: 'agent_done', text: f.text });
+      case 'interrupt':
+        if (f.flush !== false) transport.event({ type: 'interrupted', reason: f.reason });
+        return;
+      case 'turn-done': {
+        this.accounting.record(f.record);
+        if (f.timing) log.debug({ sessionId, ...f.timing }, 'turn timing');
+        if (f.record.speaker !== 'assistant') return;
+        // A call tool acts once the reply that called it has closed.
+        const action = this.pendingAction;
+        this.pendingAction = null;
+        if (action && !action.signal.aborted) action.run();
+        return;
       }
-      if (f.last) {
-        const startMs = this.playback.nextStartMs();
-        if (f.text.trim()) {
-          this.playback.endSentence(t.id, f.sentence, f.text, startMs);
-          if (!f.cached) this.accounting.ttsChars(f.text.length);
-          if (t.userText) t.fullText += (t.fullText ? ' ' : '') + f.text;
-        }
+      case 'interruption':
+        log.info({ sessionId, ...f.record }, 'barge-in');
+        return this.accounting.interruption(f.record);
+      case 'tool': {
+        const c = f.call;
+        const rec = { name: c.name, ok: !c.error, error: c.error, durationMs: c.durationMs, atMs: f.atMs };
+        return this.accounting.tool(f.turnIdx, rec);
       }
-    } else if (f.kind === 'llm-done') {
-      t.llmDone = true;
-      if (f.error) t.error ??= f.error;
-      this.s.transport.event({ type: 'agent_done', text: t.fullText });
-      if (this.playback.turnPlayed(t.id) || !this.playback.speaking) {
-        // Nothing (left) to play: a failed turn, or a transport that echoes no marks.
-        if (!this.playback.speaking) this.closeTurn(t, false);
-      }
+      case 'usage':
+        if (f.category === 'tts') this.accounting.ttsChars(f.units);
+        else this.accounting.llmTokens(f.units);
+        return;
+      case 'turn-error':
+        log.warn({ sessionId, stage: f.stage }, 'turn stage failed');
+        return;
+      case 'end-call':
+        void this.endCall(f.reason);
+        return;
+      case 'transfer':
+        void this.handOff(f);
+        return;
     }
-  }
-
-  private firstSend(t: AssistantTurn): void {
-    const now = this.now();
-    t.firstSendAt = now;
-    this.s.transport.event({ type: 'agent_speaking' });
-    observeTurnStages(t);
-  }
-
-  /** Barge-in (or a superseding turn): flush playback, cancel LLM/TTS, keep tool results, truncate to what was heard. */
-  private interrupt(reason: string, speechOnsetAt: number | null): void {
-    // An answering machine does not barge in: its greeting has ended before the message starts.
-    if (this.answer?.answeredBy === 'machine') return;
-    const t = this.current;
-    const decidedAt = this.now();
-    const onsetAt = speechOnsetAt ?? decidedAt;
-    const heardAtOnset = t ? this.playback.heardWords(t.id, onsetAt).length : 0;
-    const heard = t ? this.playback.heardWords(t.id, decidedAt) : [];
-    this.playback.clear();
-    this.recorder?.cutAgent();
-    this.out.push({ kind: 'interrupt', atMs: decidedAt, reason });
-    const stopMs = this.now() - decidedAt;
-    this.s.transport.event({ type: 'interrupted', reason });
-    if (!t || t.closed) return;
-    if (speechOnsetAt !== null) suspectCutIn(t, speechOnsetAt); // issue 25: cut-in rate per agent
-
-    this.closeTurn(t, true, heard.join(' '));
-    if (reason === 'new_turn') return;
-    const rec = {
-      turnIdx: t.idx,
-      atMs: onsetAt,
-      detectionMs: Math.max(0, decidedAt - onsetAt),
-      stopMs,
-      bleedWords: Math.max(0, heard.length - heardAtOnset),
-      reason,
-    };
-    this.s.log.info({ sessionId: this.s.sessionId, ...rec }, 'barge-in');
-    this.accounting.interruption(rec);
-  }
-
-  private closeTurn(t: AssistantTurn, interrupted: boolean, heardText?: string): void {
-    if (t.closed) return;
-    t.closed = true;
-    const spoken = interrupted ? (heardText ?? '') : t.fullText;
-    this.history.push(...(t.userText ? [{ role: 'user' as const, content: t.userText }] : []), ...t.kept);
-    if (spoken) this.history.push({ role: 'assistant', content: spoken });
-    const { record, timing } = assistantTurnRecord(t, { spoken, interrupted, now: this.now() });
-    this.accounting.record(record);
-    this.playback.forget(t.id);
-    if (timing) this.s.log.debug({ sessionId: this.s.sessionId, ...timing }, 'turn timing');
-    const after = this.afterTurn.get(t.id);
-    this.afterTurn.delete(t.id);
-    const action = this.pendingAction;
-    this.pendingAction = null;
-    after?.();
-    if (action && !action.signal.aborted) action.run();
-  }
-
-  private toolExecuted(turnId: string, rec: ToolCallRecord): void {
-    const t = this.turnById(turnId);
-    this.accounting.tool(t?.idx ?? this.turnIdx, {
-      name: rec.name,
-      ok: !rec.error,
-      error: rec.error,
-      durationMs: rec.durationMs,
-      atMs: this.now(),
-    });
   }
 
   private fail(stage: string, e: unknown): void {
     this.s.log.error({ sessionId: this.s.sessionId, stage, err: (e as Error)?.message }, 'pipeline stage failed');
     if (stage === 'stt' || stage === 'vad') {
-      const t = this.current;
+      const t = this.conv.current;
       if (t && !t.closed) t.error ??= `${stage}: ${(e as Error)?.message ?? 'error'}`;
       this.failure = `${stage}: ${(e as Error)?.message ?? 'error'}`;
     }
   }
-  private failure: string | null = null;
 
-  // ── phone: answering machines, hang-up, transfer ────────────────────────────────────────────────────────
+  // ── phone: hang-up, transfer (the call tools) ───────────────────────────────────────────────────────────
 
-  /** Speaks `text` without the LLM (the pipeline's `say` frame: greeting, voicemail, transfer notices). */
-  private say(text: string, purpose: 'greeting' | 'voicemail' | 'transfer'): AssistantTurn {
-    const t = this.newAssistantTurn('', null, null);
-    t.fullText = text;
-    t.llmDone = true;
-    this.s.log.debug({ sessionId: this.s.sessionId, purpose }, 'say');
-    this.sentences.push({ kind: 'llm-text', turnId: t.id, text: text + ' ' });
-    this.sentences.push({ kind: 'llm-done', turnId: t.id, llmMs: 0 });
-    return t;
-  }
-
-  /** The agent's first message, unless it waits for answering-machine detection on an outbound call. */
-  private greet(): void {
-    const greeting = this.s.agent.first_message.trim();
-    if (greeting) this.say(greeting, 'greeting');
-  }
-
-  private answered(a: 'human' | 'machine' | 'unknown'): void {
-    if (this.ended) return;
-    if (a !== 'machine') return this.greet();
-    // A machine: the agent never takes its greeting for a turn (holding), and says only the voicemail message.
-    const vm = this.s.agent.voicemail;
-    if (!vm || vm.action === 'hangup') void this.endCall('voicemail');
-  }
-
-  private leaveMessage(): void {
-    const vm = this.s.agent.voicemail;
-    if (this.ended || vm?.action !== 'leave_message' || !vm.message) return;
-    // Unknown {{names}} are dropped rather than read out as braces.
-    const text = fillTemplate(vm.message, this.s.outbound?.variables)
-      .replace(/\{\{[^}]*\}\}/g, '')
-      .trim();
-    this.endReason = 'voicemail';
-    const t = this.say(text, 'voicemail');
-    this.afterTurn.set(t.id, () => void this.endCall('voicemail'));
-  }
+  /** The call tools' hold on this session: each acts once the reply that called it has been spoken. */
+  readonly control: CallControl = {
+    transfer: (target, summary, signal) => {
+      if (!this.actions.canTransfer) throw new Error('this session is not a phone call; it cannot be transferred');
+      this.pendingAction = {
+        run: () => {
+          this.transferTo = target;
+          this.push({ kind: 'transfer', target: target.name, mode: target.mode, summary });
+        },
+        signal,
+      };
+      return `Transferring to ${target.name} once you have spoken. Tell the caller in one short sentence that you are transferring them now.`;
+    },
+    end: (_reason, signal) => {
+      this.pendingAction = { run: () => this.push({ kind: 'end-call', reason: 'agent-ended' }), signal };
+      return 'The call ends once you have spoken. Say a short, polite goodbye.';
+    },
+  };
 
   /** Hangs the call up (REST for a phone call; the socket closes with the session) and ends the session. */
   private async endCall(reason: string): Promise<void> {
@@ -403,28 +228,16 @@ export class CallSession {
     await this.stop(reason);
   }
 
-  private async handOff(target: TransferTarget, summary: string): Promise<void> {
-    if (this.ended) return;
+  /** A `transfer` frame whose audio has played: the call is handed over through Twilio's REST API. */
+  private async handOff(f: Extract<Frame, { kind: 'transfer' }>): Promise<void> {
+    const target = this.transferTo;
+    if (this.ended || !target || target.name !== f.target) return;
     // Twilio ends the media stream once the call is updated: that `stop` must not read as the caller hanging up.
     this.endReason = 'transferred';
-    const frame = { kind: 'transfer' as const, target: target.name, mode: target.mode, summary };
-    if (await this.actions.transfer(frame, target, this.now())) return void this.stop('transferred');
+    if (await this.actions.transfer(f, target, this.now())) return void this.stop('transferred');
     this.endReason = null;
     this.say("I'm sorry, I couldn't transfer your call right now.", 'transfer');
   }
-
-  /** The call tools' hold on this session: each acts once the reply that called it has been spoken. */
-  readonly control: CallControl = {
-    transfer: (target, summary, signal) => {
-      if (!this.actions.canTransfer) throw new Error('this session is not a phone call; it cannot be transferred');
-      this.pendingAction = { run: () => void this.handOff(target, summary), signal };
-      return `Transferring to ${target.name} once you have spoken. Tell the caller in one short sentence that you are transferring them now.`;
-    },
-    end: (_reason, signal) => {
-      this.pendingAction = { run: () => void this.endCall('agent-ended'), signal };
-      return 'The call ends once you have spoken. Say a short, polite goodbye.';
-    },
-  };
 
   // ── end ──────────────────────────────────────────────────────────────────────────────────────────────────
 
@@ -436,23 +249,14 @@ export class CallSession {
 
   private async finish(reason: string): Promise<void> {
     clearTimeout(this.maxTimer);
-    this.answer?.close();
-    this.dtmf.cancel();
     activeRealtimeSessions.dec({ transport: this.s.transport.channel });
-    this.prepared.drop();
-    const t = this.current;
-    if (t && !t.closed) {
-      const heard = this.playback.heardWords(t.id, this.now());
-      const all = !this.playback.speaking && t.llmDone;
-      this.closeTurn(t, !all, all ? undefined : heard.join(' '));
-    }
-    this.input.close(reason);
-    this.out.push({ kind: 'end', reason });
+    // Every stage ends: STT closes, a prepared reply is dropped, the reply in progress is stored as heard.
+    this.pipeline.push({ kind: 'end', reason });
     const durationMs = this.now();
     const recordingMs = this.recorder?.durationMs ?? 0;
     const recordingKey = await storeRecording(this.recorder, this.s);
     await this.accounting.flush();
-    const metrics = this.accounting.metrics(durationMs, this.prepared.stats);
+    const metrics = this.accounting.metrics(durationMs, this.reply.preparedStats);
     await this.s.trace
       .ended({
         status: this.failure ? 'failed' : 'completed',

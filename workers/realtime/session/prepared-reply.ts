@@ -100,7 +100,8 @@ export class PreparedReplies {
     if (this.stats.droppedBy) this.stats.droppedBy[why]++;
     t.closed = true;
     this.host.setCurrent(null);
-    this.host.push({ kind: 'interrupt', atMs: this.host.now(), reason: 'prepared_reply_dropped' });
+    // Its work is cancelled; nothing of it was heard, so playback goes on untouched.
+    this.host.push({ kind: 'interrupt', atMs: this.host.now(), reason: 'prepared_reply_dropped', flush: false });
     this.stats.dropped++;
     this.stats.llmChars += t.llmChars;
     for (const f of t.held!) if (f.kind === 'tts-audio' && f.last) this.stats.ttsChars += f.text.length;

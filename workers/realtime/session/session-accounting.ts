@@ -26,7 +26,7 @@ export class SessionAccounting {
   private readonly writes: Promise<unknown>[] = [];
 
   /**
-   * `sttAudioSeconds` reads the caller audio sent to STT, which CallerInput counts: read when the metrics and the
+   * `sttAudioSeconds` reads the caller audio sent to STT, which the STT stage counts: read when the metrics and the
    * charges are made, not copied earlier, so both see the count as it stands at the end.
    */
   constructor(

@@ -1,0 +1,116 @@
+import { performance } from 'node:perf_hooks';
+import { describe, expect, it } from 'vitest';
+import { LocalTtsEngine } from '../../shared/engines/tts/local.ts';
+import { Conversation } from '../../workers/realtime/pipeline/conversation.ts';
+import type { Frame } from '../../workers/realtime/pipeline/frames.ts';
+import { PlaybackStage } from '../../workers/realtime/pipeline/playback-stage.ts';
+import { ReplyStage } from '../../workers/realtime/pipeline/reply-stage.ts';
+import { SentenceStage } from '../../workers/realtime/pipeline/sentence-stage.ts';
+import { Pipeline } from '../../workers/realtime/pipeline/stage.ts';
+import { TtsStage } from '../../workers/realtime/pipeline/tts-stage.ts';
+import { Playback } from '../../workers/realtime/session/playback.ts';
+
+const GOODBYE =
+  'Your balance has run out, so this call has to end now. Thank you for calling the front desk today. ' +
+  'You can top up your credits in the portal at any time. Goodbye!';
+
+/**
+ * The reply half of the voice pipeline (reply → sentences → local TTS → playback) on a far end that records what it
+ * was sent: a `say` is spoken without the LLM, an `end-call` goes on only once the audio before it has played, and
+ * a barge-in flushes playback, stores what was heard and keeps the `end-call` queued behind the cut reply.
+ */
+function pipeline() {
+  const t0 = performance.now();
+  const now = () => performance.now() - t0;
+  const far = { audioFrames: 0, marks: [] as string[], clears: 0 };
+  const playback = new Playback(
+    {
+      outRate: 8000,
+      sendAudio: (pcm) => {
+        expect(pcm.length).toBe(320); // 20 ms at 8 kHz
+        far.audioFrames++;
+      },
+      sendMark: (name) => far.marks.push(name),
+      sendClear: () => far.clears++,
+    },
+    now,
+  );
+  const conv = new Conversation(now, playback, 'dev_test');
+  const out: Frame[] = [];
+  const errors: unknown[] = [];
+  let waiters: Array<() => void> = [];
+  const p = new Pipeline(
+    [
+      new ReplyStage(conv),
+      new SentenceStage(),
+      new TtsStage(new LocalTtsEngine(), { voiceId: 'default', speed: 1, pitch: 1 }, 8000, conv),
+      new PlaybackStage(conv, null),
+    ],
+    (f) => {
+      out.push(f);
+      for (const w of waiters.splice(0)) w();
+    },
+    (_stage, e) => errors.push(e),
+  );
+  const until = async (pred: () => boolean, timeoutMs = 15_000) => {
+    const deadline = Date.now() + timeoutMs;
+    while (!pred()) {
+      if (Date.now() > deadline) throw new Error(`not met; sink got ${out.map((f) => f.kind).join(',')}`);
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, 50);
+        waiters.push(() => (clearTimeout(t), resolve()));
+      });
+    }
+  };
+  const rows = () => out.flatMap((f) => (f.kind === 'turn-done' && f.record.speaker === 'assistant' ? [f.record] : []));
+  return { p, conv, far, out, errors, until, rows, reset: () => (waiters = []) };
+}
+
+describe('voice pipeline frames: say and end-call', () => {
+  it('speaks a say without the LLM; end-call goes on once its audio has played, with its reason', async () => {
+    const { p, far, out, errors, until, rows } = pipeline();
+    p.push({ kind: 'say', text: GOODBYE, purpose: 'goodbye' });
+    p.push({ kind: 'end-call', reason: 'balance' });
+    // Every sentence sent, each followed by its mark; the far end has not played them yet.
+    await until(() => out.some((f) => f.kind === 'agent-done'));
+    expect(far.marks.length).toBeGreaterThanOrEqual(3);
+    expect(far.marks.every((m) => m.startsWith('t1:'))).toBe(true);
+    expect(far.audioFrames).toBeGreaterThan(5 * 50); // several seconds of speech in 20 ms frames
+    expect(out.some((f) => f.kind === 'end-call')).toBe(false);
+    // The far end plays the audio and echoes the marks: the reply is complete, then the call may end.
+    for (const m of far.marks) p.push({ kind: 'mark', name: m });
+    await until(() => out.some((f) => f.kind === 'end-call'));
+    const kinds = out.map((f) => f.kind);
+    expect(kinds.indexOf('turn-done')).toBeLessThan(kinds.indexOf('end-call'));
+    expect(out.find((f) => f.kind === 'end-call')).toEqual({ kind: 'end-call', reason: 'balance' });
+    expect(rows()).toEqual([expect.objectContaining({ idx: 0, text: GOODBYE, interrupted: false })]);
+    // Synthesized (not cached) characters are reported for the bill.
+    const billed = out.flatMap((f) => (f.kind === 'usage' && f.category === 'tts' ? [f.units] : []));
+    expect(billed.reduce((a, b) => a + b, 0)).toBeGreaterThan(GOODBYE.length - 10);
+    expect(far.clears).toBe(0);
+    expect(errors).toEqual([]);
+  });
+
+  it('a barge-in flushes playback and keeps what was heard; the end-call behind the cut reply still ends the call', async () => {
+    const { p, conv, far, out, errors, until, rows } = pipeline();
+    p.push({ kind: 'say', text: GOODBYE, purpose: 'goodbye' });
+    p.push({ kind: 'end-call', reason: 'max-credits' });
+    await until(() => far.marks.length >= 1);
+    // The caller played the first sentence, then talked over the second.
+    p.push({ kind: 'mark', name: far.marks[0]! });
+    const onsetAt = conv.now();
+    p.push({ kind: 'interrupt', atMs: conv.now(), reason: 'speech', onsetAt, flush: true });
+    expect(far.clears).toBe(1);
+    // The flush travels on as a frame, before the interrupt it belongs to.
+    expect(out.map((f) => f.kind).filter((k) => k === 'clear' || k === 'interrupt')).toEqual(['clear', 'interrupt']);
+    await until(() => out.some((f) => f.kind === 'end-call'));
+    const [row] = rows();
+    expect(row).toMatchObject({ interrupted: true });
+    expect(row!.text.length).toBeGreaterThan(0);
+    expect(GOODBYE.startsWith(row!.text)).toBe(true);
+    expect(row!.text.length).toBeLessThan(GOODBYE.length);
+    expect(out.find((f) => f.kind === 'interruption')).toMatchObject({ record: { turnIdx: 0, reason: 'speech' } });
+    expect(out.find((f) => f.kind === 'end-call')).toEqual({ kind: 'end-call', reason: 'max-credits' });
+    expect(errors).toEqual([]);
+  });
+});

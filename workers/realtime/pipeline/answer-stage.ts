@@ -1,0 +1,81 @@
+import { pcmToInt16 } from '../../../shared/audio/pcm.ts';
+import type { AgentRow } from '../../../shared/agents/db.ts';
+import { fillTemplate } from '../../../shared/agents/prompt.ts';
+import type { Logger } from '../../../shared/observability/logger.ts';
+import type { Infra } from '../../../shared/runtime/infra.ts';
+import { AnswerWatch } from '../session/answer-watch.ts';
+import type { Conversation } from './conversation.ts';
+import type { DataFrame, SystemFrame } from './frames.ts';
+import { Stage } from './stage.ts';
+
+export interface AnswerStageOptions {
+  infra: Infra;
+  sessionId: string;
+  taskId: string;
+  inRate: number;
+  agent: Pick<AgentRow, 'first_message' | 'voicemail'>;
+  /** The outbound task's template variables (the voicemail message's {{name}}). */
+  variables?: Record<string, string | number | boolean>;
+  log: Logger;
+}
+
+/**
+ * Answering-machine detection on an outbound call, the first stage: it reads the caller's audio as it arrives
+ * (session/answer-watch.ts: the platform's detector, or Twilio's async AMD answer) and passes everything on. Until
+ * someone is known to be there, or while a machine talks, `conversation.holding` keeps caller speech from being a
+ * turn (the reply stage) or a barge-in (the turn stage). A person (or no answer either way): the greeting, as a
+ * `say`. A machine: `end-call` (voicemail action `hangup`), or, once its greeting has ended (the beep), the
+ * voicemail message as a `say` followed by `end-call`, so the call ends once the message has played.
+ */
+export class AnswerStage extends Stage {
+  private readonly watch: AnswerWatch;
+
+  constructor(
+    private readonly conv: Conversation,
+    private readonly o: AnswerStageOptions,
+  ) {
+    super('answer', { sync: true });
+    conv.answeredBy = null;
+    this.watch = new AnswerWatch({
+      infra: o.infra,
+      sessionId: o.sessionId,
+      taskId: o.taskId,
+      rate: o.inRate,
+      now: conv.now,
+      log: o.log,
+      decided: (a) => this.answered(a),
+      greetingEnded: () => this.leaveMessage(),
+    });
+  }
+
+  protected override onData(frame: DataFrame): void {
+    if (frame.kind === 'audio-in') this.watch.push(pcmToInt16(frame.pcm));
+    this.emit(frame);
+  }
+
+  protected override onSystem(frame: SystemFrame): void {
+    if (frame.kind === 'end') this.watch.close();
+  }
+
+  private answered(a: 'human' | 'machine' | 'unknown'): void {
+    this.conv.answeredBy = a;
+    if (a !== 'machine') {
+      const greeting = this.o.agent.first_message.trim();
+      if (greeting) this.emit({ kind: 'say', text: greeting, purpose: 'greeting' });
+      return;
+    }
+    const vm = this.o.agent.voicemail;
+    if (!vm || vm.action === 'hangup') this.emit({ kind: 'end-call', reason: 'voicemail' });
+  }
+
+  private leaveMessage(): void {
+    const vm = this.o.agent.voicemail;
+    if (vm?.action !== 'leave_message' || !vm.message) return;
+    // Unknown {{names}} are dropped rather than read out as braces.
+    const text = fillTemplate(vm.message, this.o.variables)
+      .replace(/\{\{[^}]*\}\}/g, '')
+      .trim();
+    this.emit({ kind: 'say', text, purpose: 'voicemail' });
+    this.emit({ kind: 'end-call', reason: 'voicemail' });
+  }
+}

@@ -1,0 +1,174 @@
+import { Resampler } from '../../../shared/audio/resampler.ts';
+import type { SttEngine, SttStreamEvent } from '../../../shared/engines/stt/types.ts';
+import type { Logger } from '../../../shared/observability/logger.ts';
+import type { DataFrame, SystemFrame } from './frames.ts';
+import { LiveStt } from './live-stt.ts';
+import { Stage } from './stage.ts';
+
+export interface SttStageOptions {
+  /** Caller audio rate (the transport's). */
+  inRate: number;
+  language: string;
+  apiKey?: string;
+  /** The session clock, for the transcripts' arrival times. */
+  now(): number;
+  log: Logger;
+}
+
+/** Batch engines: the ~300 ms of audio before the VAD's onset go with the utterance (speech starts before it says). */
+const PREROLL_CHUNKS = 15;
+
+/**
+ * audio-in → transcript. A streaming engine (Deepgram live…) gets every chunk as it arrives, at a rate it accepts,
+ * over a connection that survives a dropped socket (live-stt.ts); its partial and final results become
+ * `transcript` frames. A batch engine (the local default) transcribes each stretch of speech whole at its end
+ * (speech-start → speech-end from the VAD), and its result is a final `transcript` carrying the onset of the
+ * speech it covers. The audio sent to the STT is counted for the bill (`audioSeconds`).
+ */
+export class SttStage extends Stage {
+  private live: LiveStt | null = null;
+  private resampler: Resampler | null = null;
+  private readonly streaming: boolean;
+  private audioS = 0;
+  /** Caller audio received so far (ms): the VAD's clock. */
+  private audioInMs = 0;
+  /**
+   * Caller audio received before the STT stream opened (media flows while the session starts): a streaming
+   * engine's times count from its own first sample, so its word timings are this much behind the VAD's clock.
+   */
+  private sttOffsetMs = 0;
+  private closed = false;
+  /** Batch: the speech being collected (null between utterances), and the audio just before the next one. */
+  private speech: Buffer[] | null = null;
+  private speechOnsetMs = 0;
+  private preroll: Buffer[] = [];
+
+  constructor(
+    private readonly engine: SttEngine,
+    private readonly opts: SttStageOptions,
+  ) {
+    super('stt', { sync: true });
+    this.streaming = engine.capabilities.streaming;
+  }
+
+  /** Seconds of caller audio sent to the STT (resent audio after a reconnection included: it is billed again). */
+  get audioSeconds(): number {
+    return this.audioS + (this.live?.resentSeconds ?? 0);
+  }
+
+  protected override onSystem(frame: SystemFrame): void {
+    if (frame.kind === 'start') this.open();
+    else if (frame.kind === 'end') this.close();
+    else if (frame.kind === 'speech-start' && !this.streaming && !this.speech) {
+      // A batch engine starts collecting the utterance, with the audio just before the VAD's onset.
+      this.speech = [...this.preroll];
+      this.speechOnsetMs = frame.atMs;
+    }
+  }
+
+  protected override onData(frame: DataFrame): void {
+    if (frame.kind === 'audio-in') {
+      this.audio(frame.pcm);
+      this.audioInMs += (frame.pcm.length / 2 / this.opts.inRate) * 1000;
+    }
+    else if (!this.streaming && frame.kind === 'speech-end') this.transcribeSpeech(frame.lastSpeechMs);
+    this.emit(frame);
+  }
+
+  /** Opens the provider's streaming STT when the engine streams (otherwise utterances are transcribed whole). */
+  private open(): void {
+    if (!this.streaming || this.live) return;
+    const { inRate, language, apiKey, log } = this.opts;
+    const rates = this.engine.capabilities.sampleRates;
+    const rate = rates.includes(inRate) || rates.length === 0 ? inRate : rates[0]!;
+    if (rate !== inRate) this.resampler = new Resampler(inRate, rate);
+    this.sttOffsetMs = this.audioInMs;
+    this.live = new LiveStt(
+      () => this.engine.stream({ sampleRate: rate, language, apiKey }),
+      rate * 2,
+      (ev) => this.heard(ev),
+      (e) => {
+        if (!this.closed) this.onError(this.name, e);
+      },
+      (attempt, e) => log.warn({ attempt, err: (e as Error | null)?.message }, 'stt stream dropped; reconnecting'),
+    );
+    this.live.start();
+  }
+
+  private close(): void {
+    this.closed = true;
+    try {
+      this.live?.end();
+      this.live?.close();
+    } catch {
+      // closing a stream that already failed
+    }
+  }
+
+  private audio(pcm: Buffer): void {
+    const seconds = pcm.length / 2 / this.opts.inRate;
+    if (this.live) {
+      this.live.write(this.resampler ? this.resampler.processPcm(pcm) : pcm);
+      this.audioS += seconds;
+    } else if (!this.streaming) {
+      if (this.speech) this.speech.push(Buffer.from(pcm));
+      else {
+        this.preroll.push(Buffer.from(pcm));
+        if (this.preroll.length > PREROLL_CHUNKS) this.preroll.shift();
+      }
+    }
+  }
+
+  private heard(ev: SttStreamEvent): void {
+    if (this.closed) return;
+    const atMs = this.opts.now();
+    if (ev.type === 'partial') {
+      this.emit({
+        kind: 'transcript',
+        text: ev.text,
+        final: false,
+        atMs,
+        ...(ev.end !== undefined ? { endMs: ev.end * 1000 + this.sttOffsetMs } : {}),
+      });
+    } else this.emit({ kind: 'transcript', text: ev.text, final: true, atMs, endMs: ev.end * 1000 + this.sttOffsetMs });
+  }
+
+  private transcribeSpeech(lastSpeechMs: number): void {
+    const chunks = this.speech;
+    if (!chunks) return;
+    this.speech = null;
+    const onsetMs = this.speechOnsetMs;
+    const pcm = Buffer.concat(chunks);
+    this.audioS += pcm.length / 2 / this.opts.inRate;
+    void this.engine
+      .transcribe({
+        pcm,
+        sampleRate: this.opts.inRate,
+        language: this.opts.language,
+        mode: 'fast',
+        timestamps: 'segment',
+        diarize: false,
+        apiKey: this.opts.apiKey,
+      })
+      .then(
+        (r) => {
+          if (this.closed) return;
+          const at = this.opts.now();
+          this.emit({
+            kind: 'transcript',
+            text: r.text,
+            final: true,
+            atMs: at,
+            endMs: lastSpeechMs,
+            batchOnsetMs: onsetMs,
+          });
+        },
+        (e: Error) => {
+          this.opts.log.warn({ err: e.message }, 'utterance transcription failed');
+          if (this.closed) return;
+          const at = this.opts.now();
+          this.emit({ kind: 'transcript', text: '', final: true, atMs: at, batchOnsetMs: onsetMs, failed: true });
+        },
+      );
+  }
+}

@@ -1,0 +1,86 @@
+import { AnswerStage } from '../pipeline/answer-stage.ts';
+import type { Conversation } from '../pipeline/conversation.ts';
+import { LlmStage } from '../pipeline/llm-stage.ts';
+import { PlaybackStage } from '../pipeline/playback-stage.ts';
+import { ReplyStage } from '../pipeline/reply-stage.ts';
+import { SentenceStage } from '../pipeline/sentence-stage.ts';
+import { Pipeline, type Emit, type Stage } from '../pipeline/stage.ts';
+import { SttStage } from '../pipeline/stt-stage.ts';
+import { TtsStage } from '../pipeline/tts-stage.ts';
+import { PREPARE_AFTER_MS, TurnStage } from '../pipeline/turn-stage.ts';
+import { VadStage } from '../pipeline/vad-stage.ts';
+import type { StereoRecorder } from './recorder.ts';
+import type { SessionInit } from './types.ts';
+
+export interface VoicePipeline {
+  pipeline: Pipeline;
+  /** Read at the end of the call: the caller audio sent to the STT (billed), and the preemptive replies' counts. */
+  stt: SttStage;
+  reply: ReplyStage;
+}
+
+/**
+ * The voice loop of one call, the same for every transport: transport in → VAD → STT → turn decision → reply →
+ * LLM → sentences → TTS → playback → transport out, and the session's sink after the last stage. A new stage is
+ * one file in pipeline/ and one entry in this list (docs/realtime.md, "Adding a stage").
+ */
+export function buildVoicePipeline(
+  s: SessionInit,
+  conv: Conversation,
+  recorder: StereoRecorder | null,
+  sink: Emit,
+  onError: (stage: string, e: unknown) => void,
+): VoicePipeline {
+  const { engines, agent, transport, settings } = s;
+  const log = s.log.child({ sessionId: s.sessionId });
+  const stt = new SttStage(engines.stt, {
+    inRate: transport.inRate,
+    language: agent.language,
+    apiKey: engines.sttKey?.key,
+    now: conv.now,
+    log,
+  });
+  const reply = new ReplyStage(conv);
+  // Outbound calls with answering-machine detection: who answered decides the greeting (answer-stage.ts).
+  const answer =
+    s.outbound && settings.amd
+      ? new AnswerStage(conv, {
+          infra: s.infra,
+          sessionId: s.sessionId,
+          taskId: s.outbound.taskId,
+          inRate: transport.inRate,
+          agent,
+          variables: s.outbound.variables,
+          log,
+        })
+      : null;
+  const stages: Stage[] = [
+    ...(answer ? [answer] : []),
+    new VadStage(engines.vad, transport.inRate, {
+      threshold: settings.vadThreshold,
+      startMs: 60,
+      endpointMs: settings.endpointing.fixedMs,
+      pauseMs: settings.endpointing.preemptive ? PREPARE_AFTER_MS : 0,
+    }),
+    stt,
+    new TurnStage(conv, { settings, inRate: transport.inRate, streaming: engines.stt.capabilities.streaming }),
+    reply,
+    new LlmStage(s.runtime, conv),
+    new SentenceStage(),
+    new TtsStage(
+      engines.tts,
+      {
+        voiceId: agent.voice_id,
+        speed: agent.style_profile?.speed ?? 1,
+        pitch: agent.style_profile?.pitch ?? 1,
+        model: agent.tts_model,
+        language: agent.language,
+        apiKey: engines.ttsKey?.key,
+      },
+      transport.outRate,
+      conv,
+    ),
+    new PlaybackStage(conv, recorder),
+  ];
+  return { pipeline: new Pipeline(stages, sink, onError), stt, reply };
+}
