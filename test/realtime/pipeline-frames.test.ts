@@ -114,3 +114,43 @@ describe('voice pipeline frames: say and end-call', () => {
     expect(errors).toEqual([]);
   });
 });
+
+describe('voice pipeline frames: suspected cut-ins (issue 25)', () => {
+  /** A reply to caller speech, its text streamed as the LLM stage would, played until its first audio went out. */
+  async function replying(h: ReturnType<typeof pipeline>) {
+    const at = h.conv.now();
+    h.p.push({
+      kind: 'utterance',
+      text: 'Is the office open on Tuesday?',
+      onsetAt: at - 1500,
+      lastSpeechAt: at - 300,
+      finalAt: at,
+      endpointAt: at,
+      endpointWaitMs: 300,
+      vadLagMs: 0,
+    });
+    const turn = h.out.find((f) => f.kind === 'user-turn');
+    if (turn?.kind !== 'user-turn') throw new Error('no user-turn');
+    h.p.push({ kind: 'llm-text', turnId: turn.turnId, text: GOODBYE });
+    h.p.push({ kind: 'llm-done', turnId: turn.turnId, llmMs: 5 });
+    await h.until(() => h.out.some((f) => f.kind === 'agent-speaking'));
+    return h.conv.turn(turn.turnId)!;
+  }
+
+  it('marks a reply the caller talked over within CUT_IN_WINDOW_MS of its first audio, on its trace row', async () => {
+    const h = pipeline();
+    const t = await replying(h);
+    h.p.push({ kind: 'interrupt', atMs: h.conv.now(), reason: 'speech', onsetAt: t.firstSendAt! + 100, flush: true });
+    await h.until(() => h.rows().length === 1);
+    expect(h.rows()[0]).toMatchObject({ interrupted: true, suspectedCutIn: true });
+    expect(h.errors).toEqual([]);
+  });
+
+  it('does not mark a barge-in that began well after the reply started playing', async () => {
+    const h = pipeline();
+    const t = await replying(h);
+    h.p.push({ kind: 'interrupt', atMs: h.conv.now(), reason: 'speech', onsetAt: t.firstSendAt! + 2000, flush: true });
+    await h.until(() => h.rows().length === 1);
+    expect(h.rows()[0]).toMatchObject({ interrupted: true, suspectedCutIn: false });
+  });
+});

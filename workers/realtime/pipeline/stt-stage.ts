@@ -70,8 +70,7 @@ export class SttStage extends Stage {
     if (frame.kind === 'audio-in') {
       this.audio(frame.pcm);
       this.audioInMs += (frame.pcm.length / 2 / this.opts.inRate) * 1000;
-    }
-    else if (!this.streaming && frame.kind === 'speech-end') this.transcribeSpeech(frame.lastSpeechMs);
+    } else if (!this.streaming && frame.kind === 'speech-end') this.transcribeSpeech(frame.lastSpeechMs);
     this.emit(frame);
   }
 
