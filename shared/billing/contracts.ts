@@ -18,6 +18,14 @@ export const Usage = z.object({
   /** Distinct requests with a metered operation in the current period (billable or not, refunds excluded). */
   requestCount: z.number(),
   period: z.object({ start: z.string(), end: z.string() }),
+  /**
+   * Usage done but not charged in the period, by reason (`balance`: a hard-limit balance ran out after the work was
+   * done). Never waived silently: each ledger row says how much and why.
+   */
+  waived: z.object({
+    credits: z.number(),
+    byReason: z.array(z.object({ reason: z.string(), credits: z.number() })),
+  }),
 });
 export type Usage = z.infer<typeof Usage>;
 

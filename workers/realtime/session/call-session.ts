@@ -14,7 +14,8 @@ import { callAudio } from './call-audio.ts';
 import type { Playback } from './playback.ts';
 import { buildReplyPipeline } from './reply-pipeline.ts';
 import { storeRecording, type StereoRecorder } from './recorder.ts';
-import { SessionAccounting } from './session-accounting.ts';
+import { SessionAccounting, type LimitReason } from './session-accounting.ts';
+import { CallLimits } from './call-limits.ts';
 import type { SessionInit } from './types.ts';
 
 /**
@@ -40,6 +41,10 @@ export class CallSession {
   private maxTimer: NodeJS.Timeout;
   /** The minute hold, usage counts, trace rows and the metering at the end. */
   private readonly accounting: SessionAccounting;
+  /** Per-call and daily caps and the balance, reserved ahead of each reply; ends the call with a goodbye. */
+  private readonly limits: CallLimits;
+  /** Set when a limit is ending the call: the goodbye is playing, no new turn starts. */
+  private ending: { reason: LimitReason; turnId: string; played: () => void } | null = null;
   /** Resolves when the session has ended (stop, hang-up or limit). */
   readonly done: Promise<void>;
   private resolveDone!: () => void;
@@ -49,13 +54,14 @@ export class CallSession {
     const { settings } = s;
     this.done = new Promise((r) => (this.resolveDone = r));
     this.accounting = new SessionAccounting(s, () => this.input.sttAudioSeconds);
+    this.limits = new CallLimits(s, this.accounting, { now: () => this.now(), end: (r) => this.endWith(r) });
     ({ playback: this.playback, recorder: this.recorder } = callAudio(s, () => this.now()));
     this.input = new CallerInput(s, {
       now: () => this.now(),
       agentActive: () => this.agentActive,
       interrupt: (reason, onsetAt) => this.interrupt(reason, onsetAt),
       spoke: (turn) => this.spoke(turn),
-      prepare: (text) => !this.ended && this.prepared.prepare(text),
+      prepare: (text) => !this.ended && !this.ending && this.prepared.prepare(text),
       unprepare: () => this.prepared.drop(),
       fail: (stage, e) => this.fail(stage, e),
     });
@@ -70,7 +76,8 @@ export class CallSession {
       output: (f) => this.onOutputFrame(f),
       fail: (stage, e) => this.fail(stage, e),
     }));
-    this.maxTimer = setTimeout(() => void this.stop('max_duration'), settings.maxSessionSeconds * 1000);
+    // The hard stop, after the time CallLimits gives the goodbye at the same limit.
+    this.maxTimer = setTimeout(() => void this.stop('max_duration'), (settings.maxSessionSeconds + 20) * 1000);
     this.maxTimer.unref();
   }
 
@@ -91,10 +98,13 @@ export class CallSession {
     const { engines, transport } = this.s;
     activeRealtimeSessions.inc({ transport: transport.channel });
     // Credit pre-check: hold the first minute (402-style refusal before the caller hears anything); settled at the end.
-    await this.accounting.holdFirstMinute().catch((e: Error) => {
-      this.failure = `start: ${e.message}`;
-      throw e;
-    });
+    await this.limits
+      .load()
+      .then(() => this.accounting.holdFirstMinute())
+      .catch((e: Error) => {
+        this.failure = `start: ${e.message}`;
+        throw e;
+      });
 
     this.input.openStt();
     this.accounting.write(
@@ -109,6 +119,8 @@ export class CallSession {
         llmProvider: this.s.runtime.provider,
       }),
     );
+    const limited = await this.limits.arm();
+    if (limited) return this.endWith(limited);
     const greeting = this.s.agent.first_message.trim();
     if (greeting) {
       const t = this.newAssistantTurn('', null, null);
@@ -125,6 +137,8 @@ export class CallSession {
   onAudio(pcm: Buffer): void {
     if (this.ended) return;
     this.recorder?.addCaller(pcmToInt16(pcm));
+    // The goodbye plays to the end: nothing the caller says now starts a turn or cuts it.
+    if (this.ending) return;
     this.input.onAudio(pcm);
   }
 
@@ -197,9 +211,12 @@ export class CallSession {
   }
 
   private userTurn(text: string, lastSpeechAt: number, endpointAt: number, endpointWaitMs: number): void {
+    if (this.ending) return;
     // A reply prepared while the caller was quiet, when it answers what they said, plays from here.
     if (this.prepared.confirm(text, { idx: this.turnIdx, lastSpeechAt, endpointAt, endpointWaitMs })) {
       this.turnIdx++;
+      // Its LLM already ran; the reservation still decides whether the call goes on after it.
+      void this.limits.beforeReply().then((stop) => stop && this.endWith(stop));
       return;
     }
     const cur = this.current;
@@ -213,7 +230,49 @@ export class CallSession {
     const t = this.newAssistantTurn(text, lastSpeechAt, endpointAt);
     t.endpointWaitMs = endpointWaitMs;
     this.history.pop();
-    this.out.push({ kind: 'user-turn', text, lastSpeechMs: lastSpeechAt, sttMs: 0, turnId: t.id });
+    // The reply starts once what it will use is reserved (normally one short statement); a limit answers it with
+    // the goodbye instead.
+    const reply = () => this.out.push({ kind: 'user-turn', text, lastSpeechMs: lastSpeechAt, sttMs: 0, turnId: t.id });
+    void this.limits.beforeReply().then((stop) => {
+      if (this.ended || this.ending || t.closed || this.current !== t) return;
+      if (stop) this.endWith(stop, t);
+      else reply();
+    });
+  }
+
+  /**
+   * A limit ends the call: what the agent is saying stops, the goodbye is said (in the turn that would have
+   * answered, if there is one) and the call ends with the reason once it has played (or after a time limit for a
+   * far end that echoes no marks).
+   */
+  private endWith(reason: LimitReason, answering?: AssistantTurn): void {
+    if (this.ended || this.ending) return;
+    this.limits.stop();
+    this.prepared.drop();
+    const cur = this.current;
+    if (cur && !cur.closed && cur !== answering) {
+      const heard = this.playback.heardWords(cur.id, this.now());
+      this.playback.clear();
+      this.recorder?.cutAgent();
+      this.out.push({ kind: 'interrupt', atMs: this.now(), reason });
+      this.closeTurn(cur, true, heard.join(' '));
+    }
+    const t = answering && !answering.closed ? answering : this.newAssistantTurn('', null, null);
+    const text = this.limits.goodbye;
+    if (!t.userText) t.fullText = text;
+    t.llmDone = true;
+    let played!: () => void;
+    const done = new Promise<void>((r) => (played = r));
+    this.ending = { reason, turnId: t.id, played };
+    this.s.transport.event({ type: 'limit_reached', reason });
+    this.sentences.push({ kind: 'llm-text', turnId: t.id, text: text + ' ' });
+    this.sentences.push({ kind: 'llm-done', turnId: t.id, llmMs: 0 });
+    const wait = setTimeout(played, 5_000 + text.length * 120);
+    wait.unref();
+    void done.then(() => {
+      clearTimeout(wait);
+      return this.stop(reason);
+    });
   }
 
   private onOutputFrame(f: Frame): void {
@@ -291,6 +350,7 @@ export class CallSession {
     const { record, timing } = assistantTurnRecord(t, { spoken, interrupted, now: this.now() });
     this.accounting.record(record);
     this.playback.forget(t.id);
+    if (this.ending?.turnId === t.id) this.ending.played();
     if (timing) this.s.log.debug({ sessionId: this.s.sessionId, ...timing }, 'turn timing');
   }
 
@@ -325,6 +385,7 @@ export class CallSession {
 
   private async finish(reason: string): Promise<void> {
     clearTimeout(this.maxTimer);
+    this.limits.stop();
     this.dtmf.cancel();
     activeRealtimeSessions.dec({ transport: this.s.transport.channel });
     this.prepared.drop();

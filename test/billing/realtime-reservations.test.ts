@@ -1,0 +1,134 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startOpenAiChatDouble, type OpenAiChatDouble } from '../doubles/openai-chat.ts';
+import { startTestPlatform, waitUntil, type TestPlatform } from '../helpers/platform.ts';
+import { DirectClient } from '../realtime/direct-client.ts';
+import { fliteUtterance, wsUrl } from '../realtime/helpers.ts';
+
+/**
+ * Issue #24 finding 1: a starter developer with 30 credits held a 75 s direct session with 3 replies and 12,010
+ * credits of usage were written off (the LLM reported 40k tokens per reply). Now each reply is reserved before it
+ * runs: the call ends with a goodbye (reason `balance`) when the balance cannot cover the next one, the balance is
+ * charged and never passed, and what a vendor reported beyond the hold is recorded as waived with its reason.
+ */
+let p: TestPlatform;
+let llm: OpenAiChatDouble;
+
+beforeAll(async () => {
+  llm = await startOpenAiChatDouble(() => ({ text: 'Sure, happy to help.', usage: { input: 39_990, output: 10 } }), {
+    key: 'sk-test-money',
+    tokensPerSecond: 1000,
+  });
+  p = await startTestPlatform({
+    env: {
+      TIER_STARTER_MONTHLY_CREDITS: '30',
+      REALTIME_SESSION_SECRET: 'money-secret-money-secret-0123456789abcd',
+      OPENAI_BASE_URL: llm.baseUrl,
+      OPENAI_API_KEY: llm.key,
+      OUTBOUND_ALLOWLIST: '127.0.0.1',
+    },
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await p?.close();
+  await llm?.close();
+});
+
+interface LedgerRow {
+  operation: string;
+  units: number;
+  credits: number;
+  credits_waived: number;
+  waived_reason: string | null;
+  status: string;
+}
+
+async function ledger(developerId: string): Promise<LedgerRow[]> {
+  const { rows } = await p.infra.db.query<LedgerRow>(
+    `select operation, units::float8 as units, credits, credits_waived, waived_reason, status
+       from credit_ledger where developer_id = $1 order by created_at, id`,
+    [developerId],
+  );
+  return rows;
+}
+
+async function used(developerId: string): Promise<number> {
+  const { rows } = await p.infra.db.query<{ used: number }>(
+    'select used from credit_accounts where developer_id = $1',
+    [developerId],
+  );
+  return rows[0]!.used;
+}
+
+describe('realtime usage reserved ahead (issue #24 finding 1)', () => {
+  it('30 credits, an LLM reporting 40k tokens a reply: charged within the balance, goodbye, reason balance', async () => {
+    const dev = await p.developer('starter');
+    const a = await p.request('/v1/agents', {
+      method: 'POST',
+      key: dev.apiKey,
+      json: {
+        name: 'Spender',
+        systemPrompt: 'You answer.',
+        firstMessage: 'Hi.',
+        llmModel: 'gpt-4o-mini',
+        maxTokens: 60,
+        goodbyeMessage: 'Our time is up, goodbye.',
+      },
+    });
+    expect(a.status).toBe(201);
+    const agentId = ((await a.json()) as { id: string }).id;
+    const t = await p.request('/v1/sessions/direct', { method: 'POST', key: dev.apiKey, json: { agentId } });
+    expect(t.status).toBe(200);
+    const { url, sessionId } = (await t.json()) as { url: string; sessionId: string };
+    const c = new DirectClient(wsUrl(p.url, new URL(url).pathname + new URL(url).search));
+    await c.opened;
+    await waitUntil(() => c.events.some((e) => e.type === 'mark'), 20_000);
+    const requestsBefore = llm.requests.length;
+
+    const speech = await fliteUtterance('Hello, what time do you open tomorrow morning?', 16000);
+    for (let i = 0; i < 3 && !c.events.some((e) => e.type === 'session.ended'); i++) {
+      await c.speak(speech);
+      await waitUntil(
+        () =>
+          c.events.some((e) => e.type === 'session.ended') ||
+          c.events.filter((e) => e.type === 'agent_done').length >= i + 2,
+        30_000,
+      );
+    }
+    await waitUntil(() => c.events.some((e) => e.type === 'session.ended'), 30_000);
+    expect(c.events.find((e) => e.type === 'session.ended')).toMatchObject({ reason: 'balance' });
+    expect(c.events.find((e) => e.type === 'limit_reached')).toMatchObject({ reason: 'balance' });
+    // One reply ran (its 40k tokens were unknown until reported); the next could not be reserved.
+    expect(llm.requests.length - requestsBefore).toBe(1);
+
+    const session = await waitUntil(async () => {
+      const { rows } = await p.infra.db.query<{ status: string; end_reason: string }>(
+        'select status, end_reason from rt_sessions where id = $1',
+        [sessionId],
+      );
+      return rows[0]?.status === 'completed' ? rows[0] : null;
+    });
+    expect(session.end_reason).toBe('balance');
+    const rows = await waitUntil(async () => {
+      const r = await ledger(dev.developerId);
+      return r.every((x) => x.status === 'committed') ? r : null;
+    });
+    // Charged exactly the balance, never past it.
+    expect(await used(dev.developerId)).toBe(30);
+    expect(rows.reduce((n, r) => n + r.credits, 0)).toBe(30);
+    // What the vendor reported beyond the reply's hold and the balance: one reply's overrun, recorded with why.
+    const waived = rows.reduce((n, r) => n + r.credits_waived, 0);
+    expect(waived).toBeGreaterThan(0);
+    expect(waived).toBeLessThan(4_000);
+    for (const r of rows) if (r.credits_waived > 0) expect(r.waived_reason).toBe('balance');
+    const llmRow = rows.find((r) => r.operation === 'session.llm')!;
+    expect(llmRow.units).toBe(40_000);
+
+    const usage = (await (await p.request('/v1/usage', { key: dev.apiKey })).json()) as {
+      credits: { used: number; remaining: number };
+      waived: { credits: number; byReason: Array<{ reason: string; credits: number }> };
+    };
+    expect(usage.credits).toMatchObject({ used: 30, remaining: 0 });
+    expect(usage.waived).toEqual({ credits: waived, byReason: [{ reason: 'balance', credits: waived }] });
+  }, 180_000);
+});
