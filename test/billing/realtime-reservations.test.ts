@@ -132,3 +132,113 @@ describe('realtime usage reserved ahead (issue #24 finding 1)', () => {
     expect(usage.waived).toEqual({ credits: waived, byReason: [{ reason: 'balance', credits: waived }] });
   }, 180_000);
 });
+
+/** An agent of a fresh pro developer, and a direct session of it created with `limits` in the body. */
+async function callOf(
+  limits: Record<string, unknown>,
+  setup?: (dev: { apiKey: string; keyId: string }) => Promise<void>,
+) {
+  const dev = await p.developer('pro');
+  const a = await p.request('/v1/agents', {
+    method: 'POST',
+    key: dev.apiKey,
+    json: { name: 'Capped', systemPrompt: 'You answer.', firstMessage: 'Hi.', llmModel: 'gpt-4o-mini', maxTokens: 60 },
+  });
+  const agentId = ((await a.json()) as { id: string }).id;
+  await setup?.(dev);
+  const t = await p.request('/v1/sessions/direct', { method: 'POST', key: dev.apiKey, json: { agentId, ...limits } });
+  return { dev, agentId, created: t };
+}
+
+async function runUntilEnded(created: Response): Promise<{ reason: unknown; sessionId: string; replies: number }> {
+  expect(created.status).toBe(200);
+  const { url, sessionId } = (await created.json()) as { url: string; sessionId: string };
+  const before = llm.requests.length;
+  const c = new DirectClient(wsUrl(p.url, new URL(url).pathname + new URL(url).search));
+  await c.opened;
+  const speech = await fliteUtterance('Hello, what time do you open tomorrow morning?', 16000);
+  for (let i = 0; i < 3 && !c.events.some((e) => e.type === 'session.ended'); i++) await c.speak(speech);
+  await waitUntil(() => c.events.some((e) => e.type === 'session.ended'), 40_000);
+  const ended = c.events.find((e) => e.type === 'session.ended')!;
+  const { rows } = await waitUntil(async () => {
+    const r = await p.infra.db.query<{ end_reason: string }>(
+      `select end_reason from rt_sessions where id = $1 and status = 'completed'`,
+      [sessionId],
+    );
+    return r.rows.length ? r : null;
+  });
+  expect(rows[0]!.end_reason).toBe(ended.reason);
+  return { reason: ended.reason, sessionId, replies: llm.requests.length - before };
+}
+
+describe('per-call and daily spending caps (issue #22 item 4)', () => {
+  it('maxDurationSeconds from the session-create body: goodbye, then the call ends (reason max-duration)', async () => {
+    const { created } = await callOf({ maxDurationSeconds: 10 });
+    const run = await runUntilEnded(created);
+    expect(run.reason).toBe('max-duration');
+  }, 120_000);
+
+  it('maxCredits: the reply that would pass the cap is not started (reason max-credits)', async () => {
+    // The first minute holds 20 credits; the first reply's estimate (~8 credits of LLM) would pass 25.
+    const { created } = await callOf({ maxCredits: 25 });
+    const run = await runUntilEnded(created);
+    expect(run.reason).toBe('max-credits');
+    expect(run.replies).toBe(0);
+  }, 120_000);
+
+  it('the agent default applies when the body gives none', async () => {
+    const { dev, agentId } = await callOf({});
+    const put = await p.request(`/v1/agents/${agentId}`, { method: 'PUT', key: dev.apiKey, json: { maxCredits: 25 } });
+    expect(((await put.json()) as { maxCredits: number }).maxCredits).toBe(25);
+    const t = await p.request('/v1/sessions/direct', { method: 'POST', key: dev.apiKey, json: { agentId } });
+    expect((await runUntilEnded(t)).reason).toBe('max-credits');
+  }, 120_000);
+
+  it('a daily cap per API key: refused at creation when it has no room, ended mid-call when it runs out', async () => {
+    const { created: refused } = await callOf({}, async (dev) => {
+      const r = await p.request('/v1/billing/spending-caps', {
+        method: 'PUT',
+        key: dev.apiKey,
+        json: { keys: [{ keyId: dev.keyId, dailyCredits: 10 }] },
+      });
+      expect(r.status).toBe(200);
+      expect(await r.json()).toMatchObject({ dailyCredits: null, keys: [{ keyId: dev.keyId, dailyCredits: 10 }] });
+    });
+    expect(refused.status).toBe(402);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('spending_cap_reached');
+
+    const { dev, created } = await callOf({}, async (d) => {
+      await p.request('/v1/billing/spending-caps', { method: 'PUT', key: d.apiKey, json: { dailyCredits: 25 } });
+    });
+    const run = await runUntilEnded(created);
+    expect(run.reason).toBe('daily-cap');
+    const caps = (await (await p.request('/v1/billing/spending-caps', { key: dev.apiKey })).json()) as {
+      dailyCredits: number;
+      spentToday: number;
+    };
+    expect(caps.dailyCredits).toBe(25);
+    expect(caps.spentToday).toBeLessThanOrEqual(25);
+  }, 120_000);
+
+  it('spending caps: a key that is not yours is 404, null removes a cap', async () => {
+    const dev = await p.developer('pro');
+    const other = await p.developer('pro');
+    const bad = await p.request('/v1/billing/spending-caps', {
+      method: 'PUT',
+      key: dev.apiKey,
+      json: { keys: [{ keyId: other.keyId, dailyCredits: 5 }] },
+    });
+    expect(bad.status).toBe(404);
+    await p.request('/v1/billing/spending-caps', { method: 'PUT', key: dev.apiKey, json: { dailyCredits: 5 } });
+    const cleared = await p.request('/v1/billing/spending-caps', {
+      method: 'PUT',
+      key: dev.apiKey,
+      json: { dailyCredits: null },
+    });
+    expect(await cleared.json()).toMatchObject({ dailyCredits: null, keys: [] });
+    expect(
+      (await p.request('/v1/billing/spending-caps', { method: 'PUT', key: dev.apiKey, json: { dailyCredits: -1 } }))
+        .status,
+    ).toBe(400);
+  });
+});
