@@ -71,19 +71,18 @@ export class SessionAccounting {
   private makeHolds(): Record<SessionMeterKind, RunningHold> {
     const { infra, developerId, sessionId } = this.s;
     const hold = (k: SessionMeterKind) =>
-      new RunningHold(infra.meter, {
+      new RunningHold(infra.meter, () => ({
         developerId,
         requestId: sessionId,
         ...this.items[k],
         ...(this.limits.apiKeyId ? { apiKeyId: this.limits.apiKeyId } : {}),
-      });
+      }));
     return { minutes: hold('minutes'), stt: hold('stt'), tts: hold('tts'), llm: hold('llm') };
   }
 
-  /** The limits in force; set before the first hold (the holds record the session's API key). */
+  /** The limits in force; set before the first hold, so that the holds record the session's API key. */
   setLimits(limits: SpendLimits): void {
     this.limits = limits;
-    Object.assign(this.holds, this.makeHolds());
   }
 
   /**

@@ -63,7 +63,8 @@ export class RunningHold {
 
   constructor(
     private readonly meter: Meter,
-    private readonly base: Omit<MeterInput, 'units'>,
+    /** Read when the hold opens (the session's API key is known by then). */
+    private readonly base: () => Omit<MeterInput, 'units'>,
   ) {}
 
   /** Units the hold covers now. */
@@ -75,7 +76,7 @@ export class RunningHold {
   async cover(units: number): Promise<void> {
     if (units <= this.heldUnits && (this.hold || units <= 0)) return;
     if (!this.hold) {
-      this.opening ??= this.meter.reserve({ ...this.base, units: Math.max(0, units) });
+      this.opening ??= this.meter.reserve({ ...this.base(), units: Math.max(0, units) });
       try {
         this.hold = await this.opening;
       } finally {
@@ -94,7 +95,8 @@ export class RunningHold {
    */
   async commit(actual: number, waivedReason: string): Promise<void> {
     if (!this.hold && actual <= 0) return;
-    if (!this.hold) await this.cover(0);
-    await this.hold!.commit(actual, { waivedReason });
+    // Usage nothing was reserved for (the call ended before a reply was reserved): a 0-unit hold settled at it.
+    this.hold ??= await this.meter.reserve({ ...this.base(), units: 0 });
+    await this.hold.commit(actual, { waivedReason });
   }
 }
