@@ -72,7 +72,6 @@ describe('realtime usage reserved ahead (issue #24 finding 1)', () => {
         firstMessage: 'Hi.',
         llmModel: 'gpt-4o-mini',
         maxTokens: 60,
-        goodbyeMessage: 'Our time is up, goodbye.',
       },
     });
     expect(a.status).toBe(201);

@@ -119,12 +119,13 @@ export class SessionAccounting {
       const headroom = await dailyHeadroom(this.s.infra.db, this.s.developerId, this.limits.apiKeyId);
       if (headroom && growth > headroom.remaining) return 'daily-cap';
     }
-    try {
-      for (const k of ['minutes', 'llm', 'tts', 'stt'] as const) await this.holds[k].cover(need[k]);
-    } catch (e) {
-      if (isApiError(e) && e.code === 'insufficient_credits') return 'balance';
-      throw e;
-    }
+    // One round trip for all four (they meet on the account row's lock, which keeps the balance exact).
+    const grown = await Promise.allSettled(
+      (['minutes', 'llm', 'tts', 'stt'] as const).map((k) => this.holds[k].cover(need[k])),
+    );
+    const failed = grown.filter((g): g is PromiseRejectedResult => g.status === 'rejected').map((g) => g.reason);
+    if (failed.some((e) => isApiError(e) && e.code === 'insufficient_credits')) return 'balance';
+    if (failed.length) throw failed[0];
     return null;
   }
 
