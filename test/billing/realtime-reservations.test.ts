@@ -81,7 +81,7 @@ describe('realtime usage reserved ahead (issue #24 finding 1)', () => {
     const { url, sessionId } = (await t.json()) as { url: string; sessionId: string };
     const c = new DirectClient(wsUrl(p.url, new URL(url).pathname + new URL(url).search));
     await c.opened;
-    await waitUntil(() => c.events.some((e) => e.type === 'mark'), 20_000);
+    await waitUntil(() => c.events.some((e) => e.type === 'mark'), 60_000);
     const requestsBefore = llm.requests.length;
 
     const speech = await fliteUtterance('Hello, what time do you open tomorrow morning?', 16000);
@@ -91,10 +91,10 @@ describe('realtime usage reserved ahead (issue #24 finding 1)', () => {
         () =>
           c.events.some((e) => e.type === 'session.ended') ||
           c.events.filter((e) => e.type === 'agent_done').length >= i + 2,
-        30_000,
+        60_000,
       );
     }
-    await waitUntil(() => c.events.some((e) => e.type === 'session.ended'), 30_000);
+    await waitUntil(() => c.events.some((e) => e.type === 'session.ended'), 90_000);
     expect(c.events.find((e) => e.type === 'session.ended')).toMatchObject({ reason: 'balance' });
     expect(c.events.find((e) => e.type === 'limit_reached')).toMatchObject({ reason: 'balance' });
     // One reply ran (its 40k tokens were unknown until reported); the next could not be reserved.
@@ -129,7 +129,7 @@ describe('realtime usage reserved ahead (issue #24 finding 1)', () => {
     };
     expect(usage.credits).toMatchObject({ used: 30, remaining: 0 });
     expect(usage.waived).toEqual({ credits: waived, byReason: [{ reason: 'balance', credits: waived }] });
-  }, 180_000);
+  }, 300_000);
 });
 
 /** An agent of a fresh pro developer, and a direct session of it created with `limits` in the body. */
@@ -157,7 +157,7 @@ async function runUntilEnded(created: Response): Promise<{ reason: unknown; sess
   await c.opened;
   const speech = await fliteUtterance('Hello, what time do you open tomorrow morning?', 16000);
   for (let i = 0; i < 3 && !c.events.some((e) => e.type === 'session.ended'); i++) await c.speak(speech);
-  await waitUntil(() => c.events.some((e) => e.type === 'session.ended'), 40_000);
+  await waitUntil(() => c.events.some((e) => e.type === 'session.ended'), 90_000);
   const ended = c.events.find((e) => e.type === 'session.ended')!;
   const { rows } = await waitUntil(async () => {
     const r = await p.infra.db.query<{ end_reason: string }>(
@@ -175,7 +175,7 @@ describe('per-call and daily spending caps (issue #22 item 4)', () => {
     const { created } = await callOf({ maxDurationSeconds: 10 });
     const run = await runUntilEnded(created);
     expect(run.reason).toBe('max-duration');
-  }, 120_000);
+  }, 240_000);
 
   it('maxCredits: the reply that would pass the cap is not started (reason max-credits)', async () => {
     // The first minute holds 20 credits; the first reply's estimate (~8 credits of LLM) would pass 25.
@@ -183,7 +183,7 @@ describe('per-call and daily spending caps (issue #22 item 4)', () => {
     const run = await runUntilEnded(created);
     expect(run.reason).toBe('max-credits');
     expect(run.replies).toBe(0);
-  }, 120_000);
+  }, 240_000);
 
   it('the agent default applies when the body gives none', async () => {
     const { dev, agentId } = await callOf({});
@@ -191,7 +191,7 @@ describe('per-call and daily spending caps (issue #22 item 4)', () => {
     expect(((await put.json()) as { maxCredits: number }).maxCredits).toBe(25);
     const t = await p.request('/v1/sessions/direct', { method: 'POST', key: dev.apiKey, json: { agentId } });
     expect((await runUntilEnded(t)).reason).toBe('max-credits');
-  }, 120_000);
+  }, 240_000);
 
   it('a daily cap per API key: refused at creation when it has no room, ended mid-call when it runs out', async () => {
     const { created: refused } = await callOf({}, async (dev) => {
@@ -217,7 +217,7 @@ describe('per-call and daily spending caps (issue #22 item 4)', () => {
     };
     expect(caps.dailyCredits).toBe(25);
     expect(caps.spentToday).toBeLessThanOrEqual(25);
-  }, 120_000);
+  }, 240_000);
 
   it('spending caps: a key that is not yours is 404, null removes a cap', async () => {
     const dev = await p.developer('pro');
