@@ -1,7 +1,13 @@
 import twilio from 'twilio';
 import { getAgent } from '../../shared/agents/db.ts';
 import { sessionMinuteHold } from '../../shared/billing/session-hold.ts';
-import type { CreateTwilioSessionBody, TwilioSession } from '../../shared/contracts/sessions.ts';
+import { dailyHeadroom, insertSessionLimits } from '../../shared/billing/spending-caps.ts';
+import { creditWeights } from '../../shared/billing/weights.ts';
+import type {
+  CreateDirectSessionBody,
+  CreateTwilioSessionBody,
+  TwilioSession,
+} from '../../shared/contracts/sessions.ts';
 import { ApiError } from '../../shared/errors/api-error.ts';
 import { newId } from '../../shared/ids.ts';
 import type { Infra } from '../../shared/runtime/infra.ts';
@@ -42,13 +48,14 @@ export async function createTwilioSession(
   infra: Infra,
   developerId: string,
   body: CreateTwilioSessionBody,
-  opts: { direction?: 'inbound' | 'outbound'; taskId?: string } = {},
+  opts: { direction?: 'inbound' | 'outbound'; taskId?: string; apiKeyId?: string } = {},
 ): Promise<TwilioSession> {
   const agent = await requireActiveAgent(infra, developerId, body.agentId);
   // Fail before the caller is connected: phone audio needs a provider STT (the local default cannot do 8 kHz).
   await resolveSessionEngines(infra, speechFor(infra), developerId, agent, 'twilio');
   const sessionId = newId('session');
-  await requireSessionCredits(infra, developerId, sessionId, 'twilio');
+  await requireSessionCredits(infra, developerId, sessionId, 'twilio', opts.apiKeyId);
+  await recordCallLimits(infra, developerId, sessionId, body, opts.apiKeyId);
   const ttl = infra.config.REALTIME_TOKEN_TTL_SECONDS;
   const exp = Math.floor(Date.now() / 1000) + ttl;
   const token = await signSessionToken(sessionSecret(infra), {
@@ -84,21 +91,59 @@ export async function createTwilioSession(
   };
 }
 
-/** 402 `insufficient_credits` now, while the caller can still be told, rather than a refused stream later. */
-function requireSessionCredits(infra: Infra, developerId: string, sessionId: string, channel: string) {
-  return infra.meter.check(sessionMinuteHold(developerId, sessionId, channel));
+/**
+ * 402 `insufficient_credits` (or `spending_cap_reached` when a daily cap has no room for the first minute) now,
+ * while the caller can still be told, rather than a refused stream later.
+ */
+async function requireSessionCredits(
+  infra: Infra,
+  developerId: string,
+  sessionId: string,
+  channel: string,
+  apiKeyId?: string,
+): Promise<void> {
+  const minute = sessionMinuteHold(developerId, sessionId, channel);
+  await infra.meter.check(minute);
+  const headroom = await dailyHeadroom(infra.db, developerId, apiKeyId ?? null);
+  const needed = creditWeights(infra.config).credits(minute.category, minute.operation, minute.units);
+  if (headroom && headroom.remaining < needed) {
+    throw new ApiError('spending_cap_reached', {
+      scope: headroom.scope === 'key' ? 'API key' : 'developer',
+      cap: headroom.cap,
+      remaining: Math.max(0, headroom.remaining),
+      needed,
+    });
+  }
+}
+
+/** The call's own caps (over the agent's defaults) and the key that created it, read when the call connects. */
+async function recordCallLimits(
+  infra: Infra,
+  developerId: string,
+  sessionId: string,
+  body: { maxDurationSeconds?: number; maxCredits?: number },
+  apiKeyId: string | undefined,
+): Promise<void> {
+  if (body.maxDurationSeconds === undefined && body.maxCredits === undefined && !apiKeyId) return;
+  await insertSessionLimits(infra.db, sessionId, developerId, {
+    apiKeyId: apiKeyId ?? null,
+    maxDurationSeconds: body.maxDurationSeconds ?? null,
+    maxCredits: body.maxCredits ?? null,
+  });
 }
 
 /** A short-lived token for the direct socket, so a browser page never holds the API key. */
 export async function createDirectSession(
   infra: Infra,
   developerId: string,
-  agentId: string,
-  instanceId?: string,
+  body: CreateDirectSessionBody,
+  opts: { apiKeyId?: string } = {},
 ): Promise<{ sessionId: string; agentId: string; token: string; url: string; expiresAt: string }> {
+  const { agentId, instanceId } = body;
   await requireActiveAgent(infra, developerId, agentId);
   const sessionId = newId('session');
-  await requireSessionCredits(infra, developerId, sessionId, 'direct');
+  await requireSessionCredits(infra, developerId, sessionId, 'direct', opts.apiKeyId);
+  await recordCallLimits(infra, developerId, sessionId, body, opts.apiKeyId);
   const exp = Math.floor(Date.now() / 1000) + infra.config.REALTIME_TOKEN_TTL_SECONDS;
   const token = await signSessionToken(sessionSecret(infra), {
     sid: sessionId,

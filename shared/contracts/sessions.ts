@@ -3,11 +3,30 @@ import { z } from 'zod';
 /** E.164-ish phone number or a Twilio client/SIP address, as Twilio passes them. */
 const Phone = z.string().trim().min(1).max(200);
 
+/** Per-call caps over the agent's defaults (docs/billing.md, "Spending caps"). */
+export const CallLimitFields = {
+  maxDurationSeconds: z
+    .number()
+    .int()
+    .min(10)
+    .max(24 * 3600)
+    .optional()
+    .describe("This call's duration cap in seconds (over the agent's maxDurationSeconds)"),
+  maxCredits: z
+    .number()
+    .int()
+    .min(1)
+    .max(1e12)
+    .optional()
+    .describe("This call's credit cap (over the agent's maxCredits)"),
+};
+
 export const CreateTwilioSessionBody = z.object({
   agentId: z.string().min(1).max(60),
   from: Phone,
   to: Phone,
   instanceId: z.string().min(1).max(100).optional(),
+  ...CallLimitFields,
 });
 export type CreateTwilioSessionBody = z.infer<typeof CreateTwilioSessionBody>;
 
@@ -52,7 +71,9 @@ export const AnsweredBy = z.enum(['human', 'machine', 'unknown']);
 export const CreateDirectSessionBody = z.object({
   agentId: z.string().min(1).max(60),
   instanceId: z.string().min(1).max(100).optional(),
+  ...CallLimitFields,
 });
+export type CreateDirectSessionBody = z.infer<typeof CreateDirectSessionBody>;
 export const DirectSessionToken = z.object({
   sessionId: z.string(),
   agentId: z.string(),

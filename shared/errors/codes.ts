@@ -94,6 +94,12 @@ export const ERROR_CODES = {
     message:
       'Not enough credits: this request needs {needed} and {remaining} remain. Upgrade the plan or wait for the next period.',
   },
+  spending_cap_reached: {
+    status: 402,
+    type: t.billing,
+    message:
+      'The daily spending cap of the {scope} ({cap} credits) leaves {remaining} today and this needs {needed}. Raise the cap with PUT /v1/billing/spending-caps or wait for the next UTC day.',
+  },
   // 403
   wrong_credential: { status: 403, type: t.permission, message: '{detail}' },
   csrf_failed: {
