@@ -3,6 +3,8 @@ import { startHttpDouble, type HttpDouble } from './http-double.ts';
 export interface TwilioRestDouble extends HttpDouble {
   /** Form bodies of the calls placed, oldest first. */
   calls: URLSearchParams[];
+  /** The next call placed is created but its answer is lost (the connection drops): a dial whose result never came. */
+  dropNextCallAnswer(): void;
   /** Form bodies of the messages sent, oldest first. */
   messages: URLSearchParams[];
 }
@@ -23,8 +25,12 @@ export async function startTwilioRestDouble(opts: {
   accountSid: string;
   authToken: string;
   unreachable?: string[];
+  /** Called for each call placed, after it was created (e.g. to run it: see twilio-voice.ts). */
+  onCall?: (call: { sid: string; form: URLSearchParams }) => void;
 }): Promise<TwilioRestDouble> {
   const calls: URLSearchParams[] = [];
+  const created: Array<{ sid: string; at: Date }> = [];
+  let dropNext = false;
   const messages: URLSearchParams[] = [];
   const sid = opts.accountSid;
   const base = `/2010-04-01/Accounts/${sid}`;
@@ -44,17 +50,41 @@ export async function startTwilioRestDouble(opts: {
       },
       authorize: (req, d) => req.headers.authorization === `Basic ${d.key}`,
       route(req, res, d) {
+        // GET /Calls.json?To=&From=: the account's calls, newest first (Twilio's list filters).
+        if (req.method === 'GET' && req.path === `${base}/Calls.json`) {
+          const list = calls
+            .map((form, i) => ({ form, ...created[i]! }))
+            .filter((c) => ['To', 'From'].every((k) => !req.query.get(k) || c.form.get(k) === req.query.get(k)))
+            .reverse()
+            .map((c) => ({
+              sid: c.sid,
+              to: c.form.get('To'),
+              from: c.form.get('From'),
+              status: 'queued',
+              date_created: c.at.toUTCString(),
+            }));
+          d.sendJson(res, 200, { calls: list, page: 0, page_size: 50 });
+          return true;
+        }
         if (req.method !== 'POST') return false;
         const form = new URLSearchParams(req.body.toString('utf8'));
         if (req.path === `${base}/Calls.json`) {
           calls.push(form);
-          d.sendJson(res, 201, {
-            sid: `CA${String(calls.length).padStart(32, '0')}`,
-            account_sid: sid,
-            status: 'queued',
-            to: form.get('To'),
-            from: form.get('From'),
-          });
+          const callSid = `CA${String(calls.length).padStart(32, '0')}`;
+          created.push({ sid: callSid, at: new Date() });
+          if (dropNext) {
+            dropNext = false;
+            res.destroy();
+          } else {
+            d.sendJson(res, 201, {
+              sid: callSid,
+              account_sid: sid,
+              status: 'queued',
+              to: form.get('To'),
+              from: form.get('From'),
+            });
+          }
+          opts.onCall?.({ sid: callSid, form });
           return true;
         }
         if (req.path === `${base}/Messages.json`) {
@@ -88,5 +118,5 @@ export async function startTwilioRestDouble(opts: {
     },
     Buffer.from(`${sid}:${opts.authToken}`).toString('base64'),
   );
-  return Object.assign(double, { calls, messages });
+  return Object.assign(double, { calls, messages, dropNextCallAnswer: () => void (dropNext = true) });
 }

@@ -1,5 +1,6 @@
 import { getAgent, type AgentRow } from '../../../shared/agents/db.ts';
 import { findInstanceByPhone, getInstance } from '../../../shared/agents/instances-db.ts';
+import { fillTemplate, type ContextVars } from '../../../shared/agents/prompt.ts';
 import { prepareAgentRuntime } from '../../../shared/agents/runtime.ts';
 import { ApiError } from '../../../shared/errors/api-error.ts';
 import type { Logger } from '../../../shared/observability/logger.ts';
@@ -26,6 +27,8 @@ export interface OpenSessionInput {
   channel: 'twilio' | 'direct';
   transport: SessionTransport;
   headers?: Record<string, string | string[] | undefined>;
+  /** A campaign recipient's variables: over the instance's context, in the prompt and the first message. */
+  variables?: ContextVars | null;
   log: Logger;
 }
 
@@ -41,7 +44,7 @@ export async function openSession(
     : input.callerPhone
       ? await findInstanceByPhone(infra.db, input.developerId, agent.id, input.callerPhone)
       : null;
-  const context = inst?.context ?? null;
+  const context = input.variables ? { ...inst?.context, ...input.variables } : (inst?.context ?? null);
   const engines = await resolveSessionEngines(
     infra,
     speechFor(infra),
@@ -64,7 +67,8 @@ export async function openSession(
     infra,
     sessionId: input.sessionId,
     developerId: input.developerId,
-    agent,
+    // The first message is a template too ("Hi {{name}}, …"), filled like the prompt.
+    agent: { ...agent, first_message: fillTemplate(agent.first_message, context) },
     runtime,
     engines,
     transport: input.transport,
