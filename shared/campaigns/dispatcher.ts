@@ -1,7 +1,10 @@
 import { EngineError } from '../engines/core/engine-error.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Infra } from '../runtime/infra.ts';
+import { fleetHeadroom } from '../realtime/admission.ts';
 import { campaignCallPath } from './paths.ts';
+
+const FULL_RETRY_MS = 5000;
 import {
   claimDueRecipients,
   completeIfFinished,
@@ -20,7 +23,18 @@ import { findCalls, placeCall } from './twilio-calls.ts';
  * so a repeated enqueue is a no-op). When nobody is due yet it schedules itself for the next retry time.
  */
 export async function dispatchCampaign(infra: Infra, campaignId: string, log: Logger): Promise<number> {
-  const ids = await claimDueRecipients(infra.db, campaignId);
+  // Admission control: no dialling into a full fleet (the callee would answer to a refusal); look again shortly.
+  const headroom = await fleetHeadroom(infra).catch(() => null);
+  if (headroom !== null && headroom <= 0) {
+    const slot = Math.floor(Date.now() / FULL_RETRY_MS);
+    await infra.queues.enqueue(
+      'campaign.dispatch',
+      { campaignId },
+      { jobId: `dispatch-${campaignId}-full-${slot}`, delay: FULL_RETRY_MS },
+    );
+    return 0;
+  }
+  const ids = await claimDueRecipients(infra.db, campaignId, headroom ?? undefined);
   for (const callId of ids) await infra.queues.enqueue('campaign.dial', { callId }, { jobId: callId });
   if (ids.length) log.info({ campaignId, claimed: ids.length }, 'campaign recipients claimed');
   else {

@@ -214,7 +214,7 @@ export async function setCampaignStatus(
  * due recipients inside their calling hours move to `calling` with a new attempt row. Returns the attempts to dial.
  * A crash after this commit leaves `claimed` attempts that the reconciler hands to the dialler; nothing is lost.
  */
-export async function claimDueRecipients(db: Db, campaignId: string): Promise<string[]> {
+export async function claimDueRecipients(db: Db, campaignId: string, atMost = Infinity): Promise<string[]> {
   return withTransaction(db, async (tx) => {
     const { rows: camp } = await tx.query<{ max_concurrency: number }>(
       `select max_concurrency from campaigns where id = $1 and status = 'active' for update`,
@@ -225,7 +225,7 @@ export async function claimDueRecipients(db: Db, campaignId: string): Promise<st
       `select count(*)::int as n from campaign_recipients where campaign_id = $1 and state = 'calling'`,
       [campaignId],
     );
-    const free = camp[0].max_concurrency - (busy[0]?.n ?? 0);
+    const free = Math.min(atMost, camp[0].max_concurrency - (busy[0]?.n ?? 0));
     if (free <= 0) return [];
     const { rows } = await tx.query<{ id: string; attempts: number }>(
       `with due as (
