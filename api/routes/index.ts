@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { accountRoutes } from './account.ts';
 import { agentsRoutes } from './agents.ts';
 import { billingRoutes } from './billing.ts';
+import { campaignsRoutes } from './campaigns.ts';
 import { collectionsRoutes } from './collections.ts';
 import { keysRoutes } from './keys.ts';
 import { sessionsRoutes } from './sessions.ts';
@@ -17,5 +18,6 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await app.register(collectionsRoutes);
   await app.register(agentsRoutes);
   await app.register(sessionsRoutes);
+  await app.register(campaignsRoutes);
   await app.register(videoRoutes);
 }

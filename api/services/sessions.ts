@@ -13,7 +13,9 @@ import { newId } from '../../shared/ids.ts';
 import type { Infra } from '../../shared/runtime/infra.ts';
 import { resolveSessionEngines, speechFor } from '../../shared/realtime/engines.ts';
 import { sessionSecret } from '../../shared/realtime/secret.ts';
-import { insertPendingTwilioSession } from '../../shared/realtime/store.ts';
+import { admitSession, refusalTwiml } from '../../shared/realtime/admission.ts';
+import { insertPendingTwilioSession, markSessionFailedToStart } from '../../shared/realtime/store.ts';
+import { admissionRefused } from '../../shared/observability/metrics.ts';
 import { signSessionToken } from '../../shared/realtime/token.ts';
 
 export const TWILIO_STREAM_PATH = '/v1/sessions/twilio/stream';
@@ -55,6 +57,7 @@ export async function createTwilioSession(
   await resolveSessionEngines(infra, speechFor(infra), developerId, agent, 'twilio');
   const sessionId = newId('session');
   await requireSessionCredits(infra, developerId, sessionId, 'twilio', opts.apiKeyId);
+  const refused = await refuseOverCapacity(infra, sessionId, 'twilio');
   await recordCallLimits(infra, developerId, sessionId, body, opts.apiKeyId);
   const ttl = infra.config.REALTIME_TOKEN_TTL_SECONDS;
   const exp = Math.floor(Date.now() / 1000) + ttl;
@@ -82,6 +85,20 @@ export async function createTwilioSession(
     expiresAt,
   });
   const url = streamUrl(infra.config.PUBLIC_BASE_URL, TWILIO_STREAM_PATH);
+  if (refused) {
+    // The caller hears the configured refusal; the session stays visible as refused (end reason `admission`).
+    await markSessionFailedToStart(infra.db, sessionId, 'admission', 'the realtime fleet was at capacity');
+    const answered = opts.direction === 'outbound';
+    const twiml = refusalTwiml(infra.config, { answered });
+    return {
+      sessionId,
+      agentId: body.agentId,
+      twiml,
+      streamUrl: url,
+      expiresAt: expiresAt.toISOString(),
+      admitted: false,
+    };
+  }
   return {
     sessionId,
     agentId: body.agentId,
@@ -132,6 +149,15 @@ async function recordCallLimits(
   });
 }
 
+/** Admission control: true when the realtime fleet has no slot for this session (shared/realtime/admission.ts). */
+async function refuseOverCapacity(infra: Infra, sessionId: string, transport: 'twilio' | 'direct'): Promise<boolean> {
+  const a = await admitSession(infra, sessionId);
+  if (a.admitted) return false;
+  admissionRefused.inc({ transport });
+  infra.log.info({ sessionId, transport, capacity: a.capacity, used: a.used }, 'call refused: fleet at capacity');
+  return true;
+}
+
 /** A short-lived token for the direct socket, so a browser page never holds the API key. */
 export async function createDirectSession(
   infra: Infra,
@@ -143,6 +169,10 @@ export async function createDirectSession(
   await requireActiveAgent(infra, developerId, agentId);
   const sessionId = newId('session');
   await requireSessionCredits(infra, developerId, sessionId, 'direct', opts.apiKeyId);
+  if (await refuseOverCapacity(infra, sessionId, 'direct')) {
+    const retryAfter = infra.config.REALTIME_ADMISSION_RETRY_AFTER_SECONDS;
+    throw new ApiError('over_capacity', { retryAfter }, null, { 'retry-after': String(retryAfter) });
+  }
   await recordCallLimits(infra, developerId, sessionId, body, opts.apiKeyId);
   const exp = Math.floor(Date.now() / 1000) + infra.config.REALTIME_TOKEN_TTL_SECONDS;
   const token = await signSessionToken(sessionSecret(infra), {

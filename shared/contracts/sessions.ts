@@ -39,6 +39,8 @@ export const TwilioSession = z.object({
   streamUrl: z.string(),
   /** The stream must start before this time (the token's expiry). */
   expiresAt: z.string(),
+  /** false when the realtime fleet was at capacity: `twiml` then refuses the call (busy, or a short message). */
+  admitted: z.boolean().optional(),
 });
 export type TwilioSession = z.infer<typeof TwilioSession>;
 

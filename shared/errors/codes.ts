@@ -184,6 +184,11 @@ export const ERROR_CODES = {
     message: '{dependency} is unavailable right now. Retry shortly.',
   },
   feature_not_configured: { status: 503, type: t.unavailable, message: '{detail}' },
+  over_capacity: {
+    status: 503,
+    type: t.unavailable,
+    message: 'The voice service is at capacity. Retry after {retryAfter}s.',
+  },
   upstream_timeout: { status: 504, type: t.api, message: 'The upstream provider "{provider}" timed out.' },
   billing_not_configured: {
     status: 503,
