@@ -29,7 +29,10 @@ const WHY: Record<Flaw, string> = {
   depth: `must not nest objects and arrays more than ${MAX_JSON_DEPTH} deep`,
 };
 
-const flawOf = (s: string): Flaw | null => (s.includes('\0') ? 'nul' : s.isWellFormed() ? null : 'surrogate');
+// A high surrogate not followed by a low one, or a low one not preceded by a high one (code units: no `u` flag).
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+const flawOf = (s: string): Flaw | null => (s.includes('\0') ? 'nul' : LONE_SURROGATE.test(s) ? 'surrogate' : null);
 
 /**
  * The first field (at any depth, keys included) that Postgres or our recursive code cannot take: a NUL character,
