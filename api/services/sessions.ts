@@ -6,9 +6,10 @@ import { ApiError } from '../../shared/errors/api-error.ts';
 import { newId } from '../../shared/ids.ts';
 import type { Infra } from '../../shared/runtime/infra.ts';
 import { resolveSessionEngines, speechFor } from '../../shared/realtime/engines.ts';
+import { requireSessionSlot } from '../../shared/realtime/admission.ts';
 import { sessionSecret } from '../../shared/realtime/secret.ts';
-import { insertPendingTwilioSession } from '../../shared/realtime/store.ts';
-import { signSessionToken } from '../../shared/realtime/token.ts';
+import { insertPendingDirectSession, insertPendingTwilioSession } from '../../shared/realtime/store.ts';
+import { signSessionToken, type SessionClaims } from '../../shared/realtime/token.ts';
 
 export const TWILIO_STREAM_PATH = '/v1/sessions/twilio/stream';
 export const DIRECT_SESSION_PATH = (agentId: string) => `/v1/agents/${encodeURIComponent(agentId)}/session`;
@@ -49,9 +50,9 @@ export async function createTwilioSession(
   await resolveSessionEngines(infra, speechFor(infra), developerId, agent, 'twilio');
   const sessionId = newId('session');
   await requireSessionCredits(infra, developerId, sessionId, 'twilio');
-  const ttl = infra.config.REALTIME_TOKEN_TTL_SECONDS;
-  const exp = Math.floor(Date.now() / 1000) + ttl;
-  const token = await signSessionToken(sessionSecret(infra), {
+  await requireSessionSlot(infra, developerId);
+  const exp = Math.floor(Date.now() / 1000) + infra.config.REALTIME_TOKEN_TTL_SECONDS;
+  const claims: SessionClaims = {
     sid: sessionId,
     dev: developerId,
     agt: body.agentId,
@@ -61,8 +62,7 @@ export async function createTwilioSession(
     to: body.to,
     ...(body.instanceId ? { ins: body.instanceId } : {}),
     ...(opts.taskId ? { tsk: opts.taskId } : {}),
-  });
-  const expiresAt = new Date(exp * 1000);
+  };
   await insertPendingTwilioSession(infra.db, {
     id: sessionId,
     developerId,
@@ -72,15 +72,24 @@ export async function createTwilioSession(
     to: body.to,
     instanceId: body.instanceId ?? null,
     taskId: opts.taskId ?? null,
-    expiresAt,
+    expiresAt: new Date(exp * 1000),
   });
+  return twilioSessionAnswer(infra, claims);
+}
+
+/**
+ * The TwiML (and its token) for a pending Twilio session. Signing again for the same session gives a token that
+ * opens the same session, still once: the stream claims the session, not the token.
+ */
+export async function twilioSessionAnswer(infra: Infra, claims: SessionClaims): Promise<TwilioSession> {
+  const token = await signSessionToken(sessionSecret(infra), claims);
   const url = streamUrl(infra.config.PUBLIC_BASE_URL, TWILIO_STREAM_PATH);
   return {
-    sessionId,
-    agentId: body.agentId,
-    twiml: connectTwiml(url, { token, sessionId }),
+    sessionId: claims.sid,
+    agentId: claims.agt,
+    twiml: connectTwiml(url, { token, sessionId: claims.sid }),
     streamUrl: url,
-    expiresAt: expiresAt.toISOString(),
+    expiresAt: new Date(claims.exp * 1000).toISOString(),
   };
 }
 
@@ -99,7 +108,16 @@ export async function createDirectSession(
   await requireActiveAgent(infra, developerId, agentId);
   const sessionId = newId('session');
   await requireSessionCredits(infra, developerId, sessionId, 'direct');
+  await requireSessionSlot(infra, developerId);
   const exp = Math.floor(Date.now() / 1000) + infra.config.REALTIME_TOKEN_TTL_SECONDS;
+  // The token opens this pending session once: the socket claims it (workers/realtime/direct).
+  await insertPendingDirectSession(infra.db, {
+    id: sessionId,
+    developerId,
+    agentId,
+    instanceId: instanceId ?? null,
+    expiresAt: new Date(exp * 1000),
+  });
   const token = await signSessionToken(sessionSecret(infra), {
     sid: sessionId,
     dev: developerId,

@@ -160,6 +160,11 @@ export const ERROR_CODES = {
     type: t.rate_limit,
     message: 'A code was sent moments ago. Wait {retryAfter}s before asking for another.',
   },
+  concurrent_sessions_limited: {
+    status: 429,
+    type: t.rate_limit,
+    message: 'This account already has {limit} realtime sessions running, the most its tier allows at once.',
+  },
   otp_send_limited: {
     status: 429,
     type: t.rate_limit,
@@ -176,6 +181,11 @@ export const ERROR_CODES = {
     status: 503,
     type: t.unavailable,
     message: '{dependency} is unavailable right now. Retry shortly.',
+  },
+  storage_full: {
+    status: 507,
+    type: t.unavailable,
+    message: 'Storage is full on this server; nothing was stored. Retry later, or ask the operator to free space.',
   },
   feature_not_configured: { status: 503, type: t.unavailable, message: '{detail}' },
   upstream_timeout: { status: 504, type: t.api, message: 'The upstream provider "{provider}" timed out.' },
