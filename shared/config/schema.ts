@@ -64,7 +64,10 @@ export const EnvSchema = z.object({
   S3_EMBEDDED_DIR: z.string().default('.data/s3').describe('Data folder of the embedded S3 server.'),
   S3_EMBEDDED_PORT: envInt(0, 65535)
     .default(9900)
-    .describe('Port of the embedded S3 server (roles started separately on one machine share it).'),
+    .describe(
+      'Port of the embedded S3 server. Roles started apart on one machine share it: the first binds it, the others ' +
+        'use it and take it over if its owner stops.',
+    ),
 
   /** Per-tier request limits per API key per window, e.g. "starter:120,pro:600,scale:3000". */
   RATE_LIMITS: z
