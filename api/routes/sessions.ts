@@ -3,6 +3,7 @@ import { z } from 'zod';
 import {
   CallIdParams,
   CreateDirectSessionBody,
+  CreateOutboundCallBody,
   CreateTwilioSessionBody,
   DirectSessionToken,
   InterruptionQuality,
@@ -23,7 +24,15 @@ import {
   sessionDetail,
   sessionRootCause,
 } from '../services/observability.ts';
-import { createOutboundTask, taskConnect, taskStatus, verifyTwilioSignature } from '../services/sessions-outbound.ts';
+import {
+  createOutboundTask,
+  taskAmd,
+  taskConnect,
+  taskStatus,
+  transferWhisper,
+  verifyTwilioSignature,
+} from '../services/sessions-outbound.ts';
+import { whisperPath } from '../../shared/realtime/twilio-calls.ts';
 import { taskPath } from '../../shared/realtime/outbound.ts';
 import { requireOwnedAgent, requireOwnedInstance } from '../services/ownership.ts';
 import { createDirectSession, createTwilioSession } from '../services/sessions.ts';
@@ -93,7 +102,7 @@ export const sessionsRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags,
         summary: 'Place an outbound call to an agent (dispatched as a job)',
-        body: CreateTwilioSessionBody.pick({ agentId: true, from: true, to: true }),
+        body: CreateOutboundCallBody,
         response: { 202: z.object({ taskId: z.string(), status: z.string() }) },
       },
       config: { idempotent: true },
@@ -128,6 +137,34 @@ export const sessionsRoutes: FastifyPluginAsyncZod = async (app) => {
       );
       await taskStatus(infra, req.params.taskId, req.body);
       return reply.code(204).send();
+    },
+  );
+
+  app.post(
+    '/v1/sessions/twilio/task/:taskId/amd',
+    { schema: { hide: true, params: TaskIdParams, body: TwilioForm }, config: { public: true } },
+    async (req, reply) => {
+      verifyTwilioSignature(
+        infra,
+        req.headers['x-twilio-signature'] as string | undefined,
+        taskPath(req.params.taskId, 'amd'),
+        req.body,
+      );
+      await taskAmd(infra, req.params.taskId, req.body);
+      return reply.code(204).send();
+    },
+  );
+  app.post(
+    '/v1/sessions/twilio/whisper/:sessionId',
+    { schema: { hide: true, params: SessionIdParams, body: TwilioForm }, config: { public: true } },
+    async (req, reply) => {
+      verifyTwilioSignature(
+        infra,
+        req.headers['x-twilio-signature'] as string | undefined,
+        whisperPath(req.params.sessionId),
+        req.body,
+      );
+      return reply.type('text/xml').send(await transferWhisper(infra, req.params.sessionId));
     },
   );
 

@@ -36,6 +36,7 @@ export async function listSessions(
     status: r.status,
     channel: r.channel,
     callId: r.call_sid,
+    answeredBy: r.answered_by,
   }));
 }
 
@@ -99,6 +100,12 @@ export async function sessionDetail(
     })),
     // Direct (browser) sessions have no CallSid: their recording is addressed by the session id (see recordingKey).
     recordingUrl: s.recording_key ? `/v1/recordings/${encodeURIComponent(s.call_sid ?? s.id)}` : null,
+    endReason: s.end_reason ?? null,
+    answeredBy: s.answered_by,
+    beepAtMs: s.beep_at_ms,
+    transfer: s.transfer
+      ? { target: s.transfer.target, to: s.transfer.to, mode: s.transfer.mode, atMs: s.transfer.atMs }
+      : null,
   };
 }
 

@@ -23,6 +23,32 @@ export const TwilioSession = z.object({
 });
 export type TwilioSession = z.infer<typeof TwilioSession>;
 
+/**
+ * POST /v1/sessions/twilio/outbound (extension). `variables` fill `{{name}}`s in the agent's voicemail message;
+ * `webhookUrl` receives the call's `session.answered_by` event (Standard Webhooks).
+ */
+export const CreateOutboundCallBody = z
+  .object({
+    agentId: z.string().min(1).max(60),
+    from: Phone,
+    to: Phone,
+    variables: z
+      .record(
+        z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'variable names are 1-64 letters, digits, "_", "-", "."'),
+        z.union([z.string().max(2000), z.number(), z.boolean()]),
+      )
+      .refine((v) => Object.keys(v).length <= 50, 'at most 50 variables')
+      .optional(),
+    webhookUrl: z
+      .url({ protocol: /^https?$/ })
+      .max(2048)
+      .optional(),
+  })
+  .strict();
+export type CreateOutboundCallBody = z.infer<typeof CreateOutboundCallBody>;
+
+export const AnsweredBy = z.enum(['human', 'machine', 'unknown']);
+
 export const CreateDirectSessionBody = z.object({
   agentId: z.string().min(1).max(60),
   instanceId: z.string().min(1).max(100).optional(),
@@ -45,6 +71,8 @@ export const SessionSummary = z.object({
   status: z.string(),
   channel: z.string(),
   callId: z.string().nullable(),
+  /** Outbound calls: who answered (null until decided, and on inbound calls). */
+  answeredBy: AnsweredBy.nullable(),
 });
 export type SessionSummary = z.infer<typeof SessionSummary>;
 
@@ -107,6 +135,15 @@ export const SessionDetail = z.object({
     }),
   ),
   recordingUrl: z.string().nullable(),
+  /** Why the session ended (caller-hangup, voicemail, transferred, agent-ended, …). */
+  endReason: z.string().nullable(),
+  answeredBy: AnsweredBy.nullable(),
+  /** When the answering machine's beep started (ms from the session start). */
+  beepAtMs: z.number().nullable(),
+  /** Set when the agent handed the call to a person (transfer_call). */
+  transfer: z
+    .object({ target: z.string(), to: z.string(), mode: z.enum(['cold', 'warm']), atMs: z.number() })
+    .nullable(),
 });
 export type SessionDetail = z.infer<typeof SessionDetail>;
 

@@ -51,6 +51,29 @@ export function CallDetailPage(props: { id: string }) {
               <dt>Average reply latency</dt>
               <dd>{fmtMs(d.metrics.avgTurnLatencyMs)}</dd>
             </div>
+            {d.answeredBy ? (
+              <div>
+                <dt>Answered by</dt>
+                <dd>
+                  {d.answeredBy}
+                  {d.beepAtMs !== null ? ` (beep at ${mmss(d.beepAtMs)})` : ''}
+                </dd>
+              </div>
+            ) : null}
+            {d.transfer ? (
+              <div>
+                <dt>Transferred</dt>
+                <dd>
+                  {d.transfer.mode} to {d.transfer.target} ({d.transfer.to}) at {mmss(d.transfer.atMs)}
+                </dd>
+              </div>
+            ) : null}
+            {d.endReason ? (
+              <div>
+                <dt>Ended</dt>
+                <dd>{d.endReason.replace(/_/g, ' ')}</dd>
+              </div>
+            ) : null}
           </dl>
 
           <h2>Recording</h2>

@@ -59,6 +59,19 @@ export const realtimeEnv = {
     .min(1)
     .optional()
     .describe('Twilio auth token: places outbound calls and verifies X-Twilio-Signature on callbacks.'),
+  TWILIO_MACHINE_DETECTION: z
+    .enum(['off', 'Enable', 'DetectMessageEnd'])
+    .default('off')
+    .describe(
+      'Ask Twilio for asynchronous answering-machine detection on outbound calls (MachineDetection; the account ' +
+        "needs AMD). The platform's own detector runs either way (REALTIME_AMD); the first answer wins.",
+    ),
+  REALTIME_AMD: envBool
+    .default(true)
+    .describe(
+      "Detect answering machines on outbound calls from the call's first seconds of audio (greeting length, " +
+        'turn-taking pause, beep); the agent waits for the answer before its first message.',
+    ),
   TWILIO_API_BASE_URL: z
     .url()
     .optional()
