@@ -82,13 +82,22 @@ describe('direct-session tokens are single use', () => {
     expect(replay.events).toEqual([expect.objectContaining({ type: 'error', code: 'session_token_used' })]);
     expect((await sessionRow(t.sessionId)).started_at).toEqual(started);
 
+    // Caller audio is the recording's clock: a second of it, then the caller hangs up.
+    for (let i = 0; i < 50; i++) first.ws.send(Buffer.alloc(640), { binary: true });
+    await waitUntil(async () => {
+      const r = await p.infra.db.query('select 1 from rt_sessions where id = $1 and status = $2', [
+        t.sessionId,
+        'active',
+      ]);
+      return r.rowCount === 1;
+    });
     first.ws.send(JSON.stringify({ type: 'stop' }));
     await first.closed;
     const ended = await waitUntil(async () => {
       const row = await sessionRow(t.sessionId);
       return row.ended_at ? row : null;
     });
-    expect(ended.recording_key).toBeTruthy();
+    expect(ended).toMatchObject({ status: 'completed', recording_key: expect.any(String) });
     const wav = await p.request(`/v1/recordings/${t.sessionId}`, { key });
     expect(wav.status).toBe(200);
     const bytes = (await wav.arrayBuffer()).byteLength;
