@@ -6,6 +6,7 @@ import {
   CreateOutboundCallBody,
   CreateTwilioSessionBody,
   DirectSessionToken,
+  CutInRates,
   InterruptionQuality,
   InterruptionQualityQuery,
   RootCauseReport,
@@ -19,6 +20,7 @@ import {
 import { pageSchema } from '../../shared/pagination.ts';
 import {
   interruptionQuality,
+  cutInRates,
   listSessions,
   recordingKey,
   sessionDetail,
@@ -197,6 +199,21 @@ export const sessionsRoutes: FastifyPluginAsyncZod = async (app) => {
     async (req) => {
       await checkAgentFilter(req.auth.developerId, req.query.agentId);
       return interruptionQuality(infra, req.auth.developerId, req.query);
+    },
+  );
+  app.get(
+    '/v1/observability/sessions/cut-ins',
+    {
+      schema: {
+        tags: obs,
+        summary: 'Suspected cut-ins per agent (the caller went on within 500 ms after a reply started)',
+        querystring: InterruptionQualityQuery,
+        response: { 200: CutInRates },
+      },
+    },
+    async (req) => {
+      await checkAgentFilter(req.auth.developerId, req.query.agentId);
+      return cutInRates(infra, req.auth.developerId, req.query);
     },
   );
   app.get(

@@ -40,6 +40,7 @@ export const TurnTaking = z
     completeMs: z.number().int().min(100).max(3000).optional(),
     incompleteMs: z.number().int().min(100).max(5000).optional(),
     preemptive: z.boolean().optional(),
+    eagerness: z.enum(['low', 'normal', 'high']).optional(),
   })
   .strict()
   .refine((t) => t.completeMs === undefined || t.endpointingMs === undefined || t.completeMs <= t.endpointingMs, {

@@ -98,6 +98,8 @@ export const SessionTurn = z.object({
   /** Latency not spent in STT, LLM, TTS or endpointing: the platform's own overhead. */
   overheadMs: z.number().nullable(),
   interrupted: z.boolean(),
+  /** Assistant turns: the caller went on speaking within 500 ms after this reply started (a likely cut-in). */
+  suspectedCutIn: z.boolean(),
 });
 
 export const SessionDetail = z.object({
@@ -114,6 +116,8 @@ export const SessionDetail = z.object({
     avgTurnLatencyMs: z.number(),
     toolExecutions: z.number(),
     interruptions: z.number(),
+    /** Replies after which the caller went on within 500 ms (see turns[].suspectedCutIn). */
+    suspectedCutIns: z.number(),
   }),
   toolExecutions: z.array(
     z.object({
@@ -178,8 +182,18 @@ export const InterruptionQuality = z.object({
   detectionLatencyMs: Dist,
   stopLatencyMs: Dist,
   bleedThroughWords: Dist.extend({ total: z.number() }),
+  /** Replies to caller speech, those suspected of cutting in (the caller went on within 500 ms), and the share. */
+  suspectedCutIns: z.object({ replies: z.number(), suspected: z.number(), rate: z.number() }),
 });
 export type InterruptionQuality = z.infer<typeof InterruptionQuality>;
+
+/** Suspected cut-ins per agent: replies after which the caller went on speaking within 500 ms. */
+export const CutInRates = z.object({
+  from: z.string().nullable(),
+  to: z.string().nullable(),
+  data: z.array(z.object({ agentId: z.string(), replies: z.number(), suspectedCutIns: z.number(), rate: z.number() })),
+});
+export type CutInRates = z.infer<typeof CutInRates>;
 
 export const SessionIdParams = z.object({ sessionId: z.string().min(1).max(100) });
 export const CallIdParams = z.object({ callId: z.string().min(1).max(100) });

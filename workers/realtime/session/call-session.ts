@@ -6,7 +6,13 @@ import { activeRealtimeSessions } from '../../../shared/observability/metrics.ts
 import type { Frame } from '../pipeline/frames.ts';
 import type { SentenceStage } from '../pipeline/sentence-stage.ts';
 import type { Pipeline } from '../pipeline/stage.ts';
-import { assistantTurn, assistantTurnRecord, observeTurnStages, type AssistantTurn } from './assistant-turn.ts';
+import {
+  assistantTurn,
+  assistantTurnRecord,
+  observeTurnStages,
+  suspectCutIn,
+  type AssistantTurn,
+} from './assistant-turn.ts';
 import { CallerInput, type SpokenTurn } from './caller-input.ts';
 import { DtmfCollector } from './dtmf.ts';
 import { PreparedReplies } from './prepared-reply.ts';
@@ -295,6 +301,8 @@ export class CallSession {
     const stopMs = this.now() - decidedAt;
     this.s.transport.event({ type: 'interrupted', reason });
     if (!t || t.closed) return;
+    if (speechOnsetAt !== null) suspectCutIn(t, speechOnsetAt); // issue 25: cut-in rate per agent
+
     this.closeTurn(t, true, heard.join(' '));
     if (reason === 'new_turn') return;
     const rec = {
