@@ -12,11 +12,16 @@ import { ApiError } from '../../shared/errors/api-error.ts';
 import { newId } from '../../shared/ids.ts';
 import type { Infra } from '../../shared/runtime/infra.ts';
 import { resolveSessionEngines, speechFor } from '../../shared/realtime/engines.ts';
+import { requireSessionSlot } from '../../shared/realtime/session-claim.ts';
 import { sessionSecret } from '../../shared/realtime/secret.ts';
 import { admitSession, refusalTwiml } from '../../shared/realtime/admission.ts';
-import { insertPendingTwilioSession, markSessionFailedToStart } from '../../shared/realtime/store.ts';
+import {
+  insertPendingDirectSession,
+  insertPendingTwilioSession,
+  markSessionFailedToStart,
+} from '../../shared/realtime/store.ts';
 import { admissionRefused } from '../../shared/observability/metrics.ts';
-import { signSessionToken } from '../../shared/realtime/token.ts';
+import { signSessionToken, type SessionClaims } from '../../shared/realtime/token.ts';
 
 export const TWILIO_STREAM_PATH = '/v1/sessions/twilio/stream';
 export const DIRECT_SESSION_PATH = (agentId: string) => `/v1/agents/${encodeURIComponent(agentId)}/session`;
@@ -57,11 +62,11 @@ export async function createTwilioSession(
   await resolveSessionEngines(infra, speechFor(infra), developerId, agent, 'twilio');
   const sessionId = newId('session');
   await requireSessionCredits(infra, developerId, sessionId, 'twilio', opts.apiKeyId);
+  await requireSessionSlot(infra, developerId);
   const refused = await refuseOverCapacity(infra, sessionId, 'twilio');
   await recordCallLimits(infra, developerId, sessionId, body, opts.apiKeyId);
-  const ttl = infra.config.REALTIME_TOKEN_TTL_SECONDS;
-  const exp = Math.floor(Date.now() / 1000) + ttl;
-  const token = await signSessionToken(sessionSecret(infra), {
+  const exp = Math.floor(Date.now() / 1000) + infra.config.REALTIME_TOKEN_TTL_SECONDS;
+  const claims: SessionClaims = {
     sid: sessionId,
     dev: developerId,
     agt: body.agentId,
@@ -71,8 +76,7 @@ export async function createTwilioSession(
     to: body.to,
     ...(body.instanceId ? { ins: body.instanceId } : {}),
     ...(opts.taskId ? { tsk: opts.taskId } : {}),
-  });
-  const expiresAt = new Date(exp * 1000);
+  };
   await insertPendingTwilioSession(infra.db, {
     id: sessionId,
     developerId,
@@ -82,29 +86,36 @@ export async function createTwilioSession(
     to: body.to,
     instanceId: body.instanceId ?? null,
     taskId: opts.taskId ?? null,
-    expiresAt,
+    expiresAt: new Date(exp * 1000),
   });
-  const url = streamUrl(infra.config.PUBLIC_BASE_URL, TWILIO_STREAM_PATH);
   if (refused) {
     // The caller hears the configured refusal; the session stays visible as refused (end reason `admission`).
     await markSessionFailedToStart(infra.db, sessionId, 'admission', 'the realtime fleet was at capacity');
-    const answered = opts.direction === 'outbound';
-    const twiml = refusalTwiml(infra.config, { answered });
     return {
       sessionId,
       agentId: body.agentId,
-      twiml,
-      streamUrl: url,
-      expiresAt: expiresAt.toISOString(),
+      twiml: refusalTwiml(infra.config, { answered: opts.direction === 'outbound' }),
+      streamUrl: streamUrl(infra.config.PUBLIC_BASE_URL, TWILIO_STREAM_PATH),
+      expiresAt: new Date(exp * 1000).toISOString(),
       admitted: false,
     };
   }
+  return twilioSessionAnswer(infra, claims);
+}
+
+/**
+ * The TwiML (and its token) for a pending Twilio session. Signing again for the same session gives a token that
+ * opens the same session, still once: the stream claims the session, not the token.
+ */
+export async function twilioSessionAnswer(infra: Infra, claims: SessionClaims): Promise<TwilioSession> {
+  const token = await signSessionToken(sessionSecret(infra), claims);
+  const url = streamUrl(infra.config.PUBLIC_BASE_URL, TWILIO_STREAM_PATH);
   return {
-    sessionId,
-    agentId: body.agentId,
-    twiml: connectTwiml(url, { token, sessionId }),
+    sessionId: claims.sid,
+    agentId: claims.agt,
+    twiml: connectTwiml(url, { token, sessionId: claims.sid }),
     streamUrl: url,
-    expiresAt: expiresAt.toISOString(),
+    expiresAt: new Date(claims.exp * 1000).toISOString(),
   };
 }
 
@@ -169,12 +180,21 @@ export async function createDirectSession(
   await requireActiveAgent(infra, developerId, agentId);
   const sessionId = newId('session');
   await requireSessionCredits(infra, developerId, sessionId, 'direct', opts.apiKeyId);
+  await requireSessionSlot(infra, developerId);
   if (await refuseOverCapacity(infra, sessionId, 'direct')) {
     const retryAfter = infra.config.REALTIME_ADMISSION_RETRY_AFTER_SECONDS;
     throw new ApiError('over_capacity', { retryAfter }, null, { 'retry-after': String(retryAfter) });
   }
   await recordCallLimits(infra, developerId, sessionId, body, opts.apiKeyId);
   const exp = Math.floor(Date.now() / 1000) + infra.config.REALTIME_TOKEN_TTL_SECONDS;
+  // The token opens this pending session once: the socket claims it (workers/realtime/direct).
+  await insertPendingDirectSession(infra.db, {
+    id: sessionId,
+    developerId,
+    agentId,
+    instanceId: instanceId ?? null,
+    expiresAt: new Date(exp * 1000),
+  });
   const token = await signSessionToken(sessionSecret(infra), {
     sid: sessionId,
     dev: developerId,

@@ -105,6 +105,8 @@ async function main(): Promise<void> {
       REALTIME_SESSION_SECRET: 'benchmark-secret-benchmark-secret-0123456789',
       REALTIME_ENDPOINTING_MS: args.endpointing,
       REALTIME_RECORDINGS: 'true',
+      // Every benchmark call is one developer's: the per-developer cap on running sessions must not be what limits.
+      REALTIME_SESSIONS_PER_DEVELOPER: 'starter:5,pro:25,scale:100000',
       DEEPGRAM_BASE_URL: dg.url,
       DEEPGRAM_API_KEY: dg.key,
       OPENAI_BASE_URL: llm.baseUrl,

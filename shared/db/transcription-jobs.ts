@@ -1,3 +1,4 @@
+import { scrubInternals } from '../errors/scrub.ts';
 import type { Queryable } from './pool.ts';
 
 export type TranscriptionSource = { kind: 'upload'; key: string } | { kind: 'url'; url: string };
@@ -70,7 +71,8 @@ export async function failTranscriptionJob(
   const { rowCount } = await db.query(
     `update transcription_jobs set status = 'failed', error = $2, completed_at = now()
       where id = $1 and status = 'processing'`,
-    [id, JSON.stringify(error)],
+    // Shown to the caller: no worker paths or internal addresses.
+    [id, JSON.stringify({ ...error, message: scrubInternals(error.message) })],
   );
   return (rowCount ?? 0) > 0;
 }

@@ -166,6 +166,11 @@ export const ERROR_CODES = {
     type: t.rate_limit,
     message: 'A code was sent moments ago. Wait {retryAfter}s before asking for another.',
   },
+  concurrent_sessions_limited: {
+    status: 429,
+    type: t.rate_limit,
+    message: 'This account already has {limit} realtime sessions running, the most its tier allows at once.',
+  },
   otp_send_limited: {
     status: 429,
     type: t.rate_limit,
@@ -182,6 +187,11 @@ export const ERROR_CODES = {
     status: 503,
     type: t.unavailable,
     message: '{dependency} is unavailable right now. Retry shortly.',
+  },
+  storage_full: {
+    status: 507,
+    type: t.unavailable,
+    message: 'Storage is full on this server; nothing was stored. Retry later, or ask the operator to free space.',
   },
   feature_not_configured: { status: 503, type: t.unavailable, message: '{detail}' },
   over_capacity: {

@@ -1,3 +1,4 @@
+import { scrubInternals } from '../errors/scrub.ts';
 import type { VideoJobType } from '../contracts/video.ts';
 import type { Queryable } from '../db/pool.ts';
 
@@ -127,7 +128,8 @@ export async function markFailed(
   const { rows } = await db.query<VideoJobRow>(
     `update video_jobs set status = 'failed', error = $2, completed_at = now(), updated_at = now()
      where id = $1 and status in ('pending', 'processing') returning *`,
-    [id, error],
+    // The error is shown to the caller and sent in the failure webhook: no worker paths or internal addresses.
+    [id, { ...error, message: scrubInternals(error.message) }],
   );
   return rows[0] ?? null;
 }
