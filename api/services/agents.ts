@@ -81,7 +81,10 @@ async function checkCollection(db: Queryable, developerId: string, collectionId:
   }
 }
 
-/** Creates an agent; a client-supplied id already used by this developer is 409. */
+/**
+ * Creates an agent; a client-supplied id already used by this developer is 409. Routes fill `llmProvider`
+ * with `defaultLlmProvider` first (openai here is only the last resort of callers that do not).
+ */
 export async function createAgent(
   db: Queryable,
   policy: AddressPolicy,
