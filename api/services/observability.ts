@@ -4,6 +4,7 @@ import type {
   SessionDetail,
   SessionSummary,
 } from '../../shared/contracts/sessions.ts';
+import { LLM_PROVIDER_LABELS } from '../../shared/contracts/providers.ts';
 import { ApiError } from '../../shared/errors/api-error.ts';
 import { decodeCursor, toPage, type Page } from '../../shared/pagination.ts';
 import type { Infra } from '../../shared/runtime/infra.ts';
@@ -99,6 +100,16 @@ export async function sessionDetail(
     })),
     // Direct (browser) sessions have no CallSid: their recording is addressed by the session id (see recordingKey).
     recordingUrl: s.recording_key ? `/v1/recordings/${encodeURIComponent(s.call_sid ?? s.id)}` : null,
+    ...(s.llm_provider
+      ? {
+          engines: {
+            stt: s.stt_provider ?? '',
+            tts: s.tts_provider ?? '',
+            llm: s.llm_provider,
+            llmLabel: (LLM_PROVIDER_LABELS as Record<string, string>)[s.llm_provider] ?? s.llm_provider,
+          },
+        }
+      : {}),
   };
 }
 

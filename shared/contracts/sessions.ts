@@ -107,6 +107,11 @@ export const SessionDetail = z.object({
     }),
   ),
   recordingUrl: z.string().nullable(),
+  /**
+   * Extension: the engines the call ran on, as the trace recorded them; `llmLabel` says what the LLM provider
+   * is (the local reply engine is a knowledge lookup, not a language model).
+   */
+  engines: z.object({ stt: z.string(), tts: z.string(), llm: z.string(), llmLabel: z.string() }).optional(),
 });
 export type SessionDetail = z.infer<typeof SessionDetail>;
 

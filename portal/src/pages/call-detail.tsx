@@ -51,6 +51,12 @@ export function CallDetailPage(props: { id: string }) {
               <dt>Average reply latency</dt>
               <dd>{fmtMs(d.metrics.avgTurnLatencyMs)}</dd>
             </div>
+            {d.engines ? (
+              <div>
+                <dt>Replies by</dt>
+                <dd data-testid="reply-engine">{d.engines.llmLabel}</dd>
+              </div>
+            ) : null}
           </dl>
 
           <h2>Recording</h2>
