@@ -2,7 +2,8 @@
 
 export interface Page<T> {
   data: T[];
-  nextCursor: string | null;
+  /** Absent on the last page. */
+  nextCursor?: string;
   hasMore: boolean;
 }
 
