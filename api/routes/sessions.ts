@@ -83,7 +83,7 @@ export const sessionsRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (req) => {
       await checkInstance(req.auth.developerId, req.body.agentId, req.body.instanceId);
-      return createDirectSession(infra, req.auth.developerId, req.body.agentId, req.body.instanceId);
+      return createDirectSession(infra, req.auth.developerId, req.body.agentId, req.body.instanceId, req.headers);
     },
   );
 

@@ -6,6 +6,7 @@ import { ApiError } from '../../shared/errors/api-error.ts';
 import { newId } from '../../shared/ids.ts';
 import type { Infra } from '../../shared/runtime/infra.ts';
 import { resolveSessionEngines, speechFor } from '../../shared/realtime/engines.ts';
+import { resolveLlmKey } from '../../shared/engines/llm/registry.ts';
 import { sessionSecret } from '../../shared/realtime/secret.ts';
 import { insertPendingTwilioSession } from '../../shared/realtime/store.ts';
 import { signSessionToken } from '../../shared/realtime/token.ts';
@@ -47,6 +48,8 @@ export async function createTwilioSession(
   const agent = await requireActiveAgent(infra, developerId, body.agentId);
   // Fail before the caller is connected: phone audio needs a provider STT (the local default cannot do 8 kHz).
   await resolveSessionEngines(infra, speechFor(infra), developerId, agent, 'twilio');
+  // Twilio's socket carries no key headers: the agent's LLM must be usable with stored or platform keys.
+  await resolveLlmKey(infra, agent.llm_provider, developerId);
   const sessionId = newId('session');
   await requireSessionCredits(infra, developerId, sessionId, 'twilio');
   const ttl = infra.config.REALTIME_TOKEN_TTL_SECONDS;
@@ -95,8 +98,13 @@ export async function createDirectSession(
   developerId: string,
   agentId: string,
   instanceId?: string,
+  headers: Record<string, string | string[] | undefined> = {},
 ): Promise<{ sessionId: string; agentId: string; token: string; url: string; expiresAt: string }> {
-  await requireActiveAgent(infra, developerId, agentId);
+  const agent = await requireActiveAgent(infra, developerId, agentId);
+  // The checks the socket would make, before a token exists: a missing key is a clear 400 now instead of a
+  // socket that connects and then closes with 1011 (the "talk to it" button of a fresh machine).
+  await resolveSessionEngines(infra, speechFor(infra), developerId, agent, 'direct', headers);
+  await resolveLlmKey(infra, agent.llm_provider, developerId, headers);
   const sessionId = newId('session');
   await requireSessionCredits(infra, developerId, sessionId, 'direct');
   const exp = Math.floor(Date.now() / 1000) + infra.config.REALTIME_TOKEN_TTL_SECONDS;

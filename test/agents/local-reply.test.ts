@@ -15,7 +15,10 @@ let agent: Json;
 const HOURS = 'We are open 9am to 5pm, Monday to Friday.';
 
 beforeAll(async () => {
-  p = await startTestPlatform({ roles: ['api'] });
+  p = await startTestPlatform({
+    roles: ['api'],
+    env: { REALTIME_SESSION_SECRET: 'local-reply-secret-local-reply-secret-0123' },
+  });
   dev = await p.developer();
   const res = await p.request('/v1/agents/provision', {
     method: 'POST',
@@ -92,6 +95,24 @@ describe('local reply engine', () => {
     expect(deltas.length).toBeGreaterThan(3);
     expect(deltas.join('')).toBe(HOURS);
     expect(text).toContain('event: done');
+  });
+
+  it('issues a direct-session token only when the agent can answer (the LLM key is checked first)', async () => {
+    const ok = await p.request('/v1/sessions/direct', { method: 'POST', key: dev.apiKey, json: { agentId: agent.id } });
+    expect(ok.status).toBe(200);
+    expect(((await ok.json()) as Json).token).toEqual(expect.any(String));
+    const keyless = await p.request('/v1/agents', {
+      method: 'POST',
+      key: dev.apiKey,
+      json: { name: 'Keyless', llmProvider: 'groq' },
+    });
+    const res = await p.request('/v1/sessions/direct', {
+      method: 'POST',
+      key: dev.apiKey,
+      json: { agentId: ((await keyless.json()) as Json).id },
+    });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: Json }).error).toMatchObject({ code: 'provider_unavailable' });
   });
 
   it('refuses a Vapi sync, which has no counterpart of a local lookup', async () => {
