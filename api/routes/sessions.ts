@@ -3,8 +3,10 @@ import { z } from 'zod';
 import {
   CallIdParams,
   CreateDirectSessionBody,
+  CreateOutboundCallBody,
   CreateTwilioSessionBody,
   DirectSessionToken,
+  CutInRates,
   InterruptionQuality,
   InterruptionQualityQuery,
   RootCauseReport,
@@ -18,12 +20,21 @@ import {
 import { pageSchema } from '../../shared/pagination.ts';
 import {
   interruptionQuality,
+  cutInRates,
   listSessions,
   recordingKey,
   sessionDetail,
   sessionRootCause,
 } from '../services/observability.ts';
-import { createOutboundTask, taskConnect, taskStatus, verifyTwilioSignature } from '../services/sessions-outbound.ts';
+import {
+  createOutboundTask,
+  taskAmd,
+  taskConnect,
+  taskStatus,
+  transferWhisper,
+  verifyTwilioSignature,
+} from '../services/sessions-outbound.ts';
+import { whisperPath } from '../../shared/realtime/twilio-calls.ts';
 import { taskPath } from '../../shared/realtime/outbound.ts';
 import { requireOwnedAgent, requireOwnedInstance } from '../services/ownership.ts';
 import { createDirectSession, createTwilioSession } from '../services/sessions.ts';
@@ -93,7 +104,7 @@ export const sessionsRoutes: FastifyPluginAsyncZod = async (app) => {
       schema: {
         tags,
         summary: 'Place an outbound call to an agent (dispatched as a job)',
-        body: CreateTwilioSessionBody.pick({ agentId: true, from: true, to: true }),
+        body: CreateOutboundCallBody,
         response: { 202: z.object({ taskId: z.string(), status: z.string() }) },
       },
       config: { idempotent: true },
@@ -131,6 +142,34 @@ export const sessionsRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
+  app.post(
+    '/v1/sessions/twilio/task/:taskId/amd',
+    { schema: { hide: true, params: TaskIdParams, body: TwilioForm }, config: { public: true } },
+    async (req, reply) => {
+      verifyTwilioSignature(
+        infra,
+        req.headers['x-twilio-signature'] as string | undefined,
+        taskPath(req.params.taskId, 'amd'),
+        req.body,
+      );
+      await taskAmd(infra, req.params.taskId, req.body);
+      return reply.code(204).send();
+    },
+  );
+  app.post(
+    '/v1/sessions/twilio/whisper/:sessionId',
+    { schema: { hide: true, params: SessionIdParams, body: TwilioForm }, config: { public: true } },
+    async (req, reply) => {
+      verifyTwilioSignature(
+        infra,
+        req.headers['x-twilio-signature'] as string | undefined,
+        whisperPath(req.params.sessionId),
+        req.body,
+      );
+      return reply.type('text/xml').send(await transferWhisper(infra, req.params.sessionId));
+    },
+  );
+
   app.get(
     '/v1/observability/sessions',
     {
@@ -160,6 +199,21 @@ export const sessionsRoutes: FastifyPluginAsyncZod = async (app) => {
     async (req) => {
       await checkAgentFilter(req.auth.developerId, req.query.agentId);
       return interruptionQuality(infra, req.auth.developerId, req.query);
+    },
+  );
+  app.get(
+    '/v1/observability/sessions/cut-ins',
+    {
+      schema: {
+        tags: obs,
+        summary: 'Suspected cut-ins per agent (the caller went on within 500 ms after a reply started)',
+        querystring: InterruptionQualityQuery,
+        response: { 200: CutInRates },
+      },
+    },
+    async (req) => {
+      await checkAgentFilter(req.auth.developerId, req.query.agentId);
+      return cutInRates(infra, req.auth.developerId, req.query);
     },
   );
   app.get(

@@ -1,8 +1,16 @@
 import twilio from 'twilio';
+import type { CreateOutboundCallBody } from '../../shared/contracts/sessions.ts';
 import { ApiError } from '../../shared/errors/api-error.ts';
 import { newId } from '../../shared/ids.ts';
+import { fromTwilioAnsweredBy, recordAnswer } from '../../shared/realtime/amd/outcome.ts';
 import { twilioCreds } from '../../shared/realtime/outbound.ts';
-import { getOutboundTask, insertOutboundTask, updateOutboundTask } from '../../shared/realtime/store.ts';
+import {
+  getOutboundTask,
+  insertOutboundTask,
+  recordTaskAnsweredBy,
+  sessionTransfer,
+  updateOutboundTask,
+} from '../../shared/realtime/store.ts';
 import type { Infra } from '../../shared/runtime/infra.ts';
 import { createTwilioSession, requireActiveAgent } from './sessions.ts';
 
@@ -10,12 +18,20 @@ import { createTwilioSession, requireActiveAgent } from './sessions.ts';
 export async function createOutboundTask(
   infra: Infra,
   developerId: string,
-  body: { agentId: string; from: string; to: string },
+  body: CreateOutboundCallBody,
 ): Promise<{ taskId: string; status: string }> {
   twilioCreds(infra);
   await requireActiveAgent(infra, developerId, body.agentId);
   const taskId = newId('task');
-  await insertOutboundTask(infra.db, { id: taskId, developerId, agentId: body.agentId, from: body.from, to: body.to });
+  await insertOutboundTask(infra.db, {
+    id: taskId,
+    developerId,
+    agentId: body.agentId,
+    from: body.from,
+    to: body.to,
+    variables: body.variables,
+    webhookUrl: body.webhookUrl,
+  });
   await infra.queues.enqueue('realtime.dial', { taskId }, { jobId: taskId });
   return { taskId, status: 'queued' };
 }
@@ -63,4 +79,30 @@ export async function taskStatus(infra: Infra, taskId: string, params: Record<st
   await loadTask(infra, taskId);
   const status = (params.CallStatus ?? 'unknown').slice(0, 40);
   await updateOutboundTask(infra.db, taskId, { status, callSid: params.CallSid ?? null });
+}
+
+/**
+ * Async AMD callback (AsyncAmdStatusCallback): Twilio's AnsweredBy for the call. Kept on the task (it may come
+ * before the stream starts) and, once the session exists, on the session; the live session reads it (first
+ * answer wins against the platform's own detector).
+ */
+export async function taskAmd(infra: Infra, taskId: string, params: Record<string, string>): Promise<void> {
+  await loadTask(infra, taskId);
+  const answeredBy = fromTwilioAnsweredBy(params.AnsweredBy);
+  const sessionId = await recordTaskAnsweredBy(infra.db, taskId, answeredBy, params.AnsweredBy ?? 'unknown');
+  if (sessionId) await recordAnswer(infra, sessionId, { answeredBy, source: 'twilio' });
+}
+
+/**
+ * Warm transfer whisper (the `<Number url>` of the transfer's `<Dial>`): TwiML Twilio plays to the person
+ * before the caller is put through: who is calling and the agent's summary of why.
+ */
+export async function transferWhisper(infra: Infra, sessionId: string): Promise<string> {
+  const s = await sessionTransfer(infra.db, sessionId);
+  if (!s?.transfer) throw ApiError.notFound('session', sessionId);
+  const who =
+    s.direction === 'outbound' ? 'a call the assistant placed' : `a call from ${s.from_number ?? 'an unknown number'}`;
+  const vr = new twilio.twiml.VoiceResponse();
+  vr.say(`Transferring ${who}. ${s.transfer.summary}`.slice(0, 1500));
+  return vr.toString();
 }

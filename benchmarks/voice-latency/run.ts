@@ -23,6 +23,7 @@ import { startOpenAiChatDouble } from '../../test/doubles/openai-chat.ts';
 import { TwilioCaller } from '../../test/realtime/doubles/twilio-caller.ts';
 import { fliteUtterance, tokenFromTwiml, wsUrl } from '../../test/realtime/helpers.ts';
 import { printReport, type Final } from './report.ts';
+import { runSweep, SUMMARY_PREFIX, type SweepSummary } from './sweep.ts';
 import { BARGE_IN, BARGE_Q, LONG, pauseMs, pct, REPLY, trimSilence, utterance, UTTERANCES } from './script.ts';
 
 const { values: args } = parseArgs({
@@ -32,6 +33,16 @@ const { values: args } = parseArgs({
     tts: { type: 'string', default: 'local' },
     'tts-first-byte-ms': { type: 'string', default: '150' },
     'stt-final-ms': { type: 'string', default: '150' },
+    // What a hosted STT does on a real network (issue 25): final jitter (±ms), word error rate (0–1, seeded),
+    // interims that lag the audio (ms; 0 = the paced model's on-time interims).
+    'stt-jitter-ms': { type: 'string', default: '0' },
+    'stt-wer': { type: 'string', default: '0' },
+    'stt-interim-lag-ms': { type: 'string', default: '0' },
+    'stt-seed': { type: 'string', default: '1' },
+    // The issue-25 table: STT final 150/300/500/800 ms × LLM first token 250/700 ms, one run per profile.
+    sweep: { type: 'boolean', default: false },
+    'sweep-stt-ms': { type: 'string', default: '150,300,500,800' },
+    'sweep-llm-ms': { type: 'string', default: '250,700' },
     'llm-first-token-ms': { type: 'string', default: '250' },
     'llm-tokens-per-s': { type: 'string', default: '60' },
     'ramp-ms': { type: 'string', default: '100' },
@@ -40,12 +51,20 @@ const { values: args } = parseArgs({
     processes: { type: 'string', default: String(availableParallelism()) },
   },
 });
+if (args.sweep) {
+  await runSweep(process.argv.slice(2), args['sweep-stt-ms'], args['sweep-llm-ms']);
+  process.exit(0);
+}
 const CALLS = Number(args.calls);
 const TURNS = Math.max(2, Number(args.turns));
 const VENDOR_TTS = args.tts === 'vendor';
 if (!['local', 'vendor'].includes(args.tts)) throw new Error('--tts is local or vendor');
+if (!(Number(args['stt-wer']) >= 0 && Number(args['stt-wer']) < 1)) throw new Error('--stt-wer is a rate in [0, 1)');
 const PROFILE = {
   sttFinalAfterMs: Number(args['stt-final-ms']),
+  sttJitterMs: Number(args['stt-jitter-ms']),
+  sttWer: Number(args['stt-wer']),
+  sttInterimLagMs: Number(args['stt-interim-lag-ms']),
   llmFirstTokenMs: Number(args['llm-first-token-ms']),
   llmTokensPerSecond: Number(args['llm-tokens-per-s']),
 };
@@ -56,6 +75,10 @@ async function main(): Promise<void> {
     script: (_c, u) => utterance(u, TURNS),
     finalAfterMs: PROFILE.sttFinalAfterMs,
     interimEveryMs: 100,
+    finalJitterMs: PROFILE.sttJitterMs,
+    wordErrorRate: PROFILE.sttWer,
+    interimLagMs: PROFILE.sttInterimLagMs,
+    seed: Number(args['stt-seed']),
   });
   // A vendor TTS with a latency profile; about 65 ms of speech per character, as flite's voices speak.
   const ttsDouble = VENDOR_TTS
@@ -300,7 +323,7 @@ async function main(): Promise<void> {
   printReport({
     header: [
       `\nvoice-latency: ${CALLS} concurrent calls × ${TURNS} turns on ${cpus().length} cores, ${args.processes} platform process(es), ${Math.round(wall / 1000)} s, ${failures} failed calls`,
-      `profiles: STT final ${PROFILE.sttFinalAfterMs} ms after end of speech (deepgram double); LLM first token ${PROFILE.llmFirstTokenMs} ms then ${PROFILE.llmTokensPerSecond} tokens/s (openai double); TTS ${VENDOR_TTS ? `vendor double (cartesia protocol, first byte ${args['tts-first-byte-ms']} ms)` : 'local flite (real)'}; endpointing ${args.endpointing} ms fixed, adaptive per the platform defaults`,
+      `profiles: STT final ${PROFILE.sttFinalAfterMs} ms after end of speech ± ${PROFILE.sttJitterMs} ms, WER ${(100 * PROFILE.sttWer).toFixed(0)} %, interims ${PROFILE.sttInterimLagMs ? `${PROFILE.sttInterimLagMs} ms behind` : 'on time'} (deepgram double); LLM first token ${PROFILE.llmFirstTokenMs} ms then ${PROFILE.llmTokensPerSecond} tokens/s (openai double); TTS ${VENDOR_TTS ? `vendor double (cartesia protocol, first byte ${args['tts-first-byte-ms']} ms)` : 'local flite (real)'}; endpointing ${args.endpointing} ms fixed, adaptive per the platform defaults`,
       `load average at the end: ${loadavg()
         .map((x) => x.toFixed(1))
         .join(' ')}`,
@@ -330,6 +353,21 @@ async function main(): Promise<void> {
     turn,
     final: fin,
   });
+  // One line for the sweep (sweep.ts) to read.
+  console.log(
+    SUMMARY_PREFIX +
+      JSON.stringify({
+        failures,
+        turn,
+        firstResponse,
+        endpoint,
+        pauses,
+        cutIns,
+        prepared: fin?.prepared ?? null,
+        dropped: fin?.dropped ?? null,
+        droppedLlmTokens: fin?.droppedLlmTokens ?? null,
+      } satisfies SweepSummary),
+  );
   process.exit(failures ? 1 : 0);
 }
 

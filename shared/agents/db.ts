@@ -1,4 +1,4 @@
-import type { Agent, AgentTool, StyleProfile, TurnTaking } from '../contracts/agents.ts';
+import type { Agent, AgentTool, CallTools, StyleProfile, TurnTaking, Voicemail } from '../contracts/agents.ts';
 import type { Queryable } from '../db/pool.ts';
 
 /** An agents row as Postgres returns it. */
@@ -18,6 +18,8 @@ export interface AgentRow {
   collection_id: string | null;
   style_profile: StyleProfile | null;
   turn_taking: TurnTaking | null;
+  voicemail: Voicemail | null;
+  call_tools: CallTools | null;
   language: string;
   temperature: number;
   max_tokens: number;
@@ -44,6 +46,8 @@ export const AGENT_COLUMNS = {
   collectionId: 'collection_id',
   styleProfile: 'style_profile',
   turnTaking: 'turn_taking',
+  voicemail: 'voicemail',
+  callTools: 'call_tools',
   language: 'language',
   temperature: 'temperature',
   maxTokens: 'max_tokens',
@@ -52,7 +56,7 @@ export const AGENT_COLUMNS = {
   tools: 'tools',
 } as const;
 export type AgentField = keyof typeof AGENT_COLUMNS;
-const JSON_FIELDS = new Set<AgentField>(['styleProfile', 'turnTaking', 'metadata', 'tools']);
+const JSON_FIELDS = new Set<AgentField>(['styleProfile', 'turnTaking', 'voicemail', 'callTools', 'metadata', 'tools']);
 
 /** The API form of an agent. The tool-signing secret is shown only where asked for: creation, reveal, rotate. */
 export function toAgent(r: AgentRow, opts: { withSecret?: boolean } = {}): Agent {
@@ -70,6 +74,8 @@ export function toAgent(r: AgentRow, opts: { withSecret?: boolean } = {}): Agent
     collectionId: r.collection_id,
     styleProfile: r.style_profile,
     turnTaking: r.turn_taking,
+    voicemail: r.voicemail,
+    callTools: r.call_tools,
     language: r.language,
     temperature: r.temperature,
     maxTokens: r.max_tokens,

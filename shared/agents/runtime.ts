@@ -4,6 +4,7 @@ import type { LlmEngine, LlmMessage } from '../engines/llm/types.ts';
 import type { Infra } from '../runtime/infra.ts';
 import type { AgentRow } from './db.ts';
 import { buildMessages, buildSystemPrompt, type ContextVars, type HistoryTurn } from './prompt.ts';
+import { callControlTools, type CallControl } from './tools/call-control.ts';
 import { httpTool } from './tools/http-tool.ts';
 import { collectionSearch, knowledgeTool } from './tools/knowledge.ts';
 import type { AgentToolHandler, TurnOptions } from './turn-runner.ts';
@@ -21,6 +22,8 @@ export interface AgentRuntimeInput {
   requestId: string;
   /** Extra system-prompt lines (e.g. "answer in short spoken sentences" for voice). */
   extraInstructions?: string[];
+  /** A live call's controls: with them the agent's `callTools` (transfer_call, end_call) are offered. */
+  callControl?: CallControl;
 }
 
 /** Everything needed to run turns for one agent: engine, key, tools and system prompt. */
@@ -60,6 +63,7 @@ export async function prepareAgentRuntime(infra: Infra, input: AgentRuntimeInput
       }),
     );
   }
+  tools.push(...callControlTools(agent.call_tools, input.callControl));
   const systemPrompt = buildSystemPrompt({
     systemPrompt: agent.system_prompt,
     language: agent.language,

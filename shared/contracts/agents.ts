@@ -40,6 +40,7 @@ export const TurnTaking = z
     completeMs: z.number().int().min(100).max(3000).optional(),
     incompleteMs: z.number().int().min(100).max(5000).optional(),
     preemptive: z.boolean().optional(),
+    eagerness: z.enum(['low', 'normal', 'high']).optional(),
   })
   .strict()
   .refine((t) => t.completeMs === undefined || t.endpointingMs === undefined || t.completeMs <= t.endpointingMs, {
@@ -56,6 +57,53 @@ export const TurnTaking = z
   });
 export type TurnTaking = z.infer<typeof TurnTaking>;
 
+// ── phone calls (issue 22: voicemail, transfer, hang-up) ────────────────────────────────────────────────────
+/** Built-in call-control tools (reserved names: custom tools may not use them). */
+export const TRANSFER_TOOL_NAME = 'transfer_call';
+export const END_CALL_TOOL_NAME = 'end_call';
+const BUILT_IN_TOOLS = [KNOWLEDGE_TOOL_NAME, TRANSFER_TOOL_NAME, END_CALL_TOOL_NAME];
+
+/**
+ * What an outbound call does when an answering machine picks up: hang up, or wait for the beep (or the end of the
+ * greeting), speak `message` and hang up. `message` may hold `{{variable}}`s filled from the call's variables.
+ */
+export const Voicemail = z
+  .object({
+    action: z.enum(['hangup', 'leave_message']),
+    message: z.string().trim().max(1000).optional(),
+  })
+  .strict()
+  .refine((v) => v.action !== 'leave_message' || Boolean(v.message), {
+    message: 'leave_message needs a message',
+    path: ['message'],
+  });
+export type Voicemail = z.infer<typeof Voicemail>;
+
+/** Where `transfer_call` may send the caller: an E.164 number or a SIP address. */
+export const TransferTarget = z
+  .object({
+    name: z.string().regex(/^[a-zA-Z0-9_-]{1,40}$/, 'name must be 1-40 letters, digits, "_" or "-"'),
+    to: z.string().regex(/^(\+[1-9]\d{6,14}|sips?:[^\s<>"]{3,200})$/, 'to must be an E.164 number or a sip: address'),
+    /** cold: the caller is put through at once; warm: the person first hears who is calling and why. */
+    mode: z.enum(['cold', 'warm']).default('cold'),
+    description: z.string().max(300).default(''),
+  })
+  .strict();
+export type TransferTarget = z.infer<typeof TransferTarget>;
+
+/** The call-control tools an agent is given on phone calls (`transfer_call` with its targets, `end_call`). */
+export const CallTools = z
+  .object({
+    endCall: z.boolean().default(false),
+    transferTargets: z
+      .array(TransferTarget)
+      .max(10)
+      .default([])
+      .refine((ts) => new Set(ts.map((t) => t.name)).size === ts.length, 'target names must be unique'),
+  })
+  .strict();
+export type CallTools = z.infer<typeof CallTools>;
+
 /** A JSON Schema for a tool's arguments: an object schema. */
 const ToolParameters = z
   .record(z.string(), z.unknown())
@@ -71,7 +119,7 @@ export const AgentTool = z
     name: z
       .string()
       .regex(/^[a-zA-Z0-9_-]{1,64}$/, 'name must be 1-64 letters, digits, "_" or "-"')
-      .refine((n) => n !== KNOWLEDGE_TOOL_NAME, `"${KNOWLEDGE_TOOL_NAME}" is the built-in knowledge tool`),
+      .refine((n) => !BUILT_IN_TOOLS.includes(n), 'that name belongs to a built-in tool'),
     description: z.string().min(1).max(1024),
     parameters: ToolParameters.default({ type: 'object', properties: {} }),
     url: z.url({ protocol: /^https?$/ }).max(2048),
@@ -104,6 +152,8 @@ const agentFields = {
   collectionId: z.string().min(1).max(100).nullable(),
   styleProfile: StyleProfile.nullable(),
   turnTaking: TurnTaking.nullable(),
+  voicemail: Voicemail.nullable(),
+  callTools: CallTools.nullable(),
   language: Language,
   temperature: z.number().min(0).max(2),
   maxTokens: z.number().int().min(1).max(16_384),
@@ -161,6 +211,8 @@ export const Agent = z.object({
   collectionId: z.string().nullable(),
   styleProfile: StyleProfile.nullable(),
   turnTaking: TurnTaking.nullable(),
+  voicemail: Voicemail.nullable(),
+  callTools: CallTools.nullable(),
   language: z.string(),
   temperature: z.number(),
   maxTokens: z.number(),

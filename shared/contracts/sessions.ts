@@ -23,6 +23,32 @@ export const TwilioSession = z.object({
 });
 export type TwilioSession = z.infer<typeof TwilioSession>;
 
+/**
+ * POST /v1/sessions/twilio/outbound (extension). `variables` fill `{{name}}`s in the agent's voicemail message;
+ * `webhookUrl` receives the call's `session.answered_by` event (Standard Webhooks).
+ */
+export const CreateOutboundCallBody = z
+  .object({
+    agentId: z.string().min(1).max(60),
+    from: Phone,
+    to: Phone,
+    variables: z
+      .record(
+        z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'variable names are 1-64 letters, digits, "_", "-", "."'),
+        z.union([z.string().max(2000), z.number(), z.boolean()]),
+      )
+      .refine((v) => Object.keys(v).length <= 50, 'at most 50 variables')
+      .optional(),
+    webhookUrl: z
+      .url({ protocol: /^https?$/ })
+      .max(2048)
+      .optional(),
+  })
+  .strict();
+export type CreateOutboundCallBody = z.infer<typeof CreateOutboundCallBody>;
+
+export const AnsweredBy = z.enum(['human', 'machine', 'unknown']);
+
 export const CreateDirectSessionBody = z.object({
   agentId: z.string().min(1).max(60),
   instanceId: z.string().min(1).max(100).optional(),
@@ -45,6 +71,8 @@ export const SessionSummary = z.object({
   status: z.string(),
   channel: z.string(),
   callId: z.string().nullable(),
+  /** Outbound calls: who answered (null until decided, and on inbound calls). */
+  answeredBy: AnsweredBy.nullable(),
 });
 export type SessionSummary = z.infer<typeof SessionSummary>;
 
@@ -70,6 +98,8 @@ export const SessionTurn = z.object({
   /** Latency not spent in STT, LLM, TTS or endpointing: the platform's own overhead. */
   overheadMs: z.number().nullable(),
   interrupted: z.boolean(),
+  /** Assistant turns: the caller went on speaking within 500 ms after this reply started (a likely cut-in). */
+  suspectedCutIn: z.boolean(),
 });
 
 export const SessionDetail = z.object({
@@ -86,6 +116,8 @@ export const SessionDetail = z.object({
     avgTurnLatencyMs: z.number(),
     toolExecutions: z.number(),
     interruptions: z.number(),
+    /** Replies after which the caller went on within 500 ms (see turns[].suspectedCutIn). */
+    suspectedCutIns: z.number(),
   }),
   toolExecutions: z.array(
     z.object({
@@ -107,6 +139,15 @@ export const SessionDetail = z.object({
     }),
   ),
   recordingUrl: z.string().nullable(),
+  /** Why the session ended (caller-hangup, voicemail, transferred, agent-ended, …). */
+  endReason: z.string().nullable(),
+  answeredBy: AnsweredBy.nullable(),
+  /** When the answering machine's beep started (ms from the session start). */
+  beepAtMs: z.number().nullable(),
+  /** Set when the agent handed the call to a person (transfer_call). */
+  transfer: z
+    .object({ target: z.string(), to: z.string(), mode: z.enum(['cold', 'warm']), atMs: z.number() })
+    .nullable(),
   /**
    * Extension: the engines the call ran on, as the trace recorded them; `llmLabel` says what the LLM provider
    * is (the local reply engine is a knowledge lookup, not a language model).
@@ -146,8 +187,18 @@ export const InterruptionQuality = z.object({
   detectionLatencyMs: Dist,
   stopLatencyMs: Dist,
   bleedThroughWords: Dist.extend({ total: z.number() }),
+  /** Replies to caller speech, those suspected of cutting in (the caller went on within 500 ms), and the share. */
+  suspectedCutIns: z.object({ replies: z.number(), suspected: z.number(), rate: z.number() }),
 });
 export type InterruptionQuality = z.infer<typeof InterruptionQuality>;
+
+/** Suspected cut-ins per agent: replies after which the caller went on speaking within 500 ms. */
+export const CutInRates = z.object({
+  from: z.string().nullable(),
+  to: z.string().nullable(),
+  data: z.array(z.object({ agentId: z.string(), replies: z.number(), suspectedCutIns: z.number(), rate: z.number() })),
+});
+export type CutInRates = z.infer<typeof CutInRates>;
 
 export const SessionIdParams = z.object({ sessionId: z.string().min(1).max(100) });
 export const CallIdParams = z.object({ callId: z.string().min(1).max(100) });

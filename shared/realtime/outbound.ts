@@ -5,7 +5,7 @@ import type { Infra } from '../runtime/infra.ts';
 import { getOutboundTask, updateOutboundTask } from './store.ts';
 
 export const TWILIO_DEFAULT_BASE = 'https://api.twilio.com';
-export const taskPath = (taskId: string, what: 'status' | 'connect') =>
+export const taskPath = (taskId: string, what: 'status' | 'connect' | 'amd') =>
   `/v1/sessions/twilio/task/${encodeURIComponent(taskId)}/${what}`;
 
 /** The Twilio account that places outbound calls; 400 `feature_not_configured` without one. */
@@ -44,6 +44,15 @@ export async function dialTask(infra: Infra, taskId: string, signal: AbortSignal
     StatusCallbackMethod: 'POST',
   });
   for (const ev of ['initiated', 'ringing', 'answered', 'completed']) form.append('StatusCallbackEvent', ev);
+  const amd = infra.config.TWILIO_MACHINE_DETECTION;
+  if (amd !== 'off') {
+    // Async: the call connects to the agent at once and the result is POSTed to the amd callback when ready,
+    // so a person never waits on detection; our own detector listens in the meantime (shared/realtime/amd).
+    form.set('MachineDetection', amd);
+    form.set('AsyncAmd', 'true');
+    form.set('AsyncAmdStatusCallback', pub + taskPath(taskId, 'amd'));
+    form.set('AsyncAmdStatusCallbackMethod', 'POST');
+  }
   let res: Response;
   try {
     res = await fetch(`${base}/2010-04-01/Accounts/${encodeURIComponent(sid)}/Calls.json`, {

@@ -122,15 +122,18 @@ export interface TurnRow {
   overhead_ms: number | null;
   interrupted: boolean;
   error: string | null;
+  /** The caller went on speaking within 500 ms after this reply started (assistant turns). */
+  suspected_cut_in: boolean;
 }
 
 export async function upsertTurn(db: Queryable, sessionId: string, t: TurnRow): Promise<void> {
   await db.query(
     `insert into rt_turns (session_id, idx, speaker, text, full_text, start_ms, end_ms, stt_ms, llm_ms, tts_ms,
-       latency_ms, endpoint_ms, overhead_ms, interrupted, error)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+       latency_ms, endpoint_ms, overhead_ms, interrupted, error, suspected_cut_in)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
      on conflict (session_id, idx) do update set text = excluded.text, full_text = excluded.full_text,
-       end_ms = excluded.end_ms, interrupted = excluded.interrupted, error = excluded.error`,
+       end_ms = excluded.end_ms, interrupted = excluded.interrupted, error = excluded.error,
+       suspected_cut_in = excluded.suspected_cut_in`,
     [
       sessionId,
       t.idx,
@@ -147,6 +150,7 @@ export async function upsertTurn(db: Queryable, sessionId: string, t: TurnRow): 
       t.overhead_ms,
       t.interrupted,
       t.error,
+      t.suspected_cut_in,
     ],
   );
 }
@@ -246,6 +250,9 @@ export interface SessionRow {
   ended_at: Date | null;
   recording_key: string | null;
   end_reason?: string | null;
+  answered_by: AnsweredBy | null;
+  beep_at_ms: number | null;
+  transfer?: TransferRecord | null;
   turns: number;
   /** The engines the session ran on (findStartedSession only). */
   stt_provider?: string | null;
@@ -261,7 +268,7 @@ export async function listStartedSessions(
 ): Promise<SessionRow[]> {
   const { rows } = await db.query<SessionRow>(
     `select s.id, s.agent_id, s.status, s.channel, s.call_sid, s.started_at, s.ended_at, s.recording_key,
-            (select count(*)::int from rt_turns t where t.session_id = s.id) as turns
+            s.answered_by, s.beep_at_ms, (select count(*)::int from rt_turns t where t.session_id = s.id) as turns
        from rt_sessions s
       where s.developer_id = $1 and s.started_at is not null
         and ($2::text is null or s.agent_id = $2) and ($3::text is null or s.id < $3)
@@ -278,7 +285,8 @@ export async function findStartedSession(
 ): Promise<SessionRow | null> {
   const { rows } = await db.query<SessionRow>(
     `select s.id, s.agent_id, s.status, s.channel, s.call_sid, s.started_at, s.ended_at, s.recording_key,
-            s.end_reason, s.stt_provider, s.tts_provider, s.llm_provider, 0 as turns
+            s.end_reason, s.answered_by, s.beep_at_ms, s.transfer, s.stt_provider, s.tts_provider, s.llm_provider,
+            0 as turns
        from rt_sessions s
       where s.developer_id = $1 and s.started_at is not null
         and ${by.id ? 's.id = $2' : 's.call_sid = $2'}
@@ -292,7 +300,7 @@ export async function loadTrace(db: Queryable, sessionId: string) {
   const [turns, tools, interruptions] = await Promise.all([
     db.query<TurnRow>(
       `select idx, speaker, text, start_ms, end_ms, stt_ms, llm_ms, tts_ms, latency_ms, endpoint_ms, overhead_ms,
-              interrupted, error
+              interrupted, error, suspected_cut_in
          from rt_turns where session_id = $1 order by idx`,
       [sessionId],
     ),
@@ -356,6 +364,34 @@ export async function interruptionStats(
   };
 }
 
+export interface CutInRow {
+  agent_id: string;
+  /** Replies to caller speech (assistant turns with a latency). */
+  replies: number;
+  suspected: number;
+}
+
+/**
+ * Suspected cut-ins per agent (issue 25): replies to caller speech after which the caller went on within 500 ms,
+ * over sessions that started in [from, to). One row per agent with replies; `agentId` narrows to one.
+ */
+export async function cutInStats(
+  db: Queryable,
+  developerId: string,
+  q: { agentId?: string; from?: string; to?: string },
+): Promise<CutInRow[]> {
+  const { rows } = await db.query<CutInRow>(
+    `select s.agent_id, count(*)::int as replies, count(*) filter (where t.suspected_cut_in)::int as suspected
+       from rt_turns t join rt_sessions s on s.id = t.session_id
+      where s.developer_id = $1 and ($2::text is null or s.agent_id = $2)
+        and ($3::timestamptz is null or s.started_at >= $3) and ($4::timestamptz is null or s.started_at < $4)
+        and t.speaker = 'assistant' and t.latency_ms is not null
+      group by s.agent_id order by s.agent_id`,
+    [developerId, q.agentId ?? null, q.from ?? null, q.to ?? null],
+  );
+  return rows;
+}
+
 /** The newest recording of a call, by Twilio CallSid or (direct sessions) session id. */
 export async function latestRecordingKey(db: Queryable, developerId: string, callSid: string) {
   const { rows } = await db.query<{ recording_key: string }>(
@@ -375,22 +411,113 @@ export interface OutboundTaskRow {
   from_number: string;
   to_number: string;
   call_sid: string | null;
+  session_id: string | null;
+  answered_by: string | null;
+  variables: Record<string, string | number | boolean>;
+  webhook_url: string | null;
 }
 
 export async function insertOutboundTask(
   db: Queryable,
-  t: { id: string; developerId: string; agentId: string; from: string; to: string },
+  t: {
+    id: string;
+    developerId: string;
+    agentId: string;
+    from: string;
+    to: string;
+    variables?: Record<string, string | number | boolean>;
+    webhookUrl?: string | null;
+  },
 ): Promise<void> {
   await db.query(
-    `insert into rt_outbound_tasks (id, developer_id, agent_id, from_number, to_number) values ($1, $2, $3, $4, $5)`,
-    [t.id, t.developerId, t.agentId, t.from, t.to],
+    `insert into rt_outbound_tasks (id, developer_id, agent_id, from_number, to_number, variables, webhook_url)
+     values ($1, $2, $3, $4, $5, $6, $7)`,
+    [t.id, t.developerId, t.agentId, t.from, t.to, JSON.stringify(t.variables ?? {}), t.webhookUrl ?? null],
   );
 }
 
 export async function getOutboundTask(db: Queryable, id: string): Promise<OutboundTaskRow | null> {
   const { rows } = await db.query<OutboundTaskRow>(
-    `select id, developer_id, agent_id, from_number, to_number, call_sid from rt_outbound_tasks where id = $1`,
+    `select id, developer_id, agent_id, from_number, to_number, call_sid, session_id, answered_by, variables,
+            webhook_url
+       from rt_outbound_tasks where id = $1`,
     [id],
+  );
+  return rows[0] ?? null;
+}
+
+// ---- answering-machine detection and transfers ----
+
+export type AnsweredBy = 'human' | 'machine' | 'unknown';
+
+/**
+ * Twilio's async AMD result, kept on the task (its callback may come before the stream starts); the live
+ * session reads it while its own detector listens. Returns the task's session id, if it has one yet.
+ */
+export async function recordTaskAnsweredBy(db: Queryable, taskId: string, answeredBy: AnsweredBy, twilio: string) {
+  const { rows } = await db.query<{ session_id: string | null }>(
+    `update rt_outbound_tasks set answered_by = coalesce(answered_by, $2),
+            amd_answered_by = coalesce(amd_answered_by, $3), updated_at = now()
+      where id = $1 returning session_id`,
+    [taskId, answeredBy, twilio.slice(0, 40)],
+  );
+  return rows[0]?.session_id ?? null;
+}
+
+/** Twilio's AMD answer for a task, once its callback came: ours (`machine`) and Twilio's own (`machine_end_beep`). */
+export async function taskTwilioAmd(db: Queryable, taskId: string) {
+  const { rows } = await db.query<{ answered_by: AnsweredBy; amd_answered_by: string }>(
+    `select answered_by, amd_answered_by from rt_outbound_tasks where id = $1 and amd_answered_by is not null`,
+    [taskId],
+  );
+  return rows[0] ?? null;
+}
+
+/**
+ * A session's answer: the first decision wins (the detector's or Twilio's); a later beep time still fills
+ * `beep_at_ms`. Returns true when this call set `answered_by`.
+ */
+export async function recordSessionAnsweredBy(
+  db: Queryable,
+  sessionId: string,
+  a: { answeredBy: AnsweredBy; source: 'detector' | 'twilio'; beepAtMs?: number | null },
+): Promise<boolean> {
+  // Conditional update: of two deciders racing, exactly one sees `answered_by is null`.
+  const { rowCount } = await db.query(
+    `update rt_sessions set answered_by = $2, amd_source = $3 where id = $1 and answered_by is null`,
+    [sessionId, a.answeredBy, a.source],
+  );
+  if (a.beepAtMs !== undefined && a.beepAtMs !== null) {
+    await db.query('update rt_sessions set beep_at_ms = coalesce(beep_at_ms, $2) where id = $1', [
+      sessionId,
+      Math.max(0, Math.round(a.beepAtMs)),
+    ]);
+  }
+  await db.query(
+    `update rt_outbound_tasks set answered_by = coalesce(answered_by, $2), updated_at = now() where session_id = $1`,
+    [sessionId, a.answeredBy],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
+export interface TransferRecord {
+  target: string;
+  to: string;
+  mode: 'cold' | 'warm';
+  summary: string;
+  atMs: number;
+}
+
+/** The transfer a session made (null: it did not go through after all). */
+export async function recordTransfer(db: Queryable, sessionId: string, t: TransferRecord | null): Promise<void> {
+  await db.query('update rt_sessions set transfer = $2 where id = $1', [sessionId, t && JSON.stringify(t)]);
+}
+
+/** What the whisper callback needs: the transfer (summary) and the caller's number. */
+export async function sessionTransfer(db: Queryable, sessionId: string) {
+  const { rows } = await db.query<{ transfer: TransferRecord | null; from_number: string | null; direction: string }>(
+    'select transfer, from_number, to_number, direction from rt_sessions where id = $1',
+    [sessionId],
   );
   return rows[0] ?? null;
 }
@@ -410,4 +537,24 @@ export async function updateOutboundTask(
      where id = $1`,
     [id, u.status, u.callSid ?? null, u.sessionId ?? null, u.error ?? null],
   );
+}
+
+/** What an answered-by event says about its session, and where the session's outbound task sends events. */
+export async function sessionEventContext(db: Queryable, sessionId: string) {
+  const { rows } = await db.query<{
+    developer_id: string;
+    agent_id: string;
+    call_sid: string | null;
+    task_id: string | null;
+    answered_by: AnsweredBy | null;
+    beep_at_ms: number | null;
+    amd_source: string | null;
+    webhook_url: string | null;
+  }>(
+    `select s.developer_id, s.agent_id, s.call_sid, s.task_id, s.answered_by, s.beep_at_ms, s.amd_source,
+            t.webhook_url
+       from rt_sessions s left join rt_outbound_tasks t on t.id = s.task_id where s.id = $1`,
+    [sessionId],
+  );
+  return rows[0] ?? null;
 }

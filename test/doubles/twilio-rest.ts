@@ -1,11 +1,42 @@
+import twilio from 'twilio';
 import { startHttpDouble, type HttpDouble } from './http-double.ts';
+
+/** A live-call update (`POST /Accounts/{sid}/Calls/{CallSid}.json`): new `Twiml` or `Status=completed`. */
+export interface CallUpdate {
+  callSid: string;
+  form: URLSearchParams;
+}
 
 export interface TwilioRestDouble extends HttpDouble {
   /** Form bodies of the calls placed, oldest first. */
   calls: URLSearchParams[];
   /** Form bodies of the messages sent, oldest first. */
   messages: URLSearchParams[];
+  /** Live-call updates, oldest first. */
+  updates: CallUpdate[];
+  /**
+   * Called after an update is answered, as Twilio then acts on the call: new TwiML or a hang-up ends the call's
+   * media stream (the test's caller sends `stop`).
+   */
+  onUpdate: ((u: CallUpdate) => void) | null;
+  /**
+   * Finishes async answering-machine detection for the `index`-th call placed: POSTs its AsyncAmdStatusCallback
+   * (form `AccountSid`, `CallSid`, `AnsweredBy`, `MachineDetectionDuration`) signed with `X-Twilio-Signature`
+   * over the URL the call named, to `deliverTo` (the platform's real address behind that public URL).
+   */
+  sendAmd(index: number, answeredBy: string, deliverTo: string, callSid?: string): Promise<Response>;
 }
+
+/** Twilio's AnsweredBy values (async AMD). */
+const ANSWERED_BY = [
+  'human',
+  'machine_start',
+  'machine_end_beep',
+  'machine_end_silence',
+  'machine_end_other',
+  'fax',
+  'unknown',
+];
 
 const ERROR_CODES: Record<number, [number, string]> = {
   401: [20003, 'Authenticate'],
@@ -14,7 +45,9 @@ const ERROR_CODES: Record<number, [number, string]> = {
 };
 
 /**
- * Twilio's REST API (2010-04-01) for one account: `POST /Accounts/{sid}/Calls.json` (place a call) and
+ * Twilio's REST API (2010-04-01) for one account: `POST /Accounts/{sid}/Calls.json` (place a call, with optional
+ * async answering-machine detection: `MachineDetection`, `AsyncAmd`, `AsyncAmdStatusCallback`; see `sendAmd`),
+ * `POST /Accounts/{sid}/Calls/{CallSid}.json` (update a live call: `Twiml`, `Url` or `Status=completed`) and
  * `POST /Accounts/{sid}/Messages.json` (send an SMS), form-encoded bodies, HTTP Basic auth with the account SID and
  * auth token; 201 with the created resource. Errors `{code, message, more_info, status}`. A message to a number in
  * `unreachable` is refused with 400 / 21211, as Twilio refuses numbers it cannot reach.
@@ -26,6 +59,8 @@ export async function startTwilioRestDouble(opts: {
 }): Promise<TwilioRestDouble> {
   const calls: URLSearchParams[] = [];
   const messages: URLSearchParams[] = [];
+  const updates: CallUpdate[] = [];
+  const callSid = (i: number) => `CA${String(i + 1).padStart(32, '0')}`;
   const sid = opts.accountSid;
   const base = `/2010-04-01/Accounts/${sid}`;
   const double = await startHttpDouble(
@@ -46,10 +81,36 @@ export async function startTwilioRestDouble(opts: {
       route(req, res, d) {
         if (req.method !== 'POST') return false;
         const form = new URLSearchParams(req.body.toString('utf8'));
+        const update = new RegExp(`^${base}/Calls/(CA[0-9a-zA-Z]{1,40})\\.json$`).exec(req.path);
+        if (update) {
+          const status = form.get('Status');
+          if (!form.get('Twiml') && !form.get('Url') && !status) {
+            d.sendJson(res, 400, { code: 21205, message: 'Url, Twiml or Status is required', status: 400 });
+            return true;
+          }
+          if (status && !['completed', 'canceled'].includes(status)) {
+            d.sendJson(res, 400, { code: 21218, message: `Invalid Status: ${status}`, status: 400 });
+            return true;
+          }
+          const u = { callSid: update[1]!, form };
+          updates.push(u);
+          d.sendJson(res, 200, {
+            sid: u.callSid,
+            account_sid: sid,
+            status: status ?? 'in-progress',
+          });
+          setImmediate(() => (double as TwilioRestDouble).onUpdate?.(u));
+          return true;
+        }
         if (req.path === `${base}/Calls.json`) {
+          const amd = form.get('MachineDetection');
+          if (amd && !['Enable', 'DetectMessageEnd'].includes(amd)) {
+            d.sendJson(res, 400, { code: 21218, message: `Invalid MachineDetection: ${amd}`, status: 400 });
+            return true;
+          }
           calls.push(form);
           d.sendJson(res, 201, {
-            sid: `CA${String(calls.length).padStart(32, '0')}`,
+            sid: callSid(calls.length - 1),
             account_sid: sid,
             status: 'queued',
             to: form.get('To'),
@@ -88,5 +149,26 @@ export async function startTwilioRestDouble(opts: {
     },
     Buffer.from(`${sid}:${opts.authToken}`).toString('base64'),
   );
-  return Object.assign(double, { calls, messages });
+  const sendAmd = async (index: number, answeredBy: string, deliverTo: string, sidOverride?: string) => {
+    const form = calls[index];
+    const url = form?.get('AsyncAmdStatusCallback');
+    if (!form || !url || form.get('AsyncAmd') !== 'true') throw new Error(`call ${index} did not ask for async AMD`);
+    if (!ANSWERED_BY.includes(answeredBy)) throw new Error(`Twilio never sends AnsweredBy=${answeredBy}`);
+    const params = {
+      AccountSid: sid,
+      CallSid: sidOverride ?? callSid(index),
+      AnsweredBy: answeredBy,
+      MachineDetectionDuration: answeredBy === 'human' ? '1320' : '4120',
+    };
+    const target = new URL(url);
+    return fetch(deliverTo.replace(/\/+$/, '') + target.pathname + target.search, {
+      method: form.get('AsyncAmdStatusCallbackMethod') === 'GET' ? 'GET' : 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-twilio-signature': twilio.getExpectedTwilioSignature(opts.authToken, url, params),
+      },
+      body: new URLSearchParams(params),
+    });
+  };
+  return Object.assign(double, { calls, messages, updates, onUpdate: null, sendAmd });
 }

@@ -114,6 +114,9 @@ describe('SessionAccounting', () => {
       preparedRepliesDropped: 2,
       droppedLlmTokens: 3,
       droppedTtsCharacters: 7,
+      preparedDroppedWentOn: 0,
+      preparedDroppedWordsChanged: 0,
+      preparedDroppedFinalDiffers: 0,
     });
 
     // Caller audio counted after the metrics (a batch transcription finishing as the call ends) is still billed.

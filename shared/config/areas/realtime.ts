@@ -43,6 +43,14 @@ export const realtimeEnv = {
       'Start the reply (LLM, first TTS) when the caller goes quiet, before the endpoint; held, and cancelled if the ' +
         'caller goes on or the final transcript differs. Agents may override it (turnTaking.preemptive).',
     ),
+  REALTIME_TURN_EAGERNESS: z
+    .enum(['low', 'normal', 'high'])
+    .default('normal')
+    .describe(
+      'How readily a caller turn is taken when words, prosody and the STT lag disagree: high shortens the windows ' +
+        '(never under REALTIME_ENDPOINTING_COMPLETE_MS), low lengthens them (never over the incomplete window). ' +
+        'Agents may override it (turnTaking.eagerness).',
+    ),
   REALTIME_BARGE_IN_MIN_MS: envInt(60, 2000)
     .default(200)
     .describe('Caller speech shorter than this never interrupts the agent (noises, clicks).'),
@@ -59,6 +67,19 @@ export const realtimeEnv = {
     .min(1)
     .optional()
     .describe('Twilio auth token: places outbound calls and verifies X-Twilio-Signature on callbacks.'),
+  TWILIO_MACHINE_DETECTION: z
+    .enum(['off', 'Enable', 'DetectMessageEnd'])
+    .default('off')
+    .describe(
+      'Ask Twilio for asynchronous answering-machine detection on outbound calls (MachineDetection; the account ' +
+        "needs AMD). The platform's own detector runs either way (REALTIME_AMD); the first answer wins.",
+    ),
+  REALTIME_AMD: envBool
+    .default(true)
+    .describe(
+      "Detect answering machines on outbound calls from the call's first seconds of audio (greeting length, " +
+        'turn-taking pause, beep); the agent waits for the answer before its first message.',
+    ),
   TWILIO_API_BASE_URL: z
     .url()
     .optional()

@@ -9,6 +9,8 @@ import type { SessionTransport } from './types.ts';
 import { resolveSessionEngines, speechFor } from '../../../shared/realtime/engines.ts';
 import { endpointingPolicy } from './endpointing.ts';
 import { TraceStore } from './trace-store.ts';
+import type { CallControl } from '../../../shared/agents/tools/call-control.ts';
+import { getOutboundTask } from '../../../shared/realtime/store.ts';
 
 /** Spoken-style guidance added to the agent's system prompt for voice sessions. */
 export const VOICE_INSTRUCTIONS = [
@@ -27,6 +29,8 @@ export interface OpenSessionInput {
   transport: SessionTransport;
   headers?: Record<string, string | string[] | undefined>;
   log: Logger;
+  /** The outbound task this call was placed for (its variables, answering-machine detection). */
+  taskId?: string;
 }
 
 /** Loads the agent, picks the engines and builds a ready CallSession (not yet started). Throws ApiError. */
@@ -41,7 +45,15 @@ export async function openSession(
     : input.callerPhone
       ? await findInstanceByPhone(infra.db, input.developerId, agent.id, input.callerPhone)
       : null;
-  const context = inst?.context ?? null;
+  const task = input.taskId ? await getOutboundTask(infra.db, input.taskId) : null;
+  // An outbound call's variables join the instance's context: the prompt and the voicemail message use them.
+  const context = task ? { ...inst?.context, ...task.variables } : (inst?.context ?? null);
+  // The runtime is built before the session; its call tools reach the session once it exists.
+  let session: CallSession | null = null;
+  const callControl: CallControl = {
+    transfer: (target, summary, signal) => session!.control.transfer(target, summary, signal),
+    end: (reason, signal) => session!.control.end(reason, signal),
+  };
   const engines = await resolveSessionEngines(
     infra,
     speechFor(infra),
@@ -58,9 +70,10 @@ export async function openSession(
     context,
     headers: input.headers ?? {},
     extraInstructions: VOICE_INSTRUCTIONS,
+    callControl,
   });
   const c = infra.config;
-  const session = new CallSession({
+  session = new CallSession({
     infra,
     sessionId: input.sessionId,
     developerId: input.developerId,
@@ -77,8 +90,10 @@ export async function openSession(
       vadThreshold: 0.5,
       // A batch engine transcribes after the endpoint (pocketsphinx: ~0.5 s per second of speech).
       finalWaitMs: engines.stt.capabilities.streaming ? 1200 : 8000,
+      amd: c.REALTIME_AMD,
     },
     log: input.log,
+    ...(task ? { outbound: { taskId: task.id, variables: task.variables } } : {}),
   });
   return { session, agent };
 }

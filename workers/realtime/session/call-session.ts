@@ -6,7 +6,13 @@ import { activeRealtimeSessions } from '../../../shared/observability/metrics.ts
 import type { Frame } from '../pipeline/frames.ts';
 import type { SentenceStage } from '../pipeline/sentence-stage.ts';
 import type { Pipeline } from '../pipeline/stage.ts';
-import { assistantTurn, assistantTurnRecord, observeTurnStages, type AssistantTurn } from './assistant-turn.ts';
+import {
+  assistantTurn,
+  assistantTurnRecord,
+  observeTurnStages,
+  suspectCutIn,
+  type AssistantTurn,
+} from './assistant-turn.ts';
 import { CallerInput, type SpokenTurn } from './caller-input.ts';
 import { DtmfCollector } from './dtmf.ts';
 import { PreparedReplies } from './prepared-reply.ts';
@@ -16,6 +22,11 @@ import { buildReplyPipeline } from './reply-pipeline.ts';
 import { storeRecording, type StereoRecorder } from './recorder.ts';
 import { SessionAccounting } from './session-accounting.ts';
 import type { SessionInit } from './types.ts';
+import type { TransferTarget } from '../../../shared/contracts/agents.ts';
+import type { CallControl } from '../../../shared/agents/tools/call-control.ts';
+import { fillTemplate } from '../../../shared/agents/prompt.ts';
+import { AnswerWatch } from './answer-watch.ts';
+import { CallActions } from './call-actions.ts';
 
 /**
  * One conversation: caller audio → VAD + endpointing → STT → user turn → LLM → sentences → TTS → playback, with
@@ -38,6 +49,16 @@ export class CallSession {
   private readonly dtmf = new DtmfCollector((digits) => this.keypadTurn(digits));
   private ended: Promise<void> | null = null;
   private maxTimer: NodeJS.Timeout;
+  private callSid: string | null = null;
+  /** Outbound calls: who answered (null on inbound calls and with REALTIME_AMD off). */
+  private answer: AnswerWatch | null = null;
+  private readonly actions: CallActions;
+  /** Run when the named turn has been spoken (the voicemail message, then hang up). */
+  private readonly afterTurn = new Map<string, () => void>();
+  /** A call tool's action, run when the turn that called it closes. */
+  private pendingAction: { run: () => void; signal: AbortSignal } | null = null;
+  /** Set by a hang-up or hand-off in progress: the end reason whatever stops the session first. */
+  private endReason: string | null = null;
   /** The minute hold, usage counts, trace rows and the metering at the end. */
   private readonly accounting: SessionAccounting;
   /** Resolves when the session has ended (stop, hang-up or limit). */
@@ -48,6 +69,7 @@ export class CallSession {
   constructor(private readonly s: SessionInit) {
     const { settings } = s;
     this.done = new Promise((r) => (this.resolveDone = r));
+    this.actions = new CallActions(s, () => this.callSid);
     this.accounting = new SessionAccounting(s, () => this.input.sttAudioSeconds);
     ({ playback: this.playback, recorder: this.recorder } = callAudio(s, () => this.now()));
     this.input = new CallerInput(s, {
@@ -55,7 +77,7 @@ export class CallSession {
       agentActive: () => this.agentActive,
       interrupt: (reason, onsetAt) => this.interrupt(reason, onsetAt),
       spoke: (turn) => this.spoke(turn),
-      prepare: (text) => !this.ended && this.prepared.prepare(text),
+      prepare: (text) => !this.ended && !this.answer?.holding && this.prepared.prepare(text),
       unprepare: () => this.prepared.drop(),
       fail: (stage, e) => this.fail(stage, e),
     });
@@ -109,14 +131,20 @@ export class CallSession {
         llmProvider: this.s.runtime.provider,
       }),
     );
-    const greeting = this.s.agent.first_message.trim();
-    if (greeting) {
-      const t = this.newAssistantTurn('', null, null);
-      t.fullText = greeting;
-      t.llmDone = true;
-      this.sentences.push({ kind: 'llm-text', turnId: t.id, text: greeting + ' ' });
-      this.sentences.push({ kind: 'llm-done', turnId: t.id, llmMs: 0 });
-    }
+    this.callSid = meta.callSid ?? null;
+    const out = this.s.outbound;
+    if (out && this.s.settings.amd) {
+      this.answer = new AnswerWatch({
+        infra: this.s.infra,
+        sessionId: this.s.sessionId,
+        taskId: out.taskId,
+        rate: transport.inRate,
+        now: () => this.now(),
+        log: this.s.log,
+        decided: (a) => this.answered(a),
+        greetingEnded: () => this.leaveMessage(),
+      });
+    } else this.greet();
   }
 
   // ── input ────────────────────────────────────────────────────────────────────────────────────────────────
@@ -124,7 +152,9 @@ export class CallSession {
   /** Caller PCM at the transport's inRate. */
   onAudio(pcm: Buffer): void {
     if (this.ended) return;
-    this.recorder?.addCaller(pcmToInt16(pcm));
+    const samples = pcmToInt16(pcm);
+    this.recorder?.addCaller(samples);
+    this.answer?.push(samples);
     this.input.onAudio(pcm);
   }
 
@@ -155,7 +185,8 @@ export class CallSession {
       endMs: u.lastSpeechAt,
       sttMs: Math.max(0, u.finalAt - u.lastSpeechAt),
     });
-    if (!u.text) return;
+    // Until someone is known to be there (or while a machine talks), speech is not a turn for the agent.
+    if (!u.text || this.answer?.holding) return;
     this.userTurn(u.text, u.lastSpeechAt, u.endpointAt, u.endpointWaitMs);
     if (this.current) this.current.vadLagMs = u.vadLagMs;
   }
@@ -257,6 +288,8 @@ export class CallSession {
 
   /** Barge-in (or a superseding turn): flush playback, cancel LLM/TTS, keep tool results, truncate to what was heard. */
   private interrupt(reason: string, speechOnsetAt: number | null): void {
+    // An answering machine does not barge in: its greeting has ended before the message starts.
+    if (this.answer?.answeredBy === 'machine') return;
     const t = this.current;
     const decidedAt = this.now();
     const onsetAt = speechOnsetAt ?? decidedAt;
@@ -268,6 +301,8 @@ export class CallSession {
     const stopMs = this.now() - decidedAt;
     this.s.transport.event({ type: 'interrupted', reason });
     if (!t || t.closed) return;
+    if (speechOnsetAt !== null) suspectCutIn(t, speechOnsetAt); // issue 25: cut-in rate per agent
+
     this.closeTurn(t, true, heard.join(' '));
     if (reason === 'new_turn') return;
     const rec = {
@@ -292,6 +327,12 @@ export class CallSession {
     this.accounting.record(record);
     this.playback.forget(t.id);
     if (timing) this.s.log.debug({ sessionId: this.s.sessionId, ...timing }, 'turn timing');
+    const after = this.afterTurn.get(t.id);
+    this.afterTurn.delete(t.id);
+    const action = this.pendingAction;
+    this.pendingAction = null;
+    after?.();
+    if (action && !action.signal.aborted) action.run();
   }
 
   private toolExecuted(turnId: string, rec: ToolCallRecord): void {
@@ -315,16 +356,87 @@ export class CallSession {
   }
   private failure: string | null = null;
 
+  // ── phone: answering machines, hang-up, transfer ────────────────────────────────────────────────────────
+
+  /** Speaks `text` without the LLM (the pipeline's `say` frame: greeting, voicemail, transfer notices). */
+  private say(text: string, purpose: 'greeting' | 'voicemail' | 'transfer'): AssistantTurn {
+    const t = this.newAssistantTurn('', null, null);
+    t.fullText = text;
+    t.llmDone = true;
+    this.s.log.debug({ sessionId: this.s.sessionId, purpose }, 'say');
+    this.sentences.push({ kind: 'llm-text', turnId: t.id, text: text + ' ' });
+    this.sentences.push({ kind: 'llm-done', turnId: t.id, llmMs: 0 });
+    return t;
+  }
+
+  /** The agent's first message, unless it waits for answering-machine detection on an outbound call. */
+  private greet(): void {
+    const greeting = this.s.agent.first_message.trim();
+    if (greeting) this.say(greeting, 'greeting');
+  }
+
+  private answered(a: 'human' | 'machine' | 'unknown'): void {
+    if (this.ended) return;
+    if (a !== 'machine') return this.greet();
+    // A machine: the agent never takes its greeting for a turn (holding), and says only the voicemail message.
+    const vm = this.s.agent.voicemail;
+    if (!vm || vm.action === 'hangup') void this.endCall('voicemail');
+  }
+
+  private leaveMessage(): void {
+    const vm = this.s.agent.voicemail;
+    if (this.ended || vm?.action !== 'leave_message' || !vm.message) return;
+    // Unknown {{names}} are dropped rather than read out as braces.
+    const text = fillTemplate(vm.message, this.s.outbound?.variables)
+      .replace(/\{\{[^}]*\}\}/g, '')
+      .trim();
+    this.endReason = 'voicemail';
+    const t = this.say(text, 'voicemail');
+    this.afterTurn.set(t.id, () => void this.endCall('voicemail'));
+  }
+
+  /** Hangs the call up (REST for a phone call; the socket closes with the session) and ends the session. */
+  private async endCall(reason: string): Promise<void> {
+    if (this.ended) return;
+    this.endReason ??= reason;
+    await this.actions.hangUp();
+    await this.stop(reason);
+  }
+
+  private async handOff(target: TransferTarget, summary: string): Promise<void> {
+    if (this.ended) return;
+    // Twilio ends the media stream once the call is updated: that `stop` must not read as the caller hanging up.
+    this.endReason = 'transferred';
+    const frame = { kind: 'transfer' as const, target: target.name, mode: target.mode, summary };
+    if (await this.actions.transfer(frame, target, this.now())) return void this.stop('transferred');
+    this.endReason = null;
+    this.say("I'm sorry, I couldn't transfer your call right now.", 'transfer');
+  }
+
+  /** The call tools' hold on this session: each acts once the reply that called it has been spoken. */
+  readonly control: CallControl = {
+    transfer: (target, summary, signal) => {
+      if (!this.actions.canTransfer) throw new Error('this session is not a phone call; it cannot be transferred');
+      this.pendingAction = { run: () => void this.handOff(target, summary), signal };
+      return `Transferring to ${target.name} once you have spoken. Tell the caller in one short sentence that you are transferring them now.`;
+    },
+    end: (_reason, signal) => {
+      this.pendingAction = { run: () => void this.endCall('agent-ended'), signal };
+      return 'The call ends once you have spoken. Say a short, polite goodbye.';
+    },
+  };
+
   // ── end ──────────────────────────────────────────────────────────────────────────────────────────────────
 
   /** Ends the session once: closes STT, finalizes turns, stores the recording and trace, meters the minutes. */
   stop(reason: string): Promise<void> {
-    this.ended ??= this.finish(reason);
+    this.ended ??= this.finish(this.endReason ?? reason);
     return this.ended;
   }
 
   private async finish(reason: string): Promise<void> {
     clearTimeout(this.maxTimer);
+    this.answer?.close();
     this.dtmf.cancel();
     activeRealtimeSessions.dec({ transport: this.s.transport.channel });
     this.prepared.drop();

@@ -25,6 +25,8 @@ export interface SessionSettings {
   vadThreshold: number;
   /** How long after the endpoint to wait for a final transcript before using what there is. */
   finalWaitMs: number;
+  /** Answering-machine detection on outbound calls (REALTIME_AMD). */
+  amd: boolean;
 }
 
 export interface SessionInit {
@@ -38,4 +40,6 @@ export interface SessionInit {
   trace: TraceStore;
   settings: SessionSettings;
   log: Logger;
+  /** An outbound call's task and template variables (the voicemail message's {{name}}). */
+  outbound?: { taskId: string; variables: Record<string, string | number | boolean> };
 }

@@ -102,6 +102,7 @@ export function handleTwilioStream(infra: Infra, socket: WebSocket): void {
         agentId: claims.agt,
         instanceId: claims.ins,
         callerPhone: claims.tsk ? claims.to : claims.from,
+        ...(claims.tsk ? { taskId: claims.tsk } : {}),
         channel: 'twilio',
         transport,
         log,
