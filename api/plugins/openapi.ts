@@ -45,7 +45,10 @@ export const openapiPlugin = fp(async (app: FastifyInstance) => {
         version: '1.0.0',
         description:
           'Speech, video jobs, voice agents, retrieval collections, realtime sessions and credits. Every /v1 route ' +
-          'takes `Authorization: Bearer <key>`. Errors share one envelope: `{"error": {type, code, message, param, requestId}}`.',
+          'takes `Authorization: Bearer <key>`. Errors share one envelope: `{"error": {type, code, message, param, requestId}}`. ' +
+          'Fields the contract types as strings are strings or absent, never null: `nextCursor` is absent on the last ' +
+          'page, `expiresAt`/`lastUsedAt` of a key that never expires / was never used, `completed_at` of an unfinished ' +
+          'job. Fields the contract types as "string or null" (e.g. `ttsModel`, `collectionId`) keep null.',
       },
       components: {
         securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'API key (vap_…)' } },

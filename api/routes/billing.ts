@@ -136,7 +136,6 @@ export const billingRoutes: FastifyPluginAsyncZod = async (app) => {
     { schema: { tags: keys, summary: 'List stored provider keys', response: { 200: ProviderKeyList } } },
     async (req) => ({
       data: await listStoredProviderKeys(infra, req.auth.developerId),
-      nextCursor: null,
       hasMore: false,
     }),
   );

@@ -13,6 +13,7 @@ import { newId } from '../../shared/ids.ts';
 import type { Infra } from '../../shared/runtime/infra.ts';
 import { resolveSessionEngines, speechFor } from '../../shared/realtime/engines.ts';
 import { requireSessionSlot } from '../../shared/realtime/session-claim.ts';
+import { resolveLlmKey } from '../../shared/engines/llm/registry.ts';
 import { sessionSecret } from '../../shared/realtime/secret.ts';
 import { admitSession, refusalTwiml } from '../../shared/realtime/admission.ts';
 import {
@@ -60,6 +61,8 @@ export async function createTwilioSession(
   const agent = await requireActiveAgent(infra, developerId, body.agentId);
   // Fail before the caller is connected: phone audio needs a provider STT (the local default cannot do 8 kHz).
   await resolveSessionEngines(infra, speechFor(infra), developerId, agent, 'twilio');
+  // Twilio's socket carries no key headers: the agent's LLM must be usable with stored or platform keys.
+  await resolveLlmKey(infra, agent.llm_provider, developerId);
   const sessionId = newId('session');
   await requireSessionCredits(infra, developerId, sessionId, 'twilio', opts.apiKeyId);
   await requireSessionSlot(infra, developerId);
@@ -174,10 +177,15 @@ export async function createDirectSession(
   infra: Infra,
   developerId: string,
   body: CreateDirectSessionBody,
-  opts: { apiKeyId?: string } = {},
+  opts: { apiKeyId?: string; headers?: Record<string, string | string[] | undefined> } = {},
 ): Promise<{ sessionId: string; agentId: string; token: string; url: string; expiresAt: string }> {
   const { agentId, instanceId } = body;
-  await requireActiveAgent(infra, developerId, agentId);
+  const headers = opts.headers ?? {};
+  const agent = await requireActiveAgent(infra, developerId, agentId);
+  // The checks the socket would make, before a token exists: a missing key is a clear 400 now instead of a
+  // socket that connects and then closes with 1011 (the "talk to it" button of a fresh machine).
+  await resolveSessionEngines(infra, speechFor(infra), developerId, agent, 'direct', headers);
+  await resolveLlmKey(infra, agent.llm_provider, developerId, headers);
   const sessionId = newId('session');
   await requireSessionCredits(infra, developerId, sessionId, 'direct', opts.apiKeyId);
   await requireSessionSlot(infra, developerId);

@@ -2,7 +2,8 @@
 
 export interface Page<T> {
   data: T[];
-  nextCursor: string | null;
+  /** Absent on the last page. */
+  nextCursor?: string;
   hasMore: boolean;
 }
 
@@ -126,3 +127,14 @@ export interface VideoJob {
 import type { z } from 'zod';
 import type { DailyUsage as DailyUsageSchema, WebhookOverview } from '../../shared/contracts/portal.ts';
 export type WebhookInfo = z.infer<typeof WebhookOverview>;
+
+/** GET /v1/llm-providers: a provider, what it is, and whether this developer can use it now. */
+export interface LlmProviderInfo {
+  id: 'openai' | 'anthropic' | 'groq' | 'local';
+  label: string;
+  languageModel: boolean;
+  defaultModel: string;
+  key: 'platform' | 'stored' | 'none' | 'not-needed';
+  usable: boolean;
+  isDefault: boolean;
+}

@@ -75,7 +75,7 @@ export type ProviderKeyItem = z.infer<typeof ProviderKeyItem>;
 
 export const ProviderKeyList = z.object({
   data: z.array(ProviderKeyItem),
-  nextCursor: z.string().nullable(),
+  nextCursor: z.string().optional(),
   hasMore: z.boolean(),
 });
 

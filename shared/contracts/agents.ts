@@ -414,3 +414,22 @@ export const SyncBody = z.preprocess(
 );
 export const SyncResponse = z.object({ synced: z.boolean(), externalAgentId: z.string(), provider: z.string() });
 export type SyncResponse = z.infer<typeof SyncResponse>;
+
+/**
+ * GET /v1/llm-providers (extension): each LLM provider an agent may name, what it is, and whether this developer
+ * can use it now: `key` says where its key would come from (`platform`, `stored`, `none`, or `not-needed` for the
+ * local reply engine); a caller's `X-Provider-Key-<Vendor>` header makes a `none` vendor usable per request.
+ */
+export const LlmProviderInfo = z.object({
+  id: z.enum(LLM_PROVIDERS),
+  label: z.string(),
+  /** False for the local reply engine: it looks answers up, it does not generate them. */
+  languageModel: z.boolean(),
+  defaultModel: z.string(),
+  key: z.enum(['platform', 'stored', 'none', 'not-needed']),
+  usable: z.boolean(),
+  /** The provider an agent created without `llmProvider` gets. */
+  isDefault: z.boolean(),
+});
+export type LlmProviderInfo = z.infer<typeof LlmProviderInfo>;
+export const LlmProviderList = z.object({ data: z.array(LlmProviderInfo) });

@@ -171,6 +171,11 @@ export const SessionDetail = z.object({
   transfer: z
     .object({ target: z.string(), to: z.string(), mode: z.enum(['cold', 'warm']), atMs: z.number() })
     .nullable(),
+  /**
+   * Extension: the engines the call ran on, as the trace recorded them; `llmLabel` says what the LLM provider
+   * is (the local reply engine is a knowledge lookup, not a language model).
+   */
+  engines: z.object({ stt: z.string(), tts: z.string(), llm: z.string(), llmLabel: z.string() }).optional(),
 });
 export type SessionDetail = z.infer<typeof SessionDetail>;
 

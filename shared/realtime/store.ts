@@ -330,6 +330,10 @@ export interface SessionRow {
   beep_at_ms: number | null;
   transfer?: TransferRecord | null;
   turns: number;
+  /** The engines the session ran on (findStartedSession only). */
+  stt_provider?: string | null;
+  tts_provider?: string | null;
+  llm_provider?: string | null;
 }
 
 /** Sessions that started (pending ones that never connected are not traces), newest first, one extra for paging. */
@@ -357,7 +361,8 @@ export async function findStartedSession(
 ): Promise<SessionRow | null> {
   const { rows } = await db.query<SessionRow>(
     `select s.id, s.agent_id, s.status, s.channel, s.call_sid, s.started_at, s.ended_at, s.recording_key,
-            s.end_reason, s.answered_by, s.beep_at_ms, s.transfer, 0 as turns
+            s.end_reason, s.answered_by, s.beep_at_ms, s.transfer, s.stt_provider, s.tts_provider, s.llm_provider,
+            0 as turns
        from rt_sessions s
       where s.developer_id = $1 and s.started_at is not null
         and ${by.id ? 's.id = $2' : 's.call_sid = $2'}
