@@ -1,0 +1,160 @@
+/**
+ * Moves files and folders by a committed map and rewrites every import that names a moved file, so a folder move
+ * can be re-applied on a tree that other branches changed meanwhile (their new files import the old paths).
+ *
+ *   node scripts/dev/move-modules.ts [scripts/dev/module-moves.json] [--dry-run]
+ *
+ * The map: `moves` is a list of [old, new] repository paths (a file or a folder). The longest matching old path
+ * decides where a file goes, so a folder can move as a whole while a few of its files go elsewhere. `redirects`
+ * are [old, new] files where the old one only forwarded the new one's exports: imports of the old file are pointed
+ * at the new one and the old file is deleted.
+ *
+ * Idempotent: a file already at its new place stays; a file that someone added under an old folder after the move
+ * follows it; imports already pointing at new paths are left alone. Rewritten: relative specifiers in
+ * import/export/import()/new URL(…, import.meta.url) of every .ts/.tsx/.js/.mjs file, and repository-root paths
+ * (`shared/video/probe.ts`) in shell scripts, the Dockerfile, YAML, JSON and Markdown under docs/.
+ */
+import { execFileSync } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmdirSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, join, posix, resolve } from 'node:path';
+
+const ROOT = resolve(dirname(new URL(import.meta.url).pathname), '../..');
+const args = process.argv.slice(2);
+const dryRun = args.includes('--dry-run');
+const mapFile = resolve(ROOT, args.find((a) => !a.startsWith('--')) ?? 'scripts/dev/module-moves.json');
+
+interface MoveMap {
+  moves: [string, string][];
+  redirects?: [string, string][];
+}
+const map = JSON.parse(readFileSync(mapFile, 'utf8')) as MoveMap;
+const strip = (p: string) => p.replace(/\/+$/, '');
+const moves = map.moves.map(([a, b]) => [strip(a), strip(b)] as const).sort((x, y) => y[0].length - x[0].length);
+const redirects = new Map((map.redirects ?? []).map(([a, b]) => [strip(a), strip(b)] as const));
+
+for (const [, to] of moves) {
+  const clash = moves.find(([from]) => to === from || to.startsWith(`${from}/`));
+  if (clash) throw new Error(`new path ${to} lies under old path ${clash[0]}: the map would not be idempotent`);
+}
+
+/** Where a repository path lives after the moves (itself when no entry names it). */
+export function mapPath(p: string): string {
+  const r = redirects.get(p);
+  if (r) return mapPath(r);
+  for (const [from, to] of moves) {
+    if (p === from) return to;
+    if (p.startsWith(`${from}/`)) return to + p.slice(from.length);
+  }
+  return p;
+}
+
+const git = (...a: string[]) => execFileSync('git', a, { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 << 20 });
+/** Tracked and untracked-but-not-ignored files, repository-relative. */
+function listFiles(): string[] {
+  return git('ls-files', '-co', '--exclude-standard', '-z')
+    .split('\0')
+    .filter((f) => f && existsSync(join(ROOT, f)) && statSync(join(ROOT, f)).isFile());
+}
+const tracked = new Set(git('ls-files', '-z').split('\0').filter(Boolean));
+
+const CODE = /\.(ts|tsx|js|mjs|cjs|mts)$/;
+const ROOTED = /(^|\/)(Dockerfile|[^/]*\.sh|[^/]*\.ya?ml|[^/]*\.json)$|^docs\/.*\.md$|^README\.md$/;
+const SPEC = [
+  /(\bfrom\s*)(['"])(\.{1,2}\/[^'"]*)\2/g,
+  /(\bimport\s*\(\s*)(['"])(\.{1,2}\/[^'"]*)\2/g,
+  /(\bimport\s+)(['"])(\.{1,2}\/[^'"]*)\2/g,
+  /(\bnew URL\(\s*)(['"])(\.{1,2}\/[^'"]*)\2(?=\s*,\s*import\.meta\.url)/g,
+];
+
+const toPosix = (p: string) => p.split('\\').join('/');
+function relSpec(fromDir: string, target: string, trailingSlash: boolean): string {
+  let s = toPosix(posix.relative(fromDir, target)) || '.';
+  if (!s.startsWith('.')) s = `./${s}`;
+  return trailingSlash && !s.endsWith('/') ? `${s}/` : s;
+}
+
+/** Rewrites one file's text as it will read at `newPath`, having been at `oldPath`. */
+function rewrite(text: string, oldPath: string, newPath: string): string {
+  if (CODE.test(oldPath)) {
+    for (const re of SPEC) {
+      text = text.replace(re, (all, lead: string, q: string, spec: string) => {
+        const target = posix.normalize(posix.join(posix.dirname(oldPath), spec));
+        if (target.startsWith('..')) return all;
+        const moved = mapPath(target.replace(/\/$/, ''));
+        if (moved === target.replace(/\/$/, '') && oldPath === newPath) return all;
+        const next = relSpec(posix.dirname(newPath), moved, spec.endsWith('/'));
+        return next === spec ? all : `${lead}${q}${next}${q}`;
+      });
+    }
+  }
+  if (ROOTED.test(oldPath)) {
+    const roots = [
+      ...new Set([...moves.map(([f]) => f.split('/')[0]!), ...[...redirects.keys()].map((f) => f.split('/')[0]!)]),
+    ];
+    const re = new RegExp(
+      `(?<![\\w./-])((?:${roots.map((r) => r.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})/[\\w./-]*[\\w/])`,
+      'g',
+    );
+    text = text.replace(re, (p: string) => {
+      const slash = p.endsWith('/');
+      const moved = mapPath(p.replace(/\/$/, ''));
+      return slash ? `${moved}/` : moved;
+    });
+  }
+  return text;
+}
+
+function removeEmptyDirs(dir: string): void {
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) return;
+  for (const n of readdirSync(dir)) removeEmptyDirs(join(dir, n));
+  if (readdirSync(dir).length === 0) rmdirSync(dir);
+}
+
+const files = listFiles();
+let movedCount = 0;
+let rewritten = 0;
+let deleted = 0;
+const plan = files.map((f) => ({ from: f, to: redirects.has(f) ? null : mapPath(f) }));
+for (const { from, to } of plan) {
+  if (to && to !== from && existsSync(join(ROOT, to))) throw new Error(`cannot move ${from}: ${to} exists`);
+}
+for (const { from, to } of plan) {
+  const abs = join(ROOT, from);
+  const before = readFileSync(abs, 'utf8');
+  if (to === null) {
+    deleted++;
+    if (!dryRun) {
+      if (tracked.has(from)) git('rm', '-q', '-f', from);
+      else execFileSync('rm', ['-f', abs]);
+    }
+    console.log(`delete   ${from} (its importers now use ${mapPath(from)})`);
+    continue;
+  }
+  const after = /\0/.test(before) ? before : rewrite(before, from, to);
+  if (to !== from) {
+    movedCount++;
+    console.log(`move     ${from} → ${to}`);
+    if (!dryRun) {
+      mkdirSync(dirname(join(ROOT, to)), { recursive: true });
+      if (tracked.has(from)) git('mv', from, to);
+      else renameSync(abs, join(ROOT, to));
+    }
+  }
+  if (after !== before) {
+    rewritten++;
+    if (!dryRun) writeFileSync(join(ROOT, to), after);
+  }
+}
+if (!dryRun) for (const [from] of [...moves, ...redirects]) removeEmptyDirs(join(ROOT, from));
+console.log(
+  `${movedCount} moved, ${deleted} forwarding files deleted, ${rewritten} files' paths rewritten${dryRun ? ' (dry run)' : ''}`,
+);
