@@ -67,7 +67,15 @@ function listFiles(): string[] {
 const tracked = new Set(git('ls-files', '-z').split('\0').filter(Boolean));
 
 const CODE = /\.(ts|tsx|js|mjs|cjs|mts)$/;
-const ROOTED = /(^|\/)(Dockerfile|[^/]*\.sh|[^/]*\.ya?ml|[^/]*\.json)$|^docs\/.*\.md$|^README\.md$/;
+const ROOTED = /(^|\/)(Dockerfile|[^/]*\.(sh|ya?ml|json|md))$/;
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const roots = [...new Set([...moves.map(([f]) => f), ...redirects.keys()].map((f) => f.split('/')[0]!))];
+/** A root path: not inside a longer path (`../shared/x` is relative, so left alone), `./` allowed before it. */
+const ROOT_PATH = new RegExp(
+  `((?:^|(?<=[^\\w./-]))(?:\\./)?)((?:${roots.map(escape).join('|')})/[\\w./-]*[\\w/])`,
+  'gm',
+);
+const SELF = new Set([posix.relative(ROOT, mapFile), 'scripts/dev/move-modules.ts']);
 const SPEC = [
   /(\bfrom\s*)(['"])(\.{1,2}\/[^'"]*)\2/g,
   /(\bimport\s*\(\s*)(['"])(\.{1,2}\/[^'"]*)\2/g,
@@ -96,18 +104,12 @@ function rewrite(text: string, oldPath: string, newPath: string): string {
       });
     }
   }
-  if (ROOTED.test(oldPath)) {
-    const roots = [
-      ...new Set([...moves.map(([f]) => f.split('/')[0]!), ...[...redirects.keys()].map((f) => f.split('/')[0]!)]),
-    ];
-    const re = new RegExp(
-      `(?<![\\w./-])((?:${roots.map((r) => r.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})/[\\w./-]*[\\w/])`,
-      'g',
-    );
-    text = text.replace(re, (p: string) => {
+  if (ROOTED.test(oldPath) || CODE.test(oldPath)) {
+    // Repository-root paths in prose, comments, scripts and configs: `shared/video/probe.ts`, `./shared/db/`.
+    text = text.replace(ROOT_PATH, (all, lead: string, p: string) => {
       const slash = p.endsWith('/');
       const moved = mapPath(p.replace(/\/$/, ''));
-      return slash ? `${moved}/` : moved;
+      return moved === p.replace(/\/$/, '') ? all : `${lead}${moved}${slash ? '/' : ''}`;
     });
   }
   return text;
@@ -139,7 +141,7 @@ for (const { from, to } of plan) {
     console.log(`delete   ${from} (its importers now use ${mapPath(from)})`);
     continue;
   }
-  const after = /\0/.test(before) ? before : rewrite(before, from, to);
+  const after = /\0/.test(before) || SELF.has(from) ? before : rewrite(before, from, to);
   if (to !== from) {
     movedCount++;
     console.log(`move     ${from} → ${to}`);
@@ -154,7 +156,13 @@ for (const { from, to } of plan) {
     if (!dryRun) writeFileSync(join(ROOT, to), after);
   }
 }
-if (!dryRun) for (const [from] of [...moves, ...redirects]) removeEmptyDirs(join(ROOT, from));
+if (!dryRun) {
+  for (const [from] of [...moves, ...redirects]) {
+    // The moved folder, then each parent the move left empty (shared/runtime once runtime/http and infra.ts left).
+    removeEmptyDirs(join(ROOT, from));
+    for (let d = posix.dirname(from); d !== '.'; d = posix.dirname(d)) removeEmptyDirs(join(ROOT, d));
+  }
+}
 console.log(
   `${movedCount} moved, ${deleted} forwarding files deleted, ${rewritten} files' paths rewritten${dryRun ? ' (dry run)' : ''}`,
 );
