@@ -1,4 +1,5 @@
 import { jobHoldKey } from '../billing/hold-keys.ts';
+import { heldOrChargedSql } from '../billing/ledger-reads.ts';
 import type { Meter } from '../billing/types.ts';
 import type { Infra } from '../runtime/infra.ts';
 import type { VideoJobRow } from './store.ts';
@@ -48,8 +49,7 @@ export async function chargeUnchargedJobs(infra: Infra, afterMs: number): Promis
       where v.status = 'completed' and v.charged_units > 0
         and v.completed_at < now() - make_interval(secs => $1::float / 1000)
         and v.completed_at > now() - interval '7 days'
-        and not exists (select 1 from credit_ledger l
-                         where l.request_id = v.id and l.category = 'video' and l.status <> 'refunded')
+        and not ${heldOrChargedSql('v.id', 'video')}
       order by v.completed_at limit 100`,
     [afterMs],
   );

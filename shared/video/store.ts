@@ -132,6 +132,15 @@ export async function markFailed(
   return rows[0] ?? null;
 }
 
+/**
+ * The status and charged units of the video job a credit hold's key names (`video:<id>`), as a subquery for the
+ * hold sweeper's one statement (billing/hold-sweeper.ts): `holdKey` is its SQL expression.
+ */
+export function heldVideoJobSql(holdKey: string): string {
+  return `select status, charged_units::float8 as units from video_jobs
+           where ${holdKey} like 'video:%' and id = substring(${holdKey} from 7)`;
+}
+
 /** Open jobs not touched for a while: candidates for the reconciler. */
 export async function staleOpenJobs(db: Queryable, olderThanMs: number, limit = 200): Promise<VideoJobRow[]> {
   const { rows } = await db.query<VideoJobRow>(
