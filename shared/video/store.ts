@@ -39,11 +39,6 @@ export async function insertVideoJob(
   return rows[0]!;
 }
 
-export async function getVideoJob(db: Queryable, id: string): Promise<VideoJobRow | null> {
-  const { rows } = await db.query<VideoJobRow>('select * from video_jobs where id = $1', [id]);
-  return rows[0] ?? null;
-}
-
 /** Owner-scoped read: another tenant's id is simply not found. */
 export async function getOwnedVideoJob(db: Queryable, ownerId: string, id: string): Promise<VideoJobRow | null> {
   const { rows } = await db.query<VideoJobRow>('select * from video_jobs where id = $1 and owner_id = $2', [
