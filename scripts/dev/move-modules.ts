@@ -125,6 +125,8 @@ const files = listFiles();
 let movedCount = 0;
 let rewritten = 0;
 let deleted = 0;
+/** Files this run moved or rewrote (new paths), for the formatter. */
+const written = new Set<string>();
 const plan = files.map((f) => ({ from: f, to: redirects.has(f) ? null : mapPath(f) }));
 for (const { from, to } of plan) {
   if (to && to !== from && existsSync(join(ROOT, to))) throw new Error(`cannot move ${from}: ${to} exists`);
@@ -151,6 +153,7 @@ for (const { from, to } of plan) {
       else renameSync(abs, join(ROOT, to));
     }
   }
+  if (after !== before || to !== from) written.add(to);
   if (after !== before) {
     rewritten++;
     if (!dryRun) writeFileSync(join(ROOT, to), after);
@@ -161,6 +164,18 @@ if (!dryRun) {
     // The moved folder, then each parent the move left empty (shared/runtime once runtime/http and infra.ts left).
     removeEmptyDirs(join(ROOT, from));
     for (let d = posix.dirname(from); d !== '.'; d = posix.dirname(d)) removeEmptyDirs(join(ROOT, d));
+  }
+}
+// A rewritten specifier is longer or shorter than the old one: the formatter re-wraps what it owns (and skips the
+// files .prettierignore names), so the moved tree passes `prettier --check` as the old one did.
+const prettier = join(ROOT, 'node_modules/.bin/prettier');
+const formattable = [...written].filter((f) => /\.(ts|tsx|js|mjs|json)$/.test(f));
+if (!dryRun && existsSync(prettier)) {
+  for (let i = 0; i < formattable.length; i += 200) {
+    execFileSync(prettier, ['--write', '--log-level', 'warn', ...formattable.slice(i, i + 200)], {
+      cwd: ROOT,
+      stdio: 'inherit',
+    });
   }
 }
 console.log(
