@@ -90,15 +90,39 @@ function relSpec(fromDir: string, target: string, trailingSlash: boolean): strin
   return trailingSlash && !s.endsWith('/') ? `${s}/` : s;
 }
 
+/** Where a new path came from (the inverse of mapPath; itself when no entry moved it there). */
+const byTarget = [...moves].sort((x, y) => y[1].length - x[1].length);
+function unmapPath(p: string): string {
+  for (const [from, to] of byTarget) {
+    if (p === to) return from;
+    if (p.startsWith(`${to}/`)) return from + p.slice(to.length);
+  }
+  return p;
+}
+
+/** Whether a repository path names a file or folder of the tree as this run found it. */
+const known = new Set<string>();
+function exists(p: string): boolean {
+  return known.has(p.replace(/\/$/, ''));
+}
+
 /** Rewrites one file's text as it will read at `newPath`, having been at `oldPath`. */
 function rewrite(text: string, oldPath: string, newPath: string): string {
+  // A file that git already carried to its new place (a merge's rename detection) still holds the specifiers it
+  // had at its old place: a specifier that names nothing from here is read from the old place instead.
+  const formerPath = unmapPath(oldPath);
   if (CODE.test(oldPath)) {
     for (const re of SPEC) {
       text = text.replace(re, (all, lead: string, q: string, spec: string) => {
-        const target = posix.normalize(posix.join(posix.dirname(oldPath), spec));
+        let target = posix.normalize(posix.join(posix.dirname(oldPath), spec)).replace(/\/$/, '');
+        let fromFormer = false;
+        if (!exists(target) && !exists(mapPath(target)) && formerPath !== oldPath) {
+          const former = posix.normalize(posix.join(posix.dirname(formerPath), spec)).replace(/\/$/, '');
+          if (exists(mapPath(former))) [target, fromFormer] = [former, true];
+        }
         if (target.startsWith('..')) return all;
-        const moved = mapPath(target.replace(/\/$/, ''));
-        if (moved === target.replace(/\/$/, '') && oldPath === newPath) return all;
+        const moved = mapPath(target);
+        if (moved === target && oldPath === newPath && !fromFormer) return all;
         const next = relSpec(posix.dirname(newPath), moved, spec.endsWith('/'));
         return next === spec ? all : `${lead}${q}${next}${q}`;
       });
@@ -122,6 +146,7 @@ function removeEmptyDirs(dir: string): void {
 }
 
 const files = listFiles();
+for (const f of files) for (let p = f; p !== '.'; p = posix.dirname(p)) known.add(p);
 let movedCount = 0;
 let rewritten = 0;
 let deleted = 0;
