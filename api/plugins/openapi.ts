@@ -37,7 +37,7 @@ const WEBSOCKET_PATHS: OpenAPIV3.PathsObject = {
 };
 
 /** The OpenAPI document is generated from the routes' zod schemas; served at /openapi.json, browsable at /docs. */
-export const openapiPlugin = fp(async (app: FastifyInstance) => {
+async function openapi(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
     openapi: {
       info: {
@@ -61,4 +61,6 @@ export const openapiPlugin = fp(async (app: FastifyInstance) => {
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
   app.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async () => app.swagger());
-});
+}
+
+export const openapiPlugin = fp(openapi, { name: 'openapi' });

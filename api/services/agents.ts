@@ -1,7 +1,6 @@
 import { isIP } from 'node:net';
 import {
   archiveAgent,
-  collectionOwned,
   getAgent,
   insertAgent,
   listActiveAgents,
@@ -10,6 +9,7 @@ import {
   updateAgent,
   type AgentRow,
 } from '../../shared/agents/db.ts';
+import { collectionOwned } from '../../shared/rag/collections.ts';
 import {
   deleteInstance,
   getInstance,

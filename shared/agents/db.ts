@@ -197,15 +197,6 @@ export async function archiveAgent(db: Queryable, developerId: string, id: strin
   return (rowCount ?? 0) > 0;
 }
 
-/** True when the collection exists and belongs to this developer (an agent may only attach its own). */
-export async function collectionOwned(db: Queryable, developerId: string, collectionId: string): Promise<boolean> {
-  const { rows } = await db.query('select 1 from rag_collections where developer_id = $1 and id = $2', [
-    developerId,
-    collectionId,
-  ]);
-  return rows.length > 0;
-}
-
 // ── external sync ──────────────────────────────────────────────────────────────────────────────────────────
 
 export async function getSyncedId(

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { KEYED_VENDORS } from '../contracts/providers.ts';
-import { TIERS } from './tiers.ts';
+import { TIERS } from '../db/developers.ts';
 
 export const Credits = z.object({ used: z.number(), limit: z.number(), remaining: z.number() });
 export type Credits = z.infer<typeof Credits>;

@@ -6,6 +6,15 @@ import type { MeterCategory } from './types.ts';
  * window: holds in flight included, refunded entries excluded.
  */
 
+/**
+ * SQL predicate: a hold or charge of `category` under the request id `requestId` (an SQL expression) that was not
+ * refunded. For a job table's reconciler that looks for completed work never charged (video/billing.ts).
+ */
+export function heldOrChargedSql(requestId: string, category: MeterCategory): string {
+  return `exists (select 1 from credit_ledger l
+                   where l.request_id = ${requestId} and l.category = '${category}' and l.status <> 'refunded')`;
+}
+
 /** One category's credits and distinct metered requests; the row with `category` null is the total. */
 export interface CategoryUsageRow {
   category: MeterCategory | null;

@@ -512,6 +512,27 @@ export async function insertOutboundTask(
   );
 }
 
+/** Outbound tasks not yet placed, older than `olderThanMs` and younger than `window`: the reconciler's candidates. */
+export async function undialledOutboundTasks(db: Queryable, olderThanMs: number, window: string): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    `select id from rt_outbound_tasks where status = 'queued' and call_sid is null
+        and created_at < now() - make_interval(secs => $1::float / 1000)
+        and created_at > now() - $2::interval
+      order by created_at limit 100`,
+    [olderThanMs, window],
+  );
+  return rows.map((r) => r.id);
+}
+
+/** Fails a task still waiting to be placed (the dispatcher gave up on it); a placed one is left alone. */
+export async function failUndialledTask(db: Queryable, id: string, error: string): Promise<void> {
+  await db.query(
+    `update rt_outbound_tasks set status = 'failed', error = $2, updated_at = now()
+      where id = $1 and status = 'queued' and call_sid is null`,
+    [id, error],
+  );
+}
+
 export async function getOutboundTask(db: Queryable, id: string): Promise<OutboundTaskRow | null> {
   const { rows } = await db.query<OutboundTaskRow>(
     `select id, developer_id, agent_id, from_number, to_number, call_sid, session_id, answered_by, variables,

@@ -40,11 +40,6 @@ export async function insertVideoJob(
   return rows[0]!;
 }
 
-export async function getVideoJob(db: Queryable, id: string): Promise<VideoJobRow | null> {
-  const { rows } = await db.query<VideoJobRow>('select * from video_jobs where id = $1', [id]);
-  return rows[0] ?? null;
-}
-
 /** Owner-scoped read: another tenant's id is simply not found. */
 export async function getOwnedVideoJob(db: Queryable, ownerId: string, id: string): Promise<VideoJobRow | null> {
   const { rows } = await db.query<VideoJobRow>('select * from video_jobs where id = $1 and owner_id = $2', [
@@ -132,6 +127,15 @@ export async function markFailed(
     [id, { ...error, message: scrubInternals(error.message) }],
   );
   return rows[0] ?? null;
+}
+
+/**
+ * The status and charged units of the video job a credit hold's key names (`video:<id>`), as a subquery for the
+ * hold sweeper's one statement (billing/hold-sweeper.ts): `holdKey` is its SQL expression.
+ */
+export function heldVideoJobSql(holdKey: string): string {
+  return `select status, charged_units::float8 as units from video_jobs
+           where ${holdKey} like 'video:%' and id = substring(${holdKey} from 7)`;
 }
 
 /** Open jobs not touched for a while: candidates for the reconciler. */

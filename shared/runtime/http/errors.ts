@@ -65,7 +65,7 @@ export function toApiError(err: FastifyError & { validation?: unknown[]; validat
   return new ApiError('internal_error');
 }
 
-export const errorHandlerPlugin = fp(async (app: FastifyInstance) => {
+async function errorHandler(app: FastifyInstance): Promise<void> {
   app.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
     const apiErr = toApiError(err);
     if (apiErr.status >= 500) req.log.error({ err, requestId: req.id, route: req.routeOptions.url }, 'request failed');
@@ -75,4 +75,6 @@ export const errorHandlerPlugin = fp(async (app: FastifyInstance) => {
   app.setNotFoundHandler((req, reply) =>
     sendApiError(reply, new ApiError('route_not_found', { method: req.method, path: req.url.split('?')[0] })),
   );
-});
+}
+
+export const errorHandlerPlugin = fp(errorHandler, { name: 'error-handler' });

@@ -84,7 +84,7 @@ export function rejectNul(where: 'path' | 'query' | 'body', value: unknown): voi
  * text, and deep nesting overflows recursive code, so they would otherwise surface as 500s.
  * Multipart fields are checked where they are read (api/services/speech-input.ts).
  */
-export const inputGuardPlugin = fp(async (app: FastifyInstance) => {
+async function inputGuard(app: FastifyInstance): Promise<void> {
   // An empty body sent as application/json is no body (clients send the header on every POST): a route whose
   // body is optional (POST /v1/keys) can accept it, one that needs a body says which. Fastify's default is a 400.
   // The header is dropped rather than the JSON parser replaced, since areas add their own JSON parsers.
@@ -105,4 +105,6 @@ export const inputGuardPlugin = fp(async (app: FastifyInstance) => {
       done(e as Error);
     }
   });
-});
+}
+
+export const inputGuardPlugin = fp(inputGuard, { name: 'input-guard', dependencies: ['error-handler'] });
