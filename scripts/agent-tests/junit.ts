@@ -4,7 +4,7 @@ const esc = (s: string) =>
   s
     .replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!)
     // XML 1.0 forbids most control characters even escaped.
-    .replace(/[^\t\n\r\u0020-\uffff]/gu, '');
+    .replace(/[^\t\n\r\u0020-\uffff]/g, '');
 
 /**
  * JUnit XML as CI systems read it: one <testsuite> per scenario file, one <testcase> per scenario, a <failure> that
