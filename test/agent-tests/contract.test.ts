@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compilePattern, parseScenarioFile, ScenarioFileError } from '../../shared/contracts/agent-tests.ts';
 import { segments } from '../../scripts/agent-tests/caller-speech.ts';
@@ -107,5 +108,12 @@ describe('GET /v1/agent-tests/schema', () => {
     expect(Object.keys(one.properties!)).toEqual(
       expect.arrayContaining(['name', 'transport', 'llm', 'impairments', 'turns', 'expect']),
     );
+  });
+});
+
+describe('the example suite', () => {
+  it('is a valid scenario file', async () => {
+    const text = await readFile('examples/agent-tests/front-desk.yaml', 'utf8');
+    expect(parseScenarioFile(text).map((s) => s.name)).toHaveLength(3);
   });
 });

@@ -6,7 +6,7 @@ import { parseScenarioFile } from '../../shared/contracts/agent-tests.ts';
 import { junitXml } from '../../scripts/agent-tests/junit.ts';
 import { startOfflineVendors, type OfflineVendors } from '../../scripts/agent-tests/offline-vendors.ts';
 import { allChecks } from '../../scripts/agent-tests/results.ts';
-import { runSuite } from '../../scripts/agent-tests/suite.ts';
+import { loadScenarioFiles, runSuite } from '../../scripts/agent-tests/suite.ts';
 import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
 
 /**
@@ -105,4 +105,13 @@ describe('agent tests over the Twilio media path', () => {
     );
     expect(text.match(/<failure/g)).toHaveLength(1);
   }, 120_000);
+
+  it('passes the documented example suite (pauses, a bad line, a barge-in)', async () => {
+    const scenarios = await loadScenarioFiles(['examples/agent-tests/front-desk.yaml']);
+    const results = await runSuite({ url: p.url, apiKey: key, agentId }, scenarios, vendors);
+    for (const r of results)
+      expect({ name: r.name, failed: allChecks(r).filter((c) => !c.passed) }).toEqual({ name: r.name, failed: [] });
+    const barge = results[2]!;
+    expect(barge.turns[1]!.reply).toMatch(/holidays/);
+  }, 180_000);
 });
