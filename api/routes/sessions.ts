@@ -6,6 +6,7 @@ import {
   CreateOutboundCallBody,
   CreateTwilioSessionBody,
   DirectSessionToken,
+  CutInRates,
   InterruptionQuality,
   InterruptionQualityQuery,
   RootCauseReport,
@@ -19,6 +20,7 @@ import {
 import { pageSchema } from '../../shared/pagination.ts';
 import {
   interruptionQuality,
+  cutInRates,
   listSessions,
   recordingKey,
   sessionDetail,
@@ -76,7 +78,7 @@ export const sessionsRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (req) => {
       await checkInstance(req.auth.developerId, req.body.agentId, req.body.instanceId);
-      return createTwilioSession(infra, req.auth.developerId, req.body);
+      return createTwilioSession(infra, req.auth.developerId, req.body, { apiKeyId: req.auth.keyId });
     },
   );
 
@@ -92,7 +94,7 @@ export const sessionsRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (req) => {
       await checkInstance(req.auth.developerId, req.body.agentId, req.body.instanceId);
-      return createDirectSession(infra, req.auth.developerId, req.body.agentId, req.body.instanceId);
+      return createDirectSession(infra, req.auth.developerId, req.body, { apiKeyId: req.auth.keyId });
     },
   );
 
@@ -197,6 +199,21 @@ export const sessionsRoutes: FastifyPluginAsyncZod = async (app) => {
     async (req) => {
       await checkAgentFilter(req.auth.developerId, req.query.agentId);
       return interruptionQuality(infra, req.auth.developerId, req.query);
+    },
+  );
+  app.get(
+    '/v1/observability/sessions/cut-ins',
+    {
+      schema: {
+        tags: obs,
+        summary: 'Suspected cut-ins per agent (the caller went on within 500 ms after a reply started)',
+        querystring: InterruptionQualityQuery,
+        response: { 200: CutInRates },
+      },
+    },
+    async (req) => {
+      await checkAgentFilter(req.auth.developerId, req.query.agentId);
+      return cutInRates(infra, req.auth.developerId, req.query);
     },
   );
   app.get(

@@ -1,4 +1,5 @@
 import type {
+  CutInRates,
   InterruptionQuality,
   RootCauseReport,
   SessionDetail,
@@ -8,6 +9,7 @@ import { ApiError } from '../../shared/errors/api-error.ts';
 import { decodeCursor, toPage, type Page } from '../../shared/pagination.ts';
 import type { Infra } from '../../shared/runtime/infra.ts';
 import {
+  cutInStats,
   findStartedSession,
   interruptionStats,
   type InterruptionStats,
@@ -76,12 +78,14 @@ export async function sessionDetail(
       endpointMs: t.endpoint_ms,
       overheadMs: t.overhead_ms ?? null,
       interrupted: t.interrupted,
+      suspectedCutIn: t.suspected_cut_in,
     })),
     metrics: {
       totalDurationMs: s.started_at ? Math.max(0, end.getTime() - s.started_at.getTime()) : 0,
       avgTurnLatencyMs: latencies.length ? Math.round(latencies.reduce((a, b) => a + b, 0) / latencies.length) : 0,
       toolExecutions: tools.length,
       interruptions: interruptions.length,
+      suspectedCutIns: turns.filter((t) => t.suspected_cut_in).length,
     },
     toolExecutions: tools.map((t) => ({
       turn: t.turn_idx,
@@ -128,7 +132,12 @@ export async function interruptionQuality(
   developerId: string,
   q: { agentId?: string; from?: string; to?: string },
 ): Promise<InterruptionQuality> {
-  const a = await interruptionStats(infra.db, developerId, q);
+  const [a, cuts] = await Promise.all([
+    interruptionStats(infra.db, developerId, q),
+    cutInStats(infra.db, developerId, q),
+  ]);
+  const replies = cuts.reduce((n, c) => n + c.replies, 0);
+  const suspected = cuts.reduce((n, c) => n + c.suspected, 0);
   const r = (v: number | null) => (v === null ? null : Math.round(v * 10) / 10);
   const triple = ([avg, p50, p95]: InterruptionStats['stop']) => ({ avg: r(avg), p50: r(p50), p95: r(p95) });
   const nSessions = a.sessions;
@@ -142,6 +151,29 @@ export async function interruptionQuality(
     detectionLatencyMs: triple(a.detection),
     stopLatencyMs: triple(a.stop),
     bleedThroughWords: { ...triple(a.bleed), total: a.bleedTotal },
+    suspectedCutIns: { replies, suspected, rate: cutRate(suspected, replies) },
+  };
+}
+
+/** A share as a fraction with 4 decimals (0.0123 = 1.23 %); 0 when there were no replies. */
+const cutRate = (suspected: number, replies: number) => (replies ? Math.round((suspected / replies) * 1e4) / 1e4 : 0);
+
+/** Suspected cut-ins per agent over sessions that started in [from, to) (issue 25). */
+export async function cutInRates(
+  infra: Infra,
+  developerId: string,
+  q: { agentId?: string; from?: string; to?: string },
+): Promise<CutInRates> {
+  const rows = await cutInStats(infra.db, developerId, q);
+  return {
+    from: q.from ?? null,
+    to: q.to ?? null,
+    data: rows.map((r) => ({
+      agentId: r.agent_id,
+      replies: r.replies,
+      suspectedCutIns: r.suspected,
+      rate: cutRate(r.suspected, r.replies),
+    })),
   };
 }
 

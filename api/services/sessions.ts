@@ -1,13 +1,21 @@
 import twilio from 'twilio';
 import { getAgent } from '../../shared/agents/db.ts';
 import { sessionMinuteHold } from '../../shared/billing/session-hold.ts';
-import type { CreateTwilioSessionBody, TwilioSession } from '../../shared/contracts/sessions.ts';
+import { dailyHeadroom, insertSessionLimits } from '../../shared/billing/spending-caps.ts';
+import { creditWeights } from '../../shared/billing/weights.ts';
+import type {
+  CreateDirectSessionBody,
+  CreateTwilioSessionBody,
+  TwilioSession,
+} from '../../shared/contracts/sessions.ts';
 import { ApiError } from '../../shared/errors/api-error.ts';
 import { newId } from '../../shared/ids.ts';
 import type { Infra } from '../../shared/runtime/infra.ts';
 import { resolveSessionEngines, speechFor } from '../../shared/realtime/engines.ts';
 import { sessionSecret } from '../../shared/realtime/secret.ts';
-import { insertPendingTwilioSession } from '../../shared/realtime/store.ts';
+import { admitSession, refusalTwiml } from '../../shared/realtime/admission.ts';
+import { insertPendingTwilioSession, markSessionFailedToStart } from '../../shared/realtime/store.ts';
+import { admissionRefused } from '../../shared/observability/metrics.ts';
 import { signSessionToken } from '../../shared/realtime/token.ts';
 
 export const TWILIO_STREAM_PATH = '/v1/sessions/twilio/stream';
@@ -42,13 +50,15 @@ export async function createTwilioSession(
   infra: Infra,
   developerId: string,
   body: CreateTwilioSessionBody,
-  opts: { direction?: 'inbound' | 'outbound'; taskId?: string } = {},
+  opts: { direction?: 'inbound' | 'outbound'; taskId?: string; apiKeyId?: string } = {},
 ): Promise<TwilioSession> {
   const agent = await requireActiveAgent(infra, developerId, body.agentId);
   // Fail before the caller is connected: phone audio needs a provider STT (the local default cannot do 8 kHz).
   await resolveSessionEngines(infra, speechFor(infra), developerId, agent, 'twilio');
   const sessionId = newId('session');
-  await requireSessionCredits(infra, developerId, sessionId, 'twilio');
+  await requireSessionCredits(infra, developerId, sessionId, 'twilio', opts.apiKeyId);
+  const refused = await refuseOverCapacity(infra, sessionId, 'twilio');
+  await recordCallLimits(infra, developerId, sessionId, body, opts.apiKeyId);
   const ttl = infra.config.REALTIME_TOKEN_TTL_SECONDS;
   const exp = Math.floor(Date.now() / 1000) + ttl;
   const token = await signSessionToken(sessionSecret(infra), {
@@ -75,6 +85,20 @@ export async function createTwilioSession(
     expiresAt,
   });
   const url = streamUrl(infra.config.PUBLIC_BASE_URL, TWILIO_STREAM_PATH);
+  if (refused) {
+    // The caller hears the configured refusal; the session stays visible as refused (end reason `admission`).
+    await markSessionFailedToStart(infra.db, sessionId, 'admission', 'the realtime fleet was at capacity');
+    const answered = opts.direction === 'outbound';
+    const twiml = refusalTwiml(infra.config, { answered });
+    return {
+      sessionId,
+      agentId: body.agentId,
+      twiml,
+      streamUrl: url,
+      expiresAt: expiresAt.toISOString(),
+      admitted: false,
+    };
+  }
   return {
     sessionId,
     agentId: body.agentId,
@@ -84,21 +108,72 @@ export async function createTwilioSession(
   };
 }
 
-/** 402 `insufficient_credits` now, while the caller can still be told, rather than a refused stream later. */
-function requireSessionCredits(infra: Infra, developerId: string, sessionId: string, channel: string) {
-  return infra.meter.check(sessionMinuteHold(developerId, sessionId, channel));
+/**
+ * 402 `insufficient_credits` (or `spending_cap_reached` when a daily cap has no room for the first minute) now,
+ * while the caller can still be told, rather than a refused stream later.
+ */
+async function requireSessionCredits(
+  infra: Infra,
+  developerId: string,
+  sessionId: string,
+  channel: string,
+  apiKeyId?: string,
+): Promise<void> {
+  const minute = sessionMinuteHold(developerId, sessionId, channel);
+  await infra.meter.check(minute);
+  const headroom = await dailyHeadroom(infra.db, developerId, apiKeyId ?? null);
+  const needed = creditWeights(infra.config).credits(minute.category, minute.operation, minute.units);
+  if (headroom && headroom.remaining < needed) {
+    throw new ApiError('spending_cap_reached', {
+      scope: headroom.scope === 'key' ? 'API key' : 'developer',
+      cap: headroom.cap,
+      remaining: Math.max(0, headroom.remaining),
+      needed,
+    });
+  }
+}
+
+/** The call's own caps (over the agent's defaults) and the key that created it, read when the call connects. */
+async function recordCallLimits(
+  infra: Infra,
+  developerId: string,
+  sessionId: string,
+  body: { maxDurationSeconds?: number; maxCredits?: number },
+  apiKeyId: string | undefined,
+): Promise<void> {
+  if (body.maxDurationSeconds === undefined && body.maxCredits === undefined && !apiKeyId) return;
+  await insertSessionLimits(infra.db, sessionId, developerId, {
+    apiKeyId: apiKeyId ?? null,
+    maxDurationSeconds: body.maxDurationSeconds ?? null,
+    maxCredits: body.maxCredits ?? null,
+  });
+}
+
+/** Admission control: true when the realtime fleet has no slot for this session (shared/realtime/admission.ts). */
+async function refuseOverCapacity(infra: Infra, sessionId: string, transport: 'twilio' | 'direct'): Promise<boolean> {
+  const a = await admitSession(infra, sessionId);
+  if (a.admitted) return false;
+  admissionRefused.inc({ transport });
+  infra.log.info({ sessionId, transport, capacity: a.capacity, used: a.used }, 'call refused: fleet at capacity');
+  return true;
 }
 
 /** A short-lived token for the direct socket, so a browser page never holds the API key. */
 export async function createDirectSession(
   infra: Infra,
   developerId: string,
-  agentId: string,
-  instanceId?: string,
+  body: CreateDirectSessionBody,
+  opts: { apiKeyId?: string } = {},
 ): Promise<{ sessionId: string; agentId: string; token: string; url: string; expiresAt: string }> {
+  const { agentId, instanceId } = body;
   await requireActiveAgent(infra, developerId, agentId);
   const sessionId = newId('session');
-  await requireSessionCredits(infra, developerId, sessionId, 'direct');
+  await requireSessionCredits(infra, developerId, sessionId, 'direct', opts.apiKeyId);
+  if (await refuseOverCapacity(infra, sessionId, 'direct')) {
+    const retryAfter = infra.config.REALTIME_ADMISSION_RETRY_AFTER_SECONDS;
+    throw new ApiError('over_capacity', { retryAfter }, null, { 'retry-after': String(retryAfter) });
+  }
+  await recordCallLimits(infra, developerId, sessionId, body, opts.apiKeyId);
   const exp = Math.floor(Date.now() / 1000) + infra.config.REALTIME_TOKEN_TTL_SECONDS;
   const token = await signSessionToken(sessionSecret(infra), {
     sid: sessionId,

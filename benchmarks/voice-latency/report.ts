@@ -9,6 +9,8 @@ export interface Final {
   droppedLlmTokens: number;
   droppedTtsChars: number;
   llmTokens: number;
+  /** Why prepared replies were dropped (issue 25). */
+  droppedBy?: { wentOn: number; wordsChanged: number; finalDiffers: number };
 }
 
 export interface Report {
@@ -46,7 +48,11 @@ export function printReport(r: Report): void {
   if (fin) {
     console.log(
       `preemptive replies: ${fin.prepared} played, ${fin.dropped} dropped; dropped LLM output ≈ ${fin.droppedLlmTokens} tokens ` +
-        `(billed LLM tokens ${fin.llmTokens}); dropped TTS ${fin.droppedTtsChars} characters`,
+        `(billed LLM tokens ${fin.llmTokens}); dropped TTS ${fin.droppedTtsChars} characters` +
+        (fin.droppedBy
+          ? `; dropped because the caller went on ${fin.droppedBy.wentOn}, newer words ${fin.droppedBy.wordsChanged}, ` +
+            `the final differed ${fin.droppedBy.finalDiffers}`
+          : ''),
     );
     console.log(
       `platform CPU per call (${fin.cpu.processes} processes at the end): user ${perCall(fin.cpu.user)}, system ${perCall(fin.cpu.system)} ` +

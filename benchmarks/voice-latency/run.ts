@@ -23,6 +23,7 @@ import { startOpenAiChatDouble } from '../../test/doubles/openai-chat.ts';
 import { TwilioCaller } from '../../test/realtime/doubles/twilio-caller.ts';
 import { fliteUtterance, tokenFromTwiml, wsUrl } from '../../test/realtime/helpers.ts';
 import { printReport, type Final } from './report.ts';
+import { runSweep, SUMMARY_PREFIX, type SweepSummary } from './sweep.ts';
 import { BARGE_IN, BARGE_Q, LONG, pauseMs, pct, REPLY, trimSilence, utterance, UTTERANCES } from './script.ts';
 
 const { values: args } = parseArgs({
@@ -32,20 +33,42 @@ const { values: args } = parseArgs({
     tts: { type: 'string', default: 'local' },
     'tts-first-byte-ms': { type: 'string', default: '150' },
     'stt-final-ms': { type: 'string', default: '150' },
+    // What a hosted STT does on a real network (issue 25): final jitter (±ms), word error rate (0–1, seeded),
+    // interims that lag the audio (ms; 0 = the paced model's on-time interims).
+    'stt-jitter-ms': { type: 'string', default: '0' },
+    'stt-wer': { type: 'string', default: '0' },
+    'stt-interim-lag-ms': { type: 'string', default: '0' },
+    'stt-seed': { type: 'string', default: '1' },
+    // The issue-25 table: STT final 150/300/500/800 ms × LLM first token 250/700 ms, one run per profile.
+    sweep: { type: 'boolean', default: false },
+    'sweep-stt-ms': { type: 'string', default: '150,300,500,800' },
+    'sweep-llm-ms': { type: 'string', default: '250,700' },
     'llm-first-token-ms': { type: 'string', default: '250' },
     'llm-tokens-per-s': { type: 'string', default: '60' },
     'ramp-ms': { type: 'string', default: '100' },
     endpointing: { type: 'string', default: '300' },
     // Platform processes sharing the port (node:cluster); default one per core, as `PROCESSES` on a machine.
     processes: { type: 'string', default: String(availableParallelism()) },
+    // Admission control on, with this many calls for the whole platform (0 = off): calls past it are refused
+    // (busy TwiML) and counted, not failed. bench:capacity's admission mode uses it.
+    'admission-capacity': { type: 'string', default: '0' },
   },
 });
+const ADMISSION_CAPACITY = Number(args['admission-capacity']);
+if (args.sweep) {
+  await runSweep(process.argv.slice(2), args['sweep-stt-ms'], args['sweep-llm-ms']);
+  process.exit(0);
+}
 const CALLS = Number(args.calls);
 const TURNS = Math.max(2, Number(args.turns));
 const VENDOR_TTS = args.tts === 'vendor';
 if (!['local', 'vendor'].includes(args.tts)) throw new Error('--tts is local or vendor');
+if (!(Number(args['stt-wer']) >= 0 && Number(args['stt-wer']) < 1)) throw new Error('--stt-wer is a rate in [0, 1)');
 const PROFILE = {
   sttFinalAfterMs: Number(args['stt-final-ms']),
+  sttJitterMs: Number(args['stt-jitter-ms']),
+  sttWer: Number(args['stt-wer']),
+  sttInterimLagMs: Number(args['stt-interim-lag-ms']),
   llmFirstTokenMs: Number(args['llm-first-token-ms']),
   llmTokensPerSecond: Number(args['llm-tokens-per-s']),
 };
@@ -56,6 +79,10 @@ async function main(): Promise<void> {
     script: (_c, u) => utterance(u, TURNS),
     finalAfterMs: PROFILE.sttFinalAfterMs,
     interimEveryMs: 100,
+    finalJitterMs: PROFILE.sttJitterMs,
+    wordErrorRate: PROFILE.sttWer,
+    interimLagMs: PROFILE.sttInterimLagMs,
+    seed: Number(args['stt-seed']),
   });
   // A vendor TTS with a latency profile; about 65 ms of speech per character, as flite's voices speak.
   const ttsDouble = VENDOR_TTS
@@ -84,6 +111,10 @@ async function main(): Promise<void> {
       OPENAI_API_KEY: llm.key,
       OUTBOUND_ALLOWLIST: '127.0.0.1',
       BENCH_PROCESSES: args.processes,
+      REALTIME_ADMISSION: ADMISSION_CAPACITY > 0 ? 'true' : 'false',
+      ...(ADMISSION_CAPACITY > 0
+        ? { REALTIME_MAX_SESSIONS: String(Math.ceil(ADMISSION_CAPACITY / Math.max(1, Number(args.processes)))) }
+        : {}),
       ...(ttsDouble
         ? { BENCH_TTS_PROVIDER: 'cartesia', CARTESIA_BASE_URL: ttsDouble.url, CARTESIA_API_KEY: ttsDouble.key }
         : {}),
@@ -134,6 +165,7 @@ async function main(): Promise<void> {
   const clearAfterOnset: number[] = [];
   const sessionIds: string[] = [];
   let failures = 0;
+  let rejected = 0;
 
   async function call(i: number): Promise<void> {
     await new Promise((r) => setTimeout(r, i * Number(args['ramp-ms'])));
@@ -142,7 +174,9 @@ async function main(): Promise<void> {
       headers: { authorization: `Bearer ${srv.apiKey}`, 'content-type': 'application/json' },
       body: JSON.stringify({ agentId: srv.agentId, from: `+1555000${String(i).padStart(4, '0')}`, to: '+15559990000' }),
     });
-    const body = (await res.json()) as { twiml: string; sessionId: string };
+    const body = (await res.json()) as { twiml: string; sessionId: string; admitted?: boolean };
+    // Refused by admission control (busy TwiML): a call the platform declined, not a failed one.
+    if (body.admitted === false) return void rejected++;
     sessionIds.push(body.sessionId);
     const c = new TwilioCaller({
       url: wsUrl(srv.url, '/v1/sessions/twilio/stream'),
@@ -300,7 +334,12 @@ async function main(): Promise<void> {
   printReport({
     header: [
       `\nvoice-latency: ${CALLS} concurrent calls × ${TURNS} turns on ${cpus().length} cores, ${args.processes} platform process(es), ${Math.round(wall / 1000)} s, ${failures} failed calls`,
-      `profiles: STT final ${PROFILE.sttFinalAfterMs} ms after end of speech (deepgram double); LLM first token ${PROFILE.llmFirstTokenMs} ms then ${PROFILE.llmTokensPerSecond} tokens/s (openai double); TTS ${VENDOR_TTS ? `vendor double (cartesia protocol, first byte ${args['tts-first-byte-ms']} ms)` : 'local flite (real)'}; endpointing ${args.endpointing} ms fixed, adaptive per the platform defaults`,
+      `profiles: STT final ${PROFILE.sttFinalAfterMs} ms after end of speech ± ${PROFILE.sttJitterMs} ms, WER ${(100 * PROFILE.sttWer).toFixed(0)} %, interims ${PROFILE.sttInterimLagMs ? `${PROFILE.sttInterimLagMs} ms behind` : 'on time'} (deepgram double); LLM first token ${PROFILE.llmFirstTokenMs} ms then ${PROFILE.llmTokensPerSecond} tokens/s (openai double); TTS ${VENDOR_TTS ? `vendor double (cartesia protocol, first byte ${args['tts-first-byte-ms']} ms)` : 'local flite (real)'}; endpointing ${args.endpointing} ms fixed, adaptive per the platform defaults`,
+      ...(ADMISSION_CAPACITY > 0
+        ? [
+            `admission control: capacity ${ADMISSION_CAPACITY} calls; ${CALLS - rejected} accepted, ${rejected} refused (busy)`,
+          ]
+        : []),
       `load average at the end: ${loadavg()
         .map((x) => x.toFixed(1))
         .join(' ')}`,
@@ -330,6 +369,25 @@ async function main(): Promise<void> {
     turn,
     final: fin,
   });
+  // One machine-readable line for bench:capacity (benchmarks/capacity/run.ts).
+  console.log(
+    `BENCH_RESULT ${JSON.stringify({ calls: CALLS, rejected, failures, turnP95: pct(turn, 95), firstResponseP95: pct(firstResponse, 95), cores: cpus().length })}`,
+  );
+  // One line for the sweep (sweep.ts) to read.
+  console.log(
+    SUMMARY_PREFIX +
+      JSON.stringify({
+        failures,
+        turn,
+        firstResponse,
+        endpoint,
+        pauses,
+        cutIns,
+        prepared: fin?.prepared ?? null,
+        dropped: fin?.dropped ?? null,
+        droppedLlmTokens: fin?.droppedLlmTokens ?? null,
+      } satisfies SweepSummary),
+  );
   process.exit(failures ? 1 : 0);
 }
 

@@ -94,7 +94,10 @@ async function primary(): Promise<void> {
               sum((metrics->>'preparedRepliesDropped')::int) as dropped,
               sum((metrics->>'droppedLlmTokens')::int) as "droppedLlmTokens",
               sum((metrics->>'droppedTtsCharacters')::int) as "droppedTtsChars",
-              sum((metrics->>'llmTokens')::int) as "llmTokens"
+              sum((metrics->>'llmTokens')::int) as "llmTokens",
+              sum((metrics->>'preparedDroppedWentOn')::int) as "wentOn",
+              sum((metrics->>'preparedDroppedWordsChanged')::int) as "wordsChanged",
+              sum((metrics->>'preparedDroppedFinalDiffers')::int) as "finalDiffers"
          from rt_sessions`,
     );
     await db2.end();
@@ -110,6 +113,7 @@ async function primary(): Promise<void> {
           droppedLlmTokens: num(r.droppedLlmTokens),
           droppedTtsChars: num(r.droppedTtsChars),
           llmTokens: num(r.llmTokens),
+          droppedBy: { wentOn: num(r.wentOn), wordsChanged: num(r.wordsChanged), finalDiffers: num(r.finalDiffers) },
         },
       }),
     );

@@ -105,7 +105,7 @@ export interface SearchHit {
 }
 
 /** Call traces: the platform's own zod contracts, imported as types only (nothing of zod reaches the bundle). */
-export type { SessionDetail, SessionSummary } from '../../shared/contracts/sessions.ts';
+export type { CutInRates, SessionDetail, SessionSummary } from '../../shared/contracts/sessions.ts';
 export type { RootCauseReport as RootCause } from '../../shared/contracts/sessions.ts';
 import type { SessionDetail } from '../../shared/contracts/sessions.ts';
 export type Turn = SessionDetail['turns'][number];

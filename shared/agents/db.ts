@@ -23,6 +23,11 @@ export interface AgentRow {
   language: string;
   temperature: number;
   max_tokens: number;
+  /** Per-call defaults (null: none beyond the platform's); a session-create body may override them. */
+  max_duration_seconds: number | null;
+  max_credits: number | null;
+  /** Said when a cap or the balance ends a call (null: the platform's default goodbye). */
+  goodbye_message: string | null;
   status: 'active' | 'archived';
   metadata: Record<string, unknown>;
   tools: AgentTool[];
@@ -51,6 +56,9 @@ export const AGENT_COLUMNS = {
   language: 'language',
   temperature: 'temperature',
   maxTokens: 'max_tokens',
+  maxDurationSeconds: 'max_duration_seconds',
+  maxCredits: 'max_credits',
+  goodbyeMessage: 'goodbye_message',
   status: 'status',
   metadata: 'metadata',
   tools: 'tools',
@@ -79,6 +87,9 @@ export function toAgent(r: AgentRow, opts: { withSecret?: boolean } = {}): Agent
     language: r.language,
     temperature: r.temperature,
     maxTokens: r.max_tokens,
+    maxDurationSeconds: r.max_duration_seconds,
+    maxCredits: r.max_credits,
+    goodbyeMessage: r.goodbye_message,
     status: r.status,
     metadata: r.metadata,
     tools: r.tools,

@@ -13,8 +13,8 @@ interface LeftHold {
  * and its settlement, or a refund outlasted its retries. A job's hold (keyed `transcription:<id>`/`video:<id>`)
  * follows its job: committed to the job's units when it completed and was charged, refunded when it failed or is
  * gone, left alone while it runs. A hold without a key (a request's) is refunded once it is older than
- * `unkeyedAfterMs`, far past any request's time limit. Voice-session holds are the session keeper's and are left
- * alone. Every settlement is conditional on the hold still being reserved, so replicas sweeping at once settle
+ * `unkeyedAfterMs`, far past any request's time limit. Voice-session holds (minutes and the running holds of a
+ * call's engines, `session.*`) live as long as the call and are left alone. Every settlement is conditional on the hold still being reserved, so replicas sweeping at once settle
  * each hold once.
  */
 export async function sweepHolds(
@@ -28,7 +28,7 @@ export async function sweepHolds(
        from credit_ledger l
        left join transcription_jobs t on l.hold_key like 'transcription:%' and t.id = substring(l.hold_key from 15)
        left join video_jobs v on l.hold_key like 'video:%' and v.id = substring(l.hold_key from 7)
-      where l.status = 'reserved' and l.category <> 'session'
+      where l.status = 'reserved' and l.category <> 'session' and l.operation not like 'session.%'
         and l.created_at < now() - make_interval(secs => $1::float / 1000)
       order by l.created_at limit $2`,
     [opts.afterMs, opts.limit ?? 200],

@@ -5,6 +5,7 @@ import { collectionsEnv } from './areas/collections.ts';
 import { portalEnv } from './areas/portal.ts';
 import { providersEnv } from './areas/providers.ts';
 import { realtimeEnv } from './areas/realtime.ts';
+import { admissionEnv } from './areas/admission.ts';
 import { speechEnv } from './areas/speech.ts';
 import { toolsEnv } from './areas/tools.ts';
 import { videoEnv } from './areas/video.ts';
@@ -131,6 +132,7 @@ export const EnvSchema = z.object({
   ...collectionsEnv,
   ...agentsEnv,
   ...realtimeEnv,
+  ...admissionEnv,
   ...videoEnv,
   ...toolsEnv,
   ...portalEnv,

@@ -40,6 +40,7 @@ export const TurnTaking = z
     completeMs: z.number().int().min(100).max(3000).optional(),
     incompleteMs: z.number().int().min(100).max(5000).optional(),
     preemptive: z.boolean().optional(),
+    eagerness: z.enum(['low', 'normal', 'high']).optional(),
   })
   .strict()
   .refine((t) => t.completeMs === undefined || t.endpointingMs === undefined || t.completeMs <= t.endpointingMs, {
@@ -156,6 +157,27 @@ const agentFields = {
   language: Language,
   temperature: z.number().min(0).max(2),
   maxTokens: z.number().int().min(1).max(16_384),
+  maxDurationSeconds: z
+    .number()
+    .int()
+    .min(10)
+    .max(24 * 3600)
+    .nullable()
+    .describe('Per-call cap on a voice call: the agent says its goodbye and ends the call (reason max-duration)'),
+  maxCredits: z
+    .number()
+    .int()
+    .min(1)
+    .max(1e12)
+    .nullable()
+    .describe('Per-call cap in credits: the call ends (reason max-credits) before a reply would pass it'),
+  goodbyeMessage: z
+    .string()
+    .trim()
+    .min(1)
+    .max(1000)
+    .nullable()
+    .describe('Said when a cap or the balance ends a call; null = the platform default'),
   metadata: Metadata,
   tools: Tools,
 };
@@ -215,6 +237,9 @@ export const Agent = z.object({
   language: z.string(),
   temperature: z.number(),
   maxTokens: z.number(),
+  maxDurationSeconds: z.number().nullable(),
+  maxCredits: z.number().nullable(),
+  goodbyeMessage: z.string().nullable(),
   status: z.enum(['active', 'archived']),
   metadata: z.record(z.string(), z.unknown()),
   tools: z.array(AgentTool),

@@ -3,11 +3,30 @@ import { z } from 'zod';
 /** E.164-ish phone number or a Twilio client/SIP address, as Twilio passes them. */
 const Phone = z.string().trim().min(1).max(200);
 
+/** Per-call caps over the agent's defaults (docs/billing.md, "Spending caps"). */
+export const CallLimitFields = {
+  maxDurationSeconds: z
+    .number()
+    .int()
+    .min(10)
+    .max(24 * 3600)
+    .optional()
+    .describe("This call's duration cap in seconds (over the agent's maxDurationSeconds)"),
+  maxCredits: z
+    .number()
+    .int()
+    .min(1)
+    .max(1e12)
+    .optional()
+    .describe("This call's credit cap (over the agent's maxCredits)"),
+};
+
 export const CreateTwilioSessionBody = z.object({
   agentId: z.string().min(1).max(60),
   from: Phone,
   to: Phone,
   instanceId: z.string().min(1).max(100).optional(),
+  ...CallLimitFields,
 });
 export type CreateTwilioSessionBody = z.infer<typeof CreateTwilioSessionBody>;
 
@@ -20,6 +39,8 @@ export const TwilioSession = z.object({
   streamUrl: z.string(),
   /** The stream must start before this time (the token's expiry). */
   expiresAt: z.string(),
+  /** false when the realtime fleet was at capacity: `twiml` then refuses the call (busy, or a short message). */
+  admitted: z.boolean().optional(),
 });
 export type TwilioSession = z.infer<typeof TwilioSession>;
 
@@ -52,7 +73,9 @@ export const AnsweredBy = z.enum(['human', 'machine', 'unknown']);
 export const CreateDirectSessionBody = z.object({
   agentId: z.string().min(1).max(60),
   instanceId: z.string().min(1).max(100).optional(),
+  ...CallLimitFields,
 });
+export type CreateDirectSessionBody = z.infer<typeof CreateDirectSessionBody>;
 export const DirectSessionToken = z.object({
   sessionId: z.string(),
   agentId: z.string(),
@@ -98,6 +121,8 @@ export const SessionTurn = z.object({
   /** Latency not spent in STT, LLM, TTS or endpointing: the platform's own overhead. */
   overheadMs: z.number().nullable(),
   interrupted: z.boolean(),
+  /** Assistant turns: the caller went on speaking within 500 ms after this reply started (a likely cut-in). */
+  suspectedCutIn: z.boolean(),
 });
 
 export const SessionDetail = z.object({
@@ -114,6 +139,8 @@ export const SessionDetail = z.object({
     avgTurnLatencyMs: z.number(),
     toolExecutions: z.number(),
     interruptions: z.number(),
+    /** Replies after which the caller went on within 500 ms (see turns[].suspectedCutIn). */
+    suspectedCutIns: z.number(),
   }),
   toolExecutions: z.array(
     z.object({
@@ -178,8 +205,18 @@ export const InterruptionQuality = z.object({
   detectionLatencyMs: Dist,
   stopLatencyMs: Dist,
   bleedThroughWords: Dist.extend({ total: z.number() }),
+  /** Replies to caller speech, those suspected of cutting in (the caller went on within 500 ms), and the share. */
+  suspectedCutIns: z.object({ replies: z.number(), suspected: z.number(), rate: z.number() }),
 });
 export type InterruptionQuality = z.infer<typeof InterruptionQuality>;
+
+/** Suspected cut-ins per agent: replies after which the caller went on speaking within 500 ms. */
+export const CutInRates = z.object({
+  from: z.string().nullable(),
+  to: z.string().nullable(),
+  data: z.array(z.object({ agentId: z.string(), replies: z.number(), suspectedCutIns: z.number(), rate: z.number() })),
+});
+export type CutInRates = z.infer<typeof CutInRates>;
 
 export const SessionIdParams = z.object({ sessionId: z.string().min(1).max(100) });
 export const CallIdParams = z.object({ callId: z.string().min(1).max(100) });

@@ -122,15 +122,18 @@ export interface TurnRow {
   overhead_ms: number | null;
   interrupted: boolean;
   error: string | null;
+  /** The caller went on speaking within 500 ms after this reply started (assistant turns). */
+  suspected_cut_in: boolean;
 }
 
 export async function upsertTurn(db: Queryable, sessionId: string, t: TurnRow): Promise<void> {
   await db.query(
     `insert into rt_turns (session_id, idx, speaker, text, full_text, start_ms, end_ms, stt_ms, llm_ms, tts_ms,
-       latency_ms, endpoint_ms, overhead_ms, interrupted, error)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+       latency_ms, endpoint_ms, overhead_ms, interrupted, error, suspected_cut_in)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
      on conflict (session_id, idx) do update set text = excluded.text, full_text = excluded.full_text,
-       end_ms = excluded.end_ms, interrupted = excluded.interrupted, error = excluded.error`,
+       end_ms = excluded.end_ms, interrupted = excluded.interrupted, error = excluded.error,
+       suspected_cut_in = excluded.suspected_cut_in`,
     [
       sessionId,
       t.idx,
@@ -147,6 +150,7 @@ export async function upsertTurn(db: Queryable, sessionId: string, t: TurnRow): 
       t.overhead_ms,
       t.interrupted,
       t.error,
+      t.suspected_cut_in,
     ],
   );
 }
@@ -291,7 +295,7 @@ export async function loadTrace(db: Queryable, sessionId: string) {
   const [turns, tools, interruptions] = await Promise.all([
     db.query<TurnRow>(
       `select idx, speaker, text, start_ms, end_ms, stt_ms, llm_ms, tts_ms, latency_ms, endpoint_ms, overhead_ms,
-              interrupted, error
+              interrupted, error, suspected_cut_in
          from rt_turns where session_id = $1 order by idx`,
       [sessionId],
     ),
@@ -353,6 +357,34 @@ export async function interruptionStats(
     bleed: triple('b'),
     bleedTotal: a.b_total ?? 0,
   };
+}
+
+export interface CutInRow {
+  agent_id: string;
+  /** Replies to caller speech (assistant turns with a latency). */
+  replies: number;
+  suspected: number;
+}
+
+/**
+ * Suspected cut-ins per agent (issue 25): replies to caller speech after which the caller went on within 500 ms,
+ * over sessions that started in [from, to). One row per agent with replies; `agentId` narrows to one.
+ */
+export async function cutInStats(
+  db: Queryable,
+  developerId: string,
+  q: { agentId?: string; from?: string; to?: string },
+): Promise<CutInRow[]> {
+  const { rows } = await db.query<CutInRow>(
+    `select s.agent_id, count(*)::int as replies, count(*) filter (where t.suspected_cut_in)::int as suspected
+       from rt_turns t join rt_sessions s on s.id = t.session_id
+      where s.developer_id = $1 and ($2::text is null or s.agent_id = $2)
+        and ($3::timestamptz is null or s.started_at >= $3) and ($4::timestamptz is null or s.started_at < $4)
+        and t.speaker = 'assistant' and t.latency_ms is not null
+      group by s.agent_id order by s.agent_id`,
+    [developerId, q.agentId ?? null, q.from ?? null, q.to ?? null],
+  );
+  return rows;
 }
 
 /** The newest recording of a call, by Twilio CallSid or (direct sessions) session id. */

@@ -20,7 +20,9 @@ import { PACED, pacedEar, type Hypothesis, type PacedEar, type PacedProfile } fr
  *
  * Two speech models, because two kinds of test time it differently:
  * - `paced` (the default; paced-speech.ts): on the audio clock, final `finalAfterMs` after the end of speech, scripts
- *   with ` | ` pauses. Realtime session tests and the voice-latency benchmark, whose figures depend on it.
+ *   with ` | ` pauses. Realtime session tests and the voice-latency benchmark, whose figures depend on it. What a
+ *   hosted STT does on a real network is opt-in there: final jitter, a word error rate (seeded) and interims that
+ *   lag and change (`finalJitterMs`, `wordErrorRate`, `seed`, `interimLagMs`; stt-realism.ts).
  * - `endpointing` (live-double.ts's): final after the `endpointing` silence the client asked for, every message
  *   delayed by a declared `latency` profile. The STT adapter tests, as for the other vendors' live doubles.
  */
@@ -88,6 +90,8 @@ function fromUtterance(u: Utterance, words: string[]): Hypothesis {
 
 export function startDeepgramLiveDouble(opts: DeepgramLiveOptions = {}): Promise<DeepgramLiveDouble> {
   const ears = new WeakMap<Session, PacedEar>();
+  // Each connection gets its own word errors and jitter from the profile's seed (pacedEar's seedOffset).
+  let earCount = 0;
   const paced = opts.model === 'endpointing' ? null : { ...PACED, ...opts };
   // Only the endpointing model delays messages; the paced one answers in the tick the audio arrived.
   const latency = opts.model === 'endpointing' ? (opts.latency ?? FAST) : FAST;
@@ -131,6 +135,7 @@ export function startDeepgramLiveDouble(opts: DeepgramLiveOptions = {}): Promise
                 if (isFinal) final(s, h, true, meta);
                 else if (interims(s)) s.send(results(h, false, false, meta), 0);
               },
+              earCount++,
             );
             ears.set(s, ear);
             return ear.hear;

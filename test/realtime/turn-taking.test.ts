@@ -17,6 +17,7 @@ const ENV = {
   REALTIME_ENDPOINTING_COMPLETE_MS: 200,
   REALTIME_ENDPOINTING_INCOMPLETE_MS: 800,
   REALTIME_PREEMPTIVE_REPLIES: true,
+  REALTIME_TURN_EAGERNESS: 'normal' as const,
 };
 
 describe('adaptive endpointing decisions', () => {
@@ -51,7 +52,14 @@ describe('adaptive endpointing decisions', () => {
 
   it('picks the window from the policy; off, the fixed window always', () => {
     const p = endpointingPolicy(ENV, { turn_taking: null });
-    expect(p).toEqual({ fixedMs: 300, adaptive: true, completeMs: 200, incompleteMs: 800, preemptive: true });
+    expect(p).toEqual({
+      fixedMs: 300,
+      adaptive: true,
+      completeMs: 200,
+      incompleteMs: 800,
+      preemptive: true,
+      eagerness: 'normal',
+    });
     expect(endpointWindowMs(p, 'Is it open?')).toBe(200);
     expect(endpointWindowMs(p, 'I want to come in because')).toBe(800);
     expect(endpointWindowMs(p, 'I would like a cleaning')).toBe(300);
@@ -68,6 +76,7 @@ describe('adaptive endpointing decisions', () => {
       completeMs: 150,
       incompleteMs: 800,
       preemptive: false,
+      eagerness: 'normal',
     });
   });
 
@@ -202,7 +211,13 @@ describe('preemptive replies', () => {
     expect(s.r.confirm('Is it open on Tuesday?', { idx: 3, lastSpeechAt: 1000, endpointAt: 1200 })).toBe(true);
     expect(s.output.map((f) => f.kind === 'tts-audio' && f.last)).toEqual([false, true]);
     expect(t).toMatchObject({ idx: 3, lastSpeechAt: 1000, endpointAt: 1200, held: null, closed: false });
-    expect(s.r.stats).toEqual({ confirmed: 1, dropped: 0, llmChars: 0, ttsChars: 0 });
+    expect(s.r.stats).toEqual({
+      confirmed: 1,
+      dropped: 0,
+      llmChars: 0,
+      ttsChars: 0,
+      droppedBy: { wentOn: 0, wordsChanged: 0, finalDiffers: 0 },
+    });
   });
 
   it('cancels the prepared reply when the caller goes on or the final differs: nothing of it plays', () => {
@@ -220,7 +235,17 @@ describe('preemptive replies', () => {
     // The final transcript says something else: the prepared reply is dropped, the session starts over.
     expect(s.r.confirm('I would like to book a cleaning appointment for Tuesday.', {})).toBe(false);
     expect(s.output).toEqual([]);
-    expect(s.r.stats).toEqual({ confirmed: 0, dropped: 2, llmChars: 40, ttsChars: 'Sure, when?'.length });
+    expect(s.r.stats).toEqual({
+      confirmed: 0,
+      dropped: 2,
+      llmChars: 40,
+      ttsChars: 'Sure, when?'.length,
+      droppedBy: { wentOn: 1, wordsChanged: 0, finalDiffers: 1 },
+    });
+    // Newer words before the endpoint replace a prepared reply: counted apart.
+    s.r.prepare('Is it open');
+    s.r.prepare('Is it open on Sunday?');
+    expect(s.r.stats.droppedBy).toEqual({ wentOn: 1, wordsChanged: 1, finalDiffers: 1 });
   });
 
   it('prepares nothing while the agent is busy', () => {

@@ -1,6 +1,6 @@
 import { API_BASE, v1 } from '../api.ts';
 import { Waterfall } from '../charts/waterfall.tsx';
-import type { RootCause, SessionDetail } from '../types.ts';
+import type { CutInRates, RootCause, SessionDetail } from '../types.ts';
 import { ErrorBox, fmtDate, fmtMs, Link, Loading, PageHeader, useAsync, THead } from '../ui.tsx';
 
 const mmss = (ms: number) => {
@@ -13,6 +13,16 @@ export function CallDetailPage(props: { id: string }) {
   const detail = useAsync(() => v1<SessionDetail>(`/observability/sessions/${enc}`));
   const report = useAsync(() => v1<RootCause>(`/observability/sessions/${enc}/root-cause`));
   const d = detail.data;
+  // The agent's suspected cut-in rate across its calls, next to this call's count (issue 25).
+  const agentId = d?.agentId;
+  const cutIns = useAsync(
+    () =>
+      agentId
+        ? v1<CutInRates>(`/observability/sessions/cut-ins?agentId=${encodeURIComponent(agentId)}`)
+        : Promise.resolve(null),
+    [agentId],
+  );
+  const agentRate = cutIns.data?.data[0];
   // Recordings are keyed by the Twilio CallSid, or by the session id for browser (direct) calls.
   const recordingId = d ? (d.callId ?? d.id) : null;
   return (
@@ -50,6 +60,20 @@ export function CallDetailPage(props: { id: string }) {
             <div>
               <dt>Average reply latency</dt>
               <dd>{fmtMs(d.metrics.avgTurnLatencyMs)}</dd>
+            </div>
+            <div>
+              <dt title="Replies after which the caller went on speaking within 500 ms: the agent likely took a pause for the end of the turn">
+                Suspected cut-ins
+              </dt>
+              <dd>
+                {d.metrics.suspectedCutIns}
+                {agentRate ? (
+                  <span class="muted">
+                    {' '}
+                    · agent {(agentRate.rate * 100).toFixed(1)} % of {agentRate.replies} replies
+                  </span>
+                ) : null}
+              </dd>
             </div>
             {d.answeredBy ? (
               <div>
@@ -142,6 +166,7 @@ export function CallDetailPage(props: { id: string }) {
                   <span class="who">{t.speaker === 'assistant' ? 'Agent' : 'Caller'}:</span>{' '}
                   {t.text || <em>(silence)</em>}
                   {t.interrupted ? <span class="badge failed"> interrupted</span> : null}
+                  {t.suspectedCutIn ? <span class="badge failed"> cut in?</span> : null}
                   {t.latencyMs !== null ? <span class="muted"> · replied in {fmtMs(t.latencyMs)}</span> : null}
                 </li>
               ))}

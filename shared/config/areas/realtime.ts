@@ -43,6 +43,14 @@ export const realtimeEnv = {
       'Start the reply (LLM, first TTS) when the caller goes quiet, before the endpoint; held, and cancelled if the ' +
         'caller goes on or the final transcript differs. Agents may override it (turnTaking.preemptive).',
     ),
+  REALTIME_TURN_EAGERNESS: z
+    .enum(['low', 'normal', 'high'])
+    .default('normal')
+    .describe(
+      'How readily a caller turn is taken when words, prosody and the STT lag disagree: high shortens the windows ' +
+        '(never under REALTIME_ENDPOINTING_COMPLETE_MS), low lengthens them (never over the incomplete window). ' +
+        'Agents may override it (turnTaking.eagerness).',
+    ),
   REALTIME_BARGE_IN_MIN_MS: envInt(60, 2000)
     .default(200)
     .describe('Caller speech shorter than this never interrupts the agent (noises, clicks).'),

@@ -1,6 +1,7 @@
 import type { LlmMessage } from '../../../shared/engines/llm/types.ts';
 import type { Frame } from '../pipeline/frames.ts';
 import { turnStageLatency } from '../../../shared/observability/metrics.ts';
+import type { PreparedStats } from './prepared-reply.ts';
 import type { TraceStore } from './trace-store.ts';
 
 /** One agent reply: its text, its kept tool messages and the session-clock times the trace is made from. */
@@ -33,6 +34,21 @@ export interface AssistantTurn {
   held: Frame[] | null;
   /** LLM text characters this reply produced (a dropped reply's waste). */
   llmChars: number;
+  /** The caller went on speaking within CUT_IN_WINDOW_MS of this reply's first audio (see suspectCutIn). */
+  suspectedCutIn: boolean;
+}
+
+/** Caller speech that starts this soon after a reply's first audio suggests the agent took a pause for the end. */
+export const CUT_IN_WINDOW_MS = 500;
+
+/**
+ * Marks `t` as a suspected cut-in when caller speech that interrupted it began (`onsetAt`, session clock) no later
+ * than CUT_IN_WINDOW_MS after its first audio went out — or before, the caller already speaking again. Only for a
+ * reply to caller speech that was heard at all.
+ */
+export function suspectCutIn(t: AssistantTurn, onsetAt: number): void {
+  if (t.lastSpeechAt === null || t.firstSendAt === null) return;
+  if (onsetAt - t.firstSendAt <= CUT_IN_WINDOW_MS) t.suspectedCutIn = true;
 }
 
 type TurnRow = Parameters<TraceStore['turn']>[0];
@@ -65,6 +81,7 @@ export function assistantTurn(
     closed: false,
     held: null,
     llmChars: 0,
+    suspectedCutIn: false,
   };
 }
 
@@ -100,6 +117,7 @@ export function assistantTurnRecord(
         : null,
     interrupted: end.interrupted,
     error: t.error,
+    suspectedCutIn: t.suspectedCutIn,
   };
   const round = (v: number | null) => (v === null ? null : Math.round(v));
   const timing =
@@ -139,7 +157,7 @@ export function sessionMetrics(
     ttsCharacters: number;
     llmTokens: number;
     /** Replies prepared before the endpoint: played, and dropped with what they had cost. */
-    prepared: { confirmed: number; dropped: number; llmChars: number; ttsChars: number };
+    prepared: PreparedStats;
   },
 ) {
   const latencies = turns.map((x) => x.latencyMs).filter((v): v is number => typeof v === 'number');
@@ -158,5 +176,9 @@ export function sessionMetrics(
     // the developer is billed only the usage a vendor reported.
     droppedLlmTokens: Math.ceil(counts.prepared.llmChars / 4),
     droppedTtsCharacters: counts.prepared.ttsChars,
+    // Why prepared replies were dropped (issue 25): the caller went on, newer words, the final differed.
+    preparedDroppedWentOn: counts.prepared.droppedBy?.wentOn ?? 0,
+    preparedDroppedWordsChanged: counts.prepared.droppedBy?.wordsChanged ?? 0,
+    preparedDroppedFinalDiffers: counts.prepared.droppedBy?.finalDiffers ?? 0,
   };
 }

@@ -6,7 +6,13 @@ import { activeRealtimeSessions } from '../../../shared/observability/metrics.ts
 import type { Frame } from '../pipeline/frames.ts';
 import type { SentenceStage } from '../pipeline/sentence-stage.ts';
 import type { Pipeline } from '../pipeline/stage.ts';
-import { assistantTurn, assistantTurnRecord, observeTurnStages, type AssistantTurn } from './assistant-turn.ts';
+import {
+  assistantTurn,
+  assistantTurnRecord,
+  observeTurnStages,
+  suspectCutIn,
+  type AssistantTurn,
+} from './assistant-turn.ts';
 import { CallerInput, type SpokenTurn } from './caller-input.ts';
 import { DtmfCollector } from './dtmf.ts';
 import { PreparedReplies } from './prepared-reply.ts';
@@ -14,7 +20,8 @@ import { callAudio } from './call-audio.ts';
 import type { Playback } from './playback.ts';
 import { buildReplyPipeline } from './reply-pipeline.ts';
 import { storeRecording, type StereoRecorder } from './recorder.ts';
-import { SessionAccounting } from './session-accounting.ts';
+import { SessionAccounting, type LimitReason } from './session-accounting.ts';
+import { CallLimits } from './call-limits.ts';
 import type { SessionInit } from './types.ts';
 import type { TransferTarget } from '../../../shared/contracts/agents.ts';
 import type { CallControl } from '../../../shared/agents/tools/call-control.ts';
@@ -55,6 +62,10 @@ export class CallSession {
   private endReason: string | null = null;
   /** The minute hold, usage counts, trace rows and the metering at the end. */
   private readonly accounting: SessionAccounting;
+  /** Per-call and daily caps and the balance, reserved ahead of each reply; ends the call with a goodbye. */
+  private readonly limits: CallLimits;
+  /** Set when a limit is ending the call: the goodbye is playing, no new turn starts. */
+  private ending: { reason: LimitReason; turnId: string; played: () => void } | null = null;
   /** Resolves when the session has ended (stop, hang-up or limit). */
   readonly done: Promise<void>;
   private resolveDone!: () => void;
@@ -65,13 +76,14 @@ export class CallSession {
     this.done = new Promise((r) => (this.resolveDone = r));
     this.actions = new CallActions(s, () => this.callSid);
     this.accounting = new SessionAccounting(s, () => this.input.sttAudioSeconds);
+    this.limits = new CallLimits(s, this.accounting, { now: () => this.now(), end: (r) => this.endWith(r) });
     ({ playback: this.playback, recorder: this.recorder } = callAudio(s, () => this.now()));
     this.input = new CallerInput(s, {
       now: () => this.now(),
       agentActive: () => this.agentActive,
       interrupt: (reason, onsetAt) => this.interrupt(reason, onsetAt),
       spoke: (turn) => this.spoke(turn),
-      prepare: (text) => !this.ended && !this.answer?.holding && this.prepared.prepare(text),
+      prepare: (text) => !this.ended && !this.ending && !this.answer?.holding && this.prepared.prepare(text),
       unprepare: () => this.prepared.drop(),
       fail: (stage, e) => this.fail(stage, e),
     });
@@ -86,7 +98,8 @@ export class CallSession {
       output: (f) => this.onOutputFrame(f),
       fail: (stage, e) => this.fail(stage, e),
     }));
-    this.maxTimer = setTimeout(() => void this.stop('max_duration'), settings.maxSessionSeconds * 1000);
+    // The hard stop, after the time CallLimits gives the goodbye at the same limit.
+    this.maxTimer = setTimeout(() => void this.stop('max_duration'), (settings.maxSessionSeconds + 20) * 1000);
     this.maxTimer.unref();
   }
 
@@ -107,10 +120,13 @@ export class CallSession {
     const { engines, transport } = this.s;
     activeRealtimeSessions.inc({ transport: transport.channel });
     // Credit pre-check: hold the first minute (402-style refusal before the caller hears anything); settled at the end.
-    await this.accounting.holdFirstMinute().catch((e: Error) => {
-      this.failure = `start: ${e.message}`;
-      throw e;
-    });
+    await this.limits
+      .load()
+      .then(() => this.accounting.holdFirstMinute())
+      .catch((e: Error) => {
+        this.failure = `start: ${e.message}`;
+        throw e;
+      });
 
     this.input.openStt();
     this.accounting.write(
@@ -126,6 +142,8 @@ export class CallSession {
       }),
     );
     this.callSid = meta.callSid ?? null;
+    const limited = await this.limits.arm();
+    if (limited) return this.endWith(limited);
     const out = this.s.outbound;
     if (out && this.s.settings.amd) {
       this.answer = new AnswerWatch({
@@ -148,6 +166,8 @@ export class CallSession {
     if (this.ended) return;
     const samples = pcmToInt16(pcm);
     this.recorder?.addCaller(samples);
+    // The goodbye plays to the end: nothing the caller says now starts a turn or cuts it.
+    if (this.ending) return;
     this.answer?.push(samples);
     this.input.onAudio(pcm);
   }
@@ -222,9 +242,12 @@ export class CallSession {
   }
 
   private userTurn(text: string, lastSpeechAt: number, endpointAt: number, endpointWaitMs: number): void {
+    if (this.ending) return;
     // A reply prepared while the caller was quiet, when it answers what they said, plays from here.
     if (this.prepared.confirm(text, { idx: this.turnIdx, lastSpeechAt, endpointAt, endpointWaitMs })) {
       this.turnIdx++;
+      // Its LLM already ran; the reservation still decides whether the call goes on after it.
+      void this.limits.beforeReply().then((stop) => stop && this.endWith(stop));
       return;
     }
     const cur = this.current;
@@ -238,7 +261,56 @@ export class CallSession {
     const t = this.newAssistantTurn(text, lastSpeechAt, endpointAt);
     t.endpointWaitMs = endpointWaitMs;
     this.history.pop();
-    this.out.push({ kind: 'user-turn', text, lastSpeechMs: lastSpeechAt, sttMs: 0, turnId: t.id });
+    // The reply starts once what it will use is reserved (normally one short statement); a limit answers it with
+    // the goodbye instead.
+    const reply = () => this.out.push({ kind: 'user-turn', text, lastSpeechMs: lastSpeechAt, sttMs: 0, turnId: t.id });
+    void this.limits.beforeReply().then((stop) => {
+      if (this.ended || this.ending || t.closed || this.current !== t) return;
+      if (stop) this.endWith(stop, t);
+      else reply();
+    });
+  }
+
+  /**
+   * A limit ends the call: what the agent is saying stops, the goodbye is said (in the turn that would have
+   * answered, if there is one) and the call ends with the reason once it has played (or after a time limit for a
+   * far end that echoes no marks).
+   */
+  private endWith(reason: LimitReason, answering?: AssistantTurn): void {
+    if (this.ended || this.ending) return;
+    this.limits.stop();
+    this.prepared.drop();
+    const cur = this.current;
+    if (cur && !cur.closed && cur !== answering) {
+      const heard = this.playback.heardWords(cur.id, this.now());
+      this.playback.clear();
+      this.recorder?.cutAgent();
+      this.out.push({ kind: 'interrupt', atMs: this.now(), reason });
+      this.closeTurn(cur, true, heard.join(' '));
+    }
+    const text = this.limits.goodbye;
+    let played!: () => void;
+    const done = new Promise<void>((r) => (played = r));
+    this.s.transport.event({ type: 'limit_reached', reason });
+    let t: AssistantTurn;
+    if (answering && !answering.closed) {
+      // The turn that would have answered says it (its text comes from what is spoken, as a reply's does).
+      t = answering;
+      t.llmDone = true;
+      this.ending = { reason, turnId: t.id, played };
+      this.sentences.push({ kind: 'llm-text', turnId: t.id, text: text + ' ' });
+      this.sentences.push({ kind: 'llm-done', turnId: t.id, llmMs: 0 });
+    } else {
+      t = this.say(text, 'goodbye');
+      this.ending = { reason, turnId: t.id, played };
+    }
+    const wait = setTimeout(played, 5_000 + text.length * 120);
+    wait.unref();
+    // A phone call is hung up too (endCall), not only its stream.
+    void done.then(() => {
+      clearTimeout(wait);
+      return this.endCall(reason);
+    });
   }
 
   private onOutputFrame(f: Frame): void {
@@ -295,6 +367,8 @@ export class CallSession {
     const stopMs = this.now() - decidedAt;
     this.s.transport.event({ type: 'interrupted', reason });
     if (!t || t.closed) return;
+    if (speechOnsetAt !== null) suspectCutIn(t, speechOnsetAt); // issue 25: cut-in rate per agent
+
     this.closeTurn(t, true, heard.join(' '));
     if (reason === 'new_turn') return;
     const rec = {
@@ -318,6 +392,7 @@ export class CallSession {
     const { record, timing } = assistantTurnRecord(t, { spoken, interrupted, now: this.now() });
     this.accounting.record(record);
     this.playback.forget(t.id);
+    if (this.ending?.turnId === t.id) this.ending.played();
     if (timing) this.s.log.debug({ sessionId: this.s.sessionId, ...timing }, 'turn timing');
     const after = this.afterTurn.get(t.id);
     this.afterTurn.delete(t.id);
@@ -351,7 +426,7 @@ export class CallSession {
   // ── phone: answering machines, hang-up, transfer ────────────────────────────────────────────────────────
 
   /** Speaks `text` without the LLM (the pipeline's `say` frame: greeting, voicemail, transfer notices). */
-  private say(text: string, purpose: 'greeting' | 'voicemail' | 'transfer'): AssistantTurn {
+  private say(text: string, purpose: 'greeting' | 'voicemail' | 'transfer' | 'goodbye'): AssistantTurn {
     const t = this.newAssistantTurn('', null, null);
     t.fullText = text;
     t.llmDone = true;
@@ -428,6 +503,7 @@ export class CallSession {
 
   private async finish(reason: string): Promise<void> {
     clearTimeout(this.maxTimer);
+    this.limits.stop();
     this.answer?.close();
     this.dtmf.cancel();
     activeRealtimeSessions.dec({ transport: this.s.transport.channel });

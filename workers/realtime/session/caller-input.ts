@@ -2,8 +2,9 @@ import { Resampler } from '../../../shared/audio/resampler.ts';
 import type { SttStream } from '../../../shared/engines/stt/types.ts';
 import type { Frame } from '../pipeline/frames.ts';
 import { VadStage } from '../pipeline/vad-stage.ts';
-import { completeness, endpointWindowMs } from './endpointing.ts';
+import { completeness, STALE_MS } from './endpointing.ts';
 import { isBackchannel, words } from './turn-detector.ts';
+import { TurnEvidenceTracker } from './turn-evidence.ts';
 import type { SessionInit } from './types.ts';
 
 /** One stretch of caller speech, from onset to the user turn it becomes (or the noise it turns out to be). */
@@ -88,12 +89,20 @@ export class CallerInput {
   private audioInMs = 0;
   private closed = false;
   sttAudioSeconds = 0;
+  /** Issue 25: word timings vs the audio, this call's STT lag, end-of-utterance prosody (turn-evidence.ts). */
+  private readonly evidence: TurnEvidenceTracker;
+  /**
+   * Caller audio received before the STT stream opened (the session starts while media already flows): the STT's
+   * times count from its own first sample, so its word timings are this much behind the VAD's audio clock.
+   */
+  private sttOffsetMs = 0;
 
   constructor(
     private readonly s: SessionInit,
     private readonly host: CallerInputHost,
   ) {
     const { transport, engines, settings } = s;
+    this.evidence = new TurnEvidenceTracker(transport.inRate, engines.stt.capabilities.streaming);
     this.vad = new VadStage(
       engines.vad,
       transport.inRate,
@@ -116,6 +125,7 @@ export class CallerInput {
     const rates = engines.stt.capabilities.sampleRates;
     const rate = rates.includes(transport.inRate) || rates.length === 0 ? transport.inRate : rates[0]!;
     if (rate !== transport.inRate) this.sttResampler = new Resampler(transport.inRate, rate);
+    this.sttOffsetMs = this.audioInMs;
     this.stt = engines.stt.stream({ sampleRate: rate, language: agent.language, apiKey: engines.sttKey?.key });
     void this.readStt(this.stt);
   }
@@ -132,6 +142,7 @@ export class CallerInput {
     const samples = pcm.length / 2;
     this.audioInMs += (samples / inRate) * 1000;
     this.wallOffset = this.host.now() - this.audioInMs;
+    this.evidence.onAudio(pcm);
     if (this.stt) {
       this.stt.write(this.sttResampler ? this.sttResampler.processPcm(pcm) : pcm);
       this.sttAudioSeconds += samples / inRate;
@@ -174,13 +185,15 @@ export class CallerInput {
       } else {
         if (!this.stt) this.uttAudio = [...this.preroll];
         this.utt = this.newUtterance(f.atMs);
+        this.evidence.reset();
         this.vad.detector.setEndpointMs(this.s.settings.endpointing.fixedMs);
         if (this.s.settings.endpointing.preemptive) this.vad.detector.setPauseMs(PREPARE_AFTER_MS);
       }
       this.s.transport.event({ type: 'speech_started' });
     } else if (f.kind === 'speech-pause' && this.utt) {
       this.utt.paused = true;
-      this.maybePrepare();
+      // The caller went quiet: the end of their speech can be heard now (prosody), so the window is decided again.
+      this.transcriptChanged(this.partial === '');
     } else if (f.kind === 'speech-resume' && this.utt) {
       // The caller goes on after a pause: the reply prepared for what they had said no longer answers them.
       if (this.utt.paused) this.host.unprepare();
@@ -250,7 +263,9 @@ export class CallerInput {
     try {
       for await (const ev of stream.events) {
         if (ev.type === 'partial') {
-          this.heardNewWords(ev.text, ev.end);
+          const endMs = ev.end === undefined ? undefined : ev.end * 1000 + this.sttOffsetMs;
+          this.heardNewWords(ev.text, endMs);
+          this.evidence.onPartial(endMs);
           this.partial = ev.text;
           // STT heard speech over the agent before the VAD (which may lag under load) did: open the utterance.
           // Two words at least, so that a noise the STT mistakes for a word does not cut the agent off.
@@ -261,7 +276,10 @@ export class CallerInput {
           this.transcriptChanged(false);
         } else {
           this.partial = '';
-          this.onFinal(ev.text, ev.end * 1000);
+          this.evidence.onFinal(ev.end * 1000 + this.sttOffsetMs, this.audioInMs);
+          if (this.utt && this.utt.endpointAt === null)
+            this.vad.detector.speechEndedAt(ev.end * 1000 + this.sttOffsetMs);
+          this.onFinal(ev.text, ev.end * 1000 + this.sttOffsetMs);
           this.transcriptChanged(true);
         }
         if (this.utt && !this.utt.interrupted && this.utt.duringAgent && this.utt.endpointAt === null) {
@@ -298,11 +316,12 @@ export class CallerInput {
    * silence (a soft onset like "T…uesday" after a pause, a quiet word). The silence window restarts there, so a
    * pause the model misjudged does not end the turn mid-sentence.
    */
-  private heardNewWords(text: string, endS: number | undefined): void {
+  private heardNewWords(text: string, endMs: number | undefined): void {
     const u = this.utt;
-    if (endS === undefined || !u || u.endpointAt !== null) return;
-    if (words(text).length <= words(this.partial).length) return;
-    this.vad.heardSpeechUntil(endS * 1000);
+    if (endMs === undefined || !u || u.endpointAt !== null) return;
+    // The same words, timed later (a lagging STT caught up): where the speech ended, not new speech (issue 25).
+    if (words(text).length <= words(this.partial).length) return this.vad.detector.speechEndedAt(endMs);
+    this.vad.heardSpeechUntil(endMs);
   }
 
   /** What the caller said so far in the open utterance. */
@@ -315,10 +334,10 @@ export class CallerInput {
     const u = this.utt;
     if (!u || u.endpointAt !== null) return;
     const text = this.heardSoFar();
-    const ms = endpointWindowMs(this.s.settings.endpointing, text, final);
+    const d = this.vad.detector;
+    const ms = this.evidence.decide(this.s.settings.endpointing, { text, final }, d.lastSpeechMs, u.paused).windowMs;
     // An interim transcript can be ahead of the VAD (new words of speech the VAD has not scored yet): it may
     // lengthen the window, never shorten it; finals may do both.
-    const d = this.vad.detector;
     d.setEndpointMs(final ? ms : Math.max(ms, d.currentEndpointMs));
     if (this.s.settings.endpointing.preemptive) {
       d.setPauseMs(completeness(text) === 'complete' ? PREPARE_AFTER_COMPLETE_MS : PREPARE_AFTER_MS);
@@ -332,6 +351,8 @@ export class CallerInput {
     const u = this.utt;
     if (!this.s.settings.endpointing.preemptive || !this.stt || !u || !u.paused || u.endpointAt !== null) return;
     if (u.duringAgent) return;
+    // Words that do not reach the end of the speech yet would prepare a reply to half a sentence: wait for them.
+    if (this.evidence.uncoveredMs(this.vad.detector.lastSpeechMs) > STALE_MS) return;
     const text = this.heardSoFar();
     if (text && completeness(text) !== 'incomplete') this.host.prepare(text);
     else this.host.unprepare();
@@ -359,12 +380,40 @@ export class CallerInput {
     }
   }
 
+  /**
+   * The final came after the endpoint (a lagging STT) and its words say the caller is not done ("…because"): the
+   * endpoint was decided on words that missed the end. The utterance goes on, as if the endpoint had not been
+   * reached, until the window its words ask for has passed in silence (or the caller speaks again). True if so.
+   */
+  private reopenIfUnfinished(u: Utterance): boolean {
+    if (u.duringAgent || u.sttAhead || u.lastSpeechAudioMs === null) return false;
+    const text = u.finals.join(' ');
+    const d = this.vad.detector;
+    const { windowMs } = this.evidence.decide(
+      this.s.settings.endpointing,
+      { text, final: true },
+      u.lastSpeechAudioMs,
+      true,
+    );
+    if (!d.reopen(u.onsetAudioMs, u.lastSpeechAudioMs, windowMs)) return false;
+    if (u.timer) clearTimeout(u.timer);
+    u.timer = null;
+    u.endpointAt = null;
+    u.endpointAudioMs = null;
+    u.lastSpeechAudioMs = null;
+    u.paused = true;
+    this.maybePrepare();
+    this.vad.reconsider();
+    return true;
+  }
+
   /** Hands the utterance on once it ended and its final transcript is in (or the wait is over). */
   private commit(force: boolean): void {
     const u = this.utt;
     if (!u || u.endpointAt === null || u.lastSpeechAudioMs === null) return;
     const covered = u.finalAt !== null && u.lastFinalEndMs >= u.lastSpeechAudioMs - 250;
     if (!covered && !force) return;
+    if (!force && this.reopenIfUnfinished(u)) return;
     if (u.timer) clearTimeout(u.timer);
     this.utt = null;
     const text = [...u.finals, force ? this.partial : ''].join(' ').trim();

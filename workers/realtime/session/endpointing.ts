@@ -13,7 +13,11 @@ export interface EndpointingPolicy {
   incompleteMs: number;
   /** Start the reply when the caller goes quiet, before the endpoint is confirmed (held until it is). */
   preemptive: boolean;
+  /** How readily a turn is taken when the evidence is mixed: scales the windows between completeMs and incompleteMs. */
+  eagerness: Eagerness;
 }
+
+export type Eagerness = 'low' | 'normal' | 'high';
 
 /** The agent's turnTaking fields over the platform defaults. */
 export function endpointingPolicy(
@@ -24,6 +28,7 @@ export function endpointingPolicy(
     | 'REALTIME_ENDPOINTING_COMPLETE_MS'
     | 'REALTIME_ENDPOINTING_INCOMPLETE_MS'
     | 'REALTIME_PREEMPTIVE_REPLIES'
+    | 'REALTIME_TURN_EAGERNESS'
   >,
   agent: Pick<AgentRow, 'turn_taking'>,
 ): EndpointingPolicy {
@@ -34,6 +39,7 @@ export function endpointingPolicy(
     completeMs: t.completeMs ?? c.REALTIME_ENDPOINTING_COMPLETE_MS,
     incompleteMs: t.incompleteMs ?? c.REALTIME_ENDPOINTING_INCOMPLETE_MS,
     preemptive: t.preemptive ?? c.REALTIME_PREEMPTIVE_REPLIES,
+    eagerness: t.eagerness ?? c.REALTIME_TURN_EAGERNESS,
   };
 }
 
@@ -93,4 +99,73 @@ export function endpointWindowMs(policy: EndpointingPolicy, text: string, final 
 /** Two transcripts say the same thing (case, punctuation and spacing aside): a prepared reply still fits. */
 export function sameWords(a: string, b: string): boolean {
   return words(a).join(' ') === words(b).join(' ');
+}
+
+/** What is known about the end of the caller's speech when the window is (re)decided. */
+export interface TurnEvidence {
+  /** What the STT heard so far in this utterance. */
+  text: string;
+  /** The newest part of it is a final result (not an interim). */
+  final: boolean;
+  /**
+   * Speech the VAD heard after the transcript's last word ended (ms; ≤ 0 when the words reach the end): a
+   * transcript behind the audio is missing words, and what it ends on says nothing about how the speech ended.
+   */
+  uncoveredMs: number;
+  /** The end-of-utterance prosody score (-1 more is coming … +1 finished; shared/audio/prosody.ts), null if unknown. */
+  prosody: number | null;
+  /** The STT punctuates its finals (streaming vendors do): a final without a closing mark was not read as finished. */
+  punctuated: boolean;
+}
+
+/** A transcript whose words end this long before the VAD's last speech is missing words (not just rounding). */
+export const STALE_MS = 120;
+
+const EAGERNESS_SCALE: Record<Eagerness, number> = { low: 1.25, normal: 1, high: 0.8 };
+const EAGERNESS_SHIFT: Record<Eagerness, number> = { low: -0.15, normal: 0, high: 0.15 };
+
+/**
+ * Between `fixedMs` (sounds finished) and `incompleteMs` (sounds like more is coming) by the prosody score: only a
+ * clearly finished-sounding end (score ≥ 0.9) gets the plain window, a level one (≤ 0.3) the long one.
+ */
+function byProsody(p: EndpointingPolicy, score: number | null): number {
+  const s = clamp(((score ?? 0) + EAGERNESS_SHIFT[p.eagerness] - 0.3) / 0.6, 0, 1);
+  return p.incompleteMs - (p.incompleteMs - p.fixedMs) * s;
+}
+
+const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
+
+export type WindowReason = 'fixed' | 'complete' | 'incomplete' | 'unknown' | 'unpunctuated' | 'stale';
+
+/**
+ * The silence window that ends the turn, from everything known about the end of the speech. Words first: closing
+ * punctuation from a final → `completeMs`, an unfinished ending → `incompleteMs`. A transcript that misses the end
+ * of the speech (it lags the audio) is not read for completeness: the prosody decides until the words catch up
+ * (they then decide again). A final that a punctuating STT left open, with no hint in its words, leans unfinished
+ * unless the voice sounds finished. Eagerness scales the result; it stays within [completeMs, incompleteMs].
+ */
+export function decideWindow(p: EndpointingPolicy, ev: TurnEvidence): { windowMs: number; reason: WindowReason } {
+  if (!p.adaptive) return { windowMs: p.fixedMs, reason: 'fixed' };
+  let windowMs: number;
+  let reason: WindowReason;
+  const c = completeness(ev.text);
+  if (ev.uncoveredMs > STALE_MS) {
+    windowMs = byProsody(p, ev.prosody);
+    reason = 'stale';
+  } else if (c === 'incomplete') {
+    windowMs = p.incompleteMs;
+    reason = 'incomplete';
+  } else if (c === 'complete') {
+    // A closing mark over a voice that clearly goes on (rising, cut off mid-level) gets the plain window.
+    windowMs = ev.final && (ev.prosody ?? 0) > -0.5 ? p.completeMs : p.fixedMs;
+    reason = 'complete';
+  } else if (ev.final && ev.punctuated) {
+    windowMs = byProsody(p, ev.prosody);
+    reason = 'unpunctuated';
+  } else {
+    windowMs = p.fixedMs;
+    reason = 'unknown';
+  }
+  const scaled = windowMs === p.completeMs ? windowMs : windowMs * EAGERNESS_SCALE[p.eagerness];
+  return { windowMs: Math.round(clamp(scaled, p.completeMs, p.incompleteMs)), reason };
 }

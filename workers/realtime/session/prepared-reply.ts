@@ -17,6 +17,20 @@ export interface PreparedHost {
   output(frame: Frame): void;
 }
 
+export interface DropReasons {
+  wentOn: number;
+  wordsChanged: number;
+  finalDiffers: number;
+}
+
+export interface PreparedStats {
+  confirmed: number;
+  dropped: number;
+  llmChars: number;
+  ttsChars: number;
+  droppedBy?: DropReasons;
+}
+
 /**
  * Preemptive replies: when the caller goes quiet, the reply to what they said so far is started (LLM, first TTS)
  * with its output held. When the turn is confirmed with the same words, the held frames play and the reply goes on
@@ -25,7 +39,17 @@ export interface PreparedHost {
  * The counts go to the session's metrics.
  */
 export class PreparedReplies {
-  readonly stats = { confirmed: 0, dropped: 0, llmChars: 0, ttsChars: 0 };
+  readonly stats: PreparedStats = {
+    confirmed: 0,
+    dropped: 0,
+    llmChars: 0,
+    ttsChars: 0,
+    /**
+     * Why replies were dropped (issue 25, for tuning against a lagging STT): the caller went on (or the words
+     * turned out unfinished), a newer transcript said other words before the endpoint, or the final did at it.
+     */
+    droppedBy: { wentOn: 0, wordsChanged: 0, finalDiffers: 0 },
+  };
 
   constructor(private readonly host: PreparedHost) {}
 
@@ -39,7 +63,7 @@ export class PreparedReplies {
   prepare(text: string): void {
     const p = this.pending;
     if (p && sameWords(p.userText, text)) return;
-    this.drop();
+    this.drop('wordsChanged');
     if (!this.host.idle()) return;
     const t = assistantTurn(this.host.newTurnId(), -1, this.host.now(), {
       userText: text,
@@ -58,7 +82,7 @@ export class PreparedReplies {
   confirm(text: string, turn: Partial<AssistantTurn>): boolean {
     const p = this.pending;
     if (!p || !sameWords(p.userText, text)) {
-      this.drop();
+      this.drop('finalDiffers');
       return false;
     }
     Object.assign(p, turn, { userText: text });
@@ -70,9 +94,10 @@ export class PreparedReplies {
   }
 
   /** Cancels the prepared reply, if any: its LLM and TTS work stop, its frames are thrown away. */
-  drop(): void {
+  drop(why: keyof DropReasons = 'wentOn'): void {
     const t = this.pending;
     if (!t) return;
+    if (this.stats.droppedBy) this.stats.droppedBy[why]++;
     t.closed = true;
     this.host.setCurrent(null);
     this.host.push({ kind: 'interrupt', atMs: this.host.now(), reason: 'prepared_reply_dropped' });

@@ -24,6 +24,7 @@ export interface TurnRecord {
   overheadMs?: number | null;
   interrupted?: boolean;
   error?: string | null;
+  suspectedCutIn?: boolean;
 }
 
 export interface InterruptionRecord {
@@ -65,6 +66,7 @@ export class TraceStore {
       overhead_ms: r(t.overheadMs),
       interrupted: t.interrupted ?? false,
       error: t.error ?? null,
+      suspected_cut_in: t.suspectedCutIn ?? false,
     });
   }
 

@@ -25,6 +25,8 @@ export class TurnDetector {
   private onsetMs = 0;
   private lastSpeechEnd = 0;
   private pauseReported = false;
+  /** Audio time up to which the detector has heard (frames scored, or silence known). */
+  private heardUntil = 0;
   private endpointMs: number;
   private pauseMs: number;
 
@@ -47,6 +49,27 @@ export class TurnDetector {
     return this.endpointMs;
   }
 
+  /** End of the last frame scored as speech (or heard as speech by the STT): where the caller's speech ends so far. */
+  get lastSpeechMs(): number {
+    return this.lastSpeechEnd;
+  }
+
+  /**
+   * An utterance that ended (at `lastSpeechMs`, begun at `onsetMs`) turns out not to be finished: a late final
+   * transcript says so. It goes on as if the endpoint had not been reached — quiet (paused) since `lastSpeechMs` —
+   * and ends once `endpointMs` of silence has passed, or resumes with new speech. False (and nothing changes) when
+   * that much silence has already been heard, or a new utterance has started since.
+   */
+  reopen(onsetMs: number, lastSpeechMs: number, endpointMs: number): boolean {
+    if (this.speaking || this.runStart !== null || this.heardUntil - lastSpeechMs >= endpointMs) return false;
+    this.speaking = true;
+    this.onsetMs = onsetMs;
+    this.lastSpeechEnd = Math.max(this.lastSpeechEnd, lastSpeechMs);
+    this.pauseReported = true;
+    this.endpointMs = endpointMs;
+    return true;
+  }
+
   get inSpeech(): boolean {
     return this.speaking;
   }
@@ -65,6 +88,7 @@ export class TurnDetector {
   push(prob: number, atMs: number, frameMs: number): TurnDetectorEvent | null {
     const isSpeech = prob >= this.opts.threshold;
     const end = atMs + frameMs;
+    this.heardUntil = Math.max(this.heardUntil, end);
     if (isSpeech) {
       this.lastSpeechEnd = end;
       if (this.speaking && this.pauseReported) {
@@ -93,6 +117,7 @@ export class TurnDetector {
    * 32 ms for Silero, later).
    */
   silentUntil(atMs: number): TurnDetectorEvent | null {
+    this.heardUntil = Math.max(this.heardUntil, atMs);
     return this.speaking ? this.endIfSilentFor(atMs) : null;
   }
 
@@ -107,6 +132,15 @@ export class TurnDetector {
     if (!this.pauseReported) return null;
     this.pauseReported = false;
     return { type: 'resume', atMs };
+  }
+
+  /**
+   * The STT timed words it had already sent as ending later than this detector's last speech (its interims caught
+   * up, or its final): the speech ended there, in a soft tail the VAD scored as silence. The silence is measured
+   * from there; unlike `heardSpeechUntil` this is no new speech, so a reported pause stands (no `resume`).
+   */
+  speechEndedAt(atMs: number): void {
+    if (this.speaking && atMs > this.lastSpeechEnd) this.lastSpeechEnd = atMs;
   }
 
   private endIfSilentFor(atMs: number): TurnDetectorEvent | null {

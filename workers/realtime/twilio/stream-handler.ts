@@ -5,6 +5,7 @@ import { sessionSecret } from '../../../shared/realtime/secret.ts';
 import { verifySessionToken } from '../../../shared/realtime/token.ts';
 import type { Infra } from '../../../shared/runtime/infra.ts';
 import { openSession } from '../session/bootstrap.ts';
+import { campaignCallContext } from '../campaign-context.ts';
 import type { CallSession } from '../session/call-session.ts';
 import type { SessionTransport } from '../session/types.ts';
 import { trackSession } from '../session/live.ts';
@@ -96,7 +97,10 @@ export function handleTwilioStream(infra: Infra, socket: WebSocket): void {
       return close(1008, 'session already used or expired');
     }
     try {
+      // An outbound campaign call: the recipient's variables feed the prompt and the first message.
+      const variables = claims.tsk ? await campaignCallContext(infra, claims.tsk) : null;
       const opened = await openSession(infra, {
+        variables,
         sessionId: claims.sid,
         developerId: claims.dev,
         agentId: claims.agt,
