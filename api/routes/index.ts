@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { accountRoutes } from './account.ts';
+import { agentTestsRoutes } from './agent-tests.ts';
 import { agentsRoutes } from './agents.ts';
 import { billingRoutes } from './billing.ts';
 import { campaignsRoutes } from './campaigns.ts';
@@ -17,6 +18,7 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await app.register(speechRoutes);
   await app.register(collectionsRoutes);
   await app.register(agentsRoutes);
+  await app.register(agentTestsRoutes);
   await app.register(sessionsRoutes);
   await app.register(campaignsRoutes);
   await app.register(videoRoutes);

@@ -174,6 +174,12 @@ export async function updateAgent(
 }
 
 /** Active agents, newest first; `afterSeq` is the last row of the previous page. */
+/** The developer who owns an agent, for operator tooling that is given only the agent id (agent tests' CLI). */
+export async function agentOwner(db: Queryable, id: string): Promise<string | null> {
+  const { rows } = await db.query<{ developer_id: string }>('select developer_id from agents where id = $1', [id]);
+  return rows[0]?.developer_id ?? null;
+}
+
 export async function listActiveAgents(
   db: Queryable,
   developerId: string,
