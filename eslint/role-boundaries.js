@@ -11,10 +11,12 @@ import { fileURLToPath } from 'node:url';
  * - shared/** imports neither;
  * - scripts/** and benchmarks/** reach a role only through a dynamic import() (scripts/platform.ts starts them),
  *   so a process loads only the roles it runs. test/** is free: a test imports what it tests.
+ * - benchmarks/** and support/** import no test/**: what both need (the platform started in-process, vendor
+ *   doubles, a scripted caller) lives in support/, which tests and benchmarks may import.
  */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** 'api' | 'cpu' | 'gpu' | 'realtime' | 'shared' | 'tooling' | null for a repository path. */
+/** 'api' | 'cpu' | 'gpu' | 'realtime' | 'shared' | 'tooling' | 'support' | 'test' | null for a repository path. */
 export function areaOf(path) {
   const rel = relative(ROOT, path).split('\\').join('/');
   if (rel.startsWith('..')) return null;
@@ -23,6 +25,8 @@ export function areaOf(path) {
   if (worker) return worker[1];
   if (rel.startsWith('shared/')) return 'shared';
   if (rel.startsWith('scripts/') || rel.startsWith('benchmarks/')) return 'tooling';
+  if (rel.startsWith('support/')) return 'support';
+  if (rel.startsWith('test/')) return 'test';
   return null;
 }
 
@@ -30,6 +34,8 @@ const ROLES = new Set(['api', 'cpu', 'gpu', 'realtime']);
 const folderOf = (role) => (role === 'api' ? 'api/' : `workers/${role}/`);
 
 function crossing(from, to, dynamic) {
+  if (to === 'test' && (from === 'tooling' || from === 'support' || from === 'shared' || ROLES.has(from)))
+    return `only tests import test/: move what ${from === 'support' ? 'support/' : 'this file'} needs into support/ (vendor doubles, the in-process platform, helpers)`;
   if (!ROLES.has(to) || from === to) return null;
   if (ROLES.has(from) || from === 'shared')
     return `${from === 'shared' ? 'shared/' : folderOf(from)} must not import ${folderOf(to)}: roles meet only through shared/`;

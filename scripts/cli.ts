@@ -22,9 +22,16 @@ const USAGE = `Operator CLI (prints one JSON line per result)
       lets an existing developer sign in to the portal with this phone (E.164 or with country code)
   npm run cli -- portal code --phone <phone>
       the last sign-in code the development sink (PORTAL_OTP_SENDER=dev-log) sent to this phone
+  npm run cli -- agents test <agentId> <files…> [--junit FILE]
+      runs agent test scenarios offline (docs/agent-tests.md); exit 0 only when every expectation holds
 `;
 
 const [group, action, ...rest] = process.argv.slice(2);
+// Agent tests take positional files and run calls: their own command module, loaded only when asked for.
+if (group === 'agents' && action === 'test') {
+  const { agentTestsCommand } = await import('./cli-agent-tests.ts');
+  process.exit(await agentTestsCommand(rest));
+}
 const { values } = parseArgs({
   args: rest,
   options: {

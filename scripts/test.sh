@@ -10,5 +10,5 @@ hash -r
 export NODE_OPTIONS="${NODE_OPTIONS:-} --no-deprecation"
 echo "== lint"; npx eslint . && npx prettier --check . >/dev/null
 echo "== typecheck"; npx tsc --noEmit -p tsconfig.json && npx tsc --noEmit -p portal/tsconfig.json
-echo "== circular imports"; npx madge --circular --extensions ts --ts-config tsconfig.json api shared workers scripts benchmarks
+echo "== circular imports"; npx madge --circular --extensions ts --ts-config tsconfig.json api shared workers scripts benchmarks support
 echo "== tests"; npx vitest run "$@"

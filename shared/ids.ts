@@ -20,6 +20,9 @@ export const ID_PREFIX = {
   recording: 'rec',
   task: 'tsk',
   message: 'msg',
+  campaign: 'cmp',
+  recipient: 'rcp',
+  campaignCall: 'cac',
 } as const;
 export type IdKind = keyof typeof ID_PREFIX;
 

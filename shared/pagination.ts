@@ -11,13 +11,23 @@ export const PageQuery = z.object({
 });
 export type PageQuery = z.infer<typeof PageQuery>;
 
+/**
+ * `nextCursor` is a string when there is a next page and absent on the last one, never null: the contract types
+ * it as a string, and a generated client would reject null (see the OpenAPI document's description).
+ */
 export function pageSchema<T extends z.ZodType>(item: T) {
-  return z.object({ data: z.array(item), nextCursor: z.string().nullable(), hasMore: z.boolean() });
+  return z.object({ data: z.array(item), nextCursor: z.string().optional(), hasMore: z.boolean() });
 }
 export interface Page<T> {
   data: T[];
-  nextCursor: string | null;
+  nextCursor?: string;
   hasMore: boolean;
+}
+
+/** `{nextCursor}` when there is a next page, `{}` on the last one. */
+export function cursorField(hasMore: boolean, cursor: () => string | undefined): { nextCursor?: string } {
+  const c = hasMore ? cursor() : undefined;
+  return c ? { nextCursor: c } : {};
 }
 
 /** Cursor = the last row's sort key (time-sortable id), base64url-encoded so clients treat it as opaque. */
@@ -40,5 +50,5 @@ export function toPage<R extends { id: string }, T>(rows: R[], limit: number, ma
   const hasMore = rows.length > limit;
   const kept = hasMore ? rows.slice(0, limit) : rows;
   const last = kept[kept.length - 1];
-  return { data: kept.map(map), nextCursor: hasMore && last ? encodeCursor(last.id) : null, hasMore };
+  return { data: kept.map(map), ...cursorField(hasMore, () => last && encodeCursor(last.id)), hasMore };
 }

@@ -41,7 +41,7 @@ function toArray<T>(v: T | T[] | undefined): T[] {
  * 5xx responses release the key so that a retry can run the request again. A secret shown once (a new API key,
  * an agent's tool-signing secret) is never stored: see `idempotentSecrets` (api/types.ts).
  */
-export const idempotencyPlugin = fp(async (app: FastifyInstance) => {
+async function idempotency(app: FastifyInstance): Promise<void> {
   const { db } = app.infra;
   app.decorateRequest('idempotency', null);
 
@@ -121,4 +121,6 @@ export const idempotencyPlugin = fp(async (app: FastifyInstance) => {
     await completeIdempotencyKey(db, idem.developerId, idem.key, reply.statusCode, headers, storable ? body : null);
     return payload;
   }
-});
+}
+
+export const idempotencyPlugin = fp(idempotency, { name: 'idempotency', dependencies: ['auth'] });

@@ -37,7 +37,7 @@ const WEBSOCKET_PATHS: OpenAPIV3.PathsObject = {
 };
 
 /** The OpenAPI document is generated from the routes' zod schemas; served at /openapi.json, browsable at /docs. */
-export const openapiPlugin = fp(async (app: FastifyInstance) => {
+async function openapi(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
     openapi: {
       info: {
@@ -45,7 +45,10 @@ export const openapiPlugin = fp(async (app: FastifyInstance) => {
         version: '1.0.0',
         description:
           'Speech, video jobs, voice agents, retrieval collections, realtime sessions and credits. Every /v1 route ' +
-          'takes `Authorization: Bearer <key>`. Errors share one envelope: `{"error": {type, code, message, param, requestId}}`.',
+          'takes `Authorization: Bearer <key>`. Errors share one envelope: `{"error": {type, code, message, param, requestId}}`. ' +
+          'Fields the contract types as strings are strings or absent, never null: `nextCursor` is absent on the last ' +
+          'page, `expiresAt`/`lastUsedAt` of a key that never expires / was never used, `completed_at` of an unfinished ' +
+          'job. Fields the contract types as "string or null" (e.g. `ttsModel`, `collectionId`) keep null.',
       },
       components: {
         securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'API key (vap_…)' } },
@@ -58,4 +61,6 @@ export const openapiPlugin = fp(async (app: FastifyInstance) => {
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list' } });
   app.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async () => app.swagger());
-});
+}
+
+export const openapiPlugin = fp(openapi, { name: 'openapi' });

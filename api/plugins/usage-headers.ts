@@ -14,7 +14,7 @@ function setHeaders(reply: FastifyReply, s: UsageSnapshot): void {
  * lookup with no I/O and no promise. A backing-store failure leaves the headers out rather than failing the
  * response.
  */
-export const usageHeadersPlugin = fp(async (app: FastifyInstance) => {
+async function usageHeaders(app: FastifyInstance): Promise<void> {
   const { meter } = app.infra;
   app.addHook('onSend', (req, reply, payload, done) => {
     if (!req.auth) return done(null, payload);
@@ -34,4 +34,9 @@ export const usageHeadersPlugin = fp(async (app: FastifyInstance) => {
       },
     );
   });
+}
+
+export const usageHeadersPlugin = fp(usageHeaders, {
+  name: 'usage-headers',
+  dependencies: ['auth', 'request-context'],
 });

@@ -26,7 +26,7 @@ declare module 'fastify' {
  * The developer portal on the api role: /portal/api/auth/* (sign-in), /portal/api/v1/* (every /v1 route again,
  * authenticated by the session cookie instead of an API key, hidden from /openapi.json) and the portal-only reads.
  */
-export const portalPlugin = fp(async (app: FastifyInstance) => {
+async function portal(app: FastifyInstance): Promise<void> {
   const { infra } = app;
   app.decorate('portal', await PortalAuth.create(infra));
   app.decorateRequest('portalSession', null);
@@ -45,7 +45,9 @@ export const portalPlugin = fp(async (app: FastifyInstance) => {
     },
     { prefix: '/portal' },
   );
-});
+}
+
+export const portalPlugin = fp(portal, { name: 'portal', dependencies: ['auth'] });
 
 /** Everything under /portal/api that needs a signed-in session: the /v1 mirror and the portal-only reads. */
 async function sessionApi(app: FastifyInstance): Promise<void> {

@@ -15,6 +15,7 @@ import {
   ProvisionResponse,
   SpeakBody,
   SyncBody,
+  LlmProviderList,
   SyncResponse,
   ToolSigningSecret,
   UpdateAgentBody,
@@ -39,6 +40,7 @@ import { provisionAgent } from '../services/agents-provision.ts';
 import { speakAsAgent } from '../services/agents-speak.ts';
 import { syncAgent } from '../services/agents-sync.ts';
 import { toAgent } from '../../shared/agents/db.ts';
+import { defaultLlmProvider, llmProviderInfo } from '../../shared/engines/llm/registry.ts';
 
 /** Routes of the agents area, registered at the root with their full /v1/... paths. */
 export const agentsRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -55,7 +57,23 @@ export const agentsRoutes: FastifyPluginAsyncZod = async (app) => {
         idempotentSecrets: { fields: ['toolSigningSecret'], replay: 'redacted', resource: 'agent' },
       },
     },
-    async (req, reply) => reply.code(201).send(await createAgent(db, addressPolicy, req.auth.developerId, req.body)),
+    async (req, reply) => {
+      const developerId = req.auth.developerId;
+      const llmProvider = req.body.llmProvider ?? (await defaultLlmProvider(infra, developerId));
+      return reply.code(201).send(await createAgent(db, addressPolicy, developerId, { ...req.body, llmProvider }));
+    },
+  );
+
+  app.get(
+    '/v1/llm-providers',
+    {
+      schema: {
+        tags,
+        summary: 'LLM providers an agent may use, labelled, with where their keys come from (extension)',
+        response: { 200: LlmProviderList },
+      },
+    },
+    async (req) => ({ data: await llmProviderInfo(infra, req.auth.developerId) }),
   );
 
   app.get(

@@ -10,6 +10,8 @@ import {
   ProviderKeyList,
   ProviderParams,
   StoreProviderKeyBody,
+  SpendingCaps,
+  SpendingCapsBody,
   Subscription,
   Usage,
   VerifyResult,
@@ -23,6 +25,9 @@ import {
   verifyProviderKey,
 } from '../services/provider-keys.ts';
 import { usageReport } from '../services/usage.ts';
+import { Estimate, EstimateBody } from '../../shared/billing/estimate-contracts.ts';
+import { estimate } from '../services/estimate.ts';
+import { spendingCaps, updateSpendingCaps } from '../services/spending-caps.ts';
 
 const MAX_WEBHOOK_BYTES = 1024 * 1024;
 
@@ -34,6 +39,45 @@ export const billingRoutes: FastifyPluginAsyncZod = async (app) => {
     '/v1/usage',
     { schema: { tags: ['Usage'], summary: 'Credits used in the current period', response: { 200: Usage } } },
     async (req) => usageReport(infra, req.auth.developerId),
+  );
+
+  app.post(
+    '/v1/estimate',
+    {
+      schema: {
+        tags: ['Usage'],
+        summary:
+          'Price a planned call, synthesis, transcription or video job for your tier and keys (nothing is charged)',
+        body: EstimateBody,
+        response: { 200: Estimate },
+      },
+    },
+    async (req) => estimate(infra, req.auth, req.body, req.headers),
+  );
+
+  app.get(
+    '/v1/billing/spending-caps',
+    {
+      schema: {
+        tags: ['Billing'],
+        summary: 'Daily spending caps (developer and per API key) and what was spent today',
+        response: { 200: SpendingCaps },
+      },
+    },
+    async (req) => spendingCaps(infra, req.auth.developerId),
+  );
+
+  app.put(
+    '/v1/billing/spending-caps',
+    {
+      schema: {
+        tags: ['Billing'],
+        summary: 'Set or remove daily spending caps (null removes; fields left out stay)',
+        body: SpendingCapsBody,
+        response: { 200: SpendingCaps },
+      },
+    },
+    async (req) => updateSpendingCaps(infra, req.auth.developerId, req.body),
   );
 
   const billing = ['Billing'];
@@ -92,7 +136,6 @@ export const billingRoutes: FastifyPluginAsyncZod = async (app) => {
     { schema: { tags: keys, summary: 'List stored provider keys', response: { 200: ProviderKeyList } } },
     async (req) => ({
       data: await listStoredProviderKeys(infra, req.auth.developerId),
-      nextCursor: null,
       hasMore: false,
     }),
   );

@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { accountRoutes } from './account.ts';
+import { agentTestsRoutes } from './agent-tests.ts';
 import { agentsRoutes } from './agents.ts';
 import { billingRoutes } from './billing.ts';
+import { campaignsRoutes } from './campaigns.ts';
 import { collectionsRoutes } from './collections.ts';
 import { keysRoutes } from './keys.ts';
 import { sessionsRoutes } from './sessions.ts';
@@ -16,6 +18,8 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await app.register(speechRoutes);
   await app.register(collectionsRoutes);
   await app.register(agentsRoutes);
+  await app.register(agentTestsRoutes);
   await app.register(sessionsRoutes);
+  await app.register(campaignsRoutes);
   await app.register(videoRoutes);
 }

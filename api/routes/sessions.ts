@@ -78,7 +78,7 @@ export const sessionsRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (req) => {
       await checkInstance(req.auth.developerId, req.body.agentId, req.body.instanceId);
-      return createTwilioSession(infra, req.auth.developerId, req.body);
+      return createTwilioSession(infra, req.auth.developerId, req.body, { apiKeyId: req.auth.keyId });
     },
   );
 
@@ -94,7 +94,10 @@ export const sessionsRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (req) => {
       await checkInstance(req.auth.developerId, req.body.agentId, req.body.instanceId);
-      return createDirectSession(infra, req.auth.developerId, req.body.agentId, req.body.instanceId);
+      return createDirectSession(infra, req.auth.developerId, req.body, {
+        apiKeyId: req.auth.keyId,
+        headers: req.headers,
+      });
     },
   );
 

@@ -7,6 +7,7 @@ import { createCollection } from '../../shared/rag/collections.ts';
 import { ingestDocument } from '../../shared/rag/ingest.ts';
 import type { Infra } from '../../shared/runtime/infra.ts';
 import { checkTools, createAgent } from './agents.ts';
+import { defaultLlmProvider } from '../../shared/engines/llm/registry.ts';
 
 /**
  * Agent + collection + initial content, all or nothing: one transaction holds the collection insert, the agent
@@ -21,6 +22,7 @@ export async function provisionAgent(
   const developerId = req.auth.developerId;
   const { collection: collectionBody, initialContent, collectionId: _ignored, ...agentBody } = body;
   checkTools(agentBody.tools, infra.addressPolicy);
+  const llmProvider = agentBody.llmProvider ?? (await defaultLlmProvider(infra, developerId));
   // Ingest credit holds are settled only once the transaction has committed: a rolled-back provisioning
   // charges nothing.
   const holds: Reservation[] = [];
@@ -29,6 +31,7 @@ export async function provisionAgent(
       const collection = await createCollection(tx, embeddingEngines(infra), developerId, collectionBody);
       const agent = await createAgent(tx, infra.addressPolicy, developerId, {
         ...agentBody,
+        llmProvider,
         collectionId: collection.id,
       });
       const ingestResults: ProvisionResponse['ingestResults'] = [];

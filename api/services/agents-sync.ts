@@ -58,6 +58,17 @@ export async function syncAgent(
   provider: 'vapi',
 ): Promise<SyncResponse> {
   const agent = await requireActiveAgent(infra.db, developerId, agentId);
+  if (agent.llm_provider === 'local') {
+    // Vapi has no counterpart of a lookup that runs on this platform: syncing it would make a broken assistant.
+    throw new ApiError(
+      'validation_failed',
+      {
+        detail:
+          'the local reply engine runs only on this platform; give the agent an LLM vendor (openai, anthropic, groq) before syncing it to Vapi',
+      },
+      'llmProvider',
+    );
+  }
   const key = await resolveProviderKey({
     vendor: provider,
     developerId,

@@ -1,7 +1,6 @@
 import { isIP } from 'node:net';
 import {
   archiveAgent,
-  collectionOwned,
   getAgent,
   insertAgent,
   listActiveAgents,
@@ -10,6 +9,7 @@ import {
   updateAgent,
   type AgentRow,
 } from '../../shared/agents/db.ts';
+import { collectionOwned } from '../../shared/rag/collections.ts';
 import {
   deleteInstance,
   getInstance,
@@ -32,7 +32,7 @@ import { DEFAULT_LLM_MODELS } from '../../shared/engines/llm/registry.ts';
 import { ApiError } from '../../shared/errors/api-error.ts';
 import { newId } from '../../shared/ids.ts';
 import { AddressPolicy } from '../../shared/net/address-policy.ts';
-import { decodeCursor, encodeCursor, type Page } from '../../shared/pagination.ts';
+import { cursorField, decodeCursor, encodeCursor, type Page } from '../../shared/pagination.ts';
 import { newWebhookSecret } from '../../shared/webhooks/standard-webhooks.ts';
 
 const PUBLIC_ONLY = new AddressPolicy([]);
@@ -81,7 +81,10 @@ async function checkCollection(db: Queryable, developerId: string, collectionId:
   }
 }
 
-/** Creates an agent; a client-supplied id already used by this developer is 409. */
+/**
+ * Creates an agent; a client-supplied id already used by this developer is 409. Routes fill `llmProvider`
+ * with `defaultLlmProvider` first (openai here is only the last resort of callers that do not).
+ */
 export async function createAgent(
   db: Queryable,
   policy: AddressPolicy,
@@ -140,7 +143,7 @@ export async function listAgents(
   const last = kept[kept.length - 1];
   return {
     data: kept.map((r) => toAgent(r)),
-    nextCursor: hasMore && last ? encodeCursor(String(last.seq)) : null,
+    ...cursorField(hasMore, () => last && encodeCursor(String(last.seq))),
     hasMore,
   };
 }
@@ -221,7 +224,7 @@ export async function listAgentInstances(
   const hasMore = rows.length > limit;
   const kept = hasMore ? rows.slice(0, limit) : rows;
   const last = kept[kept.length - 1];
-  return { data: kept.map(toInstance), nextCursor: hasMore && last ? encodeCursor(last.id) : null, hasMore };
+  return { data: kept.map(toInstance), ...cursorField(hasMore, () => last && encodeCursor(last.id)), hasMore };
 }
 
 export async function getAgentInstance(

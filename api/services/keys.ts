@@ -47,7 +47,7 @@ function toListItem(r: ApiKeyRow): KeyListItem {
     name: r.name,
     prefix: r.prefix,
     createdAt: r.created_at.toISOString(),
-    expiresAt: r.expires_at?.toISOString() ?? null,
-    lastUsedAt: r.last_used_at?.toISOString() ?? null,
+    ...(r.expires_at ? { expiresAt: r.expires_at.toISOString() } : {}),
+    ...(r.last_used_at ? { lastUsedAt: r.last_used_at.toISOString() } : {}),
   };
 }

@@ -5,6 +5,7 @@ import type {
   SessionDetail,
   SessionSummary,
 } from '../../shared/contracts/sessions.ts';
+import { LLM_PROVIDER_LABELS } from '../../shared/contracts/providers.ts';
 import { ApiError } from '../../shared/errors/api-error.ts';
 import { decodeCursor, toPage, type Page } from '../../shared/pagination.ts';
 import type { Infra } from '../../shared/runtime/infra.ts';
@@ -110,6 +111,16 @@ export async function sessionDetail(
     transfer: s.transfer
       ? { target: s.transfer.target, to: s.transfer.to, mode: s.transfer.mode, atMs: s.transfer.atMs }
       : null,
+    ...(s.llm_provider
+      ? {
+          engines: {
+            stt: s.stt_provider ?? '',
+            tts: s.tts_provider ?? '',
+            llm: s.llm_provider,
+            llmLabel: (LLM_PROVIDER_LABELS as Record<string, string>)[s.llm_provider] ?? s.llm_provider,
+          },
+        }
+      : {}),
   };
 }
 

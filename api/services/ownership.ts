@@ -1,4 +1,5 @@
-import { collectionOwned, getAgent } from '../../shared/agents/db.ts';
+import { getAgent } from '../../shared/agents/db.ts';
+import { collectionOwned } from '../../shared/rag/collections.ts';
 import { getInstance } from '../../shared/agents/instances-db.ts';
 import type { Queryable } from '../../shared/db/pool.ts';
 import { ApiError } from '../../shared/errors/api-error.ts';

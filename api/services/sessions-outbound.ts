@@ -5,14 +5,17 @@ import { newId } from '../../shared/ids.ts';
 import { fromTwilioAnsweredBy, recordAnswer } from '../../shared/realtime/amd/outcome.ts';
 import { twilioCreds } from '../../shared/realtime/outbound.ts';
 import {
+  attachTaskSession,
+  deletePendingSession,
   getOutboundTask,
   insertOutboundTask,
   recordTaskAnsweredBy,
+  sessionTokenFields,
   sessionTransfer,
   updateOutboundTask,
 } from '../../shared/realtime/store.ts';
 import type { Infra } from '../../shared/runtime/infra.ts';
-import { createTwilioSession, requireActiveAgent } from './sessions.ts';
+import { createTwilioSession, requireActiveAgent, twilioSessionAnswer } from './sessions.ts';
 
 /** Queues an outbound call; the dispatcher job (shared/realtime/outbound.ts, on the CPU worker) places it. */
 export async function createOutboundTask(
@@ -57,21 +60,49 @@ async function loadTask(infra: Infra, taskId: string) {
   return t;
 }
 
-/** Connect callback: the callee answered; reply with TwiML connecting the call to the agent. */
+/**
+ * Connect callback: the callee answered; reply with TwiML connecting the call to the agent. Idempotent by CallSid:
+ * a replayed or retried callback for the task's call answers the session the first one opened (a fresh token for
+ * it, which still opens it only once), never a second session; another CallSid for the same task is a 409.
+ */
 export async function taskConnect(infra: Infra, taskId: string, params: Record<string, string>): Promise<string> {
   const t = await loadTask(infra, taskId);
+  const callSid = params.CallSid ?? null;
+  if (t.session_id) return answerAgain(infra, t, callSid);
   const s = await createTwilioSession(
     infra,
     t.developer_id,
     { agentId: t.agent_id, from: t.from_number, to: t.to_number },
     { direction: 'outbound', taskId },
   );
-  await updateOutboundTask(infra.db, taskId, {
-    status: 'in-progress',
-    sessionId: s.sessionId,
-    callSid: params.CallSid ?? null,
+  if (await attachTaskSession(infra.db, taskId, { sessionId: s.sessionId, callSid })) return s.twiml;
+  // Another callback for this call won the race: drop ours and answer theirs.
+  await deletePendingSession(infra.db, s.sessionId);
+  return answerAgain(infra, await loadTask(infra, taskId), callSid);
+}
+
+async function answerAgain(
+  infra: Infra,
+  t: { session_id: string | null; call_sid: string | null },
+  callSid: string | null,
+): Promise<string> {
+  if (t.call_sid && callSid && t.call_sid !== callSid) {
+    throw new ApiError('conflict', { detail: 'This task is connected to another call.' });
+  }
+  const row = t.session_id ? await sessionTokenFields(infra.db, t.session_id) : null;
+  if (!row?.expires_at) throw new ApiError('conflict', { detail: 'This task has no session to connect.' });
+  const answer = await twilioSessionAnswer(infra, {
+    sid: t.session_id!,
+    dev: row.developer_id,
+    agt: row.agent_id,
+    ch: 'twilio',
+    exp: Math.floor(row.expires_at.getTime() / 1000),
+    ...(row.from_number ? { from: row.from_number } : {}),
+    ...(row.to_number ? { to: row.to_number } : {}),
+    ...(row.instance_id ? { ins: row.instance_id } : {}),
+    ...(row.task_id ? { tsk: row.task_id } : {}),
   });
-  return s.twiml;
+  return answer.twiml;
 }
 
 /** Status callback: record the call's progress (queued → ringing → in-progress → completed/busy/failed/no-answer). */

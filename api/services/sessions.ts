@@ -1,14 +1,28 @@
 import twilio from 'twilio';
 import { getAgent } from '../../shared/agents/db.ts';
 import { sessionMinuteHold } from '../../shared/billing/session-hold.ts';
-import type { CreateTwilioSessionBody, TwilioSession } from '../../shared/contracts/sessions.ts';
+import { dailyHeadroom, insertSessionLimits } from '../../shared/billing/spending-caps.ts';
+import { creditWeights } from '../../shared/billing/weights.ts';
+import type {
+  CreateDirectSessionBody,
+  CreateTwilioSessionBody,
+  TwilioSession,
+} from '../../shared/contracts/sessions.ts';
 import { ApiError } from '../../shared/errors/api-error.ts';
 import { newId } from '../../shared/ids.ts';
 import type { Infra } from '../../shared/runtime/infra.ts';
 import { resolveSessionEngines, speechFor } from '../../shared/realtime/engines.ts';
+import { requireSessionSlot } from '../../shared/realtime/session-claim.ts';
+import { resolveLlmKey } from '../../shared/engines/llm/registry.ts';
 import { sessionSecret } from '../../shared/realtime/secret.ts';
-import { insertPendingTwilioSession } from '../../shared/realtime/store.ts';
-import { signSessionToken } from '../../shared/realtime/token.ts';
+import { admitSession, refusalTwiml } from '../../shared/realtime/admission.ts';
+import {
+  insertPendingDirectSession,
+  insertPendingTwilioSession,
+  markSessionFailedToStart,
+} from '../../shared/realtime/store.ts';
+import { admissionRefused } from '../../shared/observability/metrics.ts';
+import { signSessionToken, type SessionClaims } from '../../shared/realtime/token.ts';
 
 export const TWILIO_STREAM_PATH = '/v1/sessions/twilio/stream';
 export const DIRECT_SESSION_PATH = (agentId: string) => `/v1/agents/${encodeURIComponent(agentId)}/session`;
@@ -42,16 +56,20 @@ export async function createTwilioSession(
   infra: Infra,
   developerId: string,
   body: CreateTwilioSessionBody,
-  opts: { direction?: 'inbound' | 'outbound'; taskId?: string } = {},
+  opts: { direction?: 'inbound' | 'outbound'; taskId?: string; apiKeyId?: string } = {},
 ): Promise<TwilioSession> {
   const agent = await requireActiveAgent(infra, developerId, body.agentId);
   // Fail before the caller is connected: phone audio needs a provider STT (the local default cannot do 8 kHz).
   await resolveSessionEngines(infra, speechFor(infra), developerId, agent, 'twilio');
+  // Twilio's socket carries no key headers: the agent's LLM must be usable with stored or platform keys.
+  await resolveLlmKey(infra, agent.llm_provider, developerId);
   const sessionId = newId('session');
-  await requireSessionCredits(infra, developerId, sessionId, 'twilio');
-  const ttl = infra.config.REALTIME_TOKEN_TTL_SECONDS;
-  const exp = Math.floor(Date.now() / 1000) + ttl;
-  const token = await signSessionToken(sessionSecret(infra), {
+  await requireSessionCredits(infra, developerId, sessionId, 'twilio', opts.apiKeyId);
+  await requireSessionSlot(infra, developerId);
+  const refused = await refuseOverCapacity(infra, sessionId, 'twilio');
+  await recordCallLimits(infra, developerId, sessionId, body, opts.apiKeyId);
+  const exp = Math.floor(Date.now() / 1000) + infra.config.REALTIME_TOKEN_TTL_SECONDS;
+  const claims: SessionClaims = {
     sid: sessionId,
     dev: developerId,
     agt: body.agentId,
@@ -61,8 +79,7 @@ export async function createTwilioSession(
     to: body.to,
     ...(body.instanceId ? { ins: body.instanceId } : {}),
     ...(opts.taskId ? { tsk: opts.taskId } : {}),
-  });
-  const expiresAt = new Date(exp * 1000);
+  };
   await insertPendingTwilioSession(infra.db, {
     id: sessionId,
     developerId,
@@ -72,34 +89,120 @@ export async function createTwilioSession(
     to: body.to,
     instanceId: body.instanceId ?? null,
     taskId: opts.taskId ?? null,
-    expiresAt,
+    expiresAt: new Date(exp * 1000),
   });
+  if (refused) {
+    // The caller hears the configured refusal; the session stays visible as refused (end reason `admission`).
+    await markSessionFailedToStart(infra.db, sessionId, 'admission', 'the realtime fleet was at capacity');
+    return {
+      sessionId,
+      agentId: body.agentId,
+      twiml: refusalTwiml(infra.config, { answered: opts.direction === 'outbound' }),
+      streamUrl: streamUrl(infra.config.PUBLIC_BASE_URL, TWILIO_STREAM_PATH),
+      expiresAt: new Date(exp * 1000).toISOString(),
+      admitted: false,
+    };
+  }
+  return twilioSessionAnswer(infra, claims);
+}
+
+/**
+ * The TwiML (and its token) for a pending Twilio session. Signing again for the same session gives a token that
+ * opens the same session, still once: the stream claims the session, not the token.
+ */
+export async function twilioSessionAnswer(infra: Infra, claims: SessionClaims): Promise<TwilioSession> {
+  const token = await signSessionToken(sessionSecret(infra), claims);
   const url = streamUrl(infra.config.PUBLIC_BASE_URL, TWILIO_STREAM_PATH);
   return {
-    sessionId,
-    agentId: body.agentId,
-    twiml: connectTwiml(url, { token, sessionId }),
+    sessionId: claims.sid,
+    agentId: claims.agt,
+    twiml: connectTwiml(url, { token, sessionId: claims.sid }),
     streamUrl: url,
-    expiresAt: expiresAt.toISOString(),
+    expiresAt: new Date(claims.exp * 1000).toISOString(),
   };
 }
 
-/** 402 `insufficient_credits` now, while the caller can still be told, rather than a refused stream later. */
-function requireSessionCredits(infra: Infra, developerId: string, sessionId: string, channel: string) {
-  return infra.meter.check(sessionMinuteHold(developerId, sessionId, channel));
+/**
+ * 402 `insufficient_credits` (or `spending_cap_reached` when a daily cap has no room for the first minute) now,
+ * while the caller can still be told, rather than a refused stream later.
+ */
+async function requireSessionCredits(
+  infra: Infra,
+  developerId: string,
+  sessionId: string,
+  channel: string,
+  apiKeyId?: string,
+): Promise<void> {
+  const minute = sessionMinuteHold(developerId, sessionId, channel);
+  await infra.meter.check(minute);
+  const headroom = await dailyHeadroom(infra.db, developerId, apiKeyId ?? null);
+  const needed = creditWeights(infra.config).credits(minute.category, minute.operation, minute.units);
+  if (headroom && headroom.remaining < needed) {
+    throw new ApiError('spending_cap_reached', {
+      scope: headroom.scope === 'key' ? 'API key' : 'developer',
+      cap: headroom.cap,
+      remaining: Math.max(0, headroom.remaining),
+      needed,
+    });
+  }
+}
+
+/** The call's own caps (over the agent's defaults) and the key that created it, read when the call connects. */
+async function recordCallLimits(
+  infra: Infra,
+  developerId: string,
+  sessionId: string,
+  body: { maxDurationSeconds?: number; maxCredits?: number },
+  apiKeyId: string | undefined,
+): Promise<void> {
+  if (body.maxDurationSeconds === undefined && body.maxCredits === undefined && !apiKeyId) return;
+  await insertSessionLimits(infra.db, sessionId, developerId, {
+    apiKeyId: apiKeyId ?? null,
+    maxDurationSeconds: body.maxDurationSeconds ?? null,
+    maxCredits: body.maxCredits ?? null,
+  });
+}
+
+/** Admission control: true when the realtime fleet has no slot for this session (shared/realtime/admission.ts). */
+async function refuseOverCapacity(infra: Infra, sessionId: string, transport: 'twilio' | 'direct'): Promise<boolean> {
+  const a = await admitSession(infra, sessionId);
+  if (a.admitted) return false;
+  admissionRefused.inc({ transport });
+  infra.log.info({ sessionId, transport, capacity: a.capacity, used: a.used }, 'call refused: fleet at capacity');
+  return true;
 }
 
 /** A short-lived token for the direct socket, so a browser page never holds the API key. */
 export async function createDirectSession(
   infra: Infra,
   developerId: string,
-  agentId: string,
-  instanceId?: string,
+  body: CreateDirectSessionBody,
+  opts: { apiKeyId?: string; headers?: Record<string, string | string[] | undefined> } = {},
 ): Promise<{ sessionId: string; agentId: string; token: string; url: string; expiresAt: string }> {
-  await requireActiveAgent(infra, developerId, agentId);
+  const { agentId, instanceId } = body;
+  const headers = opts.headers ?? {};
+  const agent = await requireActiveAgent(infra, developerId, agentId);
+  // The checks the socket would make, before a token exists: a missing key is a clear 400 now instead of a
+  // socket that connects and then closes with 1011 (the "talk to it" button of a fresh machine).
+  await resolveSessionEngines(infra, speechFor(infra), developerId, agent, 'direct', headers);
+  await resolveLlmKey(infra, agent.llm_provider, developerId, headers);
   const sessionId = newId('session');
-  await requireSessionCredits(infra, developerId, sessionId, 'direct');
+  await requireSessionCredits(infra, developerId, sessionId, 'direct', opts.apiKeyId);
+  await requireSessionSlot(infra, developerId);
+  if (await refuseOverCapacity(infra, sessionId, 'direct')) {
+    const retryAfter = infra.config.REALTIME_ADMISSION_RETRY_AFTER_SECONDS;
+    throw new ApiError('over_capacity', { retryAfter }, null, { 'retry-after': String(retryAfter) });
+  }
+  await recordCallLimits(infra, developerId, sessionId, body, opts.apiKeyId);
   const exp = Math.floor(Date.now() / 1000) + infra.config.REALTIME_TOKEN_TTL_SECONDS;
+  // The token opens this pending session once: the socket claims it (workers/realtime/direct).
+  await insertPendingDirectSession(infra.db, {
+    id: sessionId,
+    developerId,
+    agentId,
+    instanceId: instanceId ?? null,
+    expiresAt: new Date(exp * 1000),
+  });
   const token = await signSessionToken(sessionSecret(infra), {
     sid: sessionId,
     dev: developerId,

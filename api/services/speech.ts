@@ -32,8 +32,9 @@ export interface SynthesisStream {
 /**
  * Synthesizes and encodes as a stream. The first encoded chunk is awaited before returning, so a bad voice, a
  * rejected vendor key or a dead engine is an error response; after that, audio flows as it is made. Metering:
- * the characters are reserved up front, committed when the stream completes and refunded when it fails or the
- * client goes away.
+ * the characters are reserved up front, committed when the stream completes, refunded when it fails before any
+ * audio went out, and committed in proportion to the audio delivered when the client goes away part-way
+ * (DeliveryProgress; docs/billing.md).
  */
 export async function synthesizeStream(
   infra: Infra,
@@ -74,7 +75,9 @@ export async function synthesizeStream(
       apiKey: key?.key,
       signal,
     });
-    const encoded = encodeStream(audio.chunks, {
+    const voiceKey = `${engine.provider}:${input.voiceId}:${input.model ?? ''}`;
+    const progress = new DeliveryProgress(units, audio.sampleRate, input.speed, spokenRates.get(voiceKey));
+    const encoded = encodeStream(progress.counting(audio.chunks), {
       inputRate: audio.sampleRate,
       format: input.format,
       outputRate: input.outputRate,
@@ -83,16 +86,25 @@ export async function synthesizeStream(
     const first = await encoded.next();
     async function* body(): AsyncGenerator<Buffer> {
       try {
-        if (!first.done) yield first.value;
-        for (;;) {
-          const next = await encoded.next();
-          if (next.done) break;
-          yield next.value;
+        let pending = first;
+        while (!pending.done) {
+          progress.made(pending.value.length);
+          yield pending.value;
+          // The consumer asked for more: the chunk before went out.
+          progress.delivered(pending.value.length);
+          pending = await encoded.next();
         }
         settled = true;
+        learnRate(voiceKey, progress.spokenRate());
         await reservation?.commit(units);
       } finally {
-        await refund();
+        if (!settled) {
+          // The client left part-way: charged for the share of the audio it was sent, never refunded after it.
+          const charged = progress.chargedUnits();
+          settled = true;
+          if (charged > 0) await reservation?.commit(charged).catch(() => reservation.refund());
+          else await reservation?.refund();
+        }
         await encoded.return?.();
       }
     }
@@ -100,6 +112,77 @@ export async function synthesizeStream(
   } catch (e) {
     await refund();
     throw engineToApiError(e, engine.provider);
+  }
+}
+
+/** Speech runs at about this many characters a second at speed 1 (150 words a minute), until measured. */
+export const SPOKEN_CHARS_PER_SECOND = 15;
+
+/**
+ * Characters a second at speed 1 each voice was measured to speak (provider:voice:model), from the syntheses this
+ * process completed: the length an unfinished synthesis is expected to have. Bounded: a voice seen once is cheap.
+ */
+const spokenRates = new Map<string, number>();
+
+function learnRate(voiceKey: string, rate: number | null): void {
+  if (rate === null) return;
+  const prev = spokenRates.get(voiceKey);
+  if (prev === undefined && spokenRates.size >= 1000) spokenRates.clear();
+  spokenRates.set(voiceKey, prev === undefined ? rate : (prev + rate) / 2);
+}
+
+/**
+ * How much of a synthesis reached the client, for charging a stream the client abandoned. The share delivered is
+ * the encoded bytes sent over those made, applied to the audio the engine made; over the whole synthesis when the
+ * engine had finished, else over the larger of the audio made so far and the text's expected length (at the rate
+ * this voice was measured to speak, SPOKEN_CHARS_PER_SECOND until it has been). Charged characters =
+ * ceil(characters × that share).
+ */
+export class DeliveryProgress {
+  private pcmBytes = 0;
+  private engineDone = false;
+  private encodedMade = 0;
+  private encodedSent = 0;
+
+  constructor(
+    private readonly characters: number,
+    private readonly sampleRate: number,
+    private readonly speed: number,
+    private readonly rate = SPOKEN_CHARS_PER_SECOND,
+  ) {}
+
+  /** Characters a second at speed 1 this synthesis spoke (null when it made no audio or did not finish). */
+  spokenRate(): number | null {
+    const seconds = this.pcmBytes / 2 / this.sampleRate;
+    return this.engineDone && seconds > 0 ? this.characters / seconds / (this.speed || 1) : null;
+  }
+
+  /** Passes the engine's PCM through, counting it. */
+  async *counting(chunks: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
+    for await (const c of chunks) {
+      this.pcmBytes += c.length;
+      yield c;
+    }
+    this.engineDone = true;
+  }
+
+  made(bytes: number): void {
+    this.encodedMade += bytes;
+  }
+
+  delivered(bytes: number): void {
+    this.encodedSent += bytes;
+  }
+
+  chargedUnits(): number {
+    if (this.encodedSent === 0 || this.encodedMade === 0) return 0;
+    const madeSeconds = this.pcmBytes / 2 / this.sampleRate;
+    const sentSeconds = (this.encodedSent / this.encodedMade) * madeSeconds;
+    const expected = this.engineDone
+      ? madeSeconds
+      : Math.max(madeSeconds, this.characters / (this.rate * (this.speed || 1)));
+    if (!(expected > 0)) return 0;
+    return Math.min(this.characters, Math.ceil((this.characters * sentSeconds) / expected));
   }
 }
 

@@ -1,6 +1,6 @@
 import type { Usage } from '../../shared/billing/contracts.ts';
 import { accountLimit, ensureAccount } from '../../shared/billing/accounts.ts';
-import { usageByCategory } from '../../shared/billing/ledger-reads.ts';
+import { usageByCategory, waivedByReason } from '../../shared/billing/ledger-reads.ts';
 import type { Infra } from '../../shared/runtime/infra.ts';
 
 /**
@@ -10,7 +10,10 @@ import type { Infra } from '../../shared/runtime/infra.ts';
 export async function usageReport(infra: Infra, developerId: string): Promise<Usage> {
   const a = await ensureAccount(infra.db, infra.config, developerId);
   infra.meter.publish(a);
-  const rows = await usageByCategory(infra.db, developerId, a.period_start, a.period_end);
+  const [rows, waived] = await Promise.all([
+    usageByCategory(infra.db, developerId, a.period_start, a.period_end),
+    waivedByReason(infra.db, developerId, a.period_start, a.period_end),
+  ]);
   const breakdown = { tts: 0, stt: 0, llm: 0, rag: 0, video: 0, session: 0 };
   let requestCount = 0;
   for (const r of rows) {
@@ -23,5 +26,6 @@ export async function usageReport(infra: Infra, developerId: string): Promise<Us
     breakdown,
     requestCount,
     period: { start: a.period_start.toISOString(), end: a.period_end.toISOString() },
+    waived: { credits: waived.reduce((n, w) => n + w.credits, 0), byReason: waived },
   };
 }

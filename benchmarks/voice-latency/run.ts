@@ -49,8 +49,12 @@ const { values: args } = parseArgs({
     endpointing: { type: 'string', default: '300' },
     // Platform processes sharing the port (node:cluster); default one per core, as `PROCESSES` on a machine.
     processes: { type: 'string', default: String(availableParallelism()) },
+    // Admission control on, with this many calls for the whole platform (0 = off): calls past it are refused
+    // (busy TwiML) and counted, not failed. bench:capacity's admission mode uses it.
+    'admission-capacity': { type: 'string', default: '0' },
   },
 });
+const ADMISSION_CAPACITY = Number(args['admission-capacity']);
 if (args.sweep) {
   await runSweep(process.argv.slice(2), args['sweep-stt-ms'], args['sweep-llm-ms']);
   process.exit(0);
@@ -101,12 +105,18 @@ async function main(): Promise<void> {
       REALTIME_SESSION_SECRET: 'benchmark-secret-benchmark-secret-0123456789',
       REALTIME_ENDPOINTING_MS: args.endpointing,
       REALTIME_RECORDINGS: 'true',
+      // Every benchmark call is one developer's: the per-developer cap on running sessions must not be what limits.
+      REALTIME_SESSIONS_PER_DEVELOPER: 'starter:5,pro:25,scale:100000',
       DEEPGRAM_BASE_URL: dg.url,
       DEEPGRAM_API_KEY: dg.key,
       OPENAI_BASE_URL: llm.baseUrl,
       OPENAI_API_KEY: llm.key,
       OUTBOUND_ALLOWLIST: '127.0.0.1',
       BENCH_PROCESSES: args.processes,
+      REALTIME_ADMISSION: ADMISSION_CAPACITY > 0 ? 'true' : 'false',
+      ...(ADMISSION_CAPACITY > 0
+        ? { REALTIME_MAX_SESSIONS: String(Math.ceil(ADMISSION_CAPACITY / Math.max(1, Number(args.processes)))) }
+        : {}),
       ...(ttsDouble
         ? { BENCH_TTS_PROVIDER: 'cartesia', CARTESIA_BASE_URL: ttsDouble.url, CARTESIA_API_KEY: ttsDouble.key }
         : {}),
@@ -157,6 +167,7 @@ async function main(): Promise<void> {
   const clearAfterOnset: number[] = [];
   const sessionIds: string[] = [];
   let failures = 0;
+  let rejected = 0;
 
   async function call(i: number): Promise<void> {
     await new Promise((r) => setTimeout(r, i * Number(args['ramp-ms'])));
@@ -165,7 +176,9 @@ async function main(): Promise<void> {
       headers: { authorization: `Bearer ${srv.apiKey}`, 'content-type': 'application/json' },
       body: JSON.stringify({ agentId: srv.agentId, from: `+1555000${String(i).padStart(4, '0')}`, to: '+15559990000' }),
     });
-    const body = (await res.json()) as { twiml: string; sessionId: string };
+    const body = (await res.json()) as { twiml: string; sessionId: string; admitted?: boolean };
+    // Refused by admission control (busy TwiML): a call the platform declined, not a failed one.
+    if (body.admitted === false) return void rejected++;
     sessionIds.push(body.sessionId);
     const c = new TwilioCaller({
       url: wsUrl(srv.url, '/v1/sessions/twilio/stream'),
@@ -324,6 +337,11 @@ async function main(): Promise<void> {
     header: [
       `\nvoice-latency: ${CALLS} concurrent calls × ${TURNS} turns on ${cpus().length} cores, ${args.processes} platform process(es), ${Math.round(wall / 1000)} s, ${failures} failed calls`,
       `profiles: STT final ${PROFILE.sttFinalAfterMs} ms after end of speech ± ${PROFILE.sttJitterMs} ms, WER ${(100 * PROFILE.sttWer).toFixed(0)} %, interims ${PROFILE.sttInterimLagMs ? `${PROFILE.sttInterimLagMs} ms behind` : 'on time'} (deepgram double); LLM first token ${PROFILE.llmFirstTokenMs} ms then ${PROFILE.llmTokensPerSecond} tokens/s (openai double); TTS ${VENDOR_TTS ? `vendor double (cartesia protocol, first byte ${args['tts-first-byte-ms']} ms)` : 'local flite (real)'}; endpointing ${args.endpointing} ms fixed, adaptive per the platform defaults`,
+      ...(ADMISSION_CAPACITY > 0
+        ? [
+            `admission control: capacity ${ADMISSION_CAPACITY} calls; ${CALLS - rejected} accepted, ${rejected} refused (busy)`,
+          ]
+        : []),
       `load average at the end: ${loadavg()
         .map((x) => x.toFixed(1))
         .join(' ')}`,
@@ -353,6 +371,10 @@ async function main(): Promise<void> {
     turn,
     final: fin,
   });
+  // One machine-readable line for bench:capacity (benchmarks/capacity/run.ts).
+  console.log(
+    `BENCH_RESULT ${JSON.stringify({ calls: CALLS, rejected, failures, turnP95: pct(turn, 95), firstResponseP95: pct(firstResponse, 95), cores: cpus().length })}`,
+  );
   // One line for the sweep (sweep.ts) to read.
   console.log(
     SUMMARY_PREFIX +

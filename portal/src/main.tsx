@@ -6,6 +6,7 @@ import { AgentsPage } from './pages/agents.tsx';
 import { BillingPage } from './pages/billing.tsx';
 import { CallDetailPage } from './pages/call-detail.tsx';
 import { CallsPage } from './pages/calls.tsx';
+import { CampaignDetailPage, CampaignsPage } from './pages/campaigns.tsx';
 import { CollectionDetailPage } from './pages/collection-detail.tsx';
 import { CollectionsPage } from './pages/collections.tsx';
 import { KeysPage } from './pages/keys.tsx';
@@ -26,6 +27,7 @@ const NAV: Array<[string, string]> = [
   ['/agents', 'Agents'],
   ['/collections', 'Collections'],
   ['/calls', 'Calls'],
+  ['/campaigns', 'Campaigns'],
   ['/video', 'Video jobs'],
   ['/webhooks', 'Webhooks'],
   ['/billing', 'Billing'],
@@ -43,6 +45,8 @@ function route(path: string) {
   if ((p = match('/collections/:id', path))) return <CollectionDetailPage key={p.id} id={p.id!} />;
   if (path === '/calls') return <CallsPage />;
   if ((p = match('/calls/:id', path))) return <CallDetailPage key={p.id} id={p.id!} />;
+  if (path === '/campaigns') return <CampaignsPage />;
+  if ((p = match('/campaigns/:id', path))) return <CampaignDetailPage key={p.id} id={p.id!} />;
   if (path === '/video') return <VideoPage />;
   if (path === '/webhooks') return <WebhooksPage />;
   return (

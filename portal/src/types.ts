@@ -1,108 +1,42 @@
 /** Response shapes of the /v1 routes and portal reads the pages use (see /openapi.json for the full schemas). */
 
-export interface Page<T> {
-  data: T[];
-  nextCursor: string | null;
-  hasMore: boolean;
-}
+/**
+ * The backend's own zod contracts, imported as types only (nothing of zod reaches the bundle), so a field the API
+ * adds, renames or makes nullable is a portal type error instead of a silent copy drifting from it.
+ */
+import type { z } from 'zod';
+import type {
+  Credits as CreditsSchema,
+  ProviderKeyItem,
+  Subscription as SubscriptionSchema,
+  Usage as UsageSchema,
+} from '../../shared/billing/contracts.ts';
+import type { Agent as AgentSchema } from '../../shared/contracts/agents.ts';
+import type { CreatedKey as CreatedKeySchema, KeyListItem } from '../../shared/contracts/keys.ts';
+import type {
+  DailyUsage as DailyUsageSchema,
+  PortalDeveloper,
+  SessionInfo as SessionInfoSchema,
+  WebhookOverview,
+} from '../../shared/contracts/portal.ts';
+import type { VideoJob as VideoJobSchema } from '../../shared/contracts/video.ts';
+import type { Collection as CollectionSchema, SearchResultItem } from '../../shared/rag/contracts.ts';
 
-export interface Developer {
-  id: string;
-  name: string;
-  tier: string;
-  phone: string | null;
-}
-
-export interface SessionInfo {
-  status?: 'signed_in' | 'needs_name';
-  phone?: string;
-  developer: Developer | null;
-  csrfToken: string;
-  idleExpiresAt: string;
-  absoluteExpiresAt: string;
-}
-
-export interface ApiKey {
-  id: string;
-  name: string;
-  prefix: string;
-  createdAt: string;
-  expiresAt?: string | null;
-  lastUsedAt?: string | null;
-}
-
-export interface CreatedKey {
-  id: string;
-  key: string;
-  name: string;
-  expiresAt?: string | null;
-  message: string;
-}
-
-export interface Credits {
-  used: number;
-  limit: number;
-  remaining: number;
-}
-
-export interface Usage {
-  credits: Credits;
-  breakdown: Record<string, number>;
-  requestCount: number;
-}
-
+export type { Page } from '../../shared/pagination.ts';
+export type Developer = z.infer<typeof PortalDeveloper>;
+export type SessionInfo = z.infer<typeof SessionInfoSchema>;
+export type ApiKey = z.infer<typeof KeyListItem>;
+export type CreatedKey = z.infer<typeof CreatedKeySchema>;
+export type Credits = z.infer<typeof CreditsSchema>;
+export type Usage = z.infer<typeof UsageSchema>;
 export type DailyUsage = z.infer<typeof DailyUsageSchema>;
-
-export interface Subscription {
-  tier: string;
-  tierDisplay: string;
-  credits: Credits;
-  plan: { monthlyCredits: number; overageRate: number; carryoverMonths: number };
-  paymentCustomerId?: string | null;
-  tierExpiresAt?: string | null;
-  periodStart?: string | null;
-  periodEnd?: string | null;
-}
-
-export interface ProviderKey {
-  provider: string;
-  lastFour: string;
-  createdAt: string;
-  verifiedAt: string | null;
-}
-
-export interface Agent {
-  id: string;
-  name: string;
-  description?: string;
-  systemPrompt?: string;
-  firstMessage?: string;
-  voiceId?: string;
-  ttsProvider?: string;
-  llmProvider?: string;
-  llmModel?: string;
-  collectionId?: string | null;
-  language?: string;
-  temperature?: number;
-  maxTokens?: number;
-  status: string;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface Collection {
-  id: string;
-  name: string;
-  description?: string;
-  createdAt: string;
-}
-
-export interface SearchHit {
-  content: string;
-  score: number;
-  documentId: string;
-  chunkIndex: number;
-}
+export type Subscription = z.infer<typeof SubscriptionSchema>;
+export type ProviderKey = z.infer<typeof ProviderKeyItem>;
+export type Agent = z.infer<typeof AgentSchema>;
+export type Collection = z.infer<typeof CollectionSchema>;
+export type SearchHit = z.infer<typeof SearchResultItem>;
+export type VideoJob = z.infer<typeof VideoJobSchema>;
+export type WebhookInfo = z.infer<typeof WebhookOverview>;
 
 /** Call traces: the platform's own zod contracts, imported as types only (nothing of zod reaches the bundle). */
 export type { CutInRates, SessionDetail, SessionSummary } from '../../shared/contracts/sessions.ts';
@@ -110,19 +44,13 @@ export type { RootCauseReport as RootCause } from '../../shared/contracts/sessio
 import type { SessionDetail } from '../../shared/contracts/sessions.ts';
 export type Turn = SessionDetail['turns'][number];
 
-export interface VideoJob {
-  id: string;
-  type: string;
-  status: 'pending' | 'processing' | 'completed' | 'failed';
-  provider: string;
-  progress: number;
-  result?: { video_url?: string; duration_seconds?: number; width?: number; height?: number };
-  error?: { code: string; message: string };
-  created_at: string;
-  completed_at?: string | null;
+/** GET /v1/llm-providers: a provider, what it is, and whether this developer can use it now. */
+export interface LlmProviderInfo {
+  id: 'openai' | 'anthropic' | 'groq' | 'local';
+  label: string;
+  languageModel: boolean;
+  defaultModel: string;
+  key: 'platform' | 'stored' | 'none' | 'not-needed';
+  usable: boolean;
+  isDefault: boolean;
 }
-
-/** Portal-only reads: the backend's zod contracts, as types only. */
-import type { z } from 'zod';
-import type { DailyUsage as DailyUsageSchema, WebhookOverview } from '../../shared/contracts/portal.ts';
-export type WebhookInfo = z.infer<typeof WebhookOverview>;

@@ -23,6 +23,11 @@ export interface AgentRow {
   language: string;
   temperature: number;
   max_tokens: number;
+  /** Per-call defaults (null: none beyond the platform's); a session-create body may override them. */
+  max_duration_seconds: number | null;
+  max_credits: number | null;
+  /** Said when a cap or the balance ends a call (null: the platform's default goodbye). */
+  goodbye_message: string | null;
   status: 'active' | 'archived';
   metadata: Record<string, unknown>;
   tools: AgentTool[];
@@ -51,6 +56,9 @@ export const AGENT_COLUMNS = {
   language: 'language',
   temperature: 'temperature',
   maxTokens: 'max_tokens',
+  maxDurationSeconds: 'max_duration_seconds',
+  maxCredits: 'max_credits',
+  goodbyeMessage: 'goodbye_message',
   status: 'status',
   metadata: 'metadata',
   tools: 'tools',
@@ -79,6 +87,9 @@ export function toAgent(r: AgentRow, opts: { withSecret?: boolean } = {}): Agent
     language: r.language,
     temperature: r.temperature,
     maxTokens: r.max_tokens,
+    maxDurationSeconds: r.max_duration_seconds,
+    maxCredits: r.max_credits,
+    goodbyeMessage: r.goodbye_message,
     status: r.status,
     metadata: r.metadata,
     tools: r.tools,
@@ -163,6 +174,12 @@ export async function updateAgent(
 }
 
 /** Active agents, newest first; `afterSeq` is the last row of the previous page. */
+/** The developer who owns an agent, for operator tooling that is given only the agent id (agent tests' CLI). */
+export async function agentOwner(db: Queryable, id: string): Promise<string | null> {
+  const { rows } = await db.query<{ developer_id: string }>('select developer_id from agents where id = $1', [id]);
+  return rows[0]?.developer_id ?? null;
+}
+
 export async function listActiveAgents(
   db: Queryable,
   developerId: string,
@@ -184,15 +201,6 @@ export async function archiveAgent(db: Queryable, developerId: string, id: strin
     [developerId, id],
   );
   return (rowCount ?? 0) > 0;
-}
-
-/** True when the collection exists and belongs to this developer (an agent may only attach its own). */
-export async function collectionOwned(db: Queryable, developerId: string, collectionId: string): Promise<boolean> {
-  const { rows } = await db.query('select 1 from rag_collections where developer_id = $1 and id = $2', [
-    developerId,
-    collectionId,
-  ]);
-  return rows.length > 0;
 }
 
 // ── external sync ──────────────────────────────────────────────────────────────────────────────────────────

@@ -6,7 +6,7 @@ import type { AgentRow } from './db.ts';
 import { buildMessages, buildSystemPrompt, type ContextVars, type HistoryTurn } from './prompt.ts';
 import { callControlTools, type CallControl } from './tools/call-control.ts';
 import { httpTool } from './tools/http-tool.ts';
-import { knowledgeTool } from './tools/knowledge.ts';
+import { collectionSearch, knowledgeTool } from './tools/knowledge.ts';
 import type { AgentToolHandler, TurnOptions } from './turn-runner.ts';
 
 export interface AgentRuntimeInput {
@@ -48,8 +48,11 @@ export async function prepareAgentRuntime(infra: Infra, input: AgentRuntimeInput
   const engine = llmEngines(infra).get(provider);
   const key = await resolveLlmKey(infra, provider, input.developerId, input.headers ?? {});
   const tools: AgentToolHandler[] = [];
-  if (agent.collection_id)
-    tools.push(knowledgeTool(infra, input.developerId, agent.collection_id, input.requestId, input.headers));
+  const search = agent.collection_id
+    ? collectionSearch(infra, input.developerId, agent.collection_id, input.requestId, input.headers)
+    : undefined;
+  if (agent.collection_id && search)
+    tools.push(knowledgeTool(infra, input.developerId, agent.collection_id, input.requestId, input.headers, search));
   for (const t of agent.tools) {
     tools.push(
       httpTool(t, {
@@ -93,6 +96,8 @@ export async function prepareAgentRuntime(infra: Infra, input: AgentRuntimeInput
         temperature: agent.temperature,
         maxTokens: agent.max_tokens,
         apiKey: key.key,
+        // Injected rather than imported by the engine: engines never reach into the agents or rag domains.
+        lookup: { search, greeting: agent.first_message },
       };
     },
   };

@@ -1,5 +1,13 @@
 import type { ToolCallRecord } from '../contracts/agents.ts';
-import type { LlmEngine, LlmFinishReason, LlmMessage, LlmTool, LlmToolCall, LlmUsage } from '../engines/llm/types.ts';
+import type {
+  LlmEngine,
+  LlmFinishReason,
+  LlmLookup,
+  LlmMessage,
+  LlmTool,
+  LlmToolCall,
+  LlmUsage,
+} from '../engines/llm/types.ts';
 import { argumentProblem } from './tools/tool-schema.ts';
 
 /** Longest tool result handed back to the model (the full text stays in the tool call record up to this too). */
@@ -30,6 +38,8 @@ export interface TurnOptions {
   temperature?: number;
   maxTokens?: number;
   apiKey?: string;
+  /** The agent's knowledge search and first message, for engines that answer by lookup (the local reply engine). */
+  lookup?: LlmLookup;
   /** At most this many tool steps (model responses that call tools); the next response must answer in text. */
   maxSteps: number;
   signal?: AbortSignal;
@@ -89,6 +99,7 @@ export async function* runTurn(opts: TurnOptions): AsyncGenerator<TurnEvent> {
       temperature: opts.temperature,
       maxTokens: opts.maxTokens,
       apiKey: opts.apiKey,
+      lookup: opts.lookup,
       signal: opts.signal,
     })) {
       if (ev.type === 'text') {

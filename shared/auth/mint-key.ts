@@ -25,7 +25,7 @@ export async function mintKey(
     id: row.id,
     key: raw,
     name: row.name,
-    expiresAt: row.expires_at?.toISOString() ?? null,
+    ...(row.expires_at ? { expiresAt: row.expires_at.toISOString() } : {}),
     message: SHOWN_ONCE,
   };
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { KEYED_VENDORS } from '../contracts/providers.ts';
-import { TIERS } from './tiers.ts';
+import { TIERS } from '../db/developers.ts';
 
 export const Credits = z.object({ used: z.number(), limit: z.number(), remaining: z.number() });
 export type Credits = z.infer<typeof Credits>;
@@ -18,6 +18,14 @@ export const Usage = z.object({
   /** Distinct requests with a metered operation in the current period (billable or not, refunds excluded). */
   requestCount: z.number(),
   period: z.object({ start: z.string(), end: z.string() }),
+  /**
+   * Usage done but not charged in the period, by reason (`balance`: a hard-limit balance ran out after the work was
+   * done). Never waived silently: each ledger row says how much and why.
+   */
+  waived: z.object({
+    credits: z.number(),
+    byReason: z.array(z.object({ reason: z.string(), credits: z.number() })),
+  }),
 });
 export type Usage = z.infer<typeof Usage>;
 
@@ -67,7 +75,7 @@ export type ProviderKeyItem = z.infer<typeof ProviderKeyItem>;
 
 export const ProviderKeyList = z.object({
   data: z.array(ProviderKeyItem),
-  nextCursor: z.string().nullable(),
+  nextCursor: z.string().optional(),
   hasMore: z.boolean(),
 });
 
@@ -80,3 +88,30 @@ export const VerifyResult = z.object({
   detail: z.string(),
 });
 export type VerifyResult = z.infer<typeof VerifyResult>;
+
+/** Daily spending caps (credits per UTC day), for the developer and per API key; null removes one. */
+export const SpendingCapsBody = z
+  .object({
+    dailyCredits: z.number().int().min(0).max(1e12).nullable().optional(),
+    keys: z
+      .array(
+        z
+          .object({ keyId: z.string().min(1).max(100), dailyCredits: z.number().int().min(0).max(1e12).nullable() })
+          .strict(),
+      )
+      .max(100)
+      .optional(),
+  })
+  .strict();
+export type SpendingCapsBody = z.infer<typeof SpendingCapsBody>;
+
+export const SpendingCaps = z.object({
+  /** The developer's cap over all keys; null = none. */
+  dailyCredits: z.number().nullable(),
+  /** Credits spent today (UTC) by the developer, holds in flight included. */
+  spentToday: z.number(),
+  keys: z.array(z.object({ keyId: z.string(), dailyCredits: z.number(), spentToday: z.number() })),
+  /** The UTC day the figures are for (`YYYY-MM-DD`). */
+  day: z.string(),
+});
+export type SpendingCaps = z.infer<typeof SpendingCaps>;

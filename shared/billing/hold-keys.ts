@@ -4,8 +4,3 @@ export type HeldJobKind = 'transcription' | 'video';
 export function jobHoldKey(kind: HeldJobKind, jobId: string): string {
   return `${kind}:${jobId}`;
 }
-
-export function parseJobHoldKey(key: string): { kind: HeldJobKind; jobId: string } | null {
-  const m = /^(transcription|video):(.+)$/.exec(key);
-  return m ? { kind: m[1] as HeldJobKind, jobId: m[2]! } : null;
-}

@@ -1,4 +1,6 @@
+import { heldTranscriptionJobSql } from '../db/transcription-jobs.ts';
 import type { Infra } from '../runtime/infra.ts';
+import { heldVideoJobSql } from '../video/store.ts';
 
 interface LeftHold {
   id: string;
@@ -13,9 +15,9 @@ interface LeftHold {
  * and its settlement, or a refund outlasted its retries. A job's hold (keyed `transcription:<id>`/`video:<id>`)
  * follows its job: committed to the job's units when it completed and was charged, refunded when it failed or is
  * gone, left alone while it runs. A hold without a key (a request's) is refunded once it is older than
- * `unkeyedAfterMs`, far past any request's time limit. Voice-session holds are the session keeper's and are left
- * alone. Every settlement is conditional on the hold still being reserved, so replicas sweeping at once settle
- * each hold once.
+ * `unkeyedAfterMs`, far past any request's time limit. Voice-session holds (minutes and the running holds of a
+ * call's engines, `session.*`) live as long as the call and are left alone. Every settlement is conditional on the hold still being reserved, so replicas sweeping at once settle
+ * each hold once. The job tables are read through their owners' subqueries (a key names at most one job).
  */
 export async function sweepHolds(
   infra: Infra,
@@ -23,12 +25,11 @@ export async function sweepHolds(
 ): Promise<{ committed: number; refunded: number }> {
   const { rows } = await infra.db.query<LeftHold>(
     `select l.id, l.hold_key, extract(epoch from now() - l.created_at) * 1000 as age_ms,
-            coalesce(t.status, v.status) as job_status,
-            coalesce(t.audio_seconds, v.charged_units)::float8 as job_units
+            j.status as job_status, j.units as job_units
        from credit_ledger l
-       left join transcription_jobs t on l.hold_key like 'transcription:%' and t.id = substring(l.hold_key from 15)
-       left join video_jobs v on l.hold_key like 'video:%' and v.id = substring(l.hold_key from 7)
-      where l.status = 'reserved' and l.category <> 'session'
+       left join lateral (${heldTranscriptionJobSql('l.hold_key')}
+                          union all ${heldVideoJobSql('l.hold_key')}) j on true
+      where l.status = 'reserved' and l.category <> 'session' and l.operation not like 'session.%'
         and l.created_at < now() - make_interval(secs => $1::float / 1000)
       order by l.created_at limit $2`,
     [opts.afterMs, opts.limit ?? 200],

@@ -67,8 +67,8 @@ export function createMeter(deps: { db: Db; redis: Redis; config: Config; log: L
           returning rev, used, monthly_credits + carryover_credits as credit_limit, period_start, period_end
        ), ins as (
          insert into credit_ledger (id, developer_id, period_start, category, operation, units, unit, credits,
-                                    provider, billable, request_id, status, hold_key)
-         select $3, $1, acct.period_start, $4, $5, $6, $7, $2, $8, true, $9, 'reserved', $10 from acct
+                                    provider, billable, request_id, status, hold_key, api_key_id)
+         select $3, $1, acct.period_start, $4, $5, $6, $7, $2, $8, true, $9, 'reserved', $10, $11 from acct
          returning id
        )
        select acct.rev, acct.used, acct.credit_limit, acct.period_end from acct, ins`,
@@ -83,6 +83,7 @@ export function createMeter(deps: { db: Db; redis: Redis; config: Config; log: L
         input.provider,
         input.requestId,
         input.holdKey ?? null,
+        input.apiKeyId ?? null,
       ],
     );
     return rows[0] ?? null;
@@ -122,8 +123,8 @@ export function createMeter(deps: { db: Db; redis: Redis; config: Config; log: L
     if (credits === 0) {
       await db.query(
         `insert into credit_ledger (id, developer_id, period_start, category, operation, units, unit, credits,
-                                    provider, billable, request_id, status, hold_key)
-         values ($1, $2, null, $3, $4, $5, $6, 0, $7, $8, $9, 'reserved', $10)`,
+                                    provider, billable, request_id, status, hold_key, api_key_id)
+         values ($1, $2, null, $3, $4, $5, $6, 0, $7, $8, $9, 'reserved', $10, $11)`,
         [
           id,
           input.developerId,
@@ -135,6 +136,7 @@ export function createMeter(deps: { db: Db; redis: Redis; config: Config; log: L
           input.billable,
           input.requestId,
           input.holdKey ?? null,
+          input.apiKeyId ?? null,
         ],
       );
       return reservation(id, input, 0);
@@ -175,13 +177,26 @@ export function createMeter(deps: { db: Db; redis: Redis; config: Config; log: L
    * A hold's settlement. `settled` is set only once the UPDATE succeeded, so a refund that failed can be tried
    * again; the statements themselves only act on a row still `reserved`, so settling twice changes nothing.
    */
-  function reservation(id: string, input: MeterInput, held: number): Reservation {
+  function reservation(id: string, input: MeterInput, heldAtStart: number): Reservation {
     let settled = false;
+    let held = heldAtStart;
+    let heldUnits = input.units;
     return {
-      credits: held,
-      async commit(actualUnits?: number) {
+      get credits() {
+        return held;
+      },
+      async extendTo(units: number) {
+        if (settled) throw new Error(`hold ${id} is already settled`);
+        const total = cleanUnits(units);
+        if (total <= heldUnits) return;
+        held = await growHold(id, { ...input, units: total }, held);
+        heldUnits = total;
+      },
+      async commit(actualUnits?: number, opts?: { waivedReason?: string }) {
         if (settled) return;
-        const balance = await settleWithRetry('commit', id, log, () => commitHold(id, input, held, actualUnits));
+        const balance = await settleWithRetry('commit', id, log, () =>
+          commitHold(id, { ...input, units: heldUnits }, held, actualUnits, opts?.waivedReason),
+        );
         settled = true;
         publishBalance(input.developerId, balance);
       },
@@ -196,6 +211,47 @@ export function createMeter(deps: { db: Db; redis: Redis; config: Config; log: L
         }
       },
     };
+  }
+
+  /**
+   * Grows a reserved hold to `input.units` (the work goes on and will use more): the same conditional update of the
+   * account row as a new hold, and the ledger row's units and credits in the same statement, so a running hold
+   * never spends past a hard limit either. Returns the hold's new credits; throws `insufficient_credits`.
+   */
+  async function growHold(id: string, input: MeterInput, held: number): Promise<number> {
+    const credits = input.billable ? weights.credits(input.category, input.operation, input.units) : 0;
+    const delta = credits - held;
+    const attempt = async (): Promise<boolean> => {
+      const { rows } = await db.query<BalanceRow & { id: string }>(
+        `with l as (
+           select id from credit_ledger where id = $3 and status = 'reserved' for update
+         ), acct as (
+           update credit_accounts
+              set used = used + $2, rev = rev + case when $2 = 0 then 0 else 1 end, updated_at = now()
+            where developer_id = $1 and period_end > now() and exists (select 1 from l)
+              and ($2 = 0 or overage_rate > 0 or used + $2 <= monthly_credits + carryover_credits)
+            returning rev, used, monthly_credits + carryover_credits as credit_limit, period_start, period_end
+         ), upd as (
+           update credit_ledger
+              set credits = credits + $2, units = $4,
+                  period_start = coalesce(period_start, (select period_start from acct))
+            where id = $3 and exists (select 1 from acct)
+            returning id
+         )
+         select upd.id, acct.rev, acct.used, acct.credit_limit, acct.period_end from acct, upd`,
+        [input.developerId, delta, id, input.units],
+      );
+      if (rows[0] && delta !== 0) publishBalance(input.developerId, rows[0]);
+      return rows.length > 0;
+    };
+    if (await attempt()) return credits;
+    const { rows } = await db.query<{ status: string }>('select status from credit_ledger where id = $1', [id]);
+    if (rows[0]?.status !== 'reserved') throw new Error(`hold ${id} is no longer reserved`);
+    // As in reserveNew: a missing account or an ended period is settled and tried once more; the rest is a shortage.
+    const before = await ensureAccount(db, config, input.developerId);
+    if (isShort(before, delta)) shortOf(delta, before);
+    if (await attempt()) return credits;
+    return shortOf(delta, await ensureAccount(db, config, input.developerId));
   }
 
   async function refundHold(id: string, developerId: string): Promise<BalanceRow | undefined> {
@@ -242,6 +298,7 @@ export function createMeter(deps: { db: Db; redis: Redis; config: Config; log: L
     input: MeterInput,
     held: number,
     actualUnits: number | undefined,
+    waivedReason = 'balance',
   ): Promise<BalanceRow | undefined> {
     const units = actualUnits === undefined ? input.units : cleanUnits(actualUnits);
     const actual = input.billable ? weights.credits(input.category, input.operation, units) : 0;
@@ -285,11 +342,13 @@ export function createMeter(deps: { db: Db; redis: Redis; config: Config; log: L
       const waived = delta > 0 ? delta - applied : 0;
       await tx.query(
         `update credit_ledger set status = 'committed', units = $2, credits = $3, credits_waived = $4,
-                                  settled_at = now()
+                                  waived_reason = $5, settled_at = now()
           where id = $1`,
-        [id, units, held + applied, waived],
+        [id, units, held + applied, waived, waived > 0 ? waivedReason : null],
       );
-      if (waived > 0) log.warn({ developerId: input.developerId, waived }, 'usage beyond balance waived');
+      if (waived > 0) {
+        log.warn({ developerId: input.developerId, waived, reason: waivedReason }, 'usage beyond balance waived');
+      }
       return balance;
     });
   }

@@ -30,12 +30,23 @@ export interface MeterInput {
    * its retries. Without a key every reserve is a new hold.
    */
   holdKey?: string;
+  /** The API key that started the work, where known: a daily cap per key counts its spend. */
+  apiKeyId?: string;
 }
 
 export interface Reservation {
   readonly credits: number;
-  /** Settles to the actual units. Retries a briefly unavailable database, then throws. */
-  commit(actualUnits?: number): Promise<void>;
+  /**
+   * Grows the hold to `units` in total (work that goes on: a voice call reserves each reply ahead). Throws
+   * `insufficient_credits` when the balance cannot cover the growth; the hold keeps what it had.
+   */
+  extendTo(units: number): Promise<void>;
+  /**
+   * Settles to the actual units. More than held is charged as far as a hard-limit balance goes; the rest is
+   * recorded as waived with `waivedReason` (default `balance`), never dropped silently. Retries a briefly
+   * unavailable database, then throws.
+   */
+  commit(actualUnits?: number, opts?: { waivedReason?: string }): Promise<void>;
   /**
    * Returns the hold. Never throws: a briefly unavailable database is retried, and a hold that still could not
    * be returned is logged and left to the hold sweeper (it settles holds left reserved past their work's end).

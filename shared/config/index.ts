@@ -8,6 +8,8 @@ export { EnvSchema, type Env } from './schema.ts';
 
 export interface Config extends Env {
   rateLimits: Record<string, number>;
+  /** REALTIME_SESSIONS_PER_DEVELOPER by tier. */
+  realtimeSessionsPerDeveloper: Record<string, number>;
   outboundAllowlist: string[];
   s3Embedded: boolean;
   vendors: VendorSettings;
@@ -18,15 +20,17 @@ export interface Config extends Env {
 /** Parses the environment once; callers pass the result down instead of reading process.env again. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const parsed = parseEnv(EnvSchema, env);
-  const rateLimits = Object.fromEntries(
-    parsed.RATE_LIMITS.split(',').map((pair) => {
-      const [tier, n] = pair.split(':') as [string, string];
-      return [tier, Number(n)];
-    }),
-  );
+  const byTier = (spec: string): Record<string, number> =>
+    Object.fromEntries(
+      spec.split(',').map((pair) => {
+        const [tier, n] = pair.split(':') as [string, string];
+        return [tier, Number(n)];
+      }),
+    );
   return {
     ...parsed,
-    rateLimits,
+    rateLimits: byTier(parsed.RATE_LIMITS),
+    realtimeSessionsPerDeveloper: byTier(parsed.REALTIME_SESSIONS_PER_DEVELOPER),
     outboundAllowlist: parsed.OUTBOUND_ALLOWLIST.split(',')
       .map((s) => s.trim())
       .filter(Boolean),

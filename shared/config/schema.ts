@@ -5,10 +5,12 @@ import { collectionsEnv } from './areas/collections.ts';
 import { portalEnv } from './areas/portal.ts';
 import { providersEnv } from './areas/providers.ts';
 import { realtimeEnv } from './areas/realtime.ts';
+import { admissionEnv } from './areas/admission.ts';
 import { speechEnv } from './areas/speech.ts';
 import { toolsEnv } from './areas/tools.ts';
 import { videoEnv } from './areas/video.ts';
 import { envBool, envInt } from './env.ts';
+import { validTrustProxy } from './trust-proxy.ts';
 
 /**
  * Every environment variable the platform reads, with its default. The README's configuration table and the
@@ -63,7 +65,10 @@ export const EnvSchema = z.object({
   S3_EMBEDDED_DIR: z.string().default('.data/s3').describe('Data folder of the embedded S3 server.'),
   S3_EMBEDDED_PORT: envInt(0, 65535)
     .default(9900)
-    .describe('Port of the embedded S3 server (roles started separately on one machine share it).'),
+    .describe(
+      'Port of the embedded S3 server. Roles started apart on one machine share it: the first binds it, the others ' +
+        'use it and take it over if its owner stops.',
+    ),
 
   /** Per-tier request limits per API key per window, e.g. "starter:120,pro:600,scale:3000". */
   RATE_LIMITS: z
@@ -85,6 +90,15 @@ export const EnvSchema = z.object({
     .describe('Largest body fetched from a user URL.'),
   OUTBOUND_TIMEOUT_MS: envInt(100, 600_000).default(30_000).describe('Time limit for fetching a user URL.'),
 
+  /** Which peers may set X-Forwarded-For/-Proto/-Host: Fastify's trustProxy (shared/runtime/http/trust-proxy.ts). */
+  TRUST_PROXY: z
+    .string()
+    .default('')
+    .refine(validTrustProxy, 'a hop count (e.g. 1), or comma-separated IPs/CIDRs (or loopback, linklocal, uniquelocal)')
+    .describe(
+      'Proxies whose X-Forwarded-* headers are believed: a hop count (1 = the one ingress in front), or IPs/CIDRs ' +
+        '(loopback, linklocal, uniquelocal allowed). Empty: none, the socket address is the client (per-IP limits).',
+    ),
   /** How long SIGTERM waits for in-flight requests and jobs before closing anyway. */
   PROCESSES: envInt(1, 64)
     .default(1)
@@ -131,6 +145,7 @@ export const EnvSchema = z.object({
   ...collectionsEnv,
   ...agentsEnv,
   ...realtimeEnv,
+  ...admissionEnv,
   ...videoEnv,
   ...toolsEnv,
   ...portalEnv,

@@ -157,6 +157,27 @@ const agentFields = {
   language: Language,
   temperature: z.number().min(0).max(2),
   maxTokens: z.number().int().min(1).max(16_384),
+  maxDurationSeconds: z
+    .number()
+    .int()
+    .min(10)
+    .max(24 * 3600)
+    .nullable()
+    .describe('Per-call cap on a voice call: the agent says its goodbye and ends the call (reason max-duration)'),
+  maxCredits: z
+    .number()
+    .int()
+    .min(1)
+    .max(1e12)
+    .nullable()
+    .describe('Per-call cap in credits: the call ends (reason max-credits) before a reply would pass it'),
+  goodbyeMessage: z
+    .string()
+    .trim()
+    .min(1)
+    .max(1000)
+    .nullable()
+    .describe('Said when a cap or the balance ends a call; null = the platform default'),
   metadata: Metadata,
   tools: Tools,
 };
@@ -216,6 +237,9 @@ export const Agent = z.object({
   language: z.string(),
   temperature: z.number(),
   maxTokens: z.number(),
+  maxDurationSeconds: z.number().nullable(),
+  maxCredits: z.number().nullable(),
+  goodbyeMessage: z.string().nullable(),
   status: z.enum(['active', 'archived']),
   metadata: z.record(z.string(), z.unknown()),
   tools: z.array(AgentTool),
@@ -390,3 +414,22 @@ export const SyncBody = z.preprocess(
 );
 export const SyncResponse = z.object({ synced: z.boolean(), externalAgentId: z.string(), provider: z.string() });
 export type SyncResponse = z.infer<typeof SyncResponse>;
+
+/**
+ * GET /v1/llm-providers (extension): each LLM provider an agent may name, what it is, and whether this developer
+ * can use it now: `key` says where its key would come from (`platform`, `stored`, `none`, or `not-needed` for the
+ * local reply engine); a caller's `X-Provider-Key-<Vendor>` header makes a `none` vendor usable per request.
+ */
+export const LlmProviderInfo = z.object({
+  id: z.enum(LLM_PROVIDERS),
+  label: z.string(),
+  /** False for the local reply engine: it looks answers up, it does not generate them. */
+  languageModel: z.boolean(),
+  defaultModel: z.string(),
+  key: z.enum(['platform', 'stored', 'none', 'not-needed']),
+  usable: z.boolean(),
+  /** The provider an agent created without `llmProvider` gets. */
+  isDefault: z.boolean(),
+});
+export type LlmProviderInfo = z.infer<typeof LlmProviderInfo>;
+export const LlmProviderList = z.object({ data: z.array(LlmProviderInfo) });

@@ -12,7 +12,8 @@ export const CreatedKey = z.object({
   id: z.string(),
   key: z.string(),
   name: z.string(),
-  expiresAt: z.string().nullable(),
+  /** Absent when the key never expires (the contract: a string, absent when no expiry). */
+  expiresAt: z.string().optional(),
   message: z.string(),
 });
 export type CreatedKey = z.infer<typeof CreatedKey>;
@@ -25,8 +26,9 @@ export const KeyListItem = z.object({
   name: z.string(),
   prefix: z.string(),
   createdAt: z.string(),
-  expiresAt: z.string().nullable(),
-  lastUsedAt: z.string().nullable(),
+  /** Absent when the key never expires / was never used: strings or absent, never null. */
+  expiresAt: z.string().optional(),
+  lastUsedAt: z.string().optional(),
 });
 export type KeyListItem = z.infer<typeof KeyListItem>;
 

@@ -22,9 +22,21 @@ export type TtsProvider = (typeof TTS_PROVIDERS)[number];
 export const STT_PROVIDERS = ['default', 'deepgram', 'assemblyai', 'openai', 'elevenlabs', 'groq'] as const;
 export type SttProvider = (typeof STT_PROVIDERS)[number];
 
-/** The OpenAI-kind provider is first and the default; its base URL is configurable (any compatible server). */
-export const LLM_PROVIDERS = ['openai', 'anthropic', 'groq'] as const;
+/**
+ * The contract's three (the OpenAI-kind provider first; its base URL is configurable, any compatible server),
+ * plus `local` (extension): the local reply engine, a knowledge lookup that needs no key and is no language model.
+ */
+export const LLM_PROVIDERS = ['openai', 'anthropic', 'groq', 'local'] as const;
 export type LlmProvider = (typeof LLM_PROVIDERS)[number];
+/** LLM providers that need a vendor key. */
+export const KEYED_LLM_PROVIDERS = LLM_PROVIDERS.filter((p) => p !== 'local');
+/** How each LLM provider is named to people (the portal and the API's engine listing). */
+export const LLM_PROVIDER_LABELS: Record<LlmProvider, string> = {
+  openai: 'OpenAI (or an OpenAI-compatible server)',
+  anthropic: 'Anthropic',
+  groq: 'Groq',
+  local: 'Local reply engine (knowledge lookup, not a language model)',
+};
 
 export const EMBEDDING_PROVIDERS = ['default', 'openai', 'cohere', 'voyage'] as const;
 export type EmbeddingProvider = (typeof EMBEDDING_PROVIDERS)[number];
@@ -53,7 +65,7 @@ export const KEYED_VENDORS = [
     ...Object.values(BYOK_HEADERS),
     ...TTS_PROVIDERS.filter((p) => p !== 'default'),
     ...STT_PROVIDERS.filter((p) => p !== 'default'),
-    ...LLM_PROVIDERS,
+    ...KEYED_LLM_PROVIDERS,
     'cohere',
     'voyage',
     'deepl',

@@ -3,11 +3,30 @@ import { z } from 'zod';
 /** E.164-ish phone number or a Twilio client/SIP address, as Twilio passes them. */
 const Phone = z.string().trim().min(1).max(200);
 
+/** Per-call caps over the agent's defaults (docs/billing.md, "Spending caps"). */
+export const CallLimitFields = {
+  maxDurationSeconds: z
+    .number()
+    .int()
+    .min(10)
+    .max(24 * 3600)
+    .optional()
+    .describe("This call's duration cap in seconds (over the agent's maxDurationSeconds)"),
+  maxCredits: z
+    .number()
+    .int()
+    .min(1)
+    .max(1e12)
+    .optional()
+    .describe("This call's credit cap (over the agent's maxCredits)"),
+};
+
 export const CreateTwilioSessionBody = z.object({
   agentId: z.string().min(1).max(60),
   from: Phone,
   to: Phone,
   instanceId: z.string().min(1).max(100).optional(),
+  ...CallLimitFields,
 });
 export type CreateTwilioSessionBody = z.infer<typeof CreateTwilioSessionBody>;
 
@@ -20,6 +39,8 @@ export const TwilioSession = z.object({
   streamUrl: z.string(),
   /** The stream must start before this time (the token's expiry). */
   expiresAt: z.string(),
+  /** false when the realtime fleet was at capacity: `twiml` then refuses the call (busy, or a short message). */
+  admitted: z.boolean().optional(),
 });
 export type TwilioSession = z.infer<typeof TwilioSession>;
 
@@ -52,7 +73,9 @@ export const AnsweredBy = z.enum(['human', 'machine', 'unknown']);
 export const CreateDirectSessionBody = z.object({
   agentId: z.string().min(1).max(60),
   instanceId: z.string().min(1).max(100).optional(),
+  ...CallLimitFields,
 });
+export type CreateDirectSessionBody = z.infer<typeof CreateDirectSessionBody>;
 export const DirectSessionToken = z.object({
   sessionId: z.string(),
   agentId: z.string(),
@@ -148,6 +171,11 @@ export const SessionDetail = z.object({
   transfer: z
     .object({ target: z.string(), to: z.string(), mode: z.enum(['cold', 'warm']), atMs: z.number() })
     .nullable(),
+  /**
+   * Extension: the engines the call ran on, as the trace recorded them; `llmLabel` says what the LLM provider
+   * is (the local reply engine is a knowledge lookup, not a language model).
+   */
+  engines: z.object({ stt: z.string(), tts: z.string(), llm: z.string(), llmLabel: z.string() }).optional(),
 });
 export type SessionDetail = z.infer<typeof SessionDetail>;
 

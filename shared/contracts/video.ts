@@ -139,7 +139,7 @@ export const VideoJob = z.object({
   result: VideoResult.optional(),
   error: VideoJobError.optional(),
   created_at: z.string(),
-  completed_at: z.string().nullable(),
+  completed_at: z.string().optional(),
   owner_id: z.string(),
 });
 export type VideoJob = z.infer<typeof VideoJob>;

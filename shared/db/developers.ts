@@ -24,6 +24,11 @@ export async function listDevelopers(db: Queryable): Promise<DeveloperRow[]> {
   return rows;
 }
 
+/** SQL scalar subquery: the tier of the developer whose id is the SQL expression `developerId` (null if none). */
+export function developerTierSql(developerId: string): string {
+  return `(select tier from developers where id = ${developerId})`;
+}
+
 export async function getDeveloper(db: Queryable, id: string): Promise<DeveloperRow | null> {
   const { rows } = await db.query<DeveloperRow>('select id, name, tier, created_at from developers where id = $1', [
     id,

@@ -1,3 +1,4 @@
+import { scrubInternals } from '../errors/scrub.ts';
 import type { Queryable } from './pool.ts';
 
 export type TranscriptionSource = { kind: 'upload'; key: string } | { kind: 'url'; url: string };
@@ -42,6 +43,26 @@ export async function getTranscriptionJob(
   return rows[0] ?? null;
 }
 
+/**
+ * The status and charged units of the transcription job a credit hold's key names (`transcription:<id>`), as a
+ * subquery for the hold sweeper's one statement (billing/hold-sweeper.ts): `holdKey` is its SQL expression.
+ */
+export function heldTranscriptionJobSql(holdKey: string): string {
+  return `select status, audio_seconds::float8 as units from transcription_jobs
+           where ${holdKey} like 'transcription:%' and id = substring(${holdKey} from 15)`;
+}
+
+/** Accepted jobs (`processing`) older than `olderThanMs`, oldest first: candidates for the reconciler. */
+export async function staleProcessingTranscriptions(db: Queryable, olderThanMs: number): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    `select id from transcription_jobs where status = 'processing'
+        and created_at < now() - make_interval(secs => $1::float / 1000)
+      order by created_at limit 200`,
+    [olderThanMs],
+  );
+  return rows.map((r) => r.id);
+}
+
 export async function loadTranscriptionJob(db: Queryable, id: string): Promise<TranscriptionJobRow | null> {
   const { rows } = await db.query<TranscriptionJobRow>('select * from transcription_jobs where id = $1', [id]);
   return rows[0] ?? null;
@@ -70,7 +91,8 @@ export async function failTranscriptionJob(
   const { rowCount } = await db.query(
     `update transcription_jobs set status = 'failed', error = $2, completed_at = now()
       where id = $1 and status = 'processing'`,
-    [id, JSON.stringify(error)],
+    // Shown to the caller: no worker paths or internal addresses.
+    [id, JSON.stringify({ ...error, message: scrubInternals(error.message) })],
   );
   return (rowCount ?? 0) > 0;
 }

@@ -94,6 +94,12 @@ export const ERROR_CODES = {
     message:
       'Not enough credits: this request needs {needed} and {remaining} remain. Upgrade the plan or wait for the next period.',
   },
+  spending_cap_reached: {
+    status: 402,
+    type: t.billing,
+    message:
+      'The daily spending cap of the {scope} ({cap} credits) leaves {remaining} today and this needs {needed}. Raise the cap with PUT /v1/billing/spending-caps or wait for the next UTC day.',
+  },
   // 403
   wrong_credential: { status: 403, type: t.permission, message: '{detail}' },
   csrf_failed: {
@@ -160,6 +166,11 @@ export const ERROR_CODES = {
     type: t.rate_limit,
     message: 'A code was sent moments ago. Wait {retryAfter}s before asking for another.',
   },
+  concurrent_sessions_limited: {
+    status: 429,
+    type: t.rate_limit,
+    message: 'This account already has {limit} realtime sessions running, the most its tier allows at once.',
+  },
   otp_send_limited: {
     status: 429,
     type: t.rate_limit,
@@ -177,7 +188,17 @@ export const ERROR_CODES = {
     type: t.unavailable,
     message: '{dependency} is unavailable right now. Retry shortly.',
   },
+  storage_full: {
+    status: 507,
+    type: t.unavailable,
+    message: 'Storage is full on this server; nothing was stored. Retry later, or ask the operator to free space.',
+  },
   feature_not_configured: { status: 503, type: t.unavailable, message: '{detail}' },
+  over_capacity: {
+    status: 503,
+    type: t.unavailable,
+    message: 'The voice service is at capacity. Retry after {retryAfter}s.',
+  },
   upstream_timeout: { status: 504, type: t.api, message: 'The upstream provider "{provider}" timed out.' },
   billing_not_configured: {
     status: 503,

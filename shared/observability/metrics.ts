@@ -180,3 +180,18 @@ export function trackQueueBacklogAge(queues: () => BacklogQueue[]): () => void {
   backlogSources.add(source);
   return () => backlogSources.delete(source);
 }
+
+/**
+ * Admission control (docs/admission.md): this realtime process's call capacity, its headroom (capacity minus the
+ * sessions it runs; KEDA scales the realtime Deployment on the fleet's used share), and calls refused for capacity.
+ */
+export const realtimeCapacity = gauge('realtime_capacity_sessions', 'Concurrent calls this realtime process accepts');
+export const realtimeHeadroom = gauge(
+  'realtime_headroom_sessions',
+  'Calls this realtime process can still accept (capacity minus sessions running)',
+);
+export const admissionRefused = counter(
+  'realtime_admission_refused_total',
+  'New calls refused because the realtime fleet was at capacity, by transport',
+  ['transport'],
+);

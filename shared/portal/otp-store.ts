@@ -20,6 +20,24 @@ if redis.call('EXISTS', KEYS[1]) == 0 then return nil end
 local att = redis.call('HINCRBY', KEYS[1], 'att', 1)
 return {redis.call('HGET', KEYS[1], 'h'), redis.call('HGET', KEYS[1], 'exp'), att}`;
 
+// Issues a code: refuses within the resend cooldown of the last code (answering the ms left), else counts the send
+// per IP and per phone (hourly windows; refused over either limit), else stores the code. KEYS: code, ip count,
+// phone count. ARGV: now, cooldown ms, ip limit, phone limit, window ms, code hash, code expiry, record TTL ms.
+const ISSUE_SCRIPT = `
+local sent = tonumber(redis.call('HGET', KEYS[1], 'sent'))
+local now = tonumber(ARGV[1])
+if sent and now < sent + tonumber(ARGV[2]) then return {'cooldown', sent + tonumber(ARGV[2]) - now} end
+local ip = redis.call('INCR', KEYS[2])
+redis.call('PEXPIRE', KEYS[2], ARGV[5])
+if ip > tonumber(ARGV[3]) then return {'ip', ip} end
+local ph = redis.call('INCR', KEYS[3])
+redis.call('PEXPIRE', KEYS[3], ARGV[5])
+if ph > tonumber(ARGV[4]) then return {'phone', ph} end
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], 'h', ARGV[6], 'exp', ARGV[7], 'att', 0, 'sent', ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[8])
+return {'ok', 0}`;
+
 /**
  * Sign-in codes in Redis, one pending code per phone. Only an HMAC of (phone, code) under the portal secret is
  * stored; the raw code exists only on its way to the sender. Redis keys carry an HMAC of the phone, not the
@@ -49,44 +67,48 @@ export class OtpStore {
   async issue(phone: string, clientIp: string): Promise<string> {
     const now = this.clock.now();
     const key = this.codeKey(phone);
-    const sent = Number(await this.redis.hget(key, 'sent'));
-    const cooldownEnd = sent + this.limits.resendSeconds * 1000;
-    if (sent && now < cooldownEnd) {
-      const retryAfter = Math.ceil((cooldownEnd - now) / 1000);
+    const window = Math.floor(now / HOUR_MS);
+    const ipKey = `${this.prefix}:portal:sends:ip:${this.mac(`ip:${clientIp}`).toString('hex').slice(0, 32)}:${window}`;
+    const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
+    const exp = now + this.limits.ttlSeconds * 1000;
+    // One Lua step: the cooldown check, both counts and the new code, so ten parallel requests cannot all pass
+    // the cooldown before any of them has stored its code (issue #24: 10 parallel requests sent 5 codes).
+    const [outcome, n] = (await this.redis.eval(
+      ISSUE_SCRIPT,
+      3,
+      key,
+      ipKey,
+      `${key}:sends:${window}`,
+      now,
+      this.limits.resendSeconds * 1000,
+      this.limits.sendsPerIpPerHour,
+      this.limits.sendsPerPhonePerHour,
+      HOUR_MS,
+      this.mac(`code:${phone}:${code}`).toString('hex'),
+      exp,
+      this.limits.ttlSeconds * 1000 + 60_000,
+    )) as [string, number];
+    if (outcome === 'cooldown') {
+      const retryAfter = Math.ceil(n / 1000);
       throw new ApiError('otp_resend_cooldown', { retryAfter }, 'phone', { 'retry-after': String(retryAfter) });
     }
-    const window = Math.floor(now / HOUR_MS);
     const retryAfter = String(Math.ceil(((window + 1) * HOUR_MS - now) / 1000));
-    const ipKey = `${this.prefix}:portal:sends:ip:${this.mac(`ip:${clientIp}`).toString('hex').slice(0, 32)}:${window}`;
-    if ((await this.count(ipKey)) > this.limits.sendsPerIpPerHour) {
+    if (outcome === 'ip') {
       throw new ApiError('otp_send_limited', { scope: 'from this address', retryAfter }, null, {
         'retry-after': retryAfter,
       });
     }
-    if ((await this.count(`${key}:sends:${window}`)) > this.limits.sendsPerPhonePerHour) {
+    if (outcome === 'phone') {
       throw new ApiError('otp_send_limited', { scope: 'for this phone number', retryAfter }, 'phone', {
         'retry-after': retryAfter,
       });
     }
-    const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
-    const exp = now + this.limits.ttlSeconds * 1000;
-    await this.redis
-      .multi()
-      .del(key)
-      .hset(key, { h: this.mac(`code:${phone}:${code}`).toString('hex'), exp, att: 0, sent: now })
-      .pexpire(key, this.limits.ttlSeconds * 1000 + 60_000)
-      .exec();
     return code;
   }
 
   /** Forgets the pending code of a phone (its delivery failed, so the cooldown must not block a retry). */
   async discard(phone: string): Promise<void> {
     await this.redis.del(this.codeKey(phone));
-  }
-
-  private async count(key: string): Promise<number> {
-    const [[, n]] = (await this.redis.multi().incr(key).pexpire(key, HOUR_MS).exec()) as [[null, number]];
-    return n;
   }
 
   /** Checks a guess: resolves when it is the pending code (which is then used up), throws the reason otherwise. */

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { developerTierSql } from '../db/developers.ts';
 import type { Queryable } from '../db/pool.ts';
 import type { Clock } from './clock.ts';
 
@@ -61,7 +62,7 @@ export class SessionStore {
     if (!id || id.length > 100) return null;
     const idHash = hashId(id);
     const { rows } = await this.db.query<Row>(
-      `select s.*, d.tier from portal_sessions s left join developers d on d.id = s.developer_id where s.id_hash = $1`,
+      `select s.*, ${developerTierSql('s.developer_id')} as tier from portal_sessions s where s.id_hash = $1`,
       [idHash],
     );
     if (!rows[0]) return null;

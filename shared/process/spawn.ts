@@ -192,20 +192,6 @@ export async function* processLines(
   }
 }
 
-/**
- * Yields a process's stdout chunks as they arrive and then checks how it ended: a non-zero status throws
- * ProcessExitError (after every byte it wrote was yielded).
- */
-export async function* processOutput(p: Spawned): AsyncGenerator<Buffer> {
-  try {
-    for await (const chunk of p.proc.stdout!) yield chunk as Buffer;
-    const code = await p.exited;
-    if (code !== 0) throw new ProcessExitError(code, p.stderr());
-  } finally {
-    p.kill();
-  }
-}
-
 /** Best effort: a process that has already exited, or a platform without priorities, keeps its priority. */
 export function lowerPriority(pid: number, nice: number): void {
   try {

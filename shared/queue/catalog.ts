@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { JobDefinition, QueueName } from './define.ts';
 import { billingJobs } from './jobs/billing.ts';
+import { campaignsJobs } from './jobs/campaigns.ts';
 import { realtimeJobs } from './jobs/realtime.ts';
 import { speechJobs } from './jobs/speech.ts';
 import { videoJobs } from './jobs/video.ts';
@@ -16,6 +17,7 @@ export const catalog = {
   ...realtimeJobs,
   ...billingJobs,
   ...webhooksJobs,
+  ...campaignsJobs,
 } satisfies Record<string, JobDefinition>;
 
 export type Catalog = typeof catalog;

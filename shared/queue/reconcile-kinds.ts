@@ -1,5 +1,6 @@
 import { stripeBilling } from '../billing/stripe-client.ts';
-import { failTranscriptionJob } from '../db/transcription-jobs.ts';
+import { failTranscriptionJob, staleProcessingTranscriptions } from '../db/transcription-jobs.ts';
+import { failUndialledTask, undialledOutboundTasks } from '../realtime/store.ts';
 import type { Infra } from '../runtime/infra.ts';
 import { deliveryJobId } from '../webhooks/delivery.ts';
 import { overdueMessages } from '../webhooks/outbox.ts';
@@ -42,13 +43,7 @@ const GAVE_UP = 'The worker running this job stopped repeatedly; the job was giv
  */
 export async function reconcileTranscriptions(infra: Infra): Promise<{ requeued: number; failed: number }> {
   const stats = { requeued: 0, failed: 0 };
-  const { rows } = await infra.db.query<{ id: string }>(
-    `select id from transcription_jobs where status = 'processing'
-        and created_at < now() - make_interval(secs => $1::float / 1000)
-      order by created_at limit 200`,
-    [infra.config.RECONCILE_AFTER_MS],
-  );
-  for (const { id } of rows) {
+  for (const id of await staleProcessingTranscriptions(infra.db, infra.config.RECONCILE_AFTER_MS)) {
     const outcome = await putBack(infra, 'speech.transcribe', id, { transcriptionJobId: id }, async () => {
       if (await failTranscriptionJob(infra.db, id, { code: 'transcription_failed', message: GAVE_UP })) stats.failed++;
     });
@@ -82,20 +77,9 @@ const DIAL_WINDOW = '15 minutes';
 
 export async function reconcileDialTasks(infra: Infra): Promise<number> {
   let requeued = 0;
-  const { rows } = await infra.db.query<{ id: string }>(
-    `select id from rt_outbound_tasks where status = 'queued' and call_sid is null
-        and created_at < now() - make_interval(secs => $1::float / 1000)
-        and created_at > now() - interval '${DIAL_WINDOW}'
-      order by created_at limit 100`,
-    [infra.config.RECONCILE_AFTER_MS],
-  );
-  for (const { id } of rows) {
+  for (const id of await undialledOutboundTasks(infra.db, infra.config.RECONCILE_AFTER_MS, DIAL_WINDOW)) {
     const outcome = await putBack(infra, 'realtime.dial', id, { taskId: id }, async () => {
-      await infra.db.query(
-        `update rt_outbound_tasks set status = 'failed', error = $2, updated_at = now()
-          where id = $1 and status = 'queued' and call_sid is null`,
-        [id, 'the dispatcher stopped repeatedly'],
-      );
+      await failUndialledTask(infra.db, id, 'the dispatcher stopped repeatedly');
     });
     if (outcome === 'requeued') requeued++;
   }

@@ -1,4 +1,5 @@
 import { sweepHolds } from '../billing/hold-sweeper.ts';
+import { reconcileCampaigns } from '../campaigns/reconcile.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Infra } from '../runtime/infra.ts';
 import { chargeUnchargedJobs } from '../video/billing.ts';
@@ -18,6 +19,7 @@ export async function reconcileOnce(infra: Infra, log: Logger = infra.log): Prom
     video: () => reconcileVideoJobs(infra),
     webhooks: () => reconcileWebhooks(infra),
     dials: () => reconcileDialTasks(infra),
+    campaigns: () => reconcileCampaigns(infra),
     overage: () => scheduleOverageReport(infra),
     holds: () => sweepHolds(infra, { afterMs: c.RECONCILE_AFTER_MS, unkeyedAfterMs: c.HOLD_SWEEP_AFTER_MS }),
     charges: () => chargeUnchargedJobs(infra, c.RECONCILE_AFTER_MS),

@@ -117,3 +117,12 @@ export async function deleteDocument(
   );
   if (!rowCount) throw ApiError.notFound('document', documentId);
 }
+
+/** True when the collection exists and belongs to this developer (an agent may only attach its own). */
+export async function collectionOwned(db: Queryable, developerId: string, collectionId: string): Promise<boolean> {
+  const { rows } = await db.query('select 1 from rag_collections where developer_id = $1 and id = $2', [
+    developerId,
+    collectionId,
+  ]);
+  return rows.length > 0;
+}

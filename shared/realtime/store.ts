@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/pool.ts';
+import { withTransaction, type Db, type Queryable } from '../db/pool.ts';
 
 /**
  * Every statement on the realtime tables (rt_sessions, rt_turns, rt_tool_executions, rt_interruptions,
@@ -31,17 +31,79 @@ export async function insertPendingTwilioSession(db: Queryable, s: PendingSessio
   );
 }
 
-/** One stream per token: claims the pending session; false when it was used already or has expired. */
-export async function claimPendingSession(
+/** A direct session waiting for the socket its token opens (POST /v1/sessions/direct). */
+export async function insertPendingDirectSession(
   db: Queryable,
-  c: { sessionId: string; developerId: string; callSid: string; streamSid: string },
-): Promise<boolean> {
-  const claimed = await db.query(
-    `update rt_sessions set status = 'active', call_sid = $3, stream_sid = $4, heartbeat_at = now()
-      where id = $1 and developer_id = $2 and status = 'pending' and expires_at > now()`,
-    [c.sessionId, c.developerId, c.callSid, c.streamSid],
+  s: { id: string; developerId: string; agentId: string; instanceId: string | null; expiresAt: Date },
+): Promise<void> {
+  await db.query(
+    `insert into rt_sessions (id, developer_id, agent_id, channel, instance_id, expires_at)
+     values ($1, $2, $3, 'direct', $4, $5)`,
+    [s.id, s.developerId, s.agentId, s.instanceId, s.expiresAt],
   );
-  return claimed.rowCount === 1;
+}
+
+/** Drops a pending session nobody can use (a connect callback that lost the race for its task). */
+export async function deletePendingSession(db: Queryable, id: string): Promise<void> {
+  await db.query(`delete from rt_sessions where id = $1 and status = 'pending'`, [id]);
+}
+
+/** How many sessions a developer has running now (the admission cap's count, also checked at creation). */
+export async function countActiveSessions(db: Queryable, developerId: string): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    `select count(*)::int as n from rt_sessions where developer_id = $1 and status = 'active'`,
+    [developerId],
+  );
+  return rows[0]?.n ?? 0;
+}
+
+export interface Admission {
+  sessionId: string;
+  developerId: string;
+  agentId: string;
+  channel: 'twilio' | 'direct';
+  /** Claim the pending row a token names (true), or create the row (a direct session opened with an API key). */
+  claim: boolean;
+  callSid?: string | null;
+  streamSid?: string | null;
+  /** The developer's cap on running sessions. */
+  maxActive: number;
+}
+
+/**
+ * Lets a session run: `used` when the token's session is not pending any more (claimed by an earlier socket, or
+ * expired) or is not the session of this developer, agent and channel; `limit` when the developer already runs
+ * `maxActive` sessions. Under a per-developer transaction lock, so the claim is single use and the cap holds for
+ * sockets arriving at once on any process.
+ */
+export async function admitSession(db: Db, a: Admission): Promise<'admitted' | 'used' | 'limit'> {
+  return withTransaction(db, async (c) => {
+    await c.query('select pg_advisory_xact_lock(hashtext($1))', [`rt_sessions:${a.developerId}`]);
+    if (a.claim) {
+      const pending = await c.query(
+        `select 1 from rt_sessions
+          where id = $1 and developer_id = $2 and agent_id = $3 and channel = $4 and status = 'pending'
+            and expires_at > now()`,
+        [a.sessionId, a.developerId, a.agentId, a.channel],
+      );
+      if (pending.rowCount !== 1) return 'used';
+    }
+    if ((await countActiveSessions(c, a.developerId)) >= a.maxActive) return 'limit';
+    if (a.claim) {
+      await c.query(
+        `update rt_sessions set status = 'active', call_sid = $2, stream_sid = $3, heartbeat_at = now()
+          where id = $1 and status = 'pending'`,
+        [a.sessionId, a.callSid ?? null, a.streamSid ?? null],
+      );
+    } else {
+      await c.query(
+        `insert into rt_sessions (id, developer_id, agent_id, channel, status, heartbeat_at)
+         values ($1, $2, $3, $4, 'active', now())`,
+        [a.sessionId, a.developerId, a.agentId, a.channel],
+      );
+    }
+    return 'admitted';
+  });
 }
 
 export interface StartedSession {
@@ -55,15 +117,21 @@ export interface StartedSession {
   llmProvider: string;
 }
 
-/** Upsert on start: Twilio sessions exist (pending) since the TwiML; direct ones are created here. */
+/**
+ * Records the start. Twilio and token sessions exist since they were admitted; others (tests, tools) are created
+ * here. A session starts once: a second start of the same id (a replayed token, two sockets) changes nothing and
+ * throws, so a record and its recording are never overwritten.
+ */
 export async function markSessionStarted(db: Queryable, id: string, s: StartedSession): Promise<void> {
-  await db.query(
+  const r = await db.query(
     `insert into rt_sessions (id, developer_id, agent_id, channel, status, call_sid, stream_sid, stt_provider,
        tts_provider, llm_provider, started_at, heartbeat_at)
      values ($1, $2, $3, $4, 'active', $5, $6, $7, $8, $9, now(), now())
      on conflict (id) do update set status = 'active', call_sid = excluded.call_sid,
        stream_sid = excluded.stream_sid, stt_provider = excluded.stt_provider, tts_provider = excluded.tts_provider,
-       llm_provider = excluded.llm_provider, started_at = now(), heartbeat_at = now()`,
+       llm_provider = excluded.llm_provider, started_at = now(), heartbeat_at = now()
+     where rt_sessions.started_at is null and rt_sessions.status in ('pending', 'active')
+       and rt_sessions.developer_id = excluded.developer_id`,
     [
       id,
       s.developerId,
@@ -76,6 +144,14 @@ export async function markSessionStarted(db: Queryable, id: string, s: StartedSe
       s.llmProvider,
     ],
   );
+  if (r.rowCount !== 1) throw new SessionAlreadyStartedError(id);
+}
+
+/** A second start of one session id: refused so that its record and recording stay the first call's. */
+export class SessionAlreadyStartedError extends Error {
+  constructor(readonly sessionId: string) {
+    super(`session ${sessionId} has already started`);
+  }
 }
 
 export interface SessionEnd {
@@ -91,7 +167,7 @@ export async function markSessionEnded(db: Queryable, id: string, s: SessionEnd)
   await db.query(
     `update rt_sessions set status = $2, end_reason = $3, error = $4, metrics = $5, recording_key = $6,
        recording_ms = $7, ended_at = now()
-     where id = $1`,
+     where id = $1 and (ended_at is null or end_reason = 'worker_lost')`,
     [id, s.status, s.reason, s.error, JSON.stringify(s.metrics), s.recordingKey, s.recordingMs],
   );
 }
@@ -254,6 +330,10 @@ export interface SessionRow {
   beep_at_ms: number | null;
   transfer?: TransferRecord | null;
   turns: number;
+  /** The engines the session ran on (findStartedSession only). */
+  stt_provider?: string | null;
+  tts_provider?: string | null;
+  llm_provider?: string | null;
 }
 
 /** Sessions that started (pending ones that never connected are not traces), newest first, one extra for paging. */
@@ -281,7 +361,8 @@ export async function findStartedSession(
 ): Promise<SessionRow | null> {
   const { rows } = await db.query<SessionRow>(
     `select s.id, s.agent_id, s.status, s.channel, s.call_sid, s.started_at, s.ended_at, s.recording_key,
-            s.end_reason, s.answered_by, s.beep_at_ms, s.transfer, 0 as turns
+            s.end_reason, s.answered_by, s.beep_at_ms, s.transfer, s.stt_provider, s.tts_provider, s.llm_provider,
+            0 as turns
        from rt_sessions s
       where s.developer_id = $1 and s.started_at is not null
         and ${by.id ? 's.id = $2' : 's.call_sid = $2'}
@@ -431,6 +512,27 @@ export async function insertOutboundTask(
   );
 }
 
+/** Outbound tasks not yet placed, older than `olderThanMs` and younger than `window`: the reconciler's candidates. */
+export async function undialledOutboundTasks(db: Queryable, olderThanMs: number, window: string): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    `select id from rt_outbound_tasks where status = 'queued' and call_sid is null
+        and created_at < now() - make_interval(secs => $1::float / 1000)
+        and created_at > now() - $2::interval
+      order by created_at limit 100`,
+    [olderThanMs, window],
+  );
+  return rows.map((r) => r.id);
+}
+
+/** Fails a task still waiting to be placed (the dispatcher gave up on it); a placed one is left alone. */
+export async function failUndialledTask(db: Queryable, id: string, error: string): Promise<void> {
+  await db.query(
+    `update rt_outbound_tasks set status = 'failed', error = $2, updated_at = now()
+      where id = $1 and status = 'queued' and call_sid is null`,
+    [id, error],
+  );
+}
+
 export async function getOutboundTask(db: Queryable, id: string): Promise<OutboundTaskRow | null> {
   const { rows } = await db.query<OutboundTaskRow>(
     `select id, developer_id, agent_id, from_number, to_number, call_sid, session_id, answered_by, variables,
@@ -532,6 +634,42 @@ export async function updateOutboundTask(
      where id = $1`,
     [id, u.status, u.callSid ?? null, u.sessionId ?? null, u.error ?? null],
   );
+}
+
+/**
+ * The connect callback's session for a task, set once: false when another callback (a replay, or Twilio's retry)
+ * attached one first. Keeps a replayed connect from opening a second session for one call.
+ */
+export async function attachTaskSession(
+  db: Queryable,
+  id: string,
+  u: { sessionId: string; callSid: string | null },
+): Promise<boolean> {
+  const r = await db.query(
+    `update rt_outbound_tasks set status = 'in-progress', session_id = $2, call_sid = coalesce(call_sid, $3),
+       updated_at = now()
+     where id = $1 and session_id is null`,
+    [id, u.sessionId, u.callSid],
+  );
+  return r.rowCount === 1;
+}
+
+/** What a session's token says, read back from its row (a replayed connect answers the same session). */
+export async function sessionTokenFields(db: Queryable, id: string) {
+  const { rows } = await db.query<{
+    developer_id: string;
+    agent_id: string;
+    from_number: string | null;
+    to_number: string | null;
+    instance_id: string | null;
+    task_id: string | null;
+    expires_at: Date | null;
+  }>(
+    `select developer_id, agent_id, from_number, to_number, instance_id, task_id, expires_at
+       from rt_sessions where id = $1 and channel = 'twilio'`,
+    [id],
+  );
+  return rows[0] ?? null;
 }
 
 /** What an answered-by event says about its session, and where the session's outbound task sends events. */

@@ -1,12 +1,7 @@
 import { jobHoldKey } from '../billing/hold-keys.ts';
-import type { Meter } from '../billing/types.ts';
+import { heldOrChargedSql } from '../billing/ledger-reads.ts';
 import type { Infra } from '../runtime/infra.ts';
 import type { VideoJobRow } from './store.ts';
-
-/** The platform's meter when the billing area provides one (`infra.meter`). */
-export function meterOf(infra: Infra): Meter | null {
-  return (infra as Infra & { meter?: Meter }).meter ?? null;
-}
 
 /** Unit name per job type (the credit-weight table's `video.<type>` operations). */
 export function unitOf(type: VideoJobRow['type']): string {
@@ -20,9 +15,8 @@ export function unitOf(type: VideoJobRow['type']): string {
  * with 0 credits by the meter. The ledger's request_id is the job id.
  */
 export async function chargeJob(infra: Infra, row: VideoJobRow, units: number): Promise<void> {
-  const meter = meterOf(infra);
-  if (!meter || units <= 0) return;
-  const reservation = await meter.reserve({
+  if (units <= 0) return;
+  const reservation = await infra.meter.reserve({
     developerId: row.owner_id,
     category: 'video',
     units,
@@ -42,14 +36,12 @@ export async function chargeJob(infra: Infra, row: VideoJobRow, units: number): 
  * hold key makes the charge itself idempotent if two replicas race here).
  */
 export async function chargeUnchargedJobs(infra: Infra, afterMs: number): Promise<number> {
-  if (!meterOf(infra)) return 0;
   const { rows } = await infra.db.query<VideoJobRow>(
     `select v.* from video_jobs v
       where v.status = 'completed' and v.charged_units > 0
         and v.completed_at < now() - make_interval(secs => $1::float / 1000)
         and v.completed_at > now() - interval '7 days'
-        and not exists (select 1 from credit_ledger l
-                         where l.request_id = v.id and l.category = 'video' and l.status <> 'refunded')
+        and not ${heldOrChargedSql('v.id', 'video')}
       order by v.completed_at limit 100`,
     [afterMs],
   );
@@ -72,9 +64,8 @@ export async function precheckCredits(
     requestId: string;
   },
 ): Promise<void> {
-  const meter = meterOf(infra);
-  if (!meter || !input.billable) return;
-  const r = await meter.reserve({
+  if (!input.billable) return;
+  const r = await infra.meter.reserve({
     developerId: input.developerId,
     category: 'video',
     units: input.units,

@@ -1,5 +1,6 @@
 import { ProcessOutputLimitError, runProcess, type RunOptions } from '../process/spawn.ts';
 import type { Tool } from '../process/tools.ts';
+import { scrubInternals } from '../errors/scrub.ts';
 import { VideoFailure } from './failure.ts';
 
 export interface ToolOptions extends Pick<RunOptions, 'signal' | 'input' | 'maxStdout' | 'timeoutMs'> {
@@ -20,14 +21,16 @@ export async function runTool(tool: Tool, args: string[], opts: ToolOptions = {}
   } catch (e) {
     if (opts.signal?.aborted) throw opts.signal.reason;
     if (e instanceof ProcessOutputLimitError) throw unreadable(opts, tool, e.message);
-    throw new VideoFailure('engine_unavailable', `${tool}: ${(e as Error).message}`, true);
+    throw new VideoFailure('engine_unavailable', `${tool}: ${scrubInternals((e as Error).message)}`, true);
   }
   if (r.code === 0) return r.stdout;
   const tail = r.stderr.trim().split('\n').slice(-3).join(' ').slice(0, 400);
   throw unreadable(opts, tool, tail || `exit ${r.code}`);
 }
 
-function unreadable(opts: ToolOptions, tool: Tool, why: string): VideoFailure {
+function unreadable(opts: ToolOptions, tool: Tool, stderr: string): VideoFailure {
+  // The tool names its files by their paths in the worker's temp folder: the caller sees the reason, not the path.
+  const why = scrubInternals(stderr);
   return opts.inputFault
     ? new VideoFailure('input_unreadable', `The media could not be decoded (${why}).`)
     : new VideoFailure('internal_error', `${tool} failed: ${why}`, true);

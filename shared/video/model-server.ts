@@ -1,7 +1,7 @@
 import { createWriteStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { RenderedVideo } from '../engines/avatar/types.ts';
+import type { RenderedVideo } from '../engines/core/rendered-video.ts';
 import { EngineError } from '../engines/core/engine-error.ts';
 import { probeMedia } from './probe.ts';
 

@@ -24,7 +24,8 @@ export async function toVideoJob(row: VideoJobRow, storage: Storage, ttlSeconds:
     ...(result ? { result } : {}),
     ...(row.status === 'failed' && row.error ? { error: row.error } : {}),
     created_at: row.created_at.toISOString(),
-    completed_at: row.completed_at?.toISOString() ?? null,
+    // Absent until the job finishes: the contract types it as a string, never null.
+    ...(row.completed_at ? { completed_at: row.completed_at.toISOString() } : {}),
     owner_id: row.owner_id,
   };
 }

@@ -1,3 +1,4 @@
+import { scrubInternals } from '../errors/scrub.ts';
 import type { VideoJobType } from '../contracts/video.ts';
 import type { Queryable } from '../db/pool.ts';
 
@@ -37,11 +38,6 @@ export async function insertVideoJob(
     [row.id, row.owner_id, row.type, row.provider, row.request, row.webhook_url, row.billable, row.request_id],
   );
   return rows[0]!;
-}
-
-export async function getVideoJob(db: Queryable, id: string): Promise<VideoJobRow | null> {
-  const { rows } = await db.query<VideoJobRow>('select * from video_jobs where id = $1', [id]);
-  return rows[0] ?? null;
 }
 
 /** Owner-scoped read: another tenant's id is simply not found. */
@@ -127,9 +123,19 @@ export async function markFailed(
   const { rows } = await db.query<VideoJobRow>(
     `update video_jobs set status = 'failed', error = $2, completed_at = now(), updated_at = now()
      where id = $1 and status in ('pending', 'processing') returning *`,
-    [id, error],
+    // The error is shown to the caller and sent in the failure webhook: no worker paths or internal addresses.
+    [id, { ...error, message: scrubInternals(error.message) }],
   );
   return rows[0] ?? null;
+}
+
+/**
+ * The status and charged units of the video job a credit hold's key names (`video:<id>`), as a subquery for the
+ * hold sweeper's one statement (billing/hold-sweeper.ts): `holdKey` is its SQL expression.
+ */
+export function heldVideoJobSql(holdKey: string): string {
+  return `select status, charged_units::float8 as units from video_jobs
+           where ${holdKey} like 'video:%' and id = substring(${holdKey} from 7)`;
 }
 
 /** Open jobs not touched for a while: candidates for the reconciler. */

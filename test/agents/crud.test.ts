@@ -16,6 +16,8 @@ async function create(json: unknown, key = dev.apiKey) {
 }
 
 describe('agents CRUD', () => {
+  // With no LLM configured anywhere, the local reply engine is the default (the contract's openai-kind default
+  // once a key exists: test/agents/local-reply.test.ts).
   it('creates with every default of the contract', async () => {
     const { status, body } = await create({ name: 'Helper' });
     expect(status).toBe(201);
@@ -27,8 +29,8 @@ describe('agents CRUD', () => {
       voiceId: 'default',
       ttsProvider: 'default',
       ttsModel: null,
-      llmProvider: 'openai',
-      llmModel: 'gpt-4o-mini',
+      llmProvider: 'local',
+      llmModel: 'knowledge-lookup',
       collectionId: null,
       styleProfile: null,
       language: 'en',

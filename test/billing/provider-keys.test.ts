@@ -85,7 +85,6 @@ describe('stored provider keys', () => {
     const list = await call('/v1/provider-keys', apiKey);
     expect(list.json()).toEqual({
       data: [{ provider: 'openai', lastFour: GOOD.slice(-4), createdAt: expect.any(String), verifiedAt: null }],
-      nextCursor: null,
       hasMore: false,
     });
 

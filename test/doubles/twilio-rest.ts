@@ -10,6 +10,8 @@ export interface CallUpdate {
 export interface TwilioRestDouble extends HttpDouble {
   /** Form bodies of the calls placed, oldest first. */
   calls: URLSearchParams[];
+  /** The next call placed is created but its answer is lost (the connection drops): a dial whose result never came. */
+  dropNextCallAnswer(): void;
   /** Form bodies of the messages sent, oldest first. */
   messages: URLSearchParams[];
   /** Live-call updates, oldest first. */
@@ -56,8 +58,12 @@ export async function startTwilioRestDouble(opts: {
   accountSid: string;
   authToken: string;
   unreachable?: string[];
+  /** Called for each call placed, after it was created (e.g. to run it: see twilio-voice.ts). */
+  onCall?: (call: { sid: string; form: URLSearchParams }) => void;
 }): Promise<TwilioRestDouble> {
   const calls: URLSearchParams[] = [];
+  const created: Array<{ sid: string; at: Date }> = [];
+  let dropNext = false;
   const messages: URLSearchParams[] = [];
   const updates: CallUpdate[] = [];
   const callSid = (i: number) => `CA${String(i + 1).padStart(32, '0')}`;
@@ -79,6 +85,22 @@ export async function startTwilioRestDouble(opts: {
       },
       authorize: (req, d) => req.headers.authorization === `Basic ${d.key}`,
       route(req, res, d) {
+        // GET /Calls.json?To=&From=: the account's calls, newest first (Twilio's list filters).
+        if (req.method === 'GET' && req.path === `${base}/Calls.json`) {
+          const list = calls
+            .map((form, i) => ({ form, ...created[i]! }))
+            .filter((c) => ['To', 'From'].every((k) => !req.query.get(k) || c.form.get(k) === req.query.get(k)))
+            .reverse()
+            .map((c) => ({
+              sid: c.sid,
+              to: c.form.get('To'),
+              from: c.form.get('From'),
+              status: 'queued',
+              date_created: c.at.toUTCString(),
+            }));
+          d.sendJson(res, 200, { calls: list, page: 0, page_size: 50 });
+          return true;
+        }
         if (req.method !== 'POST') return false;
         const form = new URLSearchParams(req.body.toString('utf8'));
         const update = new RegExp(`^${base}/Calls/(CA[0-9a-zA-Z]{1,40})\\.json$`).exec(req.path);
@@ -109,13 +131,21 @@ export async function startTwilioRestDouble(opts: {
             return true;
           }
           calls.push(form);
-          d.sendJson(res, 201, {
-            sid: callSid(calls.length - 1),
-            account_sid: sid,
-            status: 'queued',
-            to: form.get('To'),
-            from: form.get('From'),
-          });
+          const newSid = callSid(calls.length - 1);
+          created.push({ sid: newSid, at: new Date() });
+          if (dropNext) {
+            dropNext = false;
+            res.destroy();
+          } else {
+            d.sendJson(res, 201, {
+              sid: newSid,
+              account_sid: sid,
+              status: 'queued',
+              to: form.get('To'),
+              from: form.get('From'),
+            });
+          }
+          opts.onCall?.({ sid: newSid, form });
           return true;
         }
         if (req.path === `${base}/Messages.json`) {
@@ -170,5 +200,12 @@ export async function startTwilioRestDouble(opts: {
       body: new URLSearchParams(params),
     });
   };
-  return Object.assign(double, { calls, messages, updates, onUpdate: null, sendAmd });
+  return Object.assign(double, {
+    calls,
+    messages,
+    updates,
+    onUpdate: null,
+    sendAmd,
+    dropNextCallAnswer: () => void (dropNext = true),
+  });
 }

@@ -22,10 +22,12 @@ describe('role boundaries', () => {
     ['workers/cpu/handlers/x.ts', `import { createTwilioSession } from '../../../api/services/sessions.ts';`],
     ['workers/realtime/session/x.ts', `import { startCpuWorkers } from '../../cpu/role.ts';`],
     ['workers/gpu/x.ts', `export * from '../realtime/routes.ts';`],
-    ['shared/speech/x.ts', `import { transcribeSync } from '../../api/services/transcription.ts';`],
+    ['shared/domains/speech/x.ts', `import { transcribeSync } from '../../../api/services/transcription.ts';`],
     ['shared/x.ts', `export const load = () => import('../workers/gpu/role.ts');`],
     ['scripts/x.ts', `import { registerApiRole } from '../api/server.ts';`],
     ['benchmarks/b/x.ts', `import { startGpuWorkers } from '../../workers/gpu/role.ts';`],
+    ['benchmarks/b/x.ts', `import { startDeepgramLiveDouble } from '../../test/realtime/x.ts';`],
+    ['support/doubles/x.ts', `import { voicePlatformEnv } from '../../test/realtime/env.ts';`],
   ])('reports a crossing import in %s', async (file, code) => {
     expect(await crossings(file, code)).toHaveLength(1);
   });
@@ -36,6 +38,8 @@ describe('role boundaries', () => {
     ['workers/realtime/twilio/x.ts', `import { openSession } from '../session/bootstrap.ts';`],
     ['scripts/x.ts', `export const load = () => import('../workers/cpu/role.ts');`],
     ['test/x.test.ts', `import { keepSessions } from '../workers/realtime/session/keeper.ts';`],
+    ['benchmarks/b/x.ts', `import { startTestPlatform } from '../../support/helpers/platform.ts';`],
+    ['test/realtime/x.test.ts', `import { startCartesiaDouble } from '../../support/doubles/cartesia.ts';`],
   ])('allows %s to import within its role or through shared/', async (file, code) => {
     expect(await crossings(file, code)).toEqual([]);
   });
@@ -48,7 +52,7 @@ describe('role boundaries', () => {
   });
 
   it('finds no crossing in the tree', async () => {
-    const results = await eslint.lintFiles(['api', 'workers', 'shared', 'scripts', 'benchmarks']);
+    const results = await eslint.lintFiles(['api', 'workers', 'shared', 'scripts', 'benchmarks', 'support']);
     const found = results.flatMap((r) =>
       r.messages.filter((m) => m.ruleId === RULE).map((m) => `${r.filePath.slice(ROOT.length)}:${m.line} ${m.message}`),
     );

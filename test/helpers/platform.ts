@@ -47,6 +47,9 @@ export async function startTestPlatform(
     SHUTDOWN_GRACE_MS: '5000',
     // Most tests start the api alone, which (like a deployment) needs the secret it shares with realtime.
     REALTIME_SESSION_SECRET: randomBytes(32).toString('base64url'),
+    // The tests play the proxy in front (each portal browser sends its own X-Forwarded-For from loopback); the
+    // platform's default trusts none (test/foundation/trusted-proxies.test.ts).
+    TRUST_PROXY: 'loopback',
     ...opts.env,
   });
   // Recorded lines go through the production logger, redaction included: a test that no secret is logged must

@@ -14,10 +14,15 @@ export function checkPrerequisites(): void {
     throw new Error('portal/dist is not built: run scripts/setup.sh (setup.d/40-portal.sh builds it)');
 }
 
-export async function launchChromium(): Promise<Browser> {
+/**
+ * `fakeAudio`: a WAV file the fake microphone plays once (then silence) instead of chromium's tone, so a test can
+ * say something to an agent through the page's real capture path.
+ */
+export async function launchChromium(opts: { fakeAudio?: string } = {}): Promise<Browser> {
   const args = ['--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--mute-audio'];
-  // A fake microphone (a tone) granted without a prompt, so "talk to it" runs its real audio path.
+  // A fake microphone (a tone, or the given file) granted without a prompt, so "talk to it" runs its real audio path.
   args.push('--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream');
+  if (opts.fakeAudio) args.push(`--use-file-for-fake-audio-capture=${opts.fakeAudio}%noloop`);
   args.push('--autoplay-policy=no-user-gesture-required');
   if (process.getuid?.() === 0) args.push('--no-sandbox');
   return puppeteer.launch({ executablePath: CHROMIUM, headless: true, args });

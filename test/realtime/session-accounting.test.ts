@@ -152,6 +152,59 @@ describe('SessionAccounting', () => {
     expect(await ledger(developerId)).toMatchObject([{ category: 'tts', operation: 'synthesize' }]);
   });
 
+  it('reserves each reply ahead: a balance that cannot cover it answers `balance`; usage past it is waived with why', async () => {
+    const { acc, developerId } = await books();
+    const spend = await p.infra.meter.reserve({
+      developerId,
+      category: 'tts',
+      units: 50_000 - 25, // leaves 25 credits: the first minute (20) and 5
+      unit: 'characters',
+      provider: 'default',
+      billable: true,
+      requestId: `req_spend_${developerId}`,
+      operation: 'synthesize',
+    });
+    await spend.commit();
+    await acc.holdFirstMinute();
+    // Nothing used yet but the minute: the usage so far is covered.
+    expect(await acc.reserveAhead(5_000, { reply: false, aheadMs: 20_000 })).toBeNull();
+    // The next reply: the prompt and the agent's output limit (1024 tokens, ~103 credits) do not fit in 5.
+    expect(await acc.reserveAhead(5_000, { reply: true })).toBe('balance');
+    // A vendor reports usage nobody could reserve (it came after the last check): charged to the balance, the rest
+    // recorded as waived with its reason.
+    acc.llmTokens(2_000);
+    await acc.settle(30_000);
+    const { rows } = await p.infra.db.query<{
+      operation: string;
+      credits: number;
+      credits_waived: number;
+      waived_reason: string;
+    }>(
+      `select operation, credits, credits_waived, waived_reason from credit_ledger
+        where developer_id = $1 and operation like 'session.%' order by created_at, id`,
+      [developerId],
+    );
+    const llm = rows.find((r) => r.operation === 'session.llm')!;
+    expect(llm.credits + llm.credits_waived).toBe(200);
+    expect(llm.credits).toBe(5);
+    expect(llm.waived_reason).toBe('balance');
+    const { rows: acct } = await p.infra.db.query<{ used: number }>(
+      'select used from credit_accounts where developer_id = $1',
+      [developerId],
+    );
+    expect(acct[0]!.used).toBe(50_000);
+  });
+
+  it('a per-call credit cap stops the reply that would pass it, before anything is held for it', async () => {
+    const { acc } = await books();
+    acc.setLimits({ maxCredits: 50, apiKeyId: null });
+    await acc.holdFirstMinute();
+    expect(await acc.reserveAhead(1_000, { reply: true })).toBe('max-credits');
+    acc.setLimits({ maxCredits: 500, apiKeyId: null });
+    expect(await acc.reserveAhead(1_000, { reply: true })).toBeNull();
+    await acc.settle(1_000);
+  });
+
   it('a trace write that fails is logged, and the end still waits for the others and settles', async () => {
     const logLines: string[] = [];
     const { acc, sessionId, developerId, started } = await books({ logLines });

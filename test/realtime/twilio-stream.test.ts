@@ -299,7 +299,7 @@ describe('bad input on the stream closes cleanly', () => {
     expect(c.received.filter((m) => m.event === 'media')).toHaveLength(0);
   });
 
-  it('a replayed token → 1008 (one stream per session)', async () => {
+  it('a replayed token → 4409 (one stream per session)', async () => {
     script([]);
     const { caller } = await newCall();
     const token = (caller as unknown as { opts: { token: string } }).opts.token;
@@ -307,7 +307,7 @@ describe('bad input on the stream closes cleanly', () => {
     const again = new TwilioCaller({ url: wsUrl(p.url, '/v1/sessions/twilio/stream'), token });
     await again.start();
     await again.closed;
-    expect(again.closeCode).toBe(1008);
+    expect(again.closeCode).toBe(4409);
     caller.stop();
     await caller.closed;
   });

@@ -2,6 +2,7 @@ import type { JobsOnPool } from '../../shared/queue/catalog.ts';
 import type { HandlerMap } from '../../shared/queue/worker-runner.ts';
 import type { Infra } from '../../shared/runtime/infra.ts';
 import { billingCpuHandlers } from './handlers/billing.ts';
+import { campaignsCpuHandlers } from './handlers/campaigns.ts';
 import { realtimeCpuHandlers } from './handlers/realtime.ts';
 import { speechCpuHandlers } from './handlers/speech.ts';
 import { videoCpuHandlers } from './handlers/video.ts';
@@ -15,5 +16,6 @@ export function cpuHandlers(infra: Infra): HandlerMap<JobsOnPool<'cpu'>> {
     ...realtimeCpuHandlers(infra),
     ...billingCpuHandlers(infra),
     ...webhooksCpuHandlers(infra),
+    ...campaignsCpuHandlers(infra),
   };
 }

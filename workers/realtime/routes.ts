@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../../shared/errors/api-error.ts';
+import { startAdmissionNode } from './admission-node.ts';
 import { handleDirectSession } from './direct/session-handler.ts';
 import { startSessionKeeper } from './session/keeper.ts';
 import { endLiveSessions } from './session/live.ts';
@@ -25,6 +26,9 @@ export async function registerRealtimeRoutes(app: FastifyInstance): Promise<void
   // Heartbeats for this process's sessions; ends sessions (and recovers recordings) that a dead process left.
   const keeper = startSessionKeeper(infra, infra.log.child({ component: 'session-keeper' }));
   app.addHook('onClose', () => keeper.stop());
+  // This process's capacity and load in the fleet's admission picture; a full process refuses new direct sockets.
+  const admission = startAdmissionNode(infra);
+  app.addHook('onClose', () => admission.stop());
   app.route({
     method: 'GET',
     url: '/v1/sessions/twilio/stream',
@@ -38,6 +42,8 @@ export async function registerRealtimeRoutes(app: FastifyInstance): Promise<void
     url: '/v1/agents/:id/session',
     config: { public: true },
     schema: { hide: true },
+    // Before the upgrade, so a full process answers 503 + Retry-After in the envelope, not a socket it cannot serve.
+    preHandler: async () => admission.guard(),
     handler: notUpgraded,
     wsHandler: (socket, req) =>
       void handleDirectSession(

@@ -38,9 +38,12 @@ export function AgentDetailPage(props: { id: string }) {
               }}
             />
             <h3>Danger zone</h3>
+            <p class="muted">
+              Archiving keeps its calls and chat history readable; it can be restored through the API.
+            </p>
             <ConfirmButton
-              label="Delete agent"
-              confirmLabel="Delete it for good"
+              label="Archive agent"
+              confirmLabel="Archive it"
               onConfirm={() =>
                 void v1(`/agents/${enc}`, { method: 'DELETE' }).then(() => navigate('/agents'), setDelError)
               }

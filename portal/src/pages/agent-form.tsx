@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
-import { LLM_PROVIDERS, TTS_PROVIDERS } from '../../../shared/contracts/providers.ts';
-import type { Agent, Collection } from '../types.ts';
-import { ErrorBox, Field, fieldError } from '../ui.tsx';
+import { v1 } from '../api.ts';
+import { LLM_PROVIDER_LABELS, LLM_PROVIDERS, TTS_PROVIDERS } from '../../../shared/contracts/providers.ts';
+import type { Agent, Collection, LlmProviderInfo } from '../types.ts';
+import { ErrorBox, Field, fieldError, useAsync } from '../ui.tsx';
 
 /** Text fields go to the API as typed; number fields as numbers; the collection as an id or null. */
 const TEXT_FIELDS = [
@@ -33,8 +34,11 @@ export function AgentForm(props: {
   const [busy, setBusy] = useState(false);
   const [saved, setSaved] = useState(false);
   const a = props.agent;
+  // Which LLM providers this developer can use now (platform key, stored key, none), and the one a new agent
+  // gets by default: with no key anywhere that is the local reply engine, so a first agent works.
+  const providers = useAsync(() => v1<{ data: LlmProviderInfo[] }>('/llm-providers'));
   const [vals, setVals] = useState<Record<string, string>>(() => {
-    const v: Record<string, string> = { llmProvider: 'openai', ttsProvider: 'default', collectionId: '' };
+    const v: Record<string, string> = { ttsProvider: 'default', collectionId: '' };
     for (const k of FIELDS) {
       const x = (a as unknown as Record<string, unknown> | undefined)?.[k];
       if (x !== undefined && x !== null) v[k] = String(x);
@@ -50,6 +54,9 @@ export function AgentForm(props: {
     },
   });
   const err = (p: string) => fieldError(error, p);
+  const infos = providers.data?.data ?? [];
+  const llm = vals.llmProvider ?? infos.find((i) => i.isDefault)?.id ?? 'openai';
+  const llmInfo = infos.find((i) => i.id === llm);
   const unplaced = error && !FIELDS.some((f) => err(f));
 
   return (
@@ -90,16 +97,30 @@ export function AgentForm(props: {
         error={err('firstMessage')}
       />
       <div class="grid2">
-        <Field label="LLM provider" name="llmProvider" as="select" {...bind('llmProvider')} error={err('llmProvider')}>
-          {LLM_PROVIDERS.map((p) => (
-            <option key={p}>{p}</option>
-          ))}
+        <Field
+          label="LLM provider"
+          name="llmProvider"
+          as="select"
+          {...bind('llmProvider')}
+          value={llm}
+          hint={llmHint(llmInfo)}
+          error={err('llmProvider')}
+        >
+          {LLM_PROVIDERS.map((p) => {
+            const info = infos.find((i) => i.id === p);
+            return (
+              <option key={p} value={p}>
+                {LLM_PROVIDER_LABELS[p]}
+                {info && !info.usable ? ' (no key)' : ''}
+              </option>
+            );
+          })}
         </Field>
         <Field
           label="LLM model"
           name="llmModel"
           {...bind('llmModel')}
-          placeholder="gpt-4o-mini"
+          placeholder={llmInfo?.defaultModel ?? 'gpt-4o-mini'}
           error={err('llmModel')}
         />
         <Field
@@ -160,4 +181,14 @@ export function AgentForm(props: {
       </div>
     </form>
   );
+}
+
+/** What the selected LLM provider needs, said before saving rather than on the first failed turn. */
+function llmHint(info: LlmProviderInfo | undefined): string | undefined {
+  if (!info) return undefined;
+  if (!info.languageModel)
+    return 'Answers with the best-matching passage of the knowledge collection and greets with the first message. Needs no key; it is not a language model.';
+  if (info.key === 'platform') return 'Usable: the platform has a key (metered to you).';
+  if (info.key === 'stored') return 'Usable: your stored key is used.';
+  return 'No key: add one under Provider keys (or send X-Provider-Key-… per request), or turns will fail.';
 }

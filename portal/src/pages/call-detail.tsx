@@ -98,6 +98,12 @@ export function CallDetailPage(props: { id: string }) {
                 <dd>{d.endReason.replace(/_/g, ' ')}</dd>
               </div>
             ) : null}
+            {d.engines ? (
+              <div>
+                <dt>Replies by</dt>
+                <dd data-testid="reply-engine">{d.engines.llmLabel}</dd>
+              </div>
+            ) : null}
           </dl>
 
           <h2>Recording</h2>

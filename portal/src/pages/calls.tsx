@@ -16,7 +16,7 @@ export function CallsPage() {
   const list = useAsync(async () => {
     const p = await v1<Page<SessionSummary>>('/observability/sessions', { query: { agentId, limit: 50 } });
     setMore([]);
-    setCursor(p.hasMore ? p.nextCursor : null);
+    setCursor(p.hasMore ? (p.nextCursor ?? null) : null);
     return p;
   }, [agentId]);
   const names = new Map((agents.data?.data ?? []).map((a) => [a.id, a.name]));
@@ -97,7 +97,7 @@ export function CallsPage() {
             void v1<Page<SessionSummary>>('/observability/sessions', { query: { agentId, limit: 50, cursor } }).then(
               (p) => {
                 setMore((m) => [...m, ...p.data]);
-                setCursor(p.hasMore ? p.nextCursor : null);
+                setCursor(p.hasMore ? (p.nextCursor ?? null) : null);
               },
             )
           }

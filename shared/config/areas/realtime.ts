@@ -84,4 +84,18 @@ export const realtimeEnv = {
     .url()
     .optional()
     .describe('Twilio REST base URL override (a local protocol double in tests); default https://api.twilio.com.'),
+  REALTIME_SESSIONS_PER_DEVELOPER: z
+    .string()
+    .regex(/^(\w+:\d+)(,\w+:\d+)*$/)
+    .default('starter:5,pro:25,scale:100')
+    .describe(
+      'Realtime sessions (Twilio and direct) one developer may have running at once, by tier (tier:count,…); one ' +
+        'more is 429 concurrent_sessions_limited at creation and a socket closed with 4429 at connect.',
+    ),
+  REALTIME_AUTH_TIMEOUT_MS: envInt(500, 120_000)
+    .default(10_000)
+    .describe('A session socket that has not authenticated (a Twilio stream without its start) is closed after this.'),
+  REALTIME_IDLE_TIMEOUT_SECONDS: envInt(5, 3600)
+    .default(60)
+    .describe('A session socket that sends nothing (no audio, no message) for this long is closed (4408).'),
 } satisfies z.ZodRawShape;

@@ -1,7 +1,7 @@
 import type { AnalyzeSections } from '../../contracts/video.ts';
 import type { MediaInfo } from '../../video/probe.ts';
 import { timed } from '../core/metrics.ts';
-import type { VideoEngineCapabilities } from '../avatar/types.ts';
+import type { VideoEngineCapabilities } from '../core/rendered-video.ts';
 
 /** What an analysis engine produces itself; `embed` is done by the job with the embeddings engine. */
 export type AnalysisTask = 'transcribe' | 'scenes';

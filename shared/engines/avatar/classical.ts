@@ -5,7 +5,8 @@ import { blinkAt, rigFromFace, warpBlink, warpMouth } from '../face/warp.ts';
 import { decodeImageRgb, fitEven, FrameEncoder } from '../../video/encoder.ts';
 import { VideoFailure } from '../../video/failure.ts';
 import { probeMedia } from '../../video/probe.ts';
-import { AvatarEngine, type AvatarRequest, type RenderedVideo } from './types.ts';
+import { AvatarEngine, type AvatarRequest } from './types.ts';
+import type { RenderedVideo } from '../core/rendered-video.ts';
 
 /**
  * The local avatar engine (`default`): a classical, landmark-driven animation of the still image, not a neural

@@ -2,7 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { probeMedia } from '../../video/probe.ts';
 import { downloadVendorFile, pollVendor, vendorJson } from '../../video/vendor-http.ts';
 import { EngineError } from '../core/engine-error.ts';
-import { AvatarEngine, type AvatarRequest, type RenderedVideo } from './types.ts';
+import { AvatarEngine, type AvatarRequest } from './types.ts';
+import type { RenderedVideo } from '../core/rendered-video.ts';
 
 export interface HeyGenOptions {
   /** Overrides both api.heygen.com and upload.heygen.com (a compatible server, or a local double). */

@@ -1,6 +1,7 @@
 import { renderOnModelServer, type ModelServer } from '../../video/model-server.ts';
 import { EngineError } from '../core/engine-error.ts';
-import { AvatarEngine, type AvatarRequest, type RenderedVideo } from './types.ts';
+import { AvatarEngine, type AvatarRequest } from './types.ts';
+import type { RenderedVideo } from '../core/rendered-video.ts';
 
 /** A self-hosted neural avatar engine on a GPU node, behind the model-server contract (docs/video.md). */
 export class ModelServerAvatarEngine extends AvatarEngine {

@@ -1,4 +1,5 @@
 import { engineLatency } from '../core/metrics.ts';
+import type { RenderedVideo, VideoEngineCapabilities } from '../core/rendered-video.ts';
 
 export interface AvatarRequest {
   /** Local paths inside the job's work folder (inputs already fetched into S3 and probed). */
@@ -14,21 +15,6 @@ export interface AvatarRequest {
   apiKey?: string;
   signal: AbortSignal;
   onProgress(fraction: number): Promise<void> | void;
-}
-
-/** A rendered MP4 at `outPath`. */
-export interface RenderedVideo {
-  durationSeconds: number;
-  width: number;
-  height: number;
-  /** What produced it, as the job's result.provider shows it (e.g. `default:classical-warp`). */
-  provider: string;
-}
-
-export interface VideoEngineCapabilities {
-  /** Runs on this service's own hardware (GPU pool) and is billed per generated second. */
-  selfHosted: boolean;
-  requiresKey: boolean;
 }
 
 /** Talking-head engine: still image + speech → video. Adapters implement `_render`. */

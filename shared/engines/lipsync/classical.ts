@@ -6,7 +6,7 @@ import { fitEven, FrameEncoder } from '../../video/encoder.ts';
 import { VideoFailure } from '../../video/failure.ts';
 import { readFrames } from '../../video/frames.ts';
 import { probeMedia } from '../../video/probe.ts';
-import type { RenderedVideo } from '../avatar/types.ts';
+import type { RenderedVideo } from '../core/rendered-video.ts';
 import { LipsyncEngine, type LipsyncRequest } from './types.ts';
 
 /**

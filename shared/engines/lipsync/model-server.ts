@@ -1,6 +1,6 @@
 import { renderOnModelServer, type ModelServer } from '../../video/model-server.ts';
 import { EngineError } from '../core/engine-error.ts';
-import type { RenderedVideo } from '../avatar/types.ts';
+import type { RenderedVideo } from '../core/rendered-video.ts';
 import { LipsyncEngine, type LipsyncRequest } from './types.ts';
 
 /** A self-hosted neural lip-sync engine (Wav2Lip, MuseTalk, LatentSync…) behind the model-server contract. */

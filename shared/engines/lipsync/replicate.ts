@@ -1,7 +1,7 @@
 import { probeMedia } from '../../video/probe.ts';
 import { downloadVendorFile, pollVendor, vendorJson } from '../../video/vendor-http.ts';
 import { EngineError } from '../core/engine-error.ts';
-import type { RenderedVideo } from '../avatar/types.ts';
+import type { RenderedVideo } from '../core/rendered-video.ts';
 import { LipsyncEngine, type LipsyncRequest } from './types.ts';
 
 interface Prediction {

@@ -1,8 +1,11 @@
 import type { Config } from '../../config/index.ts';
+import type { LlmProviderInfo } from '../../contracts/agents.ts';
+import { LLM_PROVIDER_LABELS, LLM_PROVIDERS } from '../../contracts/providers.ts';
 import type { Infra } from '../../runtime/infra.ts';
 import { EngineRegistry } from '../core/registry.ts';
 import { resolveProviderKey, type ResolvedKey, type StoredKeyLookup } from '../core/provider-key.ts';
 import { AnthropicLlm } from './anthropic.ts';
+import { LOCAL_REPLY_MODEL, LocalReplyLlm } from './local-reply.ts';
 import { OpenAiCompatibleLlm } from './openai.ts';
 import type { LlmEngine } from './types.ts';
 
@@ -11,6 +14,7 @@ export const DEFAULT_LLM_MODELS = {
   openai: 'gpt-4o-mini',
   anthropic: 'claude-3-5-haiku-latest',
   groq: 'llama-3.1-8b-instant',
+  local: LOCAL_REPLY_MODEL,
 } as const;
 
 /** Builds the LLM adapters from config: `<VENDOR>_BASE_URL` points any adapter at a compatible server. */
@@ -42,7 +46,21 @@ export function buildLlmRegistry(config: Config): EngineRegistry<LlmEngine> {
         // Groq reports usage in `x_groq.usage` on the last chunk without being asked.
         includeUsageOption: false,
       }),
-    );
+    )
+    .register('local', new LocalReplyLlm());
+}
+
+/**
+ * The LLM provider an agent gets when it names none: the first vendor with a platform key, or the developer's
+ * stored key, in the contract's order (openai, anthropic, groq); with no LLM configured at all, the local reply
+ * engine, so a fresh machine has a working agent instead of one that fails on its first turn.
+ */
+export async function defaultLlmProvider(infra: Infra, developerId: string): Promise<keyof typeof DEFAULT_LLM_MODELS> {
+  for (const vendor of ['openai', 'anthropic', 'groq'] as const) {
+    if (infra.config.vendors.platformKeys[vendor]) return vendor;
+    if (await storedKeysOf(infra).get(developerId, vendor)) return vendor;
+  }
+  return 'local';
 }
 
 const registries = new WeakMap<Infra, EngineRegistry<LlmEngine>>();
@@ -72,6 +90,9 @@ export function resolveLlmKey(
   developerId: string,
   headers: Record<string, string | string[] | undefined> = {},
 ): Promise<ResolvedKey> {
+  // An engine that needs no key (the local reply engine) runs on the platform: metered like platform usage.
+  if (!llmEngines(infra).get(provider).capabilities.requiresKey)
+    return Promise.resolve({ key: '', source: 'platform', billable: true });
   return resolveProviderKey({
     vendor: provider,
     developerId,
@@ -79,4 +100,31 @@ export function resolveLlmKey(
     stored: storedKeysOf(infra),
     platform: infra.config.vendors.platformKeys,
   });
+}
+
+/** Each LLM provider with its label and where this developer's key for it would come from (no header counted). */
+export async function llmProviderInfo(infra: Infra, developerId: string): Promise<LlmProviderInfo[]> {
+  const fallback = await defaultLlmProvider(infra, developerId);
+  const engines = llmEngines(infra);
+  return Promise.all(
+    LLM_PROVIDERS.map(async (id) => {
+      const engine = engines.get(id);
+      const key = !engine.capabilities.requiresKey
+        ? ('not-needed' as const)
+        : infra.config.vendors.platformKeys[id]
+          ? ('platform' as const)
+          : (await storedKeysOf(infra).get(developerId, id))
+            ? ('stored' as const)
+            : ('none' as const);
+      return {
+        id,
+        label: LLM_PROVIDER_LABELS[id],
+        languageModel: id !== 'local',
+        defaultModel: engine.defaultModel,
+        key,
+        usable: key !== 'none',
+        isDefault: id === fallback,
+      };
+    }),
+  );
 }

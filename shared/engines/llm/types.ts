@@ -32,7 +32,25 @@ export interface LlmRequest {
   maxTokens?: number;
   /** The resolved provider key (caller header, stored key or platform key). */
   apiKey?: string;
+  /** Lent to engines that answer by lookup rather than with a model (the local reply engine); models ignore it. */
+  lookup?: LlmLookup;
   signal?: AbortSignal;
+}
+
+/** A passage of the caller's knowledge, best first. */
+export interface LlmPassage {
+  content: string;
+  score: number;
+}
+
+/**
+ * Knowledge the caller (the agents domain) injects into a request, so an engine that looks answers up never
+ * imports retrieval code itself: a search over the agent's collection (absent when none is attached) and the
+ * agent's first message, said in answer to a greeting.
+ */
+export interface LlmLookup {
+  search?: (query: string, signal: AbortSignal) => Promise<LlmPassage[]>;
+  greeting?: string;
 }
 
 export interface LlmUsage {

@@ -1,5 +1,5 @@
 import { renderOnModelServer, type ModelServer } from '../../video/model-server.ts';
-import type { RenderedVideo } from '../avatar/types.ts';
+import type { RenderedVideo } from '../core/rendered-video.ts';
 import { VideoGenEngine, type GenerateRequest } from './types.ts';
 
 /** A self-hosted text-to-video model (HunyuanVideo, Wan, LTX-Video…) behind the model-server contract. */

@@ -4,7 +4,7 @@ import { writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { ffmpeg } from '../../video/ffmpeg.ts';
 import { EngineError } from '../core/engine-error.ts';
-import type { RenderedVideo } from '../avatar/types.ts';
+import type { RenderedVideo } from '../core/rendered-video.ts';
 import { VideoGenEngine, type GenerateRequest } from './types.ts';
 
 const FONTS = [

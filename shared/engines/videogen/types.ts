@@ -1,5 +1,5 @@
 import { engineLatency } from '../core/metrics.ts';
-import type { RenderedVideo, VideoEngineCapabilities } from '../avatar/types.ts';
+import type { RenderedVideo, VideoEngineCapabilities } from '../core/rendered-video.ts';
 
 export interface GenerateRequest {
   prompt: string;

@@ -7,7 +7,7 @@ import { rateLimitedError } from '../../auth/rate-limiter.ts';
  * such as vendor callbacks that carry their own signature). Runs in onRequest so that rejected requests never
  * parse a body.
  */
-export const authPlugin = fp(async (app: FastifyInstance) => {
+async function auth(app: FastifyInstance): Promise<void> {
   const { authenticator, rateLimiter, config } = app.infra;
   app.decorateRequest('auth', null as never);
   app.decorateRequest('rateLimit', null);
@@ -33,4 +33,6 @@ export const authPlugin = fp(async (app: FastifyInstance) => {
     }
     done(null, payload);
   });
-});
+}
+
+export const authPlugin = fp(auth, { name: 'auth', dependencies: ['error-handler'] });

@@ -3,6 +3,7 @@ import fp from 'fastify-plugin';
 import { ApiError, isApiError } from '../../errors/api-error.ts';
 import { engineToApiError, isEngineError } from '../../errors/engine-error.ts';
 import { isTransientDependencyError } from '../../errors/retry.ts';
+import { isStorageFull } from '../../errors/storage-full.ts';
 import { formatBytes } from '../../net/safe-fetch.ts';
 
 /** Fastify's default limit on one path parameter (an id); longer ones are 414 before any route runs. */
@@ -55,6 +56,7 @@ export function toApiError(err: FastifyError & { validation?: unknown[]; validat
       return new ApiError('uri_too_long', { what: 'path parameter', limit: `${MAX_PARAM_LENGTH} characters` });
   }
   if (err instanceof SyntaxError) return new ApiError('invalid_json', { detail: err.message });
+  if (isStorageFull(err)) return new ApiError('storage_full');
   if (isTransientDependencyError(err))
     return new ApiError('dependency_unavailable', { dependency: 'A backing service' });
   const status = err.statusCode ?? 500;
@@ -63,7 +65,7 @@ export function toApiError(err: FastifyError & { validation?: unknown[]; validat
   return new ApiError('internal_error');
 }
 
-export const errorHandlerPlugin = fp(async (app: FastifyInstance) => {
+async function errorHandler(app: FastifyInstance): Promise<void> {
   app.setErrorHandler((err: FastifyError, req: FastifyRequest, reply: FastifyReply) => {
     const apiErr = toApiError(err);
     if (apiErr.status >= 500) req.log.error({ err, requestId: req.id, route: req.routeOptions.url }, 'request failed');
@@ -73,4 +75,6 @@ export const errorHandlerPlugin = fp(async (app: FastifyInstance) => {
   app.setNotFoundHandler((req, reply) =>
     sendApiError(reply, new ApiError('route_not_found', { method: req.method, path: req.url.split('?')[0] })),
   );
-});
+}
+
+export const errorHandlerPlugin = fp(errorHandler, { name: 'error-handler' });

@@ -3,7 +3,8 @@ import { registry } from '../../observability/metrics.ts';
 import type { Infra } from '../infra.ts';
 
 /**
- * /healthz (the process is alive), /readyz (Postgres, Redis and S3 answer; 503 naming the failing one, and 503
+ * /healthz (the process is alive), /readyz (Postgres, Redis and S3 answer; 503 naming the failing one without its
+ * error text, and 503
  * once draining so load balancers stop sending work) and /metrics, on every role.
  */
 export function registerHealthRoutes(app: FastifyInstance, infra: Infra, state: { draining: boolean }): void {
@@ -11,8 +12,12 @@ export function registerHealthRoutes(app: FastifyInstance, infra: Infra, state: 
   app.get('/healthz', hide, async () => ({ status: 'ok' }));
   app.get('/readyz', hide, async (_req, reply) => {
     if (state.draining) return reply.code(503).send({ status: 'draining' });
-    const checks = await infra.checkReady();
-    const ok = Object.values(checks).every((v) => v === 'ok');
+    const found = await infra.checkReady();
+    const ok = Object.values(found).every((v) => v === 'ok');
+    // /readyz is unauthenticated: it names the failing dependency, never its error text (hosts, ports, paths).
+    // The operator reads the reason in the log.
+    const checks = Object.fromEntries(Object.entries(found).map(([k, v]) => [k, v === 'ok' ? 'ok' : 'unavailable']));
+    if (!ok) infra.log.warn({ checks: found }, 'not ready');
     return reply.code(ok ? 200 : 503).send({ status: ok ? 'ok' : 'unavailable', checks });
   });
   app.get('/metrics', hide, async (_req, reply) => {

@@ -6,7 +6,7 @@ import { httpDuration } from '../../observability/metrics.ts';
  * Per-request bookkeeping every response needs: X-Request-Id (always), X-Provider-Used and X-Usage-Bypassed
  * (authenticated routes), and the latency histogram by route pattern.
  */
-export const requestContextPlugin = fp(async (app: FastifyInstance) => {
+async function requestContext(app: FastifyInstance): Promise<void> {
   app.decorateRequest('providerUsed', null);
   app.decorateRequest('usageBypassed', false);
 
@@ -27,4 +27,6 @@ export const requestContextPlugin = fp(async (app: FastifyInstance) => {
     );
     done();
   });
-});
+}
+
+export const requestContextPlugin = fp(requestContext, { name: 'request-context' });

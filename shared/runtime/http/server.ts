@@ -1,5 +1,6 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { trustProxyOption } from '../../config/trust-proxy.ts';
 import type { Infra } from '../infra.ts';
 import { authPlugin } from './auth.ts';
 import { errorHandlerPlugin } from './errors.ts';
@@ -40,7 +41,8 @@ export async function buildHttpServer(infra: Infra, opts: HttpServerOptions): Pr
     requestIdHeader: false,
     // No child logger per request (it serialises bindings every time); handlers log with requestId fields.
     childLoggerFactory: (logger) => logger,
-    trustProxy: true,
+    // X-Forwarded-* only from the proxies TRUST_PROXY names (default none): per-IP limits count real clients.
+    trustProxy: trustProxyOption(infra.config.TRUST_PROXY),
     // Draining: the listener closes and /readyz answers 503 so load balancers move away, but requests that
     // reach us on connections already open are served, not refused. With Fastify's 503-on-closing, a request
     // whose body was still arriving at SIGTERM was answered 503 under load (test/foundation/shutdown.test.ts).

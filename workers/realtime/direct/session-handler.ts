@@ -3,7 +3,9 @@ import type { WebSocket } from 'ws';
 import { z } from 'zod';
 import { isApiError } from '../../../shared/errors/api-error.ts';
 import { newId } from '../../../shared/ids.ts';
+import { admitRealtimeSession, CLOSE } from '../../../shared/realtime/session-claim.ts';
 import { sessionSecret } from '../../../shared/realtime/secret.ts';
+import { markSessionFailedToStart, SessionAlreadyStartedError } from '../../../shared/realtime/store.ts';
 import { verifySessionToken } from '../../../shared/realtime/token.ts';
 import type { Infra } from '../../../shared/runtime/infra.ts';
 import { openSession } from '../session/bootstrap.ts';
@@ -71,13 +73,20 @@ export async function handleDirectSession(
     else void session.stop('client_stop').finally(() => close(1000, null));
   };
 
+  // A client that sends nothing (not even silence) for the idle limit is gone or holding a slot: close it.
+  const idle = setTimeout(
+    () => close(CLOSE.timeout, 'idle_timeout', 'Nothing was received for too long.'),
+    infra.config.REALTIME_IDLE_TIMEOUT_SECONDS * 1000,
+  ).unref();
   socket.on('message', (data: Buffer, isBinary: boolean) => {
     if (closed) return;
+    idle.refresh();
     if (session) handle(data, isBinary);
     else if (early.length < 200) early.push({ data, isBinary });
   });
   socket.on('close', () => {
     closed = true;
+    clearTimeout(idle);
     void session?.stop('socket_closed');
   });
   socket.on('error', (e) => log.warn({ err: e.message }, 'direct socket error'));
@@ -91,8 +100,9 @@ export async function handleDirectSession(
   let developerId: string;
   let sessionId: string;
   let instanceId: string | undefined;
+  let tier: string | undefined;
+  const token = req.query.token;
   try {
-    const token = req.query.token;
     if (token) {
       const claims = await verifySessionToken(sessionSecret(infra), token, 'direct');
       if (!claims || claims.agt !== agentId)
@@ -103,11 +113,26 @@ export async function handleDirectSession(
     } else {
       const auth = await infra.authenticator.authenticate(req.headers.authorization);
       developerId = auth.developerId;
+      tier = auth.tier;
       sessionId = newId('session');
       instanceId = req.query.instanceId;
     }
   } catch (e) {
     return close(1008, isApiError(e) ? e.code : 'unauthorized', isApiError(e) ? e.message : 'unauthorized');
+  }
+  // A token opens its own session once (claimed atomically in Postgres); every session counts against the
+  // developer's cap on running sessions.
+  const admitted = await admitRealtimeSession(infra, {
+    sessionId,
+    developerId,
+    agentId,
+    channel: 'direct',
+    claim: Boolean(token),
+    tier,
+  });
+  if (admitted === 'used') return refuseUsedToken();
+  if (admitted === 'limit') {
+    return close(CLOSE.sessionLimit, 'concurrent_sessions_limited', 'Too many realtime sessions are running.');
   }
 
   const transport: SessionTransport = {
@@ -132,7 +157,10 @@ export async function handleDirectSession(
       headers: req.headers,
       log,
     });
-    if (closed) return;
+    if (closed) {
+      await markSessionFailedToStart(infra.db, sessionId, 'socket_closed', 'the client left before the start');
+      return;
+    }
     session = opened.session;
     trackSession(infra, session);
     session.onEnd = (reason) => {
@@ -144,10 +172,18 @@ export async function handleDirectSession(
     log.info({ sessionId }, 'direct session started');
     for (const e of early.splice(0)) handle(e.data, e.isBinary);
   } catch (e) {
+    if (e instanceof SessionAlreadyStartedError) return refuseUsedToken();
     log.warn(
       { sessionId, code: isApiError(e) ? e.code : 'internal', err: (e as Error).message },
       'direct session could not start',
     );
-    close(1011, isApiError(e) ? e.code : 'internal_error', isApiError(e) ? e.message : 'internal error');
+    const msg = isApiError(e) ? e.message : 'internal error';
+    await markSessionFailedToStart(infra.db, sessionId, 'start_failed', msg).catch(() => {});
+    close(1011, isApiError(e) ? e.code : 'internal_error', msg);
+  }
+
+  function refuseUsedToken(): void {
+    log.warn({ sessionId, reason: 'session_token_used' }, 'direct session refused');
+    close(CLOSE.tokenUsed, 'session_token_used', 'This session token was used already or its session expired.');
   }
 }

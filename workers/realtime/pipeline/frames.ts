@@ -135,7 +135,12 @@ export type SystemFrame =
   /** Usage a vendor will bill: TTS characters synthesized, LLM tokens (input + output) reported. */
   | { kind: 'usage'; category: 'tts' | 'llm'; units: number }
   /** A stage of one reply failed (the turn goes on: a reply without audio, a cut synthesis). */
-  | { kind: 'turn-error'; turnId: string; stage: string };
+  | { kind: 'turn-error'; turnId: string; stage: string }
+  /**
+   * A per-call or daily cap, or the balance, stops the next reply (limit-stage.ts). `answered`: the turn that would
+   * have answered says the goodbye and an `end-call` follows it; otherwise the session says it and ends the call.
+   */
+  | { kind: 'limit-reached'; reason: string; answered: boolean };
 
 export type Frame = DataFrame | SystemFrame;
 
@@ -175,6 +180,7 @@ const SYSTEM: ReadonlySet<Frame['kind']> = new Set<Frame['kind']>([
   'tool',
   'usage',
   'turn-error',
+  'limit-reached',
 ]);
 const UNINTERRUPTIBLE: ReadonlySet<Frame['kind']> = new Set<Frame['kind']>(['end-call', 'transfer']);
 

@@ -1,7 +1,6 @@
 import type { LlmMessage } from '../../../shared/engines/llm/types.ts';
 import type { Frame } from '../pipeline/frames.ts';
 import { turnStageLatency } from '../../../shared/observability/metrics.ts';
-import type { PreparedStats } from './prepared-reply.ts';
 import type { TraceStore } from './trace-store.ts';
 
 /** One agent reply: its text, its kept tool messages and the session-clock times the trace is made from. */
@@ -157,7 +156,14 @@ export function sessionMetrics(
     ttsCharacters: number;
     llmTokens: number;
     /** Replies prepared before the endpoint: played, and dropped with what they had cost. */
-    prepared: PreparedStats;
+    prepared: {
+      confirmed: number;
+      dropped: number;
+      llmChars: number;
+      ttsChars: number;
+      /** Why they were dropped (prepared-reply.ts's DropReasons; typed here so the two files import one way). */
+      droppedBy?: { wentOn: number; wordsChanged: number; finalDiffers: number };
+    };
   },
 ) {
   const latencies = turns.map((x) => x.latencyMs).filter((v): v is number => typeof v === 'number');

@@ -1,5 +1,6 @@
 import { getAgent, type AgentRow } from '../../../shared/agents/db.ts';
 import { findInstanceByPhone, getInstance } from '../../../shared/agents/instances-db.ts';
+import { fillTemplate, type ContextVars } from '../../../shared/agents/prompt.ts';
 import { prepareAgentRuntime } from '../../../shared/agents/runtime.ts';
 import { ApiError } from '../../../shared/errors/api-error.ts';
 import type { Logger } from '../../../shared/observability/logger.ts';
@@ -28,6 +29,8 @@ export interface OpenSessionInput {
   channel: 'twilio' | 'direct';
   transport: SessionTransport;
   headers?: Record<string, string | string[] | undefined>;
+  /** A campaign recipient's variables: over the instance's context, in the prompt and the first message. */
+  variables?: ContextVars | null;
   log: Logger;
   /** The outbound task this call was placed for (its variables, answering-machine detection). */
   taskId?: string;
@@ -46,8 +49,10 @@ export async function openSession(
       ? await findInstanceByPhone(infra.db, input.developerId, agent.id, input.callerPhone)
       : null;
   const task = input.taskId ? await getOutboundTask(infra.db, input.taskId) : null;
-  // An outbound call's variables join the instance's context: the prompt and the voicemail message use them.
-  const context = task ? { ...inst?.context, ...task.variables } : (inst?.context ?? null);
+  // An outbound call's variables (its task's, or a campaign recipient's) join the instance's context: the prompt,
+  // the first message and the voicemail message use them.
+  const variables = task?.variables ?? input.variables ?? null;
+  const context = variables ? { ...inst?.context, ...variables } : (inst?.context ?? null);
   // The runtime is built before the session; its call tools reach the session once it exists.
   let session: CallSession | null = null;
   const callControl: CallControl = {
@@ -77,7 +82,8 @@ export async function openSession(
     infra,
     sessionId: input.sessionId,
     developerId: input.developerId,
-    agent,
+    // The first message is a template too ("Hi {{name}}, …"), filled like the prompt.
+    agent: { ...agent, first_message: fillTemplate(agent.first_message, context) },
     runtime,
     engines,
     transport: input.transport,
@@ -93,7 +99,10 @@ export async function openSession(
       amd: c.REALTIME_AMD,
     },
     log: input.log,
-    ...(task ? { outbound: { taskId: task.id, variables: task.variables } } : {}),
+    // Outbound calls (a task, or a campaign attempt) wait for answering-machine detection before the greeting.
+    ...(input.taskId && (task || input.variables)
+      ? { outbound: { taskId: input.taskId, variables: variables ?? {} } }
+      : {}),
   });
   return { session, agent };
 }

@@ -11,6 +11,7 @@ import type { SttStage } from '../pipeline/stt-stage.ts';
 import { CallActions } from './call-actions.ts';
 import { callAudio } from './call-audio.ts';
 import { storeRecording, type StereoRecorder } from './recorder.ts';
+import { CallLimits } from './call-limits.ts';
 import { SessionAccounting } from './session-accounting.ts';
 import type { SessionInit } from './types.ts';
 import { buildVoicePipeline } from './voice-pipeline.ts';
@@ -44,6 +45,10 @@ export class CallSession {
   private endReason: string | null = null;
   /** The minute hold, usage counts, trace rows and the metering at the end. */
   private readonly accounting: SessionAccounting;
+  /** Per-call and daily caps and the balance: reserved ahead of each reply (the limit stage) and between replies. */
+  private readonly limits: CallLimits;
+  /** Set when a limit is ending the call: the goodbye is playing, the caller's audio no longer makes turns. */
+  private ending: string | null = null;
   /** Resolves when the session has ended (stop, hang-up, `end-call` or limit). */
   readonly done: Promise<void>;
   private resolveDone!: () => void;
@@ -55,6 +60,8 @@ export class CallSession {
     const audio = callAudio(s, () => this.now());
     this.recorder = audio.recorder;
     this.conv = new Conversation(() => this.now(), audio.playback, s.developerId);
+    this.accounting = new SessionAccounting(s, () => this.stt.audioSeconds);
+    this.limits = new CallLimits(s, this.accounting, { now: () => this.now(), end: (r) => this.endWith(r) });
     ({
       pipeline: this.pipeline,
       stt: this.stt,
@@ -63,11 +70,12 @@ export class CallSession {
       s,
       this.conv,
       this.recorder,
+      this.limits,
       (f) => this.onFrame(f),
       (stage, e) => this.fail(stage, e),
     ));
-    this.accounting = new SessionAccounting(s, () => this.stt.audioSeconds);
-    this.maxTimer = setTimeout(() => void this.stop('max_duration'), s.settings.maxSessionSeconds * 1000);
+    // The hard stop, after the time CallLimits gives the goodbye at the same limit.
+    this.maxTimer = setTimeout(() => void this.stop('max_duration'), (s.settings.maxSessionSeconds + 20) * 1000);
     this.maxTimer.unref();
   }
 
@@ -84,10 +92,13 @@ export class CallSession {
     const { engines, transport } = this.s;
     activeRealtimeSessions.inc({ transport: transport.channel });
     // Credit pre-check: hold the first minute (402-style refusal before the caller hears anything); settled at the end.
-    await this.accounting.holdFirstMinute().catch((e: Error) => {
-      this.failure = `start: ${e.message}`;
-      throw e;
-    });
+    await this.limits
+      .load()
+      .then(() => this.accounting.holdFirstMinute())
+      .catch((e: Error) => {
+        this.failure = `start: ${e.message}`;
+        throw e;
+      });
     this.pipeline.push({ kind: 'start' });
     if (this.failure) throw new Error(this.failure);
     this.accounting.write(
@@ -103,6 +114,8 @@ export class CallSession {
       }),
     );
     this.callSid = meta.callSid ?? null;
+    const limited = await this.limits.arm();
+    if (limited) return this.endWith(limited);
     // With answering-machine detection the answer stage greets (or not) once it knows who answered.
     const greeting = this.s.agent.first_message.trim();
     if (greeting && !(this.s.outbound && this.s.settings.amd)) this.say(greeting, 'greeting');
@@ -114,6 +127,8 @@ export class CallSession {
   onAudio(pcm: Buffer): void {
     if (this.ended) return;
     this.recorder?.addCaller(pcmToInt16(pcm));
+    // The goodbye plays to the end: nothing the caller says now starts a turn or cuts it.
+    if (this.ending) return;
     const { inRate } = this.s.transport;
     this.pipeline.push({ kind: 'audio-in', pcm, sampleRate: inRate, atMs: this.audioInMs });
     this.audioInMs += (pcm.length / 2 / inRate) * 1000;
@@ -136,6 +151,21 @@ export class CallSession {
   /** Any frame into the pipeline's head: a feature's `say`, `end-call` or `transfer`. */
   push(frame: Frame): void {
     if (!this.ended) this.pipeline.push(frame);
+  }
+
+  /**
+   * A limit ends the call (the tick between replies, the duration, or the limit stage on a confirmed prepared reply):
+   * the goodbye takes the floor (what the agent is saying stops) and the call ends with the reason once it has
+   * played. When the limit stage stopped a reply, it has already made that turn say the goodbye (`answered`).
+   */
+  private endWith(reason: string, answered = false): void {
+    if (this.ended || this.ending) return;
+    this.ending = reason;
+    this.limits.stop();
+    this.s.transport.event({ type: 'limit_reached', reason });
+    if (answered) return;
+    this.say(this.limits.goodbye, 'goodbye');
+    this.push({ kind: 'end-call', reason });
   }
 
   // ── out: what reaches the end of the pipeline ───────────────────────────────────────────────────────────
@@ -181,6 +211,8 @@ export class CallSession {
       case 'turn-error':
         log.warn({ sessionId, stage: f.stage }, 'turn stage failed');
         return;
+      case 'limit-reached':
+        return this.endWith(f.reason, f.answered);
       case 'end-call':
         void this.endCall(f.reason);
         return;
@@ -249,6 +281,7 @@ export class CallSession {
 
   private async finish(reason: string): Promise<void> {
     clearTimeout(this.maxTimer);
+    this.limits.stop();
     activeRealtimeSessions.dec({ transport: this.s.transport.channel });
     // Every stage ends: STT closes, a prepared reply is dropped, the reply in progress is stored as heard.
     this.pipeline.push({ kind: 'end', reason });

@@ -1,10 +1,29 @@
-import { sessionMinuteHold } from '../../../shared/billing/session-hold.ts';
-import type { Reservation } from '../../../shared/billing/types.ts';
+import { isApiError } from '../../../shared/errors/api-error.ts';
+import { dailyHeadroom } from '../../../shared/billing/spending-caps.ts';
+import { creditWeights } from '../../../shared/billing/weights.ts';
 import { sessionMetrics } from './assistant-turn.ts';
 import type { PreparedReplies } from './prepared-reply.ts';
 import type { InterruptionRecord, TraceStore, TurnRecord } from './trace-store.ts';
 import type { SessionInit, SessionTransport } from './types.ts';
-import { settleEngineUsage } from './usage.ts';
+import { RunningHold, sessionMeterItems, type SessionMeterKind } from './usage.ts';
+
+/** Why a limit ends a call (recorded as the session's end reason). */
+export type LimitReason = 'balance' | 'max-credits' | 'daily-cap' | 'max-duration';
+
+/** The per-call limits the books enforce (the watcher in call-limits.ts loads them and enforces the duration). */
+export interface SpendLimits {
+  maxCredits: number | null;
+  /** The API key that created the session: its daily cap counts this call too. */
+  apiKeyId: string | null;
+}
+
+/** What one reply is expected to use before its own usage is known (its largest seen so far replaces these). */
+export const REPLY_ESTIMATE = {
+  /** Connected time a reply takes (speaking it included). */
+  seconds: 30,
+  sttSeconds: 15,
+  ttsChars: 300,
+} as const;
 
 /** What the books read of a session: who pays, which engines and keys served it, where its trace goes. */
 export type AccountingInit = Pick<
@@ -18,12 +37,20 @@ export type AccountingInit = Pick<
  * what happened; this records it and bills it.
  */
 export class SessionAccounting {
-  private hold: Reservation | null = null;
   private readonly usage = { ttsChars: 0, llmTokens: 0, interruptions: 0, tools: 0 };
   /** The turn rows written, kept for the summary metrics (turn count, average latency). */
   private readonly turns: TurnRecord[] = [];
   /** Trace writes in flight: the end waits for them so the session row is written after its turns. */
   private readonly writes: Promise<unknown>[] = [];
+  /** One running hold per item, grown ahead of the usage and committed at the end. */
+  private readonly holds: Record<SessionMeterKind, RunningHold>;
+  private readonly items: ReturnType<typeof sessionMeterItems>;
+  private limits: SpendLimits = { maxCredits: null, apiKeyId: null };
+  /** Usage when the last reply was reserved, and the largest a reply has used: the next reply's estimate. */
+  private atLastReply = { llm: 0, tts: 0, stt: 0 };
+  private largestReply = { llm: 0, tts: 0, stt: 0 };
+  /** Reservations run one at a time (a minute tick and a reply may ask at once). */
+  private queue: Promise<unknown> = Promise.resolve();
 
   /**
    * `sttAudioSeconds` reads the caller audio sent to STT, which the STT stage counts: read when the metrics and the
@@ -32,15 +59,121 @@ export class SessionAccounting {
   constructor(
     private readonly s: AccountingInit,
     private readonly sttAudioSeconds: () => number,
-  ) {}
+  ) {
+    this.items = sessionMeterItems(
+      s.engines,
+      { provider: s.runtime.provider, billable: s.runtime.key.billable },
+      s.transport.channel,
+    );
+    this.holds = this.makeHolds();
+  }
+
+  private makeHolds(): Record<SessionMeterKind, RunningHold> {
+    const { infra, developerId, sessionId } = this.s;
+    const hold = (k: SessionMeterKind) =>
+      new RunningHold(infra.meter, () => ({
+        developerId,
+        requestId: sessionId,
+        ...this.items[k],
+        ...(this.limits.apiKeyId ? { apiKeyId: this.limits.apiKeyId } : {}),
+      }));
+    return { minutes: hold('minutes'), stt: hold('stt'), tts: hold('tts'), llm: hold('llm') };
+  }
+
+  /** The limits in force; set before the first hold, so that the holds record the session's API key. */
+  setLimits(limits: SpendLimits): void {
+    this.limits = limits;
+  }
 
   /**
    * Credit pre-check: holds the first minute, so an empty balance is refused (`insufficient_credits`) before the
-   * caller hears anything. Settled to the real length by `settle`.
+   * caller hears anything. Grown as the call goes (`reserveAhead`) and settled to the real usage by `settle`.
    */
   async holdFirstMinute(): Promise<void> {
-    const { infra, developerId, sessionId, transport } = this.s;
-    this.hold = await infra.meter.reserve(sessionMinuteHold(developerId, sessionId, transport.channel));
+    await this.holds.minutes.cover(1);
+  }
+
+  /**
+   * Reserves ahead of the usage: everything used so far, plus (`reply`) what the next reply is expected to use, or
+   * (`aheadMs`) the connected time until the next check. Returns the limit that stops it — the call's credit cap,
+   * a daily cap, or a balance that cannot cover it — or null when the holds now cover it.
+   */
+  reserveAhead(elapsedMs: number, opts: { reply: boolean; aheadMs?: number }): Promise<LimitReason | null> {
+    const next = this.queue.then(() => this.reserve(elapsedMs, opts));
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private async reserve(elapsedMs: number, opts: { reply: boolean; aheadMs?: number }): Promise<LimitReason | null> {
+    const need = this.needed(elapsedMs, opts);
+    const credits = this.creditsOf(need);
+    if (this.limits.maxCredits !== null && credits > this.limits.maxCredits) return 'max-credits';
+    const held = this.creditsOf({
+      minutes: this.holds.minutes.units,
+      stt: this.holds.stt.units,
+      tts: this.holds.tts.units,
+      llm: this.holds.llm.units,
+    });
+    const growth = credits - held;
+    if (growth > 0) {
+      const headroom = await dailyHeadroom(this.s.infra.db, this.s.developerId, this.limits.apiKeyId);
+      if (headroom && growth > headroom.remaining) return 'daily-cap';
+    }
+    // One round trip for all four (they meet on the account row's lock, which keeps the balance exact).
+    const grown = await Promise.allSettled(
+      (['minutes', 'llm', 'tts', 'stt'] as const).map((k) => this.holds[k].cover(need[k])),
+    );
+    const failed = grown.filter((g): g is PromiseRejectedResult => g.status === 'rejected').map((g) => g.reason);
+    if (failed.some((e) => isApiError(e) && e.code === 'insufficient_credits')) return 'balance';
+    if (failed.length) throw failed[0];
+    return null;
+  }
+
+  /** Units each item must cover: the usage so far plus what comes before the next check. */
+  private needed(elapsedMs: number, opts: { reply: boolean; aheadMs?: number }): Record<SessionMeterKind, number> {
+    const used = { llm: this.usage.llmTokens, tts: this.usage.ttsChars, stt: this.sttAudioSeconds() };
+    if (!opts.reply) {
+      const minutes = Math.max(1, Math.ceil((elapsedMs + (opts.aheadMs ?? 0)) / 60_000));
+      return { minutes, llm: used.llm, tts: used.tts, stt: Math.ceil(used.stt) };
+    }
+    // The reply just finished is the newest evidence of what a reply uses.
+    for (const k of ['llm', 'tts', 'stt'] as const) {
+      this.largestReply[k] = Math.max(this.largestReply[k], used[k] - this.atLastReply[k]);
+    }
+    this.atLastReply = used;
+    const est = this.replyEstimate();
+    return {
+      minutes: Math.max(1, Math.ceil((elapsedMs + REPLY_ESTIMATE.seconds * 1000) / 60_000)),
+      llm: used.llm + est.llm,
+      tts: used.tts + est.tts,
+      stt: Math.ceil(used.stt + est.stt),
+    };
+  }
+
+  /**
+   * The next reply's usage: the largest reply so far, and at least the prompt the model will read (system prompt
+   * and conversation, ~4 characters a token) plus the agent's output limit, a 300-character spoken reply and 15 s
+   * of caller speech.
+   */
+  private replyEstimate(): { llm: number; tts: number; stt: number } {
+    const said = this.turns.reduce((n, t) => n + t.text.length, 0);
+    const prompt = Math.ceil((this.s.agent.system_prompt.length + said) / 4);
+    return {
+      llm: Math.max(this.largestReply.llm, prompt + this.s.agent.max_tokens),
+      tts: Math.max(this.largestReply.tts, REPLY_ESTIMATE.ttsChars),
+      stt: Math.max(this.largestReply.stt, REPLY_ESTIMATE.sttSeconds),
+    };
+  }
+
+  /** Credits of the billable items at these units. */
+  private creditsOf(units: Record<SessionMeterKind, number>): number {
+    const w = creditWeights(this.s.infra.config);
+    let total = 0;
+    for (const k of ['minutes', 'stt', 'tts', 'llm'] as const) {
+      const it = this.items[k];
+      if (it.billable) total += w.credits(it.category, it.operation, units[k]);
+    }
+    return total;
   }
 
   /** TTS characters a vendor synthesized (cache hits cost nothing and are not counted). */
@@ -97,25 +230,28 @@ export class SessionAccounting {
   }
 
   /**
-   * Meters the session: commits the minute hold at the minutes connected (at least one), then the engines' own
-   * usage. Never throws: the call is over either way, and a charge that failed is logged.
+   * Meters the session: commits the minutes connected (at least one), then the engines' own usage, each against
+   * the hold reserved ahead of it. Usage the holds and the balance could not cover (a vendor reporting far more
+   * than a reply's estimate) is recorded as waived with reason `balance`. Never throws: the call is over either
+   * way, and a charge that failed is logged.
    */
   settle(durationMs: number): Promise<void> {
-    return this.charge(durationMs).catch((e: Error) =>
+    const run = this.queue.then(() => this.charge(durationMs));
+    this.queue = run.catch(() => undefined);
+    return run.catch((e: Error) =>
       this.s.log.warn({ err: e.message, sessionId: this.s.sessionId }, 'session metering failed'),
     );
   }
 
   private async charge(durationMs: number): Promise<void> {
-    await this.hold?.commit(Math.max(1, Math.ceil(durationMs / 60_000)));
-    await settleEngineUsage(this.s.infra.meter, {
-      developerId: this.s.developerId,
-      sessionId: this.s.sessionId,
-      engines: this.s.engines,
-      llm: { provider: this.s.runtime.provider, billable: this.s.runtime.key.billable },
-      sttAudioSeconds: this.sttAudioSeconds(),
-      ttsChars: this.usage.ttsChars,
-      llmTokens: this.usage.llmTokens,
-    });
+    const actual: Record<SessionMeterKind, number> = {
+      minutes: Math.max(1, Math.ceil(durationMs / 60_000)),
+      stt: Math.ceil(this.sttAudioSeconds()),
+      tts: this.usage.ttsChars,
+      llm: this.usage.llmTokens,
+    };
+    // No minute was ever held (the call was refused at the start): nothing to charge.
+    if (this.holds.minutes.units === 0) return;
+    for (const k of ['minutes', 'stt', 'tts', 'llm'] as const) await this.holds[k].commit(actual[k], 'balance');
   }
 }

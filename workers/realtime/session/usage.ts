@@ -1,60 +1,102 @@
-import type { Meter, MeterCategory } from '../../../shared/billing/types.ts';
+import type { Meter, MeterCategory, MeterInput, Reservation } from '../../../shared/billing/types.ts';
 import type { SessionEngines } from '../../../shared/realtime/engines.ts';
 
-export interface SessionUsage {
-  developerId: string;
-  sessionId: string;
-  engines: SessionEngines;
-  llm: { provider: string; billable: boolean };
-  sttAudioSeconds: number;
-  ttsChars: number;
-  llmTokens: number;
+/** What a session meters: its connected minutes and its engines' own usage. */
+export type SessionMeterKind = 'minutes' | 'stt' | 'tts' | 'llm';
+
+export interface SessionMeterItem {
+  category: MeterCategory;
+  operation: string;
+  unit: string;
+  provider: string;
+  /** False where the caller's own key (or a local engine) served it: recorded, never charged. */
+  billable: boolean;
+}
+
+/** The four ledger items of a session: minutes (always billable) and STT, TTS and LLM by who served them. */
+export function sessionMeterItems(
+  engines: SessionEngines,
+  llm: { provider: string; billable: boolean },
+  channel: string,
+): Record<SessionMeterKind, SessionMeterItem> {
+  return {
+    minutes: {
+      category: 'session',
+      operation: 'session.minutes',
+      unit: 'connected minutes',
+      provider: channel,
+      billable: true,
+    },
+    stt: {
+      category: 'stt',
+      operation: 'session.stt',
+      unit: 'audio seconds',
+      provider: engines.sttProvider,
+      billable: engines.sttKey?.billable ?? false,
+    },
+    tts: {
+      category: 'tts',
+      operation: 'session.tts',
+      unit: 'characters',
+      provider: engines.ttsProvider,
+      billable: engines.ttsKey?.billable ?? false,
+    },
+    llm: {
+      category: 'llm',
+      operation: 'session.llm',
+      unit: 'tokens (input + output)',
+      provider: llm.provider,
+      billable: llm.billable,
+    },
+  };
 }
 
 /**
- * The engines' own usage of a session (the minutes are settled by the session's hold): recorded always, billable
- * only where a platform key served them. The usage already happened, so each item is a 0-unit hold settled at the
- * actual units (charged as far as the balance goes on a hard-limit tier, never refused).
+ * One ledger row that grows with a call: opened at the first units it must cover, grown (`cover`) before the work
+ * that will use them, committed at the end to what was used. A grow the balance cannot cover throws
+ * `insufficient_credits` and leaves the hold as it was.
  */
-export async function settleEngineUsage(meter: Meter, u: SessionUsage): Promise<void> {
-  const items: Array<{
-    category: MeterCategory;
-    units: number;
-    unit: string;
-    provider: string;
-    billable: boolean;
-    operation: string;
-  }> = [
-    {
-      category: 'stt',
-      units: Math.ceil(u.sttAudioSeconds),
-      unit: 'audio seconds',
-      provider: u.engines.sttProvider,
-      billable: u.engines.sttKey?.billable ?? false,
-      operation: 'session.stt',
-    },
-    {
-      category: 'tts',
-      units: u.ttsChars,
-      unit: 'characters',
-      provider: u.engines.ttsProvider,
-      billable: u.engines.ttsKey?.billable ?? false,
-      operation: 'session.tts',
-    },
-    {
-      category: 'llm',
-      units: u.llmTokens,
-      unit: 'tokens (input + output)',
-      provider: u.llm.provider,
-      billable: u.llm.billable,
-      operation: 'session.llm',
-    },
-  ];
-  for (const it of items) {
-    if (it.units <= 0) continue;
-    const r = await meter
-      .reserve({ developerId: u.developerId, requestId: u.sessionId, ...it, units: 0 })
-      .catch(() => null);
-    if (r) await r.commit(it.units);
+export class RunningHold {
+  private hold: Reservation | null = null;
+  private opening: Promise<Reservation> | null = null;
+  private heldUnits = 0;
+
+  constructor(
+    private readonly meter: Meter,
+    /** Read when the hold opens (the session's API key is known by then). */
+    private readonly base: () => Omit<MeterInput, 'units'>,
+  ) {}
+
+  /** Units the hold covers now. */
+  get units(): number {
+    return this.heldUnits;
+  }
+
+  /** Grows the hold to at least `units` (never shrinks it). */
+  async cover(units: number): Promise<void> {
+    if (units <= this.heldUnits && (this.hold || units <= 0)) return;
+    if (!this.hold) {
+      this.opening ??= this.meter.reserve({ ...this.base(), units: Math.max(0, units) });
+      try {
+        this.hold = await this.opening;
+      } finally {
+        this.opening = null;
+      }
+      this.heldUnits = Math.max(this.heldUnits, units);
+      return;
+    }
+    await this.hold.extendTo(units);
+    this.heldUnits = units;
+  }
+
+  /**
+   * Settles at the units used. Usage past the hold is charged as far as the balance goes and the rest recorded as
+   * waived with `waivedReason` (the ledger row says so; nothing is dropped silently).
+   */
+  async commit(actual: number, waivedReason: string): Promise<void> {
+    if (!this.hold && actual <= 0) return;
+    // Usage nothing was reserved for (the call ended before a reply was reserved): a 0-unit hold settled at it.
+    this.hold ??= await this.meter.reserve({ ...this.base(), units: 0 });
+    await this.hold.commit(actual, { waivedReason });
   }
 }

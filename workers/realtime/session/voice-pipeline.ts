@@ -1,5 +1,6 @@
 import { AnswerStage } from '../pipeline/answer-stage.ts';
 import type { Conversation } from '../pipeline/conversation.ts';
+import { LimitStage, type ReplyLimits } from '../pipeline/limit-stage.ts';
 import { LlmStage } from '../pipeline/llm-stage.ts';
 import { PlaybackStage } from '../pipeline/playback-stage.ts';
 import { ReplyStage } from '../pipeline/reply-stage.ts';
@@ -21,13 +22,14 @@ export interface VoicePipeline {
 
 /**
  * The voice loop of one call, the same for every transport: transport in → VAD → STT → turn decision → reply →
- * LLM → sentences → TTS → playback → transport out, and the session's sink after the last stage. A new stage is
+ * limits → LLM → sentences → TTS → playback → transport out, and the session's sink after the last stage. A new stage is
  * one file in pipeline/ and one entry in this list (docs/realtime.md, "Adding a stage").
  */
 export function buildVoicePipeline(
   s: SessionInit,
   conv: Conversation,
   recorder: StereoRecorder | null,
+  limits: ReplyLimits,
   sink: Emit,
   onError: (stage: string, e: unknown) => void,
 ): VoicePipeline {
@@ -65,6 +67,8 @@ export function buildVoicePipeline(
     stt,
     new TurnStage(conv, { settings, inRate: transport.inRate, streaming: engines.stt.capabilities.streaming }),
     reply,
+    // Each reply reserves what it will use first; a cap or the balance answers it with the goodbye (limit-stage.ts).
+    new LimitStage(conv, limits),
     new LlmStage(s.runtime, conv),
     new SentenceStage(),
     new TtsStage(

@@ -1,10 +1,12 @@
 import type { WebSocket } from 'ws';
 import { isApiError } from '../../../shared/errors/api-error.ts';
-import { claimPendingSession } from '../../../shared/realtime/store.ts';
+import { admitRealtimeSession, CLOSE } from '../../../shared/realtime/session-claim.ts';
+import { SessionAlreadyStartedError } from '../../../shared/realtime/store.ts';
 import { sessionSecret } from '../../../shared/realtime/secret.ts';
 import { verifySessionToken } from '../../../shared/realtime/token.ts';
 import type { Infra } from '../../../shared/runtime/infra.ts';
 import { openSession } from '../session/bootstrap.ts';
+import { campaignCallContext } from '../campaign-context.ts';
 import type { CallSession } from '../session/call-session.ts';
 import type { SessionTransport } from '../session/types.ts';
 import { trackSession } from '../session/live.ts';
@@ -84,19 +86,34 @@ export function handleTwilioStream(infra: Infra, socket: WebSocket): void {
       log.warn({ reason: 'invalid_session_token', callSid: ev.callSid }, 'twilio stream rejected');
       return close(1008, 'invalid session token');
     }
-    // One stream per token: claim the pending session (a replayed or expired token finds nothing to claim).
-    const claimed = await claimPendingSession(infra.db, {
+    // One stream per token: claim the pending session (a replayed or expired token finds nothing to claim),
+    // within the developer's cap on running sessions.
+    const admitted = await admitRealtimeSession(infra, {
       sessionId: claims.sid,
       developerId: claims.dev,
+      agentId: claims.agt,
+      channel: 'twilio',
+      claim: true,
       callSid: ev.callSid,
       streamSid: ev.streamSid,
     });
-    if (!claimed) {
-      log.warn({ reason: 'session_not_pending', sessionId: claims.sid }, 'twilio stream rejected');
-      return close(1008, 'session already used or expired');
+    if (admitted !== 'admitted') {
+      const used = admitted === 'used';
+      log.warn(
+        { reason: used ? 'session_token_used' : 'session_limit', sessionId: claims.sid },
+        'twilio stream rejected',
+      );
+      return close(
+        used ? CLOSE.tokenUsed : CLOSE.sessionLimit,
+        used ? 'session_token_used' : 'concurrent_sessions_limited',
+      );
     }
+    clearTimeout(authTimer);
     try {
+      // An outbound campaign call: the recipient's variables feed the prompt and the first message.
+      const variables = claims.tsk ? await campaignCallContext(infra, claims.tsk) : null;
       const opened = await openSession(infra, {
+        variables,
         sessionId: claims.sid,
         developerId: claims.dev,
         agentId: claims.agt,
@@ -115,6 +132,7 @@ export function handleTwilioStream(infra: Infra, socket: WebSocket): void {
       log.info({ sessionId: claims.sid, callSid: ev.callSid }, 'twilio session started');
       for (const e of early.splice(0)) dispatch(e);
     } catch (e) {
+      if (e instanceof SessionAlreadyStartedError) return close(CLOSE.tokenUsed, 'session_token_used');
       const msg = isApiError(e) ? e.message : 'internal error';
       log.warn(
         { sessionId: claims.sid, code: isApiError(e) ? e.code : 'internal', err: (e as Error).message },
@@ -125,8 +143,20 @@ export function handleTwilioStream(infra: Infra, socket: WebSocket): void {
     }
   };
 
+  // A socket that never sends its start (the token) holds a connection for nothing; one that goes quiet (Twilio
+  // sends media every 20 ms, silence included) has lost its call.
+  const authTimer = setTimeout(() => {
+    if (!starting) close(CLOSE.timeout, 'auth_timeout');
+  }, infra.config.REALTIME_AUTH_TIMEOUT_MS).unref();
+  const idle = setTimeout(
+    () => close(CLOSE.timeout, 'idle_timeout'),
+    infra.config.REALTIME_IDLE_TIMEOUT_SECONDS * 1000,
+  );
+  idle.unref();
+
   socket.on('message', (data: Buffer, isBinary: boolean) => {
     if (closed) return;
+    idle.refresh();
     try {
       const ev = parseTwilioMessage(data, isBinary);
       flow.check(ev.event);
@@ -156,6 +186,8 @@ export function handleTwilioStream(infra: Infra, socket: WebSocket): void {
   });
   socket.on('close', () => {
     closed = true;
+    clearTimeout(authTimer);
+    clearTimeout(idle);
     void session?.stop('socket_closed');
   });
   socket.on('error', (e) => log.warn({ err: e.message }, 'twilio socket error'));

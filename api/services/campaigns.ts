@@ -1,0 +1,210 @@
+import { campaignCallPath } from '../../shared/campaigns/paths.ts';
+import { enqueueSettle } from '../../shared/campaigns/dispatcher.ts';
+import {
+  campaignCounts,
+  getCampaign,
+  getConnectTarget,
+  insertCampaign,
+  listCampaigns,
+  listRecipients,
+  recordCallStatus,
+  setCallSession,
+  setCampaignStatus,
+  type CampaignCounts,
+  type CampaignRow,
+} from '../../shared/campaigns/store.ts';
+import type { Campaign, CampaignRecipient, CallOutcome, CreateCampaignBody } from '../../shared/contracts/campaigns.ts';
+import { ApiError, isApiError } from '../../shared/errors/api-error.ts';
+import { decodeCursor, toPage, type Page, type PageQuery } from '../../shared/pagination.ts';
+import { twilioCreds } from '../../shared/realtime/outbound.ts';
+import type { Infra } from '../../shared/runtime/infra.ts';
+import type { CreateTwilioSessionBody } from '../../shared/contracts/sessions.ts';
+import { verifyTwilioSignature } from './sessions-outbound.ts';
+import { createTwilioSession, requireActiveAgent } from './sessions.ts';
+
+function toCampaign(r: CampaignRow, counts: CampaignCounts | undefined): Campaign {
+  return {
+    id: r.id,
+    agentId: r.agent_id,
+    name: r.name,
+    from: r.from_number,
+    status: r.status,
+    maxConcurrency: r.max_concurrency,
+    callingHours: { start: r.hours_start, end: r.hours_end },
+    timeZone: r.time_zone,
+    retry: { maxAttempts: r.retry_max_attempts, backoff: r.retry_backoff_seconds, on: r.retry_on },
+    maxDurationSeconds: r.max_duration_seconds,
+    maxCredits: r.max_credits === null ? null : Number(r.max_credits),
+    webhookUrl: r.webhook_url,
+    counts: counts ?? { total: 0, pending: 0, calling: 0, done: 0, outcomes: {} },
+    createdAt: r.created_at.toISOString(),
+    completedAt: r.completed_at?.toISOString() ?? null,
+  };
+}
+
+/** POST /v1/campaigns: stored (campaign and every recipient in one transaction), then the dispatcher is queued. */
+export async function createCampaign(infra: Infra, developerId: string, body: CreateCampaignBody): Promise<Campaign> {
+  twilioCreds(infra); // 503 feature_not_configured before anything is stored
+  await requireActiveAgent(infra, developerId, body.agentId);
+  const id = await insertCampaign(infra.db, {
+    developerId,
+    agentId: body.agentId,
+    name: body.name ?? null,
+    from: body.from,
+    maxConcurrency: body.maxConcurrency,
+    hours: body.callingHours,
+    timeZone: body.timeZone,
+    retry: body.retry,
+    maxDurationSeconds: body.maxDurationSeconds ?? null,
+    maxCredits: body.maxCredits ?? null,
+    webhookUrl: body.webhookUrl ?? null,
+    recipients: body.recipients.map((r) => ({ phone: r.phone, variables: r.variables, timeZone: r.timeZone ?? null })),
+  });
+  // A lost enqueue is covered: the reconciler dispatches every active campaign with a recipient due.
+  await infra.queues.enqueue('campaign.dispatch', { campaignId: id });
+  return getCampaignSummary(infra, developerId, id);
+}
+
+async function requireCampaign(infra: Infra, developerId: string, id: string): Promise<CampaignRow> {
+  const c = await getCampaign(infra.db, developerId, id);
+  if (!c) throw ApiError.notFound('campaign', id);
+  return c;
+}
+
+export async function getCampaignSummary(infra: Infra, developerId: string, id: string): Promise<Campaign> {
+  const c = await requireCampaign(infra, developerId, id);
+  return toCampaign(c, (await campaignCounts(infra.db, [id])).get(id));
+}
+
+/** GET /v1/campaigns/:id: the campaign, and each recipient with its outcome and every attempt. */
+export async function getCampaignDetail(infra: Infra, developerId: string, id: string) {
+  const c = await requireCampaign(infra, developerId, id);
+  const [counts, { recipients, calls }] = await Promise.all([
+    campaignCounts(infra.db, [id]),
+    listRecipients(infra.db, id),
+  ]);
+  const byRecipient = new Map<string, typeof calls>();
+  for (const k of calls) byRecipient.set(k.recipient_id, [...(byRecipient.get(k.recipient_id) ?? []), k]);
+  const out: CampaignRecipient[] = recipients.map((r) => {
+    const attempts = byRecipient.get(r.id) ?? [];
+    return {
+      id: r.id,
+      phone: r.phone,
+      variables: r.variables,
+      timeZone: r.time_zone,
+      state: r.state,
+      outcome: r.outcome as CallOutcome | null,
+      outcomeReason: r.outcome_reason,
+      answeredBy: attempts.at(-1)?.answered_by ?? null,
+      nextAttemptAt: r.state === 'pending' ? r.next_attempt_at.toISOString() : null,
+      attempts: attempts.map((k) => ({
+        id: k.id,
+        attempt: k.attempt,
+        status: k.status,
+        callSid: k.call_sid,
+        sessionId: k.session_id,
+        answeredBy: k.answered_by,
+        outcome: k.outcome as CallOutcome | null,
+        error: k.error,
+        startedAt: k.claimed_at.toISOString(),
+        endedAt: k.ended_at?.toISOString() ?? null,
+      })),
+    };
+  });
+  return { ...toCampaign(c, counts.get(id)), recipients: out };
+}
+
+export async function listCampaignPage(infra: Infra, developerId: string, q: PageQuery): Promise<Page<Campaign>> {
+  const rows = await listCampaigns(infra.db, developerId, { after: decodeCursor(q.cursor), limit: q.limit });
+  const counts = await campaignCounts(
+    infra.db,
+    rows.map((r) => r.id),
+  );
+  return toPage(rows, q.limit, (r) => toCampaign(r, counts.get(r.id)));
+}
+
+const TRANSITIONS = {
+  pause: { from: ['active'], to: 'paused' },
+  resume: { from: ['paused'], to: 'active' },
+  cancel: { from: ['active', 'paused'], to: 'canceled' },
+} as const;
+
+/**
+ * Pause (no new calls; calls in progress finish), resume, cancel (pending recipients end as `canceled`; calls in
+ * progress finish). 409 from a state that does not allow it.
+ */
+export async function changeCampaign(
+  infra: Infra,
+  developerId: string,
+  id: string,
+  action: keyof typeof TRANSITIONS,
+): Promise<Campaign> {
+  const c = await requireCampaign(infra, developerId, id);
+  const t = TRANSITIONS[action];
+  if (c.status !== t.to) {
+    const ok = await setCampaignStatus(infra.db, developerId, id, [...t.from], t.to);
+    if (!ok) throw new ApiError('conflict', { detail: `A ${c.status} campaign cannot be ${action}d.` }, 'status');
+  }
+  if (action === 'resume') await infra.queues.enqueue('campaign.dispatch', { campaignId: id });
+  return getCampaignSummary(infra, developerId, id);
+}
+
+// ---- Twilio callbacks (signed with X-Twilio-Signature) ----
+
+const HANGUP = '<?xml version="1.0" encoding="UTF-8"?><Response><Hangup/></Response>';
+
+/** The callee answered: a session for the campaign's agent with this recipient's variables (by the attempt id). */
+export async function campaignCallConnect(
+  infra: Infra,
+  callId: string,
+  signature: string | undefined,
+  params: Record<string, string>,
+): Promise<string> {
+  verifyTwilioSignature(infra, signature, campaignCallPath(callId, 'connect'), params);
+  const t = await getConnectTarget(infra.db, callId);
+  if (!t) throw ApiError.notFound('call', callId);
+  // The per-call limits travel in the session-create body (their enforcement is the session's).
+  const limits = {
+    ...(t.max_duration_seconds ? { maxDurationSeconds: t.max_duration_seconds } : {}),
+    ...(t.max_credits ? { maxCredits: Number(t.max_credits) } : {}),
+  };
+  const body = { agentId: t.agent_id, from: t.from_number, to: t.to_number, ...limits } as CreateTwilioSessionBody;
+  try {
+    const s = await createTwilioSession(infra, t.developer_id, body, { direction: 'outbound', taskId: callId });
+    await setCallSession(infra.db, callId, s.sessionId);
+    return s.twiml;
+  } catch (e) {
+    if (!isApiError(e)) throw e;
+    // Agent archived, no credits, engines unusable: hang up rather than let Twilio play its error message.
+    await recordCallStatus(infra.db, callId, {
+      status: 'in-progress',
+      callSid: params.CallSid ?? null,
+      answeredBy: null,
+      error: `${e.code}: ${e.message}`.slice(0, 500),
+    });
+    return HANGUP;
+  }
+}
+
+/** Twilio's status callback: progress, and on a final status the attempt's settlement. */
+export async function campaignCallStatus(
+  infra: Infra,
+  callId: string,
+  signature: string | undefined,
+  params: Record<string, string>,
+): Promise<void> {
+  verifyTwilioSignature(infra, signature, campaignCallPath(callId, 'status'), params);
+  const error =
+    params.ErrorMessage ??
+    (params.SipResponseCode ? `SIP ${params.SipResponseCode}` : null) ??
+    params.ErrorCode ??
+    null;
+  const ended = await recordCallStatus(infra.db, callId, {
+    status: (params.CallStatus ?? 'unknown').slice(0, 40),
+    callSid: params.CallSid ?? null,
+    answeredBy: params.AnsweredBy?.slice(0, 40) ?? null,
+    error: error?.slice(0, 500) ?? null,
+  });
+  if (ended) await enqueueSettle(infra, callId);
+  else if (!(await getConnectTarget(infra.db, callId))) throw ApiError.notFound('call', callId);
+}

@@ -1,0 +1,172 @@
+import { accountLimit, ensureAccount } from '../../shared/billing/accounts.ts';
+import type { Estimate, EstimateBody } from '../../shared/billing/estimate-contracts.ts';
+import { dailyHeadroom } from '../../shared/billing/spending-caps.ts';
+import type { MeterCategory } from '../../shared/billing/types.ts';
+import { creditWeights } from '../../shared/billing/weights.ts';
+import { speechEngines } from '../../shared/engines/speech-registry.ts';
+import { resolveLlmKey } from '../../shared/engines/llm/registry.ts';
+import { resolveSessionEngines, speechFor } from '../../shared/realtime/engines.ts';
+import type { Infra } from '../../shared/runtime/infra.ts';
+import { keyFor } from '../../shared/speech/keys.ts';
+import { resolveVideoKey } from '../../shared/video/vendor-keys.ts';
+import { requireActiveAgent } from './sessions.ts';
+
+type Headers = Record<string, string | string[] | undefined>;
+
+/**
+ * What a call minute is assumed to hold, for a call estimate (the real call is reserved reply by reply and charged
+ * for what it used): the caller speaks half the time (STT seconds), the agent the other half at 15 characters a
+ * second (TTS characters), 4 replies a minute, each reading the system prompt and 500 tokens of conversation and
+ * writing 60.
+ */
+export const CALL_ASSUMPTIONS = {
+  callerSpeechShare: 0.5,
+  agentSpeechShare: 0.5,
+  agentCharsPerSecond: 15,
+  repliesPerMinute: 4,
+  conversationTokensPerReply: 500,
+  outputTokensPerReply: 60,
+} as const;
+
+interface Line {
+  category: MeterCategory;
+  operation: string;
+  units: number;
+  unit: string;
+  provider: string;
+  billable: boolean;
+}
+
+/**
+ * POST /v1/estimate: prices a planned operation for the caller's tier and keys, with the same key resolution the
+ * operation itself uses (header → stored → platform key; the caller's own key is not billed) and the same credit
+ * weights. Records nothing and holds nothing.
+ */
+export async function estimate(
+  infra: Infra,
+  auth: { developerId: string; keyId: string; tier: string },
+  body: EstimateBody,
+  headers: Headers,
+): Promise<Estimate> {
+  const { lines, assumptions } = await linesOf(infra, auth.developerId, body, headers);
+  const w = creditWeights(infra.config);
+  const items = lines.map((l) => ({
+    ...l,
+    units: Math.round(l.units * 1000) / 1000,
+    credits: l.billable ? w.credits(l.category, l.operation, l.units) : 0,
+  }));
+  const credits = items.reduce((n, i) => n + i.credits, 0);
+  const a = await ensureAccount(infra.db, infra.config, auth.developerId);
+  const remaining = Math.max(0, accountLimit(a) - a.used);
+  const past = Math.max(0, credits - remaining);
+  const cap = await dailyHeadroom(infra.db, auth.developerId, auth.keyId);
+  return {
+    kind: body.kind,
+    tier: auth.tier,
+    items,
+    credits,
+    remaining,
+    sufficient: credits <= remaining || a.overage_rate > 0,
+    overage:
+      a.overage_rate > 0 && past > 0 ? { credits: past, usd: Math.round(past * a.overage_rate * 100) / 100_000 } : null,
+    dailyCap: cap ? { cap: cap.cap, remaining: Math.max(0, cap.remaining) } : null,
+    assumptions,
+  };
+}
+
+async function linesOf(
+  infra: Infra,
+  developerId: string,
+  body: EstimateBody,
+  headers: Headers,
+): Promise<{ lines: Line[]; assumptions: Record<string, number> | null }> {
+  switch (body.kind) {
+    case 'synthesis': {
+      const engine = speechEngines(infra).tts.get(body.provider);
+      const key = await keyFor(infra, engine, developerId, headers);
+      const units = body.characters ?? body.text!.length;
+      const billable = key?.billable ?? true;
+      return {
+        lines: [line('tts', 'synthesize', units, 'characters', engine.provider, billable)],
+        assumptions: null,
+      };
+    }
+    case 'transcription': {
+      const engine = speechEngines(infra).stt.get(body.provider);
+      const key = await keyFor(infra, engine, developerId, headers);
+      return {
+        lines: [line('stt', 'transcribe', body.seconds, 'audio seconds', engine.provider, key?.billable ?? true)],
+        assumptions: null,
+      };
+    }
+    case 'video': {
+      const provider = body.provider ?? 'default';
+      const key = await resolveVideoKey(infra, provider, developerId, headers);
+      const billable = key ? key.source === 'platform' : true;
+      const unit = body.type === 'analyze' ? 'input video seconds' : 'generated video seconds';
+      return {
+        lines: [line('video', `video.${body.type}`, body.seconds, unit, provider, billable)],
+        assumptions: null,
+      };
+    }
+    case 'call':
+      return callLines(infra, developerId, body, headers);
+  }
+}
+
+async function callLines(
+  infra: Infra,
+  developerId: string,
+  body: Extract<EstimateBody, { kind: 'call' }>,
+  headers: Headers,
+): Promise<{ lines: Line[]; assumptions: Record<string, number> }> {
+  const agent = await requireActiveAgent(infra, developerId, body.agentId);
+  const engines = await resolveSessionEngines(infra, speechFor(infra), developerId, agent, body.channel, headers);
+  const llmKey = await resolveLlmKey(infra, agent.llm_provider, developerId, headers);
+  const a = CALL_ASSUMPTIONS;
+  const seconds = body.minutes * 60;
+  const replies = Math.ceil(body.minutes * a.repliesPerMinute);
+  const tokensPerReply =
+    Math.ceil(agent.system_prompt.length / 4) + a.conversationTokensPerReply + a.outputTokensPerReply;
+  return {
+    lines: [
+      line('session', 'session.minutes', Math.ceil(body.minutes), 'connected minutes', body.channel, true),
+      line(
+        'stt',
+        'session.stt',
+        Math.ceil(seconds * a.callerSpeechShare),
+        'audio seconds',
+        engines.sttProvider,
+        engines.sttKey?.billable ?? false,
+      ),
+      line(
+        'tts',
+        'session.tts',
+        Math.ceil(seconds * a.agentSpeechShare * a.agentCharsPerSecond),
+        'characters',
+        engines.ttsProvider,
+        engines.ttsKey?.billable ?? false,
+      ),
+      line(
+        'llm',
+        'session.llm',
+        replies * tokensPerReply,
+        'tokens (input + output)',
+        agent.llm_provider,
+        llmKey.billable,
+      ),
+    ],
+    assumptions: { ...a, tokensPerReply, replies },
+  };
+}
+
+function line(
+  category: MeterCategory,
+  operation: string,
+  units: number,
+  unit: string,
+  provider: string,
+  billable: boolean,
+): Line {
+  return { category, operation, units, unit, provider, billable };
+}

@@ -1,0 +1,136 @@
+import { compilePattern, type Scenario } from '../../shared/contracts/agent-tests.ts';
+import type { Check, ScenarioResult, TurnResult } from './results.ts';
+
+/** What the caller measured during the call, per scenario turn. */
+export interface Observed {
+  /** Wall clock (Date.now()) when the caller started each turn. */
+  turnStartsWall: number[];
+  latencies: (number | null)[];
+  cutIns: boolean[];
+}
+
+interface Detail {
+  startedAt: string | null;
+  endReason: string | null;
+  turns: { speaker: string; text: string; startMs: number }[];
+  toolExecutions: { name: string; ok: boolean }[];
+}
+
+const AGENT = new Set(['assistant', 'agent']);
+// The platform records both spellings (the shared name and the realtime role's own).
+const ENDED: Record<string, string[]> = {
+  caller: ['caller-hangup', 'caller_hangup'],
+  agent: ['agent-ended', 'agent_ended'],
+};
+
+const q = (s: string) => JSON.stringify(s);
+const clip = (s: string) => (s.length > 120 ? `${s.slice(0, 117)}…` : s);
+
+function matches(expectation: string, pattern: string, text: string, want: boolean): Check {
+  const m = compilePattern(pattern).exec(text);
+  if (want)
+    return m
+      ? { expectation, passed: true, reason: `matched ${q(m[0])}` }
+      : { expectation, passed: false, reason: `the agent said ${q(clip(text))}, which does not match ${pattern}` };
+  return m
+    ? { expectation, passed: false, reason: `the agent said ${q(m[0])} in ${q(clip(text))}, which matches ${pattern}` }
+    : { expectation, passed: true, reason: `never matched` };
+}
+
+/** Checks every expectation of the scenario against what the caller measured and what the platform recorded. */
+export function evaluate(
+  scenario: Scenario,
+  obs: Observed,
+  detail: Detail | null,
+  run: Pick<ScenarioResult, 'costCredits' | 'endReason' | 'error'>,
+): Pick<ScenarioResult, 'turns' | 'checks'> {
+  const t0 = detail?.startedAt ? Date.parse(detail.startedAt) : 0;
+  // Each recorded turn belongs to the scenario turn the caller was in when it started (the greeting to none).
+  const owner = (startMs: number) => {
+    const at = t0 + startMs;
+    let k = -1;
+    obs.turnStartsWall.forEach((w, i) => {
+      if (at >= w - 50) k = i;
+    });
+    return k;
+  };
+  const recorded = (detail?.turns ?? []).map((t) => ({ ...t, k: owner(t.startMs) }));
+  const turns: TurnResult[] = scenario.turns.map((turn, k) => {
+    const reply = recorded
+      .filter((t) => t.k === k && AGENT.has(t.speaker))
+      .map((t) => t.text)
+      .join(' ');
+    const heard = recorded
+      .filter((t) => t.k === k && !AGENT.has(t.speaker))
+      .map((t) => t.text)
+      .join(' ');
+    const latencyMs = obs.latencies[k] ?? null;
+    const cutIn = obs.cutIns[k] ?? false;
+    const checks: Check[] = [];
+    const e = turn.expect;
+    const at = `turns[${k}].expect`;
+    const ran = k < obs.latencies.length;
+    if (e?.replyMatches) checks.push(matches(`${at}.replyMatches ${e.replyMatches}`, e.replyMatches, reply, true));
+    if (e?.replyNeverMatches)
+      checks.push(matches(`${at}.replyNeverMatches ${e.replyNeverMatches}`, e.replyNeverMatches, reply, false));
+    if (e?.noCutIn)
+      checks.push({
+        expectation: `${at}.noCutIn`,
+        passed: ran && !cutIn,
+        reason: !ran
+          ? 'the turn did not run'
+          : cutIn
+            ? 'the agent started speaking before the caller had finished (over a mid-sentence pause)'
+            : 'the agent waited for the caller to finish',
+      });
+    if (e?.maxLatencyMs !== undefined)
+      checks.push({
+        expectation: `${at}.maxLatencyMs ${e.maxLatencyMs}`,
+        passed: latencyMs !== null && latencyMs <= e.maxLatencyMs,
+        reason:
+          latencyMs === null
+            ? 'no reply was heard after the caller finished'
+            : `the first reply audio came ${latencyMs} ms after the caller's last word`,
+      });
+    return { index: k, said: turn.say, heard, reply, latencyMs, cutIn, checks };
+  });
+
+  const checks: Check[] = [];
+  const x = scenario.expect;
+  const agentText = recorded.filter((t) => AGENT.has(t.speaker)).map((t) => t.text);
+  if (x?.replyNeverMatches) {
+    const bad = agentText.find((t) => compilePattern(x.replyNeverMatches!).test(t));
+    checks.push(matches(`expect.replyNeverMatches ${x.replyNeverMatches}`, x.replyNeverMatches, bad ?? '', false));
+  }
+  if (x?.replyMatches) {
+    const good = agentText.find((t) => compilePattern(x.replyMatches!).test(t));
+    checks.push(matches(`expect.replyMatches ${x.replyMatches}`, x.replyMatches, good ?? agentText.join(' '), true));
+  }
+  if (x?.toolCalled) {
+    const calls = detail?.toolExecutions ?? [];
+    const hit = calls.find((c) => c.name === x.toolCalled!.name);
+    checks.push({
+      expectation: `expect.toolCalled ${x.toolCalled.name}`,
+      passed: Boolean(hit),
+      reason: hit
+        ? `called${hit.ok ? '' : ' (the tool answered with an error)'}`
+        : calls.length
+          ? `not called; the agent called ${calls.map((c) => c.name).join(', ')}`
+          : 'not called; the agent called no tool',
+    });
+  }
+  if (x?.endedBy)
+    checks.push({
+      expectation: `expect.endedBy ${x.endedBy}`,
+      passed: ENDED[x.endedBy]!.includes(run.endReason ?? ''),
+      reason: `the call ended with ${run.endReason ?? 'no recorded end reason'}`,
+    });
+  if (x?.maxCredits !== undefined)
+    checks.push({
+      expectation: `expect.maxCredits ${x.maxCredits}`,
+      passed: run.costCredits !== null && run.costCredits <= x.maxCredits,
+      reason: run.costCredits === null ? 'usage could not be read' : `the call cost ${run.costCredits} credits`,
+    });
+  if (run.error) checks.push({ expectation: 'the call ran to the end', passed: false, reason: run.error });
+  return { turns, checks };
+}

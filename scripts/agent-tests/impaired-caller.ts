@@ -1,0 +1,43 @@
+import WebSocket from 'ws';
+import { TwilioCaller, type CallerOptions } from '../../test/realtime/doubles/twilio-caller.ts';
+import type { LineImpairment } from './impairments.ts';
+
+/**
+ * The voice-latency benchmark's scripted Twilio caller (real-time 20 ms μ-law frames over the media-stream socket,
+ * Twilio's playback and mark model) with a bad line between it and the platform: every outgoing `media` frame
+ * goes through the scenario's seeded impairment (noise, loss, jitter). Control messages (start, mark, stop) are
+ * never impaired, as Twilio's signalling is not.
+ */
+export class ImpairedCaller extends TwilioCaller {
+  private pending = new Set<NodeJS.Timeout>();
+
+  constructor(
+    opts: CallerOptions,
+    private readonly line: LineImpairment | null,
+  ) {
+    super(opts);
+  }
+
+  override sendRaw(data: string | Buffer, binary = false): void {
+    if (!this.line || typeof data !== 'string' || !data.startsWith('{"event":"media"')) {
+      return super.sendRaw(data, binary);
+    }
+    const msg = JSON.parse(data) as { media: { payload: string } };
+    const fate = this.line.apply(Buffer.from(msg.media.payload, 'base64'));
+    if (!fate.frame) return;
+    msg.media.payload = fate.frame.toString('base64');
+    const out = JSON.stringify(msg);
+    if (fate.delayMs <= 0) return super.sendRaw(out);
+    const t = setTimeout(() => {
+      this.pending.delete(t);
+      if (this.ws.readyState === WebSocket.OPEN) super.sendRaw(out);
+    }, fate.delayMs);
+    this.pending.add(t);
+  }
+
+  override close(): void {
+    for (const t of this.pending) clearTimeout(t);
+    this.pending.clear();
+    super.close();
+  }
+}

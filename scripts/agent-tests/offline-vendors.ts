@@ -1,0 +1,76 @@
+import { startDeepgramLiveDouble, type DeepgramLiveDouble } from '../../test/doubles/deepgram-live.ts';
+import { startOpenAiChatDouble, type OpenAiChatDouble } from '../../test/doubles/openai-chat.ts';
+import type { ScriptedReply } from '../../test/doubles/llm-script.ts';
+import type { Scenario } from '../../shared/contracts/agent-tests.ts';
+
+/**
+ * The vendors of an offline agent-test run, as local servers on port 0 speaking the vendors' wire protocols, so
+ * the platform's own Deepgram and OpenAI adapters run unchanged:
+ * - the scripted LLM (OpenAI Chat Completions, streamed): the scenario's `llm.replies`, one per request, in order;
+ * - the simulated STT (Deepgram live): it transcribes the scenario's own text on the audio's clock (each stretch of
+ *   caller speech is the next scripted segment, finalized after a short silence), not the audio's words.
+ * Both are labelled as such in every result. Scenarios run one at a time against one set of vendors: `use` points
+ * them at the next scenario.
+ */
+export const SCRIPTED_LLM_LABEL = 'scripted (llm.replies, OpenAI-protocol double)';
+export const SIMULATED_STT_LABEL = 'simulated (scenario text on the audio clock, Deepgram-protocol double)';
+
+/** Speech is audio above this RMS: high enough that line noise at ≥ 15 dB SNR under flite speech is not speech. */
+const STT_ENERGY_THRESHOLD = 300;
+
+export interface OfflineVendors {
+  /** Platform env that routes its STT and LLM to these servers. */
+  env: Record<string, string>;
+  use(scenario: Scenario, lines: string[]): void;
+  /** LLM requests answered for the current scenario, and the tool calls it scripted. */
+  readonly llmRequests: number;
+  close(): Promise<void>;
+}
+
+export async function startOfflineVendors(): Promise<OfflineVendors> {
+  let replies: NonNullable<Scenario['llm']>['replies'] = [];
+  let lines: string[] = [];
+  let requests = 0;
+  const answer = (): ScriptedReply => {
+    const i = requests++;
+    const r = replies[Math.min(i, replies.length - 1)];
+    if (r === undefined)
+      return { status: 500, errorBody: { error: { message: 'no scripted reply', type: 'server_error' } } };
+    // Past the end of the script a tool call is not repeated: the last text reply is.
+    if (i >= replies.length && typeof r !== 'string') {
+      const text = replies.findLast((x) => typeof x === 'string');
+      return { text: typeof text === 'string' ? text : 'Okay.' };
+    }
+    return typeof r === 'string' ? { text: r } : { toolCalls: [{ name: r.tool, arguments: r.args }] };
+  };
+  const llm: OpenAiChatDouble = await startOpenAiChatDouble(() => answer(), {
+    key: 'sk-agent-tests-scripted',
+    firstTokenMs: 150,
+    tokensPerSecond: 60,
+  });
+  const stt: DeepgramLiveDouble = await startDeepgramLiveDouble({
+    key: 'agent-tests-simulated-stt',
+    energyThreshold: STT_ENERGY_THRESHOLD,
+    script: (_conn, u) => lines[u] ?? '',
+  });
+  return {
+    env: {
+      DEEPGRAM_BASE_URL: stt.url,
+      DEEPGRAM_API_KEY: stt.key,
+      OPENAI_BASE_URL: llm.baseUrl,
+      OPENAI_API_KEY: llm.key,
+    },
+    use(scenario, next) {
+      replies = scenario.llm?.replies ?? [];
+      lines = next;
+      requests = 0;
+    },
+    get llmRequests() {
+      return requests;
+    },
+    async close() {
+      await llm.close();
+      await stt.close();
+    },
+  };
+}

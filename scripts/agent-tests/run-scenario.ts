@@ -1,0 +1,193 @@
+import { performance } from 'node:perf_hooks';
+import type { Scenario } from '../../shared/contracts/agent-tests.ts';
+import { tokenFromTwiml, wsUrl } from '../../test/realtime/helpers.ts';
+import { turnSpeech, type TurnSpeech } from './caller-speech.ts';
+import { evaluate, type Observed } from './evaluate.ts';
+import { ImpairedCaller } from './impaired-caller.ts';
+import { lineImpairment, speechRms, type LineImpairment, type MulawCodec } from './impairments.ts';
+import { SCRIPTED_LLM_LABEL, SIMULATED_STT_LABEL, type OfflineVendors } from './offline-vendors.ts';
+import type { ScenarioResult } from './results.ts';
+
+/**
+ * Runs one scenario as a phone call: a Twilio session is created for the agent (the TwiML Twilio would fetch; no
+ * number is dialled), the scripted caller connects to the real media-stream socket, waits for the greeting, speaks
+ * each turn in real time (pauses included, over the seeded bad line) and listens to the agent like Twilio plays it.
+ * Afterwards the platform's own record of the call (transcripts, tool executions, end reason) and the developer's
+ * usage are read back through the API and every expectation is checked (evaluate.ts).
+ */
+export interface Target {
+  /** The platform's base URL (api and realtime roles). */
+  url: string;
+  apiKey: string;
+  agentId: string;
+}
+
+/**
+ * A reply is over when nothing plays and no agent audio came for this long: its sentences arrive one by one, each
+ * synthesized in turn, so a short gap is not the end (hanging up in one would cut the recorded reply short).
+ */
+const QUIET_MS = 1500;
+const REPLY_TIMEOUT_MS = 20_000;
+
+interface SessionDetail {
+  status: string;
+  startedAt: string | null;
+  endReason: string | null;
+  turns: { speaker: string; text: string; startMs: number }[];
+  toolExecutions: { name: string; ok: boolean }[];
+}
+
+async function api<T>(t: Target, path: string, init: RequestInit = {}): Promise<{ status: number; body: T }> {
+  const res = await fetch(`${t.url}${path}`, {
+    ...init,
+    headers: { authorization: `Bearer ${t.apiKey}`, 'content-type': 'application/json', ...init.headers },
+  });
+  const text = await res.text();
+  return { status: res.status, body: (text ? JSON.parse(text) : null) as T };
+}
+
+async function creditsUsed(t: Target): Promise<number | null> {
+  const r = await api<{ credits?: { used?: number } }>(t, '/v1/usage').catch(() => null);
+  return r?.status === 200 && typeof r.body.credits?.used === 'number' ? r.body.credits.used : null;
+}
+
+/** The session's record once the platform has closed it (the trace is written as the session ends). */
+async function finishedSession(t: Target, id: string, signal?: AbortSignal): Promise<SessionDetail | null> {
+  let last: SessionDetail | null = null;
+  for (let i = 0; i < 100 && !signal?.aborted; i++) {
+    const r = await api<SessionDetail>(t, `/v1/observability/sessions/${id}`);
+    if (r.status === 200) {
+      last = r.body;
+      if (last.status !== 'active') return last;
+    }
+    await new Promise((res) => setTimeout(res, 100));
+  }
+  return last;
+}
+
+export async function runScenario(
+  target: Target,
+  scenario: Scenario,
+  vendors: OfflineVendors,
+  opts: { file: string; signal?: AbortSignal },
+): Promise<ScenarioResult> {
+  const t0 = performance.now();
+  const result: ScenarioResult = {
+    name: scenario.name,
+    file: opts.file,
+    passed: false,
+    transport: scenario.transport,
+    stt: SIMULATED_STT_LABEL,
+    llm: scenario.llm ? SCRIPTED_LLM_LABEL : 'agent’s own LLM (not run: see error)',
+    sessionId: null,
+    endReason: null,
+    transcript: [],
+    turns: [],
+    checks: [],
+    costCredits: null,
+    lostFrames: 0,
+    durationMs: 0,
+    error: null,
+  };
+  const done = () => ((result.durationMs = Math.round(performance.now() - t0)), result);
+  // Offline runs only, for now: the platform under test is pointed at the offline vendors when it boots.
+  if (scenario.transport !== 'twilio') {
+    result.error = `transport ${scenario.transport} is not supported by this runner yet (twilio only)`;
+    return done();
+  }
+  if (!scenario.llm) {
+    result.error = 'offline runs need llm.replies (a run with the agent’s own LLM is not supported yet)';
+    return done();
+  }
+
+  const speech: TurnSpeech[] = [];
+  for (const turn of scenario.turns) speech.push(await turnSpeech(turn));
+  let line: LineImpairment | null = null;
+  if (scenario.impairments) {
+    // The codec lives in the realtime role; tooling loads a role's module only on demand.
+    const codec: MulawCodec = await import('../../workers/realtime/codec/mulaw.ts');
+    line = lineImpairment(scenario.impairments, speechRms(Buffer.concat(speech.map((s) => s.pcm))), codec);
+  }
+  vendors.use(
+    scenario,
+    speech.map((s) => s.script),
+  );
+  const before = await creditsUsed(target);
+
+  const created = await api<{ twiml: string; sessionId: string; message?: string }>(target, '/v1/sessions/twilio', {
+    method: 'POST',
+    body: JSON.stringify({ agentId: target.agentId, from: '+15550100001', to: '+15550100002' }),
+    signal: opts.signal,
+  });
+  if (created.status !== 200) {
+    result.error = `session create answered ${created.status}: ${JSON.stringify(created.body)}`;
+    return done();
+  }
+  result.sessionId = created.body.sessionId;
+  const c = new ImpairedCaller(
+    { url: wsUrl(target.url, '/v1/sessions/twilio/stream'), token: tokenFromTwiml(created.body.twiml) },
+    line,
+  );
+  const observed: Observed = { turnStartsWall: [], latencies: [], cutIns: [] };
+  /** Index in c.media of each turn's reply's first frame (the greeting's is 0). */
+  const replyStarts: number[] = [];
+  const quiet = () => !c.playing && performance.now() - (c.media.at(-1)?.at ?? 0) > QUIET_MS;
+  try {
+    await c.start();
+    await c
+      .until(() => c.media.length > 0, REPLY_TIMEOUT_MS)
+      .catch(() => {
+        throw new Error('no greeting from the agent');
+      });
+    for (let k = 0; k < scenario.turns.length; k++) {
+      if (opts.signal?.aborted) throw new Error('aborted');
+      const turn = scenario.turns[k]!;
+      // Let the agent finish what it is saying, or barge in that far into it.
+      if (turn.bargeInAfterMs !== undefined) {
+        const startedAt = c.media[k === 0 ? 0 : (replyStarts[k - 1] ?? 0)]?.at ?? performance.now();
+        await c.until(() => performance.now() - startedAt >= turn.bargeInAfterMs!, 60_000).catch(() => {});
+      } else {
+        await c.until(quiet, 60_000);
+      }
+      const n = c.media.length;
+      observed.turnStartsWall.push(Date.now());
+      const sent = performance.now();
+      const end = await c.say(speech[k]!.pcm);
+      // A reply that began before the caller's last word is a cut-in (the agent took a pause for the end).
+      // On a barge-in turn, the audio still arriving from the interrupted reply is not a new reply.
+      const fresh = c.media
+        .slice(n)
+        .filter(
+          (m) => m.at >= sent && (turn.bargeInAfterMs === undefined || c.clears.some((x) => x >= sent && x <= m.at)),
+        );
+      const early = fresh.find((m) => m.at < end);
+      observed.cutIns.push(Boolean(early));
+      replyStarts[k] = c.media.length;
+      await c.until(() => c.media.some((m, i) => i >= n && m.at >= end), REPLY_TIMEOUT_MS).catch(() => {});
+      const first = c.media.find((m, i) => i >= n && m.at >= end);
+      if (first) replyStarts[k] = c.media.indexOf(first);
+      observed.latencies.push(early ? null : first ? Math.round(first.at - end) : null);
+    }
+    // The caller hangs up once the last reply has played, unless the agent is expected to end the call.
+    if (scenario.expect?.endedBy === 'agent') {
+      await Promise.race([c.closed, new Promise((r) => setTimeout(r, REPLY_TIMEOUT_MS))]);
+    } else {
+      await c.until(quiet, 60_000).catch(() => {});
+    }
+  } catch (e) {
+    result.error = (e as Error).message;
+  } finally {
+    c.stop();
+    c.close();
+  }
+  result.lostFrames = line?.lost ?? 0;
+  const detail = await finishedSession(target, result.sessionId, opts.signal);
+  const after = await creditsUsed(target);
+  result.costCredits = before !== null && after !== null ? Math.round((after - before) * 1000) / 1000 : null;
+  result.endReason = detail?.endReason ?? null;
+  result.transcript = (detail?.turns ?? []).map((t) => ({ speaker: t.speaker, text: t.text }));
+  Object.assign(result, evaluate(scenario, observed, detail, result));
+  result.passed =
+    result.error === null && [...result.turns.flatMap((t) => t.checks), ...result.checks].every((x) => x.passed);
+  return done();
+}

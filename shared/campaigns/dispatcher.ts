@@ -1,0 +1,105 @@
+import { EngineError } from '../engines/core/engine-error.ts';
+import type { Logger } from '../observability/logger.ts';
+import type { Infra } from '../runtime/infra.ts';
+import { fleetHeadroom } from '../realtime/admission.ts';
+import { campaignCallPath } from './paths.ts';
+
+const FULL_RETRY_MS = 5000;
+import {
+  claimDueRecipients,
+  completeIfFinished,
+  endUndialed,
+  getDialTarget,
+  knownCallSid,
+  markDialing,
+  nextDueAt,
+  recordDialed,
+} from './store.ts';
+import { findCalls, placeCall } from './twilio-calls.ts';
+
+/**
+ * The dispatcher (`campaign.dispatch`): claims as many due recipients as the campaign has free slots (one
+ * transaction, see claimDueRecipients) and hands each attempt to its own `campaign.dial` job (job id = attempt id,
+ * so a repeated enqueue is a no-op). When nobody is due yet it schedules itself for the next retry time.
+ */
+export async function dispatchCampaign(infra: Infra, campaignId: string, log: Logger): Promise<number> {
+  // Admission control: no dialling into a full fleet (the callee would answer to a refusal); look again shortly.
+  const headroom = await fleetHeadroom(infra).catch(() => null);
+  if (headroom !== null && headroom <= 0) {
+    const slot = Math.floor(Date.now() / FULL_RETRY_MS);
+    await infra.queues.enqueue(
+      'campaign.dispatch',
+      { campaignId },
+      { jobId: `dispatch-${campaignId}-full-${slot}`, delay: FULL_RETRY_MS },
+    );
+    return 0;
+  }
+  const ids = await claimDueRecipients(infra.db, campaignId, headroom ?? undefined);
+  for (const callId of ids) await infra.queues.enqueue('campaign.dial', { callId }, { jobId: callId });
+  if (ids.length) log.info({ campaignId, claimed: ids.length }, 'campaign recipients claimed');
+  else {
+    const at = await nextDueAt(infra.db, campaignId);
+    const delay = at ? at.getTime() - Date.now() : 0;
+    if (delay > 0)
+      await infra.queues.enqueue(
+        'campaign.dispatch',
+        { campaignId },
+        { jobId: `dispatch-${campaignId}-${at!.getTime()}`, delay },
+      );
+    await completeIfFinished(infra.db, campaignId);
+  }
+  return ids.length;
+}
+
+/**
+ * The dialler (`campaign.dial`): places one claimed attempt through Twilio's REST API, at most once.
+ *  - `claimed` → `dialing` is written before the POST: from then on the call may exist at Twilio.
+ *  - Found in `dialing` (a retried or stalled job, or the reconciler after a crash), it first asks Twilio for a
+ *    call to that number created since the claim that is not another attempt's; if there is one, it is adopted.
+ *  - A permanent refusal (a 4xx from Twilio) ends the attempt as failed; the settlement records the outcome.
+ */
+export async function dialCampaignCall(infra: Infra, callId: string, signal: AbortSignal, log: Logger): Promise<void> {
+  const t = await getDialTarget(infra.db, callId);
+  if (!t || t.call_sid) return;
+  if (t.campaign_status === 'canceled') {
+    if (await endUndialed(infra.db, callId, 'canceled', 'the campaign was canceled before the call was placed'))
+      await enqueueSettle(infra, callId);
+    return;
+  }
+  if (t.status === 'dialing') {
+    const placed = await findCalls(infra, { to: t.to_number, from: t.from_number, since: t.claimed_at }, signal);
+    for (const c of placed) {
+      if (await knownCallSid(infra.db, c.sid)) continue;
+      await recordDialed(infra.db, callId, c.sid, c.status);
+      log.info({ callId, callSid: c.sid }, 'campaign call found at twilio; not dialled again');
+      return;
+    }
+  } else if (!(await markDialing(infra.db, callId))) return; // ended or dialled meanwhile
+  const pub = infra.config.PUBLIC_BASE_URL.replace(/\/+$/, '');
+  try {
+    const call = await placeCall(
+      infra,
+      {
+        to: t.to_number,
+        from: t.from_number,
+        url: pub + campaignCallPath(callId, 'connect'),
+        statusCallback: pub + campaignCallPath(callId, 'status'),
+      },
+      signal,
+    );
+    await recordDialed(infra.db, callId, call.sid, call.status);
+    log.info({ callId, callSid: call.sid }, 'campaign call placed');
+  } catch (e) {
+    if (e instanceof EngineError && !e.retryable) {
+      const why = `twilio refused the call (${e.status ?? 'error'}): ${e.message}`.slice(0, 500);
+      if (await endUndialed(infra.db, callId, 'failed', why)) await enqueueSettle(infra, callId);
+      return;
+    }
+    throw e;
+  }
+}
+
+/** The settlement of an ended attempt runs once per attempt (job id). */
+export async function enqueueSettle(infra: Infra, callId: string): Promise<void> {
+  await infra.queues.enqueue('campaign.settle', { callId }, { jobId: `settle-${callId}` });
+}

@@ -1,0 +1,517 @@
+import type { Db, Queryable } from '../db/pool.ts';
+import { withTransaction } from '../db/pool.ts';
+import { newId } from '../ids.ts';
+
+/**
+ * Every statement on the campaign tables (campaigns, campaign_recipients, campaign_calls). The api (create, read,
+ * pause/resume/cancel, Twilio callbacks), the CPU worker (dispatcher, dialler, settlement, reconciler) and the
+ * realtime role (a call's variables) go through here.
+ */
+
+export interface CampaignRow {
+  id: string;
+  developer_id: string;
+  agent_id: string;
+  name: string | null;
+  from_number: string;
+  status: 'active' | 'paused' | 'canceled' | 'completed';
+  max_concurrency: number;
+  hours_start: string;
+  hours_end: string;
+  time_zone: string;
+  retry_max_attempts: number;
+  retry_backoff_seconds: number;
+  retry_on: string[];
+  max_duration_seconds: number | null;
+  max_credits: string | null;
+  webhook_url: string | null;
+  created_at: Date;
+  completed_at: Date | null;
+}
+
+export interface NewCampaign {
+  developerId: string;
+  agentId: string;
+  name: string | null;
+  from: string;
+  maxConcurrency: number;
+  hours: { start: string; end: string };
+  timeZone: string;
+  retry: { maxAttempts: number; backoff: number; on: string[] };
+  maxDurationSeconds: number | null;
+  maxCredits: number | null;
+  webhookUrl: string | null;
+  recipients: Array<{ phone: string; variables: Record<string, unknown>; timeZone: string | null }>;
+}
+
+export async function insertCampaign(db: Db, c: NewCampaign): Promise<string> {
+  const id = newId('campaign');
+  await withTransaction(db, async (tx) => {
+    await tx.query(
+      `insert into campaigns (id, developer_id, agent_id, name, from_number, max_concurrency, hours_start, hours_end,
+         time_zone, retry_max_attempts, retry_backoff_seconds, retry_on, max_duration_seconds, max_credits, webhook_url)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+      [
+        id,
+        c.developerId,
+        c.agentId,
+        c.name,
+        c.from,
+        c.maxConcurrency,
+        c.hours.start,
+        c.hours.end,
+        c.timeZone,
+        c.retry.maxAttempts,
+        c.retry.backoff,
+        c.retry.on,
+        c.maxDurationSeconds,
+        c.maxCredits,
+        c.webhookUrl,
+      ],
+    );
+    // One statement for the whole list (unnest keeps it a single round trip for thousands of recipients).
+    await tx.query(
+      `insert into campaign_recipients (id, campaign_id, idx, phone, variables, time_zone)
+       select r.id, $1, r.idx, r.phone, r.variables, r.tz
+         from unnest($2::text[], $3::int[], $4::text[], $5::jsonb[], $6::text[]) as r(id, idx, phone, variables, tz)`,
+      [
+        id,
+        c.recipients.map(() => newId('recipient')),
+        c.recipients.map((_, i) => i),
+        c.recipients.map((r) => r.phone),
+        c.recipients.map((r) => JSON.stringify(r.variables)),
+        c.recipients.map((r) => r.timeZone),
+      ],
+    );
+  });
+  return id;
+}
+
+const CAMPAIGN_COLS = `id, developer_id, agent_id, name, from_number, status, max_concurrency, hours_start, hours_end,
+  time_zone, retry_max_attempts, retry_backoff_seconds, retry_on, max_duration_seconds, max_credits, webhook_url,
+  created_at, completed_at`;
+
+export async function getCampaign(db: Queryable, developerId: string, id: string): Promise<CampaignRow | null> {
+  const { rows } = await db.query<CampaignRow>(
+    `select ${CAMPAIGN_COLS} from campaigns where id = $1 and developer_id = $2`,
+    [id, developerId],
+  );
+  return rows[0] ?? null;
+}
+
+/** Newest first, one extra row for paging. */
+export async function listCampaigns(
+  db: Queryable,
+  developerId: string,
+  q: { after: string | null; limit: number },
+): Promise<CampaignRow[]> {
+  const { rows } = await db.query<CampaignRow>(
+    `select ${CAMPAIGN_COLS} from campaigns where developer_id = $1 and ($2::text is null or id < $2)
+      order by id desc limit $3`,
+    [developerId, q.after, q.limit + 1],
+  );
+  return rows;
+}
+
+export interface CampaignCounts {
+  total: number;
+  pending: number;
+  calling: number;
+  done: number;
+  outcomes: Record<string, number>;
+}
+
+export async function campaignCounts(db: Queryable, ids: string[]): Promise<Map<string, CampaignCounts>> {
+  const { rows } = await db.query<{ campaign_id: string; state: string; outcome: string | null; n: number }>(
+    `select campaign_id, state, outcome, count(*)::int as n from campaign_recipients
+      where campaign_id = any($1) group by campaign_id, state, outcome`,
+    [ids],
+  );
+  const out = new Map<string, CampaignCounts>();
+  for (const id of ids) out.set(id, { total: 0, pending: 0, calling: 0, done: 0, outcomes: {} });
+  for (const r of rows) {
+    const c = out.get(r.campaign_id)!;
+    c.total += r.n;
+    c[r.state as 'pending' | 'calling' | 'done'] += r.n;
+    if (r.outcome) c.outcomes[r.outcome] = (c.outcomes[r.outcome] ?? 0) + r.n;
+  }
+  return out;
+}
+
+export interface RecipientRow {
+  id: string;
+  phone: string;
+  variables: Record<string, unknown>;
+  time_zone: string | null;
+  state: 'pending' | 'calling' | 'done';
+  outcome: string | null;
+  outcome_reason: string | null;
+  next_attempt_at: Date;
+}
+
+export interface CallRow {
+  id: string;
+  recipient_id: string;
+  attempt: number;
+  status: string;
+  call_sid: string | null;
+  session_id: string | null;
+  answered_by: string | null;
+  outcome: string | null;
+  error: string | null;
+  claimed_at: Date;
+  ended_at: Date | null;
+}
+
+export async function listRecipients(
+  db: Queryable,
+  campaignId: string,
+): Promise<{ recipients: RecipientRow[]; calls: CallRow[] }> {
+  const [r, c] = await Promise.all([
+    db.query<RecipientRow>(
+      `select id, phone, variables, time_zone, state, outcome, outcome_reason, next_attempt_at
+         from campaign_recipients where campaign_id = $1 order by idx`,
+      [campaignId],
+    ),
+    db.query<CallRow>(
+      `select id, recipient_id, attempt, status, call_sid, session_id, answered_by, outcome, error, claimed_at, ended_at
+         from campaign_calls where campaign_id = $1 order by recipient_id, attempt`,
+      [campaignId],
+    ),
+  ]);
+  return { recipients: r.rows, calls: c.rows };
+}
+
+/** Moves a campaign between states; null when it is not in one of `from`. Cancel also closes pending recipients. */
+export async function setCampaignStatus(
+  db: Db,
+  developerId: string,
+  id: string,
+  from: CampaignRow['status'][],
+  to: CampaignRow['status'],
+): Promise<boolean> {
+  return withTransaction(db, async (tx) => {
+    const r = await tx.query(
+      `update campaigns set status = $4, updated_at = now(),
+         completed_at = case when $4 in ('canceled', 'completed') then now() else completed_at end
+       where id = $1 and developer_id = $2 and status = any($3)`,
+      [id, developerId, from, to],
+    );
+    if (r.rowCount !== 1) return false;
+    if (to === 'canceled')
+      await tx.query(
+        `update campaign_recipients set state = 'done', outcome = 'canceled', outcome_reason = 'campaign canceled',
+           updated_at = now() where campaign_id = $1 and state = 'pending'`,
+        [id],
+      );
+    return true;
+  });
+}
+
+/**
+ * The dispatcher's claim, in one transaction: the campaign row is locked (claimers of one campaign queue up, so
+ * the concurrency limit holds across workers), free slots = maxConcurrency − recipients being called, and that many
+ * due recipients inside their calling hours move to `calling` with a new attempt row. Returns the attempts to dial.
+ * A crash after this commit leaves `claimed` attempts that the reconciler hands to the dialler; nothing is lost.
+ */
+export async function claimDueRecipients(db: Db, campaignId: string, atMost = Infinity): Promise<string[]> {
+  return withTransaction(db, async (tx) => {
+    const { rows: camp } = await tx.query<{ max_concurrency: number }>(
+      `select max_concurrency from campaigns where id = $1 and status = 'active' for update`,
+      [campaignId],
+    );
+    if (!camp[0]) return [];
+    const { rows: busy } = await tx.query<{ n: number }>(
+      `select count(*)::int as n from campaign_recipients where campaign_id = $1 and state = 'calling'`,
+      [campaignId],
+    );
+    const free = Math.min(atMost, camp[0].max_concurrency - (busy[0]?.n ?? 0));
+    if (free <= 0) return [];
+    const { rows } = await tx.query<{ id: string; attempts: number }>(
+      `with due as (
+         select r.id from campaign_recipients r join campaigns c on c.id = r.campaign_id
+          where r.campaign_id = $1 and r.state = 'pending' and r.next_attempt_at <= now()
+            and ${IN_CALLING_HOURS}
+          order by r.next_attempt_at, r.idx limit $2 for update of r skip locked)
+       update campaign_recipients r set state = 'calling', attempts = r.attempts + 1, updated_at = now()
+         from due where r.id = due.id returning r.id, r.attempts`,
+      [campaignId, free],
+    );
+    if (!rows.length) return [];
+    const ids = rows.map(() => newId('campaignCall'));
+    await tx.query(
+      `insert into campaign_calls (id, campaign_id, recipient_id, attempt)
+       select x.id, $1, x.rid, x.attempt from unnest($2::text[], $3::text[], $4::int[]) as x(id, rid, attempt)`,
+      [campaignId, ids, rows.map((r) => r.id), rows.map((r) => r.attempts)],
+    );
+    return ids;
+  });
+}
+
+/** The recipient's local time is inside the campaign's calling hours (an end before the start spans midnight). */
+const IN_CALLING_HOURS = `(
+  with t as (select (now() at time zone coalesce(r.time_zone, c.time_zone))::time as local)
+  select case when c.hours_start::time <= c.hours_end::time
+              then t.local >= c.hours_start::time and t.local < c.hours_end::time
+              else t.local >= c.hours_start::time or t.local < c.hours_end::time end
+    from t)`;
+
+/** When the next recipient of an active campaign becomes due (null: nothing waits for a time). */
+export async function nextDueAt(db: Queryable, campaignId: string): Promise<Date | null> {
+  const { rows } = await db.query<{ at: Date | null }>(
+    `select min(next_attempt_at) as at from campaign_recipients where campaign_id = $1 and state = 'pending'`,
+    [campaignId],
+  );
+  return rows[0]?.at ?? null;
+}
+
+// ---- one attempt ----
+
+export interface DialTarget {
+  id: string;
+  campaign_id: string;
+  status: string;
+  call_sid: string | null;
+  claimed_at: Date;
+  to_number: string;
+  from_number: string;
+  campaign_status: string;
+}
+
+export async function getDialTarget(db: Queryable, callId: string): Promise<DialTarget | null> {
+  const { rows } = await db.query<DialTarget>(
+    `select k.id, k.campaign_id, k.status, k.call_sid, k.claimed_at, r.phone as to_number, c.from_number,
+            c.status as campaign_status
+       from campaign_calls k join campaign_recipients r on r.id = k.recipient_id join campaigns c on c.id = k.campaign_id
+      where k.id = $1`,
+    [callId],
+  );
+  return rows[0] ?? null;
+}
+
+/** claimed → dialing, just before the POST to Twilio: from here on the call may exist at Twilio. */
+export async function markDialing(db: Queryable, callId: string): Promise<boolean> {
+  const r = await db.query(
+    `update campaign_calls set status = 'dialing', dialed_at = now() where id = $1 and status = 'claimed'`,
+    [callId],
+  );
+  return r.rowCount === 1;
+}
+
+/** The CallSid Twilio gave (or that recovery found); the status moves on only from claimed/dialing. */
+export async function recordDialed(db: Queryable, callId: string, callSid: string, status: string): Promise<void> {
+  await db.query(
+    `update campaign_calls set call_sid = coalesce(call_sid, $2),
+       status = case when status in ('claimed', 'dialing') then $3 else status end
+     where id = $1`,
+    [callId, callSid, status],
+  );
+}
+
+/** Whether a CallSid is already one of our attempts (recovery must not adopt another attempt's call). */
+export async function knownCallSid(db: Queryable, callSid: string): Promise<boolean> {
+  const { rows } = await db.query('select 1 from campaign_calls where call_sid = $1', [callSid]);
+  return rows.length > 0;
+}
+
+export const FINAL_STATUSES = ['completed', 'busy', 'no-answer', 'failed', 'canceled'];
+
+/**
+ * A Twilio status callback: the status (a final one is kept: callbacks may arrive out of order), the CallSid,
+ * the AMD answer when Twilio sent one, and the error of a failed call. Returns true when the call just ended.
+ */
+export async function recordCallStatus(
+  db: Queryable,
+  callId: string,
+  u: { status: string; callSid: string | null; answeredBy: string | null; error: string | null },
+): Promise<boolean> {
+  const final = FINAL_STATUSES.includes(u.status);
+  const { rows } = await db.query<{ ended: boolean }>(
+    `update campaign_calls set
+       status = case when status = any($6) then status else $2 end,
+       call_sid = coalesce(call_sid, $3), answered_by = coalesce($4, answered_by), error = coalesce($5, error),
+       ended_at = case when $7 and ended_at is null then now() else ended_at end
+     where id = $1
+     returning (ended_at is not null and $7) as ended`,
+    [callId, u.status, u.callSid, u.answeredBy, u.error, FINAL_STATUSES, final],
+  );
+  return rows[0]?.ended ?? false;
+}
+
+export interface ConnectTarget {
+  id: string;
+  developer_id: string;
+  agent_id: string;
+  from_number: string;
+  to_number: string;
+  max_duration_seconds: number | null;
+  max_credits: string | null;
+}
+
+export async function getConnectTarget(db: Queryable, callId: string): Promise<ConnectTarget | null> {
+  const { rows } = await db.query<ConnectTarget>(
+    `select k.id, c.developer_id, c.agent_id, c.from_number, r.phone as to_number, c.max_duration_seconds,
+            c.max_credits
+       from campaign_calls k join campaign_recipients r on r.id = k.recipient_id join campaigns c on c.id = k.campaign_id
+      where k.id = $1`,
+    [callId],
+  );
+  return rows[0] ?? null;
+}
+
+export async function setCallSession(db: Queryable, callId: string, sessionId: string): Promise<void> {
+  await db.query(`update campaign_calls set session_id = $2 where id = $1`, [callId, sessionId]);
+}
+
+/** The recipient's variables of a campaign call (the realtime role fills the prompt and first message with them). */
+export async function callVariables(db: Queryable, callId: string): Promise<Record<string, unknown> | null> {
+  const { rows } = await db.query<{ variables: Record<string, unknown> }>(
+    `select r.variables from campaign_calls k join campaign_recipients r on r.id = k.recipient_id where k.id = $1`,
+    [callId],
+  );
+  return rows[0]?.variables ?? null;
+}
+
+// ---- settlement ----
+
+export interface SettleInput {
+  id: string;
+  campaign_id: string;
+  developer_id: string;
+  recipient_id: string;
+  phone: string;
+  attempt: number;
+  status: string;
+  call_sid: string | null;
+  session_id: string | null;
+  answered_by: string | null;
+  error: string | null;
+  ended_at: Date | null;
+  settled_at: Date | null;
+  retry_max_attempts: number;
+  retry_backoff_seconds: number;
+  retry_on: string[];
+  webhook_url: string | null;
+  session_status: string | null;
+  session_end_reason: string | null;
+  /** rt_sessions.answered_by where the column exists (answering-machine detection adds it). */
+  session_answered_by: string | null;
+  /** The agent's `voicemail` setting where the column exists. */
+  agent_voicemail: { action?: string } | null;
+}
+
+/**
+ * An ended attempt with what decides its outcome. The session's `answered_by` and the agent's `voicemail` are read
+ * through to_jsonb, so this works whether or not those columns exist yet (absent → null → unknown).
+ */
+export async function getSettleInput(db: Queryable, callId: string): Promise<SettleInput | null> {
+  const { rows } = await db.query<SettleInput>(
+    `select k.id, k.campaign_id, c.developer_id, k.recipient_id, r.phone, k.attempt, k.status, k.call_sid,
+            k.session_id, k.answered_by, k.error, k.ended_at, k.settled_at, c.retry_max_attempts,
+            c.retry_backoff_seconds, c.retry_on, c.webhook_url, s.status as session_status,
+            s.end_reason as session_end_reason, to_jsonb(s) ->> 'answered_by' as session_answered_by,
+            to_jsonb(a) -> 'voicemail' as agent_voicemail
+       from campaign_calls k
+       join campaigns c on c.id = k.campaign_id
+       join campaign_recipients r on r.id = k.recipient_id
+       left join rt_sessions s on s.id = k.session_id
+       left join agents a on a.id = c.agent_id
+      where k.id = $1`,
+    [callId],
+  );
+  return rows[0] ?? null;
+}
+
+/**
+ * Settles an attempt once (settled_at) and moves its recipient on: back to `pending` at `retryAt`, or `done` with
+ * the outcome. Runs in the caller's transaction (with the webhook message). False when it was settled already.
+ */
+export async function settleAttempt(
+  tx: Queryable,
+  s: { callId: string; recipientId: string; outcome: string; reason: string | null; answeredBy: string | null },
+  retryAt: Date | null,
+): Promise<boolean> {
+  const r = await tx.query(
+    `update campaign_calls set settled_at = now(), outcome = $2, answered_by = coalesce(answered_by, $3)
+      where id = $1 and settled_at is null`,
+    [s.callId, s.outcome, s.answeredBy],
+  );
+  if (r.rowCount !== 1) return false;
+  await tx.query(
+    `update campaign_recipients set updated_at = now(),
+       state = case when $4::timestamptz is not null and state = 'calling' then 'pending' else 'done' end,
+       next_attempt_at = coalesce($4, next_attempt_at),
+       outcome = case when $4::timestamptz is not null then outcome else $2 end,
+       outcome_reason = case when $4::timestamptz is not null then outcome_reason else $3 end
+     where id = $1 and state = 'calling'`,
+    [s.recipientId, s.outcome, s.reason, retryAt],
+  );
+  return true;
+}
+
+/** A campaign with nobody left to call is completed (a paused one stays paused until resumed). */
+export async function completeIfFinished(db: Queryable, campaignId: string): Promise<boolean> {
+  const r = await db.query(
+    `update campaigns set status = 'completed', completed_at = now(), updated_at = now()
+      where id = $1 and status = 'active'
+        and not exists (select 1 from campaign_recipients where campaign_id = $1 and state <> 'done')`,
+    [campaignId],
+  );
+  return r.rowCount === 1;
+}
+
+/** A canceled campaign's recipients still pending when their in-flight attempt ended are closed as canceled. */
+export async function closeIfCanceled(db: Queryable, campaignId: string): Promise<void> {
+  await db.query(
+    `update campaign_recipients set state = 'done', outcome = 'canceled', outcome_reason = 'campaign canceled',
+       updated_at = now()
+      where campaign_id = $1 and state = 'pending'
+        and exists (select 1 from campaigns where id = $1 and status = 'canceled')`,
+    [campaignId],
+  );
+}
+
+// ---- reconciler ----
+
+/** Attempts claimed (or mid-dial) longer than `olderMs` without a CallSid: their dial job may be lost. */
+export async function undialedCalls(db: Queryable, olderMs: number): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    `select id from campaign_calls where status in ('claimed', 'dialing') and call_sid is null and settled_at is null
+        and claimed_at < now() - make_interval(secs => $1::float / 1000)
+      order by claimed_at limit 200`,
+    [olderMs],
+  );
+  return rows.map((r) => r.id);
+}
+
+/** Ended attempts not settled after `olderMs` (the settle job was lost). */
+export async function unsettledCalls(db: Queryable, olderMs: number): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    `select id from campaign_calls where settled_at is null and ended_at is not null
+        and ended_at < now() - make_interval(secs => $1::float / 1000)
+      order by ended_at limit 200`,
+    [olderMs],
+  );
+  return rows.map((r) => r.id);
+}
+
+/** Active campaigns with a recipient due now (the dispatcher is enqueued for each). */
+export async function campaignsWithDueRecipients(db: Queryable): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    `select c.id from campaigns c where c.status = 'active'
+        and exists (select 1 from campaign_recipients r
+                     where r.campaign_id = c.id and r.state = 'pending' and r.next_attempt_at <= now())
+      order by c.id limit 500`,
+  );
+  return rows.map((r) => r.id);
+}
+
+/** An attempt that can no longer be dialled (campaign canceled/paused before the dial, or dialling failed for good). */
+export async function endUndialed(db: Queryable, callId: string, status: string, error: string): Promise<boolean> {
+  const r = await db.query(
+    `update campaign_calls set status = $2, error = $3, ended_at = now()
+      where id = $1 and status in ('claimed', 'dialing') and call_sid is null`,
+    [callId, status, error.slice(0, 500)],
+  );
+  return r.rowCount === 1;
+}

@@ -1,0 +1,162 @@
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+
+/**
+ * Agent test scenarios (issue #21): a scripted caller, an optional scripted LLM, seeded line impairments and the
+ * expectations a run checks. Files are YAML or JSON (YAML is a superset, so one parser reads both).
+ *
+ * Patterns are regular expressions as a test author writes them in most tools: a leading `(?i)` makes the match
+ * case-insensitive. JavaScript's RegExp has no inline flags, so `compilePattern` turns the prefix into the `i` flag;
+ * the schema checks that every pattern compiles, so a bad one is a 400 or a CLI error before any call starts.
+ */
+
+/** Compiles a scenario pattern: `(?i)` prefix → the `i` flag. Throws SyntaxError on an invalid pattern. */
+export function compilePattern(pattern: string): RegExp {
+  const m = /^\(\?([a-z]+)\)/.exec(pattern);
+  if (!m) return new RegExp(pattern);
+  const flags = m[1]!;
+  if (!/^[ims]+$/.test(flags)) throw new SyntaxError(`unsupported inline flags (?${flags}): use i, m or s`);
+  return new RegExp(pattern.slice(m[0].length), [...new Set(flags)].join(''));
+}
+
+const Pattern = z
+  .string()
+  .min(1)
+  .max(500)
+  .superRefine((p, ctx) => {
+    try {
+      compilePattern(p);
+    } catch (e) {
+      ctx.addIssue({ code: 'custom', message: `not a valid pattern: ${(e as Error).message}` });
+    }
+  })
+  .describe('A regular expression; a leading (?i) makes it case-insensitive.');
+
+export const ScriptedToolReply = z
+  .object({
+    tool: z.string().min(1).max(64),
+    args: z.record(z.string(), z.unknown()).default({}),
+  })
+  .strict();
+export type ScriptedToolReply = z.infer<typeof ScriptedToolReply>;
+
+export const ScriptedLlm = z
+  .object({
+    /** One entry per LLM request, in order: text to say, or a tool call. Past the end, the last text repeats. */
+    replies: z
+      .array(z.union([z.string().min(1).max(2000), ScriptedToolReply]))
+      .min(1)
+      .max(100),
+  })
+  .strict();
+export type ScriptedLlm = z.infer<typeof ScriptedLlm>;
+
+export const Impairments = z
+  .object({
+    /** Background noise this many dB below the caller's speech (white noise, on every frame). */
+    noiseSnrDb: z.number().min(-10).max(60).optional(),
+    /** Share of 20 ms media frames never sent (0-50). */
+    packetLossPct: z.number().min(0).max(50).optional(),
+    /** Each frame is held back 0..jitterMs (uniform), so frames arrive unevenly and may reorder. */
+    jitterMs: z.number().int().min(0).max(500).optional(),
+    /** The PRNG seed: the same seed gives the same noise, losses and delays. */
+    seed: z
+      .number()
+      .int()
+      .min(0)
+      .max(2 ** 31 - 1)
+      .default(1),
+  })
+  .strict();
+export type Impairments = z.infer<typeof Impairments>;
+
+export const TurnExpect = z
+  .object({
+    replyMatches: Pattern.optional(),
+    replyNeverMatches: Pattern.optional(),
+    /** The agent did not start speaking while the caller only paused mid-sentence. */
+    noCutIn: z.boolean().optional(),
+    /** Caller's last word → agent's first audio, as the caller hears it. */
+    maxLatencyMs: z.number().int().min(1).max(60_000).optional(),
+  })
+  .strict();
+export type TurnExpect = z.infer<typeof TurnExpect>;
+
+export const ScenarioTurn = z
+  .object({
+    say: z.string().min(1).max(1000),
+    /** `{3: 500}`: a 500 ms pause after the third word (mid-sentence). */
+    pauseAfterWords: z
+      .record(z.string().regex(/^[1-9]\d{0,2}$/, 'a word number (1, 2, …)'), z.number().int().min(1).max(10_000))
+      .optional(),
+    /** Speak this long into the agent's reply (a barge-in) instead of waiting for it to finish. */
+    bargeInAfterMs: z.number().int().min(0).max(60_000).optional(),
+    expect: TurnExpect.optional(),
+  })
+  .strict();
+export type ScenarioTurn = z.infer<typeof ScenarioTurn>;
+
+export const ENDED_BY = ['caller', 'agent'] as const;
+
+export const ScenarioExpect = z
+  .object({
+    toolCalled: z
+      .object({ name: z.string().min(1).max(64) })
+      .strict()
+      .optional(),
+    replyNeverMatches: Pattern.optional(),
+    replyMatches: Pattern.optional(),
+    endedBy: z.enum(ENDED_BY).optional(),
+    maxCredits: z.number().min(0).optional(),
+  })
+  .strict();
+export type ScenarioExpect = z.infer<typeof ScenarioExpect>;
+
+export const Scenario = z
+  .object({
+    name: z.string().min(1).max(200),
+    transport: z.enum(['twilio', 'websocket']).default('twilio'),
+    llm: ScriptedLlm.optional(),
+    impairments: Impairments.optional(),
+    turns: z.array(ScenarioTurn).min(1).max(50),
+    expect: ScenarioExpect.optional(),
+  })
+  .strict();
+export type Scenario = z.infer<typeof Scenario>;
+
+/** A file holds one scenario, a list of them, or `{scenarios: [...]}`. */
+export const ScenarioFile = z.union([
+  Scenario,
+  z.array(Scenario).min(1),
+  z.object({ scenarios: z.array(Scenario).min(1) }).strict(),
+]);
+
+/** JSON Schema of a scenario file, as GET /v1/agent-tests/schema serves it. */
+export function scenarioJsonSchema(): Record<string, unknown> {
+  return z.toJSONSchema(ScenarioFile, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+}
+
+export class ScenarioFileError extends Error {}
+
+/** Parses a scenario file's text (YAML or JSON) into scenarios; a ScenarioFileError names the bad fields. */
+export function parseScenarioFile(text: string, source = 'scenario file'): Scenario[] {
+  let raw: unknown;
+  try {
+    raw = parseYaml(text);
+  } catch (e) {
+    throw new ScenarioFileError(`${source}: not YAML or JSON: ${(e as Error).message}`);
+  }
+  // Parsed by shape rather than through the union, so an error names the scenario's own fields.
+  const shape = Array.isArray(raw)
+    ? z.array(Scenario).min(1)
+    : raw && typeof raw === 'object' && 'scenarios' in raw
+      ? z.object({ scenarios: z.array(Scenario).min(1) }).strict()
+      : Scenario;
+  const r = shape.safeParse(raw);
+  if (!r.success) {
+    const issues = r.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+    throw new ScenarioFileError(`${source}: ${issues}`);
+  }
+  const v = r.data;
+  return Array.isArray(v) ? v : 'scenarios' in v ? v.scenarios : [v];
+}

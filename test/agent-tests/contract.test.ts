@@ -1,0 +1,119 @@
+import { readFile } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compilePattern, parseScenarioFile, ScenarioFileError } from '../../shared/contracts/agent-tests.ts';
+import { segments } from '../../scripts/agent-tests/caller-speech.ts';
+import { lineImpairment } from '../../scripts/agent-tests/impairments.ts';
+import { mulawToPcm, pcmToMulaw } from '../../workers/realtime/codec/mulaw.ts';
+import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
+
+/** The scenario format (YAML and JSON, `(?i)` patterns), its served JSON Schema, and the seeded bad line. */
+const ISSUE_EXAMPLE = `
+name: asks for Saturday hours
+transport: twilio
+llm:
+  replies: ["We open at nine.", {tool: lookup_hours, args: {day: saturday}}, "Saturday we close at noon."]
+impairments: {noiseSnrDb: 20, packetLossPct: 2, jitterMs: 30, seed: 7}
+turns:
+  - say: "Hi, are you open on Saturday morning?"
+    pauseAfterWords: {3: 500}
+    expect: {replyMatches: "(?i)saturday", noCutIn: true, maxLatencyMs: 1200}
+  - say: "Wait, what about Sunday?"
+    bargeInAfterMs: 800
+expect: {toolCalled: {name: lookup_hours}, replyNeverMatches: "(?i)price", endedBy: caller, maxCredits: 20}
+`;
+
+describe('scenario files', () => {
+  it("reads the issue's example, YAML or JSON, one scenario or a list", () => {
+    const [s] = parseScenarioFile(ISSUE_EXAMPLE);
+    expect(s!.llm!.replies[1]).toEqual({ tool: 'lookup_hours', args: { day: 'saturday' } });
+    expect(s!.turns[0]!.pauseAfterWords).toEqual({ 3: 500 });
+    expect(segments(s!.turns[0]!)).toEqual([
+      { words: ['Hi,', 'are', 'you'], pauseMs: 500 },
+      { words: ['open', 'on', 'Saturday', 'morning?'], pauseMs: 0 },
+    ]);
+    const json = JSON.stringify({ scenarios: [{ name: 'a', turns: [{ say: 'hello' }] }] });
+    expect(parseScenarioFile(json)).toEqual([{ name: 'a', transport: 'twilio', turns: [{ say: 'hello' }] }]);
+    expect(parseScenarioFile(JSON.stringify([{ name: 'a', turns: [{ say: 'x' }] }]))).toHaveLength(1);
+  });
+
+  it('turns the (?i) prefix into the i flag, which JS RegExp has no inline form of', () => {
+    expect(compilePattern('(?i)price').test('Our PRICES')).toBe(true);
+    expect(compilePattern('price').test('Our PRICES')).toBe(false);
+    expect(() => compilePattern('(?x)a')).toThrow(/unsupported inline flags/);
+  });
+
+  it('names the bad field', () => {
+    const bad = (text: string) => {
+      try {
+        parseScenarioFile(text, 'f.yaml');
+      } catch (e) {
+        expect(e).toBeInstanceOf(ScenarioFileError);
+        return (e as Error).message;
+      }
+      throw new Error('accepted');
+    };
+    expect(bad('name: x\nturns: []')).toMatch(/^f\.yaml: turns: /);
+    expect(bad('name: x\nturns: [{say: hi, expect: {replyMatches: "(?i)("}}]')).toMatch(
+      /turns\.0\.expect\.replyMatches: not a valid pattern/,
+    );
+    expect(bad('name: x\ntransport: sip\nturns: [{say: hi}]')).toMatch(/transport/);
+    expect(bad('name: x\nturns: [{say: hi, pauseAfterWords: {first: 200}}]')).toMatch(/pauseAfterWords/);
+    expect(bad('name: [unclosed')).toMatch(/not YAML or JSON/);
+  });
+});
+
+describe('seeded bad line', () => {
+  const frames = Array.from({ length: 400 }, (_, i) => {
+    const pcm = Buffer.alloc(320);
+    for (let k = 0; k < 160; k++) pcm.writeInt16LE(Math.round(3000 * Math.sin((i * 160 + k) / 5)), k * 2);
+    return pcmToMulaw(pcm);
+  });
+  const run = (seed: number) => {
+    const line = lineImpairment({ noiseSnrDb: 20, packetLossPct: 10, jitterMs: 40, seed }, 2121, {
+      mulawToPcm,
+      pcmToMulaw,
+    });
+    return { fates: frames.map((f) => line.apply(f)), lost: line.lost };
+  };
+
+  it('repeats exactly with the same seed and differs with another', () => {
+    const a = run(7);
+    const b = run(7);
+    const c = run(8);
+    expect(a.fates).toEqual(b.fates);
+    expect(a.fates.map((f) => f.delayMs)).not.toEqual(c.fates.map((f) => f.delayMs));
+    // 10 % of 400 frames, give or take what a seeded draw gives.
+    expect(a.lost).toBeGreaterThan(15);
+    expect(a.lost).toBeLessThan(70);
+    expect(Math.max(...a.fates.map((f) => f.delayMs))).toBeLessThanOrEqual(40);
+    // Noise changed the frames that went through.
+    const kept = a.fates.findIndex((f) => f.frame);
+    expect(a.fates[kept]!.frame!.equals(frames[kept]!)).toBe(false);
+  });
+});
+
+describe('GET /v1/agent-tests/schema', () => {
+  let p: TestPlatform;
+  beforeAll(async () => {
+    p = await startTestPlatform({ roles: ['api'] });
+  }, 60_000);
+  afterAll(async () => p?.close());
+
+  it('serves the scenario file JSON Schema', async () => {
+    const { apiKey } = await p.developer();
+    const r = await p.request('/v1/agent-tests/schema', { key: apiKey });
+    expect(r.status).toBe(200);
+    const schema = (await r.json()) as { anyOf: Array<{ properties?: Record<string, unknown> }> };
+    const one = schema.anyOf.find((s) => s.properties && 'turns' in s.properties)!;
+    expect(Object.keys(one.properties!)).toEqual(
+      expect.arrayContaining(['name', 'transport', 'llm', 'impairments', 'turns', 'expect']),
+    );
+  });
+});
+
+describe('the example suite', () => {
+  it('is a valid scenario file', async () => {
+    const text = await readFile('examples/agent-tests/front-desk.yaml', 'utf8');
+    expect(parseScenarioFile(text).map((s) => s.name)).toHaveLength(3);
+  });
+});

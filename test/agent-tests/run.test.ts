@@ -1,0 +1,117 @@
+import { readFile, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseScenarioFile } from '../../shared/contracts/agent-tests.ts';
+import { junitXml } from '../../scripts/agent-tests/junit.ts';
+import { startOfflineVendors, type OfflineVendors } from '../../scripts/agent-tests/offline-vendors.ts';
+import { allChecks } from '../../scripts/agent-tests/results.ts';
+import { loadScenarioFiles, runSuite } from '../../scripts/agent-tests/suite.ts';
+import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
+
+/**
+ * Agent tests end to end, offline: the real platform (api + realtime) on port 0 with its STT and LLM pointed at
+ * the runner's simulated STT and scripted LLM, a flite-voiced caller over the real Twilio media-stream path with a
+ * seeded bad line. One scenario holds; a "broken agent" whose scripted reply mentions prices fails with the reason.
+ */
+let p: TestPlatform;
+let vendors: OfflineVendors;
+let key: string;
+let agentId: string;
+let dir: string;
+
+const SUITE = `
+- name: asks for Saturday hours
+  llm:
+    replies: ["Yes, on Saturday we open at nine and close at noon."]
+  impairments: {noiseSnrDb: 30, packetLossPct: 2, jitterMs: 20, seed: 7}
+  turns:
+    - say: "Hi, are you open on Saturday morning?"
+      pauseAfterWords: {3: 400}
+      expect: {replyMatches: "(?i)SATURDAY"}
+  expect: {replyNeverMatches: "(?i)price", endedBy: caller}
+- name: never talks about prices
+  llm:
+    replies: ["A cleaning is ninety dollars; our prices are on the website."]
+  turns:
+    - say: "Can I book a cleaning next week?"
+  expect: {replyNeverMatches: "(?i)price"}
+`;
+
+beforeAll(async () => {
+  vendors = await startOfflineVendors();
+  p = await startTestPlatform({
+    roles: ['api', 'realtime'],
+    env: {
+      PUBLIC_BASE_URL: 'https://voice.example.com',
+      REALTIME_SESSION_SECRET: 'test-secret-test-secret-test-secret-42',
+      OUTBOUND_ALLOWLIST: '127.0.0.1',
+      ...vendors.env,
+    },
+  });
+  ({ apiKey: key } = await p.developer('pro'));
+  const r = await p.request('/v1/agents', {
+    method: 'POST',
+    key,
+    json: {
+      name: 'Front desk',
+      systemPrompt: 'You answer the phone for a dental practice.',
+      firstMessage: 'Hello, thanks for calling.',
+      llmModel: 'gpt-4o-mini',
+    },
+  });
+  expect(r.status).toBe(201);
+  agentId = ((await r.json()) as { id: string }).id;
+  dir = await mkdtemp(join(tmpdir(), 'agent-tests-'));
+}, 60_000);
+
+afterAll(async () => {
+  await p?.close();
+  await vendors?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe('agent tests over the Twilio media path', () => {
+  it('passes a scenario that holds and fails the broken agent with the reason; JUnit says the same', async () => {
+    const scenarios = parseScenarioFile(SUITE, 'front-desk.yaml').map((scenario) => ({
+      file: 'front-desk.yaml',
+      scenario,
+    }));
+    const [ok, broken] = await runSuite({ url: p.url, apiKey: key, agentId }, scenarios, vendors);
+
+    expect(ok!.error).toBeNull();
+    expect(allChecks(ok!).filter((c) => !c.passed)).toEqual([]);
+    expect(ok!.passed).toBe(true);
+    expect(ok!.stt).toMatch(/simulated/);
+    expect(ok!.llm).toMatch(/scripted/);
+    expect(ok!.turns[0]!.reply).toMatch(/saturday/i);
+    // The platform heard the scenario's words (through the simulated STT, after the pause).
+    expect(ok!.turns[0]!.heard).toMatch(/saturday morning/i);
+    expect(ok!.transcript.map((t) => t.text)).toContain('Hello, thanks for calling.');
+    expect(ok!.lostFrames).toBeGreaterThan(0);
+
+    expect(broken!.passed).toBe(false);
+    const why = allChecks(broken!).find((c) => !c.passed)!;
+    expect(why.expectation).toBe('expect.replyNeverMatches (?i)price');
+    expect(why.reason).toMatch(/the agent said "price" in "A cleaning is ninety dollars; our prices/);
+
+    const xml = junitXml(agentId, [ok!, broken!]);
+    const file = join(dir, 'junit.xml');
+    await import('node:fs/promises').then((fs) => fs.writeFile(file, xml));
+    const text = await readFile(file, 'utf8');
+    expect(text).toMatch(/<testsuites name="agent tests [^"]+" tests="2" failures="1"/);
+    expect(text).toMatch(
+      /<testcase [^>]*name="never talks about prices"[^>]*>\s*<failure message="expect.replyNeverMatches/,
+    );
+    expect(text.match(/<failure/g)).toHaveLength(1);
+  }, 120_000);
+
+  it('passes the documented example suite (pauses, a bad line, a barge-in)', async () => {
+    const scenarios = await loadScenarioFiles(['examples/agent-tests/front-desk.yaml']);
+    const results = await runSuite({ url: p.url, apiKey: key, agentId }, scenarios, vendors);
+    for (const r of results)
+      expect({ name: r.name, failed: allChecks(r).filter((c) => !c.passed) }).toEqual({ name: r.name, failed: [] });
+    const barge = results[2]!;
+    expect(barge.turns[1]!.reply).toMatch(/holidays/);
+  }, 180_000);
+});

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { decideOutcome, normalizeAnsweredBy, retryAt, type OutcomeFacts } from '../../shared/campaigns/outcome.ts';
+
+const base: OutcomeFacts = {
+  status: 'completed',
+  error: null,
+  answeredBy: null,
+  sessionId: 'ses_1',
+  sessionEndReason: 'caller_hangup',
+  voicemailAction: null,
+};
+
+describe('campaign call outcomes', () => {
+  it("maps Twilio's final status, the session's end and the AMD answer to one outcome", () => {
+    expect(decideOutcome(base)).toEqual({ outcome: 'answered', reason: null });
+    expect(decideOutcome({ ...base, answeredBy: 'human' }).outcome).toBe('answered');
+    expect(decideOutcome({ ...base, status: 'busy' }).outcome).toBe('busy');
+    expect(decideOutcome({ ...base, status: 'no-answer' }).outcome).toBe('no_answer');
+    expect(decideOutcome({ ...base, status: 'failed', error: 'SIP 404' })).toEqual({
+      outcome: 'failed',
+      reason: 'SIP 404',
+    });
+    expect(decideOutcome({ ...base, sessionEndReason: 'transferred' }).outcome).toBe('transferred');
+    expect(decideOutcome({ ...base, answeredBy: 'machine' }).outcome).toBe('voicemail');
+    expect(
+      decideOutcome({ ...base, answeredBy: 'machine', sessionEndReason: 'voicemail', voicemailAction: 'leave_message' })
+        .outcome,
+    ).toBe('voicemail_left');
+    expect(decideOutcome({ ...base, sessionEndReason: 'voicemail', voicemailAction: 'hangup' }).outcome).toBe(
+      'voicemail',
+    );
+    expect(decideOutcome({ ...base, sessionId: null })).toMatchObject({ outcome: 'failed' });
+    expect(decideOutcome({ ...base, sessionEndReason: 'admission' }).reason).toMatch(/^admission/);
+  });
+
+  it("reads Twilio's AnsweredBy values and ours as human | machine | unknown", () => {
+    expect(
+      ['human', 'machine_start', 'machine_end_beep', 'fax', 'unknown', 'machine', null].map(normalizeAnsweredBy),
+    ).toEqual(['human', 'machine', 'machine', 'machine', 'unknown', 'machine', null]);
+  });
+
+  it('backs off doubling per attempt, only for the outcomes retried and within maxAttempts', () => {
+    const retry = { maxAttempts: 3, backoffSeconds: 60, on: ['busy', 'no_answer'] };
+    expect(retryAt('busy', 1, retry, 0)?.getTime()).toBe(60_000);
+    expect(retryAt('no_answer', 2, retry, 0)?.getTime()).toBe(120_000);
+    expect(retryAt('busy', 3, retry, 0)).toBeNull();
+    expect(retryAt('voicemail', 1, retry, 0)).toBeNull();
+    expect(retryAt('answered', 1, retry, 0)).toBeNull();
+  });
+});

@@ -1,0 +1,149 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ESLint } from 'eslint';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+import { LAYERS } from '../../eslint/shared-layers.js';
+
+/**
+ * shared/ in layers (eslint/shared-layers.js, docs/CONTRIBUTING.md): kernel → platform → engines → domains →
+ * composition, each importing only the layers below it. The lint rule is run through ESLint with the repository's
+ * config (so a rule that stopped firing, or a config that stopped applying it, fails here), and the tree itself is
+ * checked for what a per-import rule cannot see: a file outside the layers, and a loop between folders of one layer.
+ */
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const RULE = 'layers/shared-layers';
+const eslint = new ESLint({ cwd: ROOT, ruleFilter: ({ ruleId }) => ruleId === RULE });
+
+async function crossings(filePath: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath: `${ROOT}${filePath}` });
+  return result!.messages.filter((m) => m.ruleId === RULE).map((m) => m.message);
+}
+
+function sharedFiles(dir = join(ROOT, 'shared')): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sharedFiles(join(dir, e.name)) : /\.ts$/.test(e.name) ? [join(dir, e.name)] : [],
+  );
+}
+
+/** `shared/<layer>/<folder>` of a file (a file directly in a layer is its own folder). */
+function folderOf(file: string): string {
+  const parts = relative(ROOT, file).split('\\').join('/').split('/');
+  return parts.slice(0, Math.min(3, parts.length)).join('/');
+}
+
+/** Folder → folders it imports (relative imports between different folders of shared/). */
+function folderGraph(): Map<string, Set<string>> {
+  const graph = new Map<string, Set<string>>();
+  for (const file of sharedFiles()) {
+    const { importedFiles } = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
+    for (const { fileName } of importedFiles) {
+      if (!fileName.startsWith('.')) continue;
+      const target = resolve(dirname(file), fileName);
+      if (!relative(ROOT, target).startsWith('shared/')) continue;
+      const [a, b] = [folderOf(file), folderOf(target)];
+      if (a === b) continue;
+      if (!graph.has(a)) graph.set(a, new Set());
+      graph.get(a)!.add(b);
+    }
+  }
+  return graph;
+}
+
+/** Strongly connected sets of more than one folder (Tarjan): each is a folder loop. */
+function loops(graph: Map<string, Set<string>>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) === index.get(v)) {
+      const set: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        set.push(w);
+      } while (w !== v);
+      if (set.length > 1) found.push(set.sort());
+    }
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return found;
+}
+
+describe('shared/ layers', () => {
+  it.each([
+    ['shared/kernel/config/x.ts', `import { billing } from '../../domains/billing/accounts.ts';`],
+    ['shared/kernel/x.ts', `import type { Infra } from '../platform/infra.ts';`],
+    ['shared/platform/x.ts', `import { sttRegistry } from '../engines/speech-registry.ts';`],
+    ['shared/engines/stt/x.ts', `import { transcribe } from '../../domains/speech/transcription.ts';`],
+    ['shared/engines/x.ts', `export * from '../composition/engines-boot.ts';`],
+    ['shared/domains/video/x.ts', `export { buildServer } from '../../composition/http/server.ts';`],
+    ['shared/domains/rag/x.ts', `export const load = () => import('../../composition/reconciler.ts');`],
+  ])('reports an upward import in %s', async (file, code) => {
+    expect(await crossings(file, code)).toHaveLength(1);
+  });
+
+  it.each([
+    ['shared/kernel/media/x.ts', `import { runProcess } from '../process/spawn.ts';`],
+    ['shared/platform/x.ts', `import { createDb } from '../kernel/db/pool.ts';`],
+    ['shared/engines/stt/x.ts', `import type { Infra } from '../../platform/infra.ts';`],
+    ['shared/domains/agents/x.ts', `import { searchCollection } from '../rag/search.ts';`],
+    ['shared/composition/x.ts', `import { reconcileVideoJobs } from '../domains/video/reconciler.ts';`],
+    ['api/x.ts', `import { buildServer } from '../shared/composition/http/server.ts';`],
+  ])('allows %s to import its own layer or a lower one', async (file, code) => {
+    expect(await crossings(file, code)).toEqual([]);
+  });
+
+  it('names both layers and the order in its message', async () => {
+    const [msg] = await crossings('shared/engines/x.ts', `import '../domains/video/store.ts';`);
+    expect(msg).toBe(
+      'shared/engines/ must not import shared/domains/: a layer imports only the layers below it ' +
+        '(kernel → platform → engines → domains → composition); move the code it needs down, or this code up ' +
+        '(imports shared/domains/video/store.ts)',
+    );
+  });
+
+  it('finds no upward import in the tree', async () => {
+    const results = await eslint.lintFiles(['shared']);
+    const found = results.flatMap((r) =>
+      r.messages.filter((m) => m.ruleId === RULE).map((m) => `${r.filePath.slice(ROOT.length)}:${m.line} ${m.message}`),
+    );
+    expect(found).toEqual([]);
+    expect(results.length).toBeGreaterThan(200);
+  }, 120_000);
+
+  it('keeps every shared/ file inside a layer folder', () => {
+    const outside = sharedFiles()
+      .map((f) => relative(ROOT, f))
+      .filter((f) => !LAYERS.some((layer: string) => f.startsWith(`shared/${layer}/`)));
+    expect(outside).toEqual([]);
+  });
+
+  it('has no loop between the folders of shared/', () => {
+    const graph = folderGraph();
+    expect(graph.size).toBeGreaterThan(20);
+    expect(loops(graph)).toEqual([]);
+  });
+
+  it('detects a folder loop when one is there', () => {
+    const graph = new Map([
+      ['shared/domains/rag', new Set(['shared/domains/agents', 'shared/kernel/db'])],
+      ['shared/domains/agents', new Set(['shared/domains/rag'])],
+    ]);
+    expect(loops(graph)).toEqual([['shared/domains/agents', 'shared/domains/rag']]);
+  });
+});

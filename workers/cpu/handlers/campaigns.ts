@@ -1,0 +1,19 @@
+import { dialCampaignCall, dispatchCampaign } from '../../../shared/campaigns/dispatcher.ts';
+import { settleCampaignCall } from '../../../shared/campaigns/settle.ts';
+import type { JobsOn } from '../../../shared/queue/catalog.ts';
+import type { campaignsJobs } from '../../../shared/queue/jobs/campaigns.ts';
+import type { HandlerMap } from '../../../shared/queue/worker-runner.ts';
+import type { Infra } from '../../../shared/runtime/infra.ts';
+
+type Names = Extract<keyof typeof campaignsJobs, JobsOn<'cpu'>>;
+
+/** CPU handlers of outbound campaigns: dispatcher, dialler, settlement. */
+export function campaignsCpuHandlers(infra: Infra): HandlerMap<Names> {
+  return {
+    'campaign.dispatch': async (p, ctx) => {
+      await dispatchCampaign(infra, p.campaignId, ctx.log);
+    },
+    'campaign.dial': (p, ctx) => dialCampaignCall(infra, p.callId, ctx.signal, ctx.log),
+    'campaign.settle': (p, ctx) => settleCampaignCall(infra, p.callId, ctx),
+  };
+}
