@@ -135,7 +135,8 @@ export class CallSession {
   }
 
   onDtmf(digit: string): void {
-    if (this.ended) return;
+    // A keypad entry is a turn too: none starts while the goodbye plays.
+    if (this.ended || this.ending) return;
     this.pipeline.push({ kind: 'dtmf', digit, atMs: this.now() });
   }
 
