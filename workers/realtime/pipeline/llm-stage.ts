@@ -1,7 +1,7 @@
-import type { ToolCallRecord } from '../../../shared/contracts/agents.ts';
+import type { ToolCallRecord } from '../../../shared/kernel/contracts/agents.ts';
 import type { LlmMessage, LlmUsage } from '../../../shared/engines/llm/types.ts';
-import type { AgentRuntime } from '../../../shared/agents/runtime.ts';
-import { runTurn } from '../../../shared/agents/turn-runner.ts';
+import type { AgentRuntime } from '../../../shared/domains/agents/runtime.ts';
+import { runTurn } from '../../../shared/domains/agents/turn-runner.ts';
 import type { DataFrame } from './frames.ts';
 import { Stage } from './stage.ts';
 

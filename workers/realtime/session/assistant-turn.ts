@@ -1,6 +1,6 @@
 import type { LlmMessage } from '../../../shared/engines/llm/types.ts';
 import type { Frame } from '../pipeline/frames.ts';
-import { turnStageLatency } from '../../../shared/observability/metrics.ts';
+import { turnStageLatency } from '../../../shared/kernel/observability/metrics.ts';
 import type { PreparedStats } from './prepared-reply.ts';
 import type { TraceStore } from './trace-store.ts';
 

@@ -1,8 +1,8 @@
 import { performance } from 'node:perf_hooks';
-import { pcmToInt16 } from '../../../shared/audio/pcm.ts';
-import type { ToolCallRecord } from '../../../shared/contracts/agents.ts';
+import { pcmToInt16 } from '../../../shared/kernel/audio/pcm.ts';
+import type { ToolCallRecord } from '../../../shared/kernel/contracts/agents.ts';
 import type { LlmMessage } from '../../../shared/engines/llm/types.ts';
-import { activeRealtimeSessions } from '../../../shared/observability/metrics.ts';
+import { activeRealtimeSessions } from '../../../shared/kernel/observability/metrics.ts';
 import type { Frame } from '../pipeline/frames.ts';
 import type { SentenceStage } from '../pipeline/sentence-stage.ts';
 import type { Pipeline } from '../pipeline/stage.ts';
@@ -23,9 +23,9 @@ import { storeRecording, type StereoRecorder } from './recorder.ts';
 import { SessionAccounting, type LimitReason } from './session-accounting.ts';
 import { CallLimits } from './call-limits.ts';
 import type { SessionInit } from './types.ts';
-import type { TransferTarget } from '../../../shared/contracts/agents.ts';
-import type { CallControl } from '../../../shared/agents/tools/call-control.ts';
-import { fillTemplate } from '../../../shared/agents/prompt.ts';
+import type { TransferTarget } from '../../../shared/kernel/contracts/agents.ts';
+import type { CallControl } from '../../../shared/domains/agents/tools/call-control.ts';
+import { fillTemplate } from '../../../shared/domains/agents/prompt.ts';
 import { AnswerWatch } from './answer-watch.ts';
 import { CallActions } from './call-actions.ts';
 

@@ -1,4 +1,4 @@
-import { Resampler } from '../../../shared/audio/resampler.ts';
+import { Resampler } from '../../../shared/kernel/audio/resampler.ts';
 import type { SttStream } from '../../../shared/engines/stt/types.ts';
 import type { Frame } from '../pipeline/frames.ts';
 import { VadStage } from '../pipeline/vad-stage.ts';

@@ -1,4 +1,4 @@
-import type { ToolCallRecord } from '../../../shared/contracts/agents.ts';
+import type { ToolCallRecord } from '../../../shared/kernel/contracts/agents.ts';
 import type { LlmMessage } from '../../../shared/engines/llm/types.ts';
 import type { Frame } from '../pipeline/frames.ts';
 import { LlmStage } from '../pipeline/llm-stage.ts';
