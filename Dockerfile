@@ -54,8 +54,8 @@ COPY package.json package-lock.json ./
 # Vite, Preact and uPlot need no install scripts; skipping them keeps native builds (onnxruntime, …) out.
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY portal ./portal
-# The portal imports the provider lists (and, as types only, the contracts) from shared/contracts.
-COPY shared/contracts ./shared/contracts
+# The portal imports the provider lists (and, as types only, the contracts) from shared/kernel/contracts.
+COPY shared/kernel/contracts ./shared/kernel/contracts
 COPY scripts/lib ./scripts/lib
 COPY scripts/setup.d/40-portal.sh ./scripts/setup.d/
 RUN bash scripts/setup.d/40-portal.sh && test -s portal/dist/index.html

@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'api/**/*.test.ts', 'shared/**/*.test.ts', 'workers/**/*.test.ts'],
-    globalSetup: ['test/global-setup.ts'],
+    globalSetup: ['support/global-setup.ts'],
     // Integration tests share one machine's Postgres/Redis; each file gets its own database and key prefix.
     pool: 'forks',
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },

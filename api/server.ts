@@ -10,7 +10,7 @@ import './types.ts';
 export const MAX_UPLOAD_BYTES = 25 * 1024 * 1024;
 
 /**
- * The api role on the role-neutral server (shared/runtime/http/server.ts, built with auth): OpenAPI docs,
+ * The api role on the role-neutral server (shared/composition/http/server.ts, built with auth): OpenAPI docs,
  * uploads, Idempotency-Key, the X-Usage-* headers, every REST route and the developer portal.
  */
 export async function registerApiRole(app: FastifyInstance): Promise<void> {

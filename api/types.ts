@@ -1,6 +1,6 @@
-import '../shared/runtime/http/types.ts';
+import '../shared/composition/http/types.ts';
 
-/** What the api role adds to Fastify's types (the role-neutral part is shared/runtime/http/types.ts). */
+/** What the api role adds to Fastify's types (the role-neutral part is shared/composition/http/types.ts). */
 declare module 'fastify' {
   interface FastifyRequest {
     idempotency: { key: string; developerId: string } | null;

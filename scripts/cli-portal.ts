@@ -1,10 +1,10 @@
-import type { Config } from '../shared/config/index.ts';
-import { attachPhone } from '../shared/db/developers.ts';
-import type { Db } from '../shared/db/pool.ts';
-import { isApiError } from '../shared/errors/api-error.ts';
-import { readDevOtp } from '../shared/portal/otp-sender.ts';
-import { normalisePhone } from '../shared/portal/phone.ts';
-import { createRedis } from '../shared/redis.ts';
+import type { Config } from '../shared/kernel/config/index.ts';
+import { attachPhone } from '../shared/kernel/db/developers.ts';
+import type { Db } from '../shared/kernel/db/pool.ts';
+import { isApiError } from '../shared/kernel/errors/api-error.ts';
+import { readDevOtp } from '../shared/domains/portal/otp-sender.ts';
+import { normalisePhone } from '../shared/domains/portal/phone.ts';
+import { createRedis } from '../shared/kernel/redis.ts';
 
 /** `portal attach-phone` and `portal code` of the operator CLI (scripts/cli.ts). */
 export async function portalCommand(

@@ -1,12 +1,12 @@
 import { parseArgs } from 'node:util';
-import { mintKey } from '../shared/auth/mint-key.ts';
-import { reencryptProviderKeys } from '../shared/billing/reencrypt-keys.ts';
-import { revokeKey } from '../shared/db/api-keys.ts';
-import { getDeveloper, insertDeveloper, listDevelopers, TIERS, type Tier } from '../shared/db/developers.ts';
-import { migrate } from '../shared/db/migrate.ts';
-import { createDb } from '../shared/db/pool.ts';
-import { loadConfig } from '../shared/config/index.ts';
-import { createRedis } from '../shared/redis.ts';
+import { mintKey } from '../shared/platform/auth/mint-key.ts';
+import { reencryptProviderKeys } from '../shared/domains/billing/reencrypt-keys.ts';
+import { revokeKey } from '../shared/kernel/db/api-keys.ts';
+import { getDeveloper, insertDeveloper, listDevelopers, TIERS, type Tier } from '../shared/kernel/db/developers.ts';
+import { migrate } from '../shared/kernel/db/migrate.ts';
+import { createDb } from '../shared/kernel/db/pool.ts';
+import { loadConfig } from '../shared/kernel/config/index.ts';
+import { createRedis } from '../shared/kernel/redis.ts';
 import { portalCommand } from './cli-portal.ts';
 
 const USAGE = `Operator CLI (prints one JSON line per result)

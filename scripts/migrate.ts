@@ -1,6 +1,6 @@
-import { loadConfig } from '../shared/config/index.ts';
-import { migrate } from '../shared/db/migrate.ts';
-import { createDb } from '../shared/db/pool.ts';
+import { loadConfig } from '../shared/kernel/config/index.ts';
+import { migrate } from '../shared/kernel/db/migrate.ts';
+import { createDb } from '../shared/kernel/db/pool.ts';
 
 const config = loadConfig();
 const db = createDb(config.DATABASE_URL, 1);

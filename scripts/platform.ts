@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import type { Config } from '../shared/config/index.ts';
-import type { Logger } from '../shared/observability/logger.ts';
-import { buildEngines } from '../shared/engines/boot.ts';
-import { trackQueueBacklogAge } from '../shared/observability/metrics.ts';
-import type { RunningWorker } from '../shared/queue/worker-runner.ts';
-import { assertSessionSecret, sessionSecret } from '../shared/realtime/secret.ts';
-import { buildHttpServer } from '../shared/runtime/http/server.ts';
-import { createInfra, type Infra } from '../shared/runtime/infra.ts';
+import type { Config } from '../shared/kernel/config/index.ts';
+import type { Logger } from '../shared/kernel/observability/logger.ts';
+import { buildEngines } from '../shared/composition/engines-boot.ts';
+import { trackQueueBacklogAge } from '../shared/kernel/observability/metrics.ts';
+import type { RunningWorker } from '../shared/kernel/queue/worker-runner.ts';
+import { assertSessionSecret, sessionSecret } from '../shared/domains/realtime/secret.ts';
+import { buildHttpServer } from '../shared/composition/http/server.ts';
+import { createInfra, type Infra } from '../shared/platform/infra.ts';
 
 export const ROLES = ['api', 'cpu', 'gpu', 'realtime'] as const;
 export type Role = (typeof ROLES)[number];
@@ -49,7 +49,9 @@ export async function startPlatform(config: Config, log: Logger, roles: Role[]):
   if (roles.includes('cpu')) workers.push(...(await import('../workers/cpu/role.ts')).startCpuWorkers(infra));
   if (roles.includes('gpu')) workers.push(...(await import('../workers/gpu/role.ts')).startGpuWorkers(infra));
   // Every worker process reconciles Postgres with the queues on its own timer (nothing to install in Redis).
-  const reconciler = workers.length ? (await import('../shared/queue/reconciler.ts')).startReconciler(infra) : null;
+  const reconciler = workers.length
+    ? (await import('../shared/composition/reconciler.ts')).startReconciler(infra)
+    : null;
   // Every role reports the age of the oldest waiting job per queue (the backlog-age alert reads it).
   const untrackBacklog = trackQueueBacklogAge(() => infra.queues.all());
   await app.listen({ host: config.HOST, port: config.PORT });

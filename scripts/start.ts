@@ -1,7 +1,7 @@
-import { assertBillingConfig } from '../shared/billing/settings.ts';
-import { ConfigError, loadConfig } from '../shared/config/index.ts';
-import { createLogger } from '../shared/observability/logger.ts';
-import { assertSessionSecret } from '../shared/realtime/secret.ts';
+import { assertBillingConfig } from '../shared/platform/metering/settings.ts';
+import { ConfigError, loadConfig } from '../shared/kernel/config/index.ts';
+import { createLogger } from '../shared/kernel/observability/logger.ts';
+import { assertSessionSecret } from '../shared/domains/realtime/secret.ts';
 import cluster from 'node:cluster';
 import { isFirstCopy, runAsPrimary } from './cluster.ts';
 import { ROLES, startPlatform, type Role } from './platform.ts';

@@ -1,8 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from '../../shared/db/idempotency.ts';
-import { ApiError } from '../../shared/errors/api-error.ts';
+import {
+  claimIdempotencyKey,
+  completeIdempotencyKey,
+  releaseIdempotencyKey,
+} from '../../shared/kernel/db/idempotency.ts';
+import { ApiError } from '../../shared/kernel/errors/api-error.ts';
 
 const REPLAYED_HEADERS = ['content-type', 'location', 'x-provider-used', 'x-usage-bypassed'];
 /** Bodies above this are not stored for replay (audio streams); the key still guards against a double run. */

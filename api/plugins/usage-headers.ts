@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
-import type { UsageSnapshot } from '../../shared/billing/types.ts';
+import type { UsageSnapshot } from '../../shared/platform/metering/types.ts';
 
 function setHeaders(reply: FastifyReply, s: UsageSnapshot): void {
   reply.header('x-usage-current', s.used);

@@ -7,9 +7,9 @@ import {
   SignupResult,
   VerifyBody,
   VerifyResult,
-} from '../../shared/contracts/portal.ts';
-import { ApiError } from '../../shared/errors/api-error.ts';
-import type { PortalSession } from '../../shared/portal/sessions.ts';
+} from '../../shared/kernel/contracts/portal.ts';
+import { ApiError } from '../../shared/kernel/errors/api-error.ts';
+import type { PortalSession } from '../../shared/domains/portal/sessions.ts';
 import { checkCsrf, checkOrigin, clearSessionCookie, readSessionCookie, setSessionCookie } from './session-guard.ts';
 
 /**

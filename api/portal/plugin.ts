@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { rateLimitedError } from '../../shared/auth/rate-limiter.ts';
-import { ApiError } from '../../shared/errors/api-error.ts';
-import { PortalAuth } from '../../shared/portal/auth.ts';
-import type { PortalSession } from '../../shared/portal/sessions.ts';
-import { sendApiError } from '../../shared/runtime/http/errors.ts';
+import { rateLimitedError } from '../../shared/platform/auth/rate-limiter.ts';
+import { ApiError } from '../../shared/kernel/errors/api-error.ts';
+import { PortalAuth } from '../../shared/domains/portal/auth.ts';
+import type { PortalSession } from '../../shared/domains/portal/sessions.ts';
+import { sendApiError } from '../../shared/composition/http/errors.ts';
 import { registerRoutes } from '../routes/index.ts';
 import { portalAuthRoutes } from './auth-routes.ts';
 import { portalReadsRoutes } from './reads-routes.ts';

@@ -1,11 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { DailyUsage, DailyUsageQuery, WebhookOverview, WebhooksQuery } from '../../shared/contracts/portal.ts';
-import { CallIdParams } from '../../shared/contracts/sessions.ts';
-import { VideoJob } from '../../shared/contracts/video.ts';
+import { DailyUsage, DailyUsageQuery, WebhookOverview, WebhooksQuery } from '../../shared/kernel/contracts/portal.ts';
+import { CallIdParams } from '../../shared/kernel/contracts/sessions.ts';
+import { VideoJob } from '../../shared/kernel/contracts/video.ts';
 import { z } from 'zod';
-import { PageQuery, pageSchema } from '../../shared/pagination.ts';
-import type { Infra } from '../../shared/runtime/infra.ts';
+import { PageQuery, pageSchema } from '../../shared/kernel/pagination.ts';
+import type { Infra } from '../../shared/platform/infra.ts';
 import { recordingKey } from '../services/observability.ts';
 import { dailyUsage, listVideoJobs, videoOutputKey, webhookOverview } from '../services/portal-reads.ts';
 

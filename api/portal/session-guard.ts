@@ -1,8 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Config } from '../../shared/config/index.ts';
-import { ApiError } from '../../shared/errors/api-error.ts';
-import type { PortalSession } from '../../shared/portal/sessions.ts';
+import type { Config } from '../../shared/kernel/config/index.ts';
+import { ApiError } from '../../shared/kernel/errors/api-error.ts';
+import type { PortalSession } from '../../shared/domains/portal/sessions.ts';
 
 export const SESSION_COOKIE = 'vap_portal';
 const COOKIE_PATH = '/portal';

@@ -2,8 +2,8 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { extname, resolve, sep } from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../../shared/errors/api-error.ts';
-import { sendApiError } from '../../shared/runtime/http/errors.ts';
+import { ApiError } from '../../shared/kernel/errors/api-error.ts';
+import { sendApiError } from '../../shared/composition/http/errors.ts';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',

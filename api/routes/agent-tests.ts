@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { scenarioJsonSchema } from '../../shared/contracts/agent-tests.ts';
+import { scenarioJsonSchema } from '../../shared/kernel/contracts/agent-tests.ts';
 
 const tags = ['Agents'];
 

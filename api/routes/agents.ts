@@ -19,8 +19,8 @@ import {
   SyncResponse,
   ToolSigningSecret,
   UpdateAgentBody,
-} from '../../shared/contracts/agents.ts';
-import { PageQuery, pageSchema } from '../../shared/pagination.ts';
+} from '../../shared/kernel/contracts/agents.ts';
+import { PageQuery, pageSchema } from '../../shared/kernel/pagination.ts';
 import {
   createAgent,
   createInstance,
@@ -39,7 +39,7 @@ import { getAgentConversation, listAgentConversations } from '../services/agents
 import { provisionAgent } from '../services/agents-provision.ts';
 import { speakAsAgent } from '../services/agents-speak.ts';
 import { syncAgent } from '../services/agents-sync.ts';
-import { toAgent } from '../../shared/agents/db.ts';
+import { toAgent } from '../../shared/domains/agents/db.ts';
 import { defaultLlmProvider, llmProviderInfo } from '../../shared/engines/llm/registry.ts';
 
 /** Routes of the agents area, registered at the root with their full /v1/... paths. */

@@ -15,7 +15,7 @@ import {
   Subscription,
   Usage,
   VerifyResult,
-} from '../../shared/billing/contracts.ts';
+} from '../../shared/kernel/contracts/billing.ts';
 import { createCheckout, createPortal, getSubscription } from '../services/billing.ts';
 import { handleStripeWebhook } from '../services/billing-webhooks.ts';
 import {
@@ -25,7 +25,7 @@ import {
   verifyProviderKey,
 } from '../services/provider-keys.ts';
 import { usageReport } from '../services/usage.ts';
-import { Estimate, EstimateBody } from '../../shared/billing/estimate-contracts.ts';
+import { Estimate, EstimateBody } from '../../shared/domains/billing/estimate-contracts.ts';
 import { estimate } from '../services/estimate.ts';
 import { spendingCaps, updateSpendingCaps } from '../services/spending-caps.ts';
 

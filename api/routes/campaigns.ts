@@ -6,8 +6,8 @@ import {
   CampaignDetail,
   CampaignIdParams,
   CreateCampaignBody,
-} from '../../shared/contracts/campaigns.ts';
-import { PageQuery, pageSchema } from '../../shared/pagination.ts';
+} from '../../shared/kernel/contracts/campaigns.ts';
+import { PageQuery, pageSchema } from '../../shared/kernel/pagination.ts';
 import {
   campaignCallConnect,
   campaignCallStatus,

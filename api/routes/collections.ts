@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { PageQuery, pageSchema } from '../../shared/pagination.ts';
+import { PageQuery, pageSchema } from '../../shared/kernel/pagination.ts';
 import {
   Collection,
   CollectionParams,
@@ -9,7 +9,7 @@ import {
   IngestResult,
   SearchBody,
   SearchResponse,
-} from '../../shared/rag/contracts.ts';
+} from '../../shared/kernel/contracts/rag.ts';
 import {
   createForRequest,
   deleteCollection,

@@ -16,8 +16,8 @@ import {
   SessionSummary,
   TaskIdParams,
   TwilioSession,
-} from '../../shared/contracts/sessions.ts';
-import { pageSchema } from '../../shared/pagination.ts';
+} from '../../shared/kernel/contracts/sessions.ts';
+import { pageSchema } from '../../shared/kernel/pagination.ts';
 import {
   interruptionQuality,
   cutInRates,
@@ -34,8 +34,8 @@ import {
   transferWhisper,
   verifyTwilioSignature,
 } from '../services/sessions-outbound.ts';
-import { whisperPath } from '../../shared/realtime/twilio-calls.ts';
-import { taskPath } from '../../shared/realtime/outbound.ts';
+import { whisperPath } from '../../shared/domains/realtime/twilio-calls.ts';
+import { taskPath } from '../../shared/domains/realtime/outbound.ts';
 import { requireOwnedAgent, requireOwnedInstance } from '../services/ownership.ts';
 import { createDirectSession, createTwilioSession } from '../services/sessions.ts';
 

@@ -10,9 +10,9 @@ import {
   TranscriptionResult,
   VoiceList,
   VoicesQuery,
-} from '../../shared/contracts/speech.ts';
+} from '../../shared/kernel/contracts/speech.ts';
 import { speechEngines } from '../../shared/engines/speech-registry.ts';
-import { ApiError } from '../../shared/errors/api-error.ts';
+import { ApiError } from '../../shared/kernel/errors/api-error.ts';
 import {
   audioModels,
   resolveModel,
@@ -27,7 +27,7 @@ import { assertLooksLikeMedia, parseInput, readSpeechRequest } from '../services
 import { listVoices, synthesizeStream } from '../services/speech.ts';
 import { transcribeAudioIncremental } from '../services/transcription-stream.ts';
 import { getTranscription, submitTranscriptionJob, transcribeSync } from '../services/transcription.ts';
-import { toContractResult, transcribeAudio, type TranscribeCall } from '../../shared/speech/transcription.ts';
+import { toContractResult, transcribeAudio, type TranscribeCall } from '../../shared/domains/speech/transcription.ts';
 
 /** Aborts when the client goes away before the response is finished (stops engines, ffmpeg, fetches). */
 function clientSignal(reply: FastifyReply): AbortSignal {

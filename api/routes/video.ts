@@ -11,7 +11,7 @@ import {
   WebhookSecret,
   WebhookSecretQuery,
   type VideoJobType,
-} from '../../shared/contracts/video.ts';
+} from '../../shared/kernel/contracts/video.ts';
 import { getVideoJobFor, submitVideoJob } from '../services/video.ts';
 import { readWebhookSecret } from '../services/webhooks.ts';
 

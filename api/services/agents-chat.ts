@@ -6,19 +6,19 @@ import {
   insertConversation,
   lockConversation,
   recentTurns,
-} from '../../shared/agents/conversations-db.ts';
-import { engineToApiError } from '../../shared/agents/engine-errors.ts';
-import { findInstanceByPhone, getInstance, type InstanceRow } from '../../shared/agents/instances-db.ts';
-import { meterOf } from '../../shared/agents/metering.ts';
-import { prepareAgentRuntime, type AgentRuntime } from '../../shared/agents/runtime.ts';
-import { runTurn, type TurnEvent, type TurnOptions, type TurnResult } from '../../shared/agents/turn-runner.ts';
-import type { Reservation } from '../../shared/billing/types.ts';
-import type { ChatBody, ChatResponse } from '../../shared/contracts/agents.ts';
-import { releaseIdempotencyKey } from '../../shared/db/idempotency.ts';
-import { withTransaction } from '../../shared/db/pool.ts';
-import { ApiError, isApiError } from '../../shared/errors/api-error.ts';
-import { newId } from '../../shared/ids.ts';
-import type { Infra } from '../../shared/runtime/infra.ts';
+} from '../../shared/domains/agents/conversations-db.ts';
+import { engineToApiError } from '../../shared/kernel/errors/engine-error.ts';
+import { findInstanceByPhone, getInstance, type InstanceRow } from '../../shared/domains/agents/instances-db.ts';
+import { meterOf } from '../../shared/domains/agents/metering.ts';
+import { prepareAgentRuntime, type AgentRuntime } from '../../shared/domains/agents/runtime.ts';
+import { runTurn, type TurnEvent, type TurnOptions, type TurnResult } from '../../shared/domains/agents/turn-runner.ts';
+import type { Reservation } from '../../shared/platform/metering/types.ts';
+import type { ChatBody, ChatResponse } from '../../shared/kernel/contracts/agents.ts';
+import { releaseIdempotencyKey } from '../../shared/kernel/db/idempotency.ts';
+import { withTransaction } from '../../shared/kernel/db/pool.ts';
+import { ApiError, isApiError } from '../../shared/kernel/errors/api-error.ts';
+import { newId } from '../../shared/kernel/ids.ts';
+import type { Infra } from '../../shared/platform/infra.ts';
 import { requireActiveAgent } from './agents.ts';
 
 /** A turn that is ready to run: everything validated, the key resolved, the credits held. */

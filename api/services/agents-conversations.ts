@@ -1,8 +1,8 @@
-import { allTurns, getConversation, listConversations } from '../../shared/agents/conversations-db.ts';
-import type { Conversation, ConversationSummary } from '../../shared/contracts/agents.ts';
-import type { Queryable } from '../../shared/db/pool.ts';
-import { ApiError } from '../../shared/errors/api-error.ts';
-import { decodeCursor, toPage, type Page } from '../../shared/pagination.ts';
+import { allTurns, getConversation, listConversations } from '../../shared/domains/agents/conversations-db.ts';
+import type { Conversation, ConversationSummary } from '../../shared/kernel/contracts/agents.ts';
+import type { Queryable } from '../../shared/kernel/db/pool.ts';
+import { ApiError } from '../../shared/kernel/errors/api-error.ts';
+import { decodeCursor, toPage, type Page } from '../../shared/kernel/pagination.ts';
 import { requireAgent } from './agents.ts';
 
 /** An agent's chat conversations, newest first; archived agents included (their history stays readable). */

@@ -1,11 +1,11 @@
 import type { FastifyRequest } from 'fastify';
-import type { ProvisionBody, ProvisionResponse } from '../../shared/contracts/agents.ts';
-import type { Reservation } from '../../shared/billing/types.ts';
-import { withTransaction } from '../../shared/db/pool.ts';
+import type { ProvisionBody, ProvisionResponse } from '../../shared/kernel/contracts/agents.ts';
+import type { Reservation } from '../../shared/platform/metering/types.ts';
+import { withTransaction } from '../../shared/kernel/db/pool.ts';
 import { embeddingEngines } from '../../shared/engines/embeddings/registry.ts';
-import { createCollection } from '../../shared/rag/collections.ts';
-import { ingestDocument } from '../../shared/rag/ingest.ts';
-import type { Infra } from '../../shared/runtime/infra.ts';
+import { createCollection } from '../../shared/domains/rag/collections.ts';
+import { ingestDocument } from '../../shared/domains/rag/ingest.ts';
+import type { Infra } from '../../shared/platform/infra.ts';
 import { checkTools, createAgent } from './agents.ts';
 import { defaultLlmProvider } from '../../shared/engines/llm/registry.ts';
 

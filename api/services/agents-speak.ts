@@ -1,12 +1,12 @@
 import type { FastifyRequest } from 'fastify';
-import { meterOf } from '../../shared/agents/metering.ts';
-import { engineToApiError } from '../../shared/agents/engine-errors.ts';
-import { AUDIO_CONTENT_TYPES, encodeStream } from '../../shared/audio/index.ts';
-import type { SpeakBody } from '../../shared/contracts/agents.ts';
-import { resolveProviderKey } from '../../shared/engines/core/provider-key.ts';
+import { meterOf } from '../../shared/domains/agents/metering.ts';
+import { engineToApiError } from '../../shared/kernel/errors/engine-error.ts';
+import { AUDIO_CONTENT_TYPES, encodeStream } from '../../shared/kernel/audio/index.ts';
+import type { SpeakBody } from '../../shared/kernel/contracts/agents.ts';
+import { resolveProviderKey } from '../../shared/platform/keys/provider-key.ts';
 import { storedKeysOf } from '../../shared/engines/llm/registry.ts';
 import { speechEngines } from '../../shared/engines/speech-registry.ts';
-import type { Infra } from '../../shared/runtime/infra.ts';
+import type { Infra } from '../../shared/platform/infra.ts';
 import { requireActiveAgent } from './agents.ts';
 
 /**

@@ -1,9 +1,9 @@
-import { getSyncedId, recordSync, type AgentRow } from '../../shared/agents/db.ts';
+import { getSyncedId, recordSync, type AgentRow } from '../../shared/domains/agents/db.ts';
 import { storedKeysOf } from '../../shared/engines/llm/registry.ts';
-import { resolveProviderKey } from '../../shared/engines/core/provider-key.ts';
-import type { SyncResponse } from '../../shared/contracts/agents.ts';
-import { ApiError } from '../../shared/errors/api-error.ts';
-import type { Infra } from '../../shared/runtime/infra.ts';
+import { resolveProviderKey } from '../../shared/platform/keys/provider-key.ts';
+import type { SyncResponse } from '../../shared/kernel/contracts/agents.ts';
+import { ApiError } from '../../shared/kernel/errors/api-error.ts';
+import type { Infra } from '../../shared/platform/infra.ts';
 import { requireActiveAgent } from './agents.ts';
 
 const VAPI_DEFAULT_BASE = 'https://api.vapi.ai';

@@ -8,16 +8,16 @@ import {
   toAgent,
   updateAgent,
   type AgentRow,
-} from '../../shared/agents/db.ts';
-import { collectionOwned } from '../../shared/rag/collections.ts';
+} from '../../shared/domains/agents/db.ts';
+import { collectionOwned } from '../../shared/domains/rag/collections.ts';
 import {
   deleteInstance,
   getInstance,
   insertInstance,
   listInstances,
   toInstance,
-} from '../../shared/agents/instances-db.ts';
-import { compileToolSchema } from '../../shared/agents/tools/tool-schema.ts';
+} from '../../shared/domains/agents/instances-db.ts';
+import { compileToolSchema } from '../../shared/domains/agents/tools/tool-schema.ts';
 import type {
   Agent,
   AgentInstance,
@@ -26,14 +26,14 @@ import type {
   CreateInstanceBody,
   ToolSigningSecret,
   UpdateAgentBody,
-} from '../../shared/contracts/agents.ts';
-import { isUniqueViolation, type Queryable } from '../../shared/db/pool.ts';
+} from '../../shared/kernel/contracts/agents.ts';
+import { isUniqueViolation, type Queryable } from '../../shared/kernel/db/pool.ts';
 import { DEFAULT_LLM_MODELS } from '../../shared/engines/llm/registry.ts';
-import { ApiError } from '../../shared/errors/api-error.ts';
-import { newId } from '../../shared/ids.ts';
-import { AddressPolicy } from '../../shared/net/address-policy.ts';
-import { cursorField, decodeCursor, encodeCursor, type Page } from '../../shared/pagination.ts';
-import { newWebhookSecret } from '../../shared/webhooks/standard-webhooks.ts';
+import { ApiError } from '../../shared/kernel/errors/api-error.ts';
+import { newId } from '../../shared/kernel/ids.ts';
+import { AddressPolicy } from '../../shared/kernel/net/address-policy.ts';
+import { cursorField, decodeCursor, encodeCursor, type Page } from '../../shared/kernel/pagination.ts';
+import { newWebhookSecret } from '../../shared/domains/webhooks/standard-webhooks.ts';
 
 const PUBLIC_ONLY = new AddressPolicy([]);
 

@@ -1,26 +1,26 @@
 import type Stripe from 'stripe';
-import { applyTier, developerPlan, type AccountRow } from '../../shared/billing/accounts.ts';
+import { applyTier, developerPlan, type AccountRow } from '../../shared/platform/metering/accounts.ts';
 import {
   findDeveloperByCustomer,
   lockBillingCustomer,
   updateSubscriptionState,
   type BillingCustomerRow,
-} from '../../shared/billing/customers.ts';
-import { requireStripe } from '../../shared/billing/stripe-client.ts';
-import { recordStripeEvent } from '../../shared/billing/stripe-events.ts';
+} from '../../shared/domains/billing/customers.ts';
+import { requireStripe } from '../../shared/domains/billing/stripe-client.ts';
+import { recordStripeEvent } from '../../shared/domains/billing/stripe-events.ts';
 import {
   applySubscriptionPeriod,
   invoicePeriod,
   subscriptionPeriod,
   type PeriodOutcome,
   type StripePeriod,
-} from '../../shared/billing/stripe-periods.ts';
-import { isTier, planFor, tierPlans, type Tier, type TierPlan } from '../../shared/billing/tiers.ts';
-import type { Config } from '../../shared/config/index.ts';
-import { getDeveloper, lockDeveloperTier } from '../../shared/db/developers.ts';
-import { withTransaction, type DbClient } from '../../shared/db/pool.ts';
-import { ApiError } from '../../shared/errors/api-error.ts';
-import type { Infra } from '../../shared/runtime/infra.ts';
+} from '../../shared/domains/billing/stripe-periods.ts';
+import { isTier, planFor, tierPlans, type Tier, type TierPlan } from '../../shared/platform/metering/tiers.ts';
+import type { Config } from '../../shared/kernel/config/index.ts';
+import { getDeveloper, lockDeveloperTier } from '../../shared/kernel/db/developers.ts';
+import { withTransaction, type DbClient } from '../../shared/kernel/db/pool.ts';
+import { ApiError } from '../../shared/kernel/errors/api-error.ts';
+import type { Infra } from '../../shared/platform/infra.ts';
 
 export interface WebhookOutcome {
   received: true;

@@ -1,12 +1,12 @@
 import type Stripe from 'stripe';
-import { accountLimit, ensureAccount } from '../../shared/billing/accounts.ts';
-import type { CheckoutBody, CheckoutResult, Subscription } from '../../shared/billing/contracts.ts';
-import { claimBillingCustomer, getBillingCustomer } from '../../shared/billing/customers.ts';
-import { requireStripe, stripeFailure } from '../../shared/billing/stripe-client.ts';
-import { planFor, isTier } from '../../shared/billing/tiers.ts';
-import { getDeveloper } from '../../shared/db/developers.ts';
-import { ApiError } from '../../shared/errors/api-error.ts';
-import type { Infra } from '../../shared/runtime/infra.ts';
+import { accountLimit, ensureAccount } from '../../shared/platform/metering/accounts.ts';
+import type { CheckoutBody, CheckoutResult, Subscription } from '../../shared/kernel/contracts/billing.ts';
+import { claimBillingCustomer, getBillingCustomer } from '../../shared/domains/billing/customers.ts';
+import { requireStripe, stripeFailure } from '../../shared/domains/billing/stripe-client.ts';
+import { planFor, isTier } from '../../shared/platform/metering/tiers.ts';
+import { getDeveloper } from '../../shared/kernel/db/developers.ts';
+import { ApiError } from '../../shared/kernel/errors/api-error.ts';
+import type { Infra } from '../../shared/platform/infra.ts';
 
 /**
  * The developer's subscription: tier and plan from config, the balance of the current period, and what Stripe

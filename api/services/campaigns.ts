@@ -13,12 +13,17 @@ import {
   type CampaignCounts,
   type CampaignRow,
 } from '../../shared/campaigns/store.ts';
-import type { Campaign, CampaignRecipient, CallOutcome, CreateCampaignBody } from '../../shared/contracts/campaigns.ts';
-import { ApiError, isApiError } from '../../shared/errors/api-error.ts';
-import { decodeCursor, toPage, type Page, type PageQuery } from '../../shared/pagination.ts';
-import { twilioCreds } from '../../shared/realtime/outbound.ts';
-import type { Infra } from '../../shared/runtime/infra.ts';
-import type { CreateTwilioSessionBody } from '../../shared/contracts/sessions.ts';
+import type {
+  Campaign,
+  CampaignRecipient,
+  CallOutcome,
+  CreateCampaignBody,
+} from '../../shared/kernel/contracts/campaigns.ts';
+import { ApiError, isApiError } from '../../shared/kernel/errors/api-error.ts';
+import { decodeCursor, toPage, type Page, type PageQuery } from '../../shared/kernel/pagination.ts';
+import { twilioCreds } from '../../shared/domains/realtime/outbound.ts';
+import type { Infra } from '../../shared/platform/infra.ts';
+import type { CreateTwilioSessionBody } from '../../shared/kernel/contracts/sessions.ts';
 import { verifyTwilioSignature } from './sessions-outbound.ts';
 import { createTwilioSession, requireActiveAgent } from './sessions.ts';
 

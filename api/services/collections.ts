@@ -7,12 +7,17 @@ import type {
   IngestResult,
   SearchBody,
   SearchResponse,
-} from '../../shared/rag/contracts.ts';
-import { createCollection } from '../../shared/rag/collections.ts';
-import { ingestDocument } from '../../shared/rag/ingest.ts';
-import { searchCollection } from '../../shared/rag/search.ts';
+} from '../../shared/kernel/contracts/rag.ts';
+import { createCollection } from '../../shared/domains/rag/collections.ts';
+import { ingestDocument } from '../../shared/domains/rag/ingest.ts';
+import { searchCollection } from '../../shared/domains/rag/search.ts';
 
-export { deleteCollection, deleteDocument, getCollection, listCollections } from '../../shared/rag/collections.ts';
+export {
+  deleteCollection,
+  deleteDocument,
+  getCollection,
+  listCollections,
+} from '../../shared/domains/rag/collections.ts';
 
 /** The collection's embedder is chosen (and validated) from the registry at creation. */
 export function createForRequest(req: FastifyRequest, body: CreateCollectionBody): Promise<Collection> {

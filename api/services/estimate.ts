@@ -1,14 +1,14 @@
-import { accountLimit, ensureAccount } from '../../shared/billing/accounts.ts';
-import type { Estimate, EstimateBody } from '../../shared/billing/estimate-contracts.ts';
-import { dailyHeadroom } from '../../shared/billing/spending-caps.ts';
-import type { MeterCategory } from '../../shared/billing/types.ts';
-import { creditWeights } from '../../shared/billing/weights.ts';
+import { accountLimit, ensureAccount } from '../../shared/platform/metering/accounts.ts';
+import type { Estimate, EstimateBody } from '../../shared/domains/billing/estimate-contracts.ts';
+import { dailyHeadroom } from '../../shared/domains/billing/spending-caps.ts';
+import type { MeterCategory } from '../../shared/platform/metering/types.ts';
+import { creditWeights } from '../../shared/platform/metering/weights.ts';
 import { speechEngines } from '../../shared/engines/speech-registry.ts';
 import { resolveLlmKey } from '../../shared/engines/llm/registry.ts';
-import { resolveSessionEngines, speechFor } from '../../shared/realtime/engines.ts';
-import type { Infra } from '../../shared/runtime/infra.ts';
-import { keyFor } from '../../shared/speech/keys.ts';
-import { resolveVideoKey } from '../../shared/video/vendor-keys.ts';
+import { resolveSessionEngines, speechFor } from '../../shared/domains/realtime/engines.ts';
+import type { Infra } from '../../shared/platform/infra.ts';
+import { keyFor } from '../../shared/domains/speech/keys.ts';
+import { resolveVideoKey } from '../../shared/domains/video/vendor-keys.ts';
 import { requireActiveAgent } from './sessions.ts';
 
 type Headers = Record<string, string | string[] | undefined>;

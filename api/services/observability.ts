@@ -4,11 +4,11 @@ import type {
   RootCauseReport,
   SessionDetail,
   SessionSummary,
-} from '../../shared/contracts/sessions.ts';
-import { LLM_PROVIDER_LABELS } from '../../shared/contracts/providers.ts';
-import { ApiError } from '../../shared/errors/api-error.ts';
-import { decodeCursor, toPage, type Page } from '../../shared/pagination.ts';
-import type { Infra } from '../../shared/runtime/infra.ts';
+} from '../../shared/kernel/contracts/sessions.ts';
+import { LLM_PROVIDER_LABELS } from '../../shared/kernel/contracts/providers.ts';
+import { ApiError } from '../../shared/kernel/errors/api-error.ts';
+import { decodeCursor, toPage, type Page } from '../../shared/kernel/pagination.ts';
+import type { Infra } from '../../shared/platform/infra.ts';
 import {
   cutInStats,
   findStartedSession,
@@ -17,7 +17,7 @@ import {
   latestRecordingKey,
   listStartedSessions,
   loadTrace,
-} from '../../shared/realtime/store.ts';
+} from '../../shared/domains/realtime/store.ts';
 import { rootCause } from './observability-rules.ts';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);

@@ -1,8 +1,8 @@
-import { getAgent } from '../../shared/agents/db.ts';
-import { collectionOwned } from '../../shared/rag/collections.ts';
-import { getInstance } from '../../shared/agents/instances-db.ts';
-import type { Queryable } from '../../shared/db/pool.ts';
-import { ApiError } from '../../shared/errors/api-error.ts';
+import { getAgent } from '../../shared/domains/agents/db.ts';
+import { collectionOwned } from '../../shared/domains/rag/collections.ts';
+import { getInstance } from '../../shared/domains/agents/instances-db.ts';
+import type { Queryable } from '../../shared/kernel/db/pool.ts';
+import { ApiError } from '../../shared/kernel/errors/api-error.ts';
 
 /**
  * Ids that a request names in its body or query (not its path) are checked against the caller at submission:

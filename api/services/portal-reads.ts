@@ -1,13 +1,13 @@
-import { ensureAccount } from '../../shared/billing/accounts.ts';
-import { dailyCreditsByCategory } from '../../shared/billing/ledger-reads.ts';
-import { ApiError } from '../../shared/errors/api-error.ts';
-import { decodeCursor, toPage, type Page } from '../../shared/pagination.ts';
-import type { Infra } from '../../shared/runtime/infra.ts';
-import type { VideoJob } from '../../shared/contracts/video.ts';
-import { toVideoJob } from '../../shared/video/present.ts';
-import { listOwnedVideoJobs, ownedOutputKey } from '../../shared/video/store.ts';
-import { listEndpoints } from '../../shared/webhooks/endpoints.ts';
-import { recentMessageOutcomes } from '../../shared/webhooks/outbox.ts';
+import { ensureAccount } from '../../shared/platform/metering/accounts.ts';
+import { dailyCreditsByCategory } from '../../shared/platform/metering/ledger-reads.ts';
+import { ApiError } from '../../shared/kernel/errors/api-error.ts';
+import { decodeCursor, toPage, type Page } from '../../shared/kernel/pagination.ts';
+import type { Infra } from '../../shared/platform/infra.ts';
+import type { VideoJob } from '../../shared/kernel/contracts/video.ts';
+import { toVideoJob } from '../../shared/domains/video/present.ts';
+import { listOwnedVideoJobs, ownedOutputKey } from '../../shared/domains/video/store.ts';
+import { listEndpoints } from '../../shared/domains/webhooks/endpoints.ts';
+import { recentMessageOutcomes } from '../../shared/domains/webhooks/outbox.ts';
 
 export const USAGE_CATEGORIES = ['tts', 'stt', 'llm', 'rag', 'video', 'session'] as const;
 const DAY_MS = 86_400_000;

@@ -7,11 +7,11 @@ import {
   providerKeyCipher,
   upsertProviderKey,
   type ProviderKeyRow,
-} from '../../shared/billing/stored-keys.ts';
-import type { ProviderKeyItem, VerifyResult } from '../../shared/billing/contracts.ts';
-import { verifyVendorKey } from '../../shared/billing/verify-key.ts';
-import { ApiError } from '../../shared/errors/api-error.ts';
-import type { Infra } from '../../shared/runtime/infra.ts';
+} from '../../shared/platform/keys/stored-keys.ts';
+import type { ProviderKeyItem, VerifyResult } from '../../shared/kernel/contracts/billing.ts';
+import { verifyVendorKey } from '../../shared/domains/billing/verify-key.ts';
+import { ApiError } from '../../shared/kernel/errors/api-error.ts';
+import type { Infra } from '../../shared/platform/infra.ts';
 
 /** Stores (or replaces) a developer's key for a vendor, encrypted; the answer shows only its last four. */
 export async function storeProviderKey(

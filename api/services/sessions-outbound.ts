@@ -1,9 +1,9 @@
 import twilio from 'twilio';
-import type { CreateOutboundCallBody } from '../../shared/contracts/sessions.ts';
-import { ApiError } from '../../shared/errors/api-error.ts';
-import { newId } from '../../shared/ids.ts';
-import { fromTwilioAnsweredBy, recordAnswer } from '../../shared/realtime/amd/outcome.ts';
-import { twilioCreds } from '../../shared/realtime/outbound.ts';
+import type { CreateOutboundCallBody } from '../../shared/kernel/contracts/sessions.ts';
+import { ApiError } from '../../shared/kernel/errors/api-error.ts';
+import { newId } from '../../shared/kernel/ids.ts';
+import { fromTwilioAnsweredBy, recordAnswer } from '../../shared/domains/realtime/amd/outcome.ts';
+import { twilioCreds } from '../../shared/domains/realtime/outbound.ts';
 import {
   attachTaskSession,
   deletePendingSession,
@@ -13,11 +13,11 @@ import {
   sessionTokenFields,
   sessionTransfer,
   updateOutboundTask,
-} from '../../shared/realtime/store.ts';
-import type { Infra } from '../../shared/runtime/infra.ts';
+} from '../../shared/domains/realtime/store.ts';
+import type { Infra } from '../../shared/platform/infra.ts';
 import { createTwilioSession, requireActiveAgent, twilioSessionAnswer } from './sessions.ts';
 
-/** Queues an outbound call; the dispatcher job (shared/realtime/outbound.ts, on the CPU worker) places it. */
+/** Queues an outbound call; the dispatcher job (shared/domains/realtime/outbound.ts, on the CPU worker) places it. */
 export async function createOutboundTask(
   infra: Infra,
   developerId: string,

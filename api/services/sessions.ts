@@ -1,28 +1,28 @@
 import twilio from 'twilio';
-import { getAgent } from '../../shared/agents/db.ts';
-import { sessionMinuteHold } from '../../shared/billing/session-hold.ts';
-import { dailyHeadroom, insertSessionLimits } from '../../shared/billing/spending-caps.ts';
-import { creditWeights } from '../../shared/billing/weights.ts';
+import { getAgent } from '../../shared/domains/agents/db.ts';
+import { sessionMinuteHold } from '../../shared/domains/billing/session-hold.ts';
+import { dailyHeadroom, insertSessionLimits } from '../../shared/domains/billing/spending-caps.ts';
+import { creditWeights } from '../../shared/platform/metering/weights.ts';
 import type {
   CreateDirectSessionBody,
   CreateTwilioSessionBody,
   TwilioSession,
-} from '../../shared/contracts/sessions.ts';
-import { ApiError } from '../../shared/errors/api-error.ts';
-import { newId } from '../../shared/ids.ts';
-import type { Infra } from '../../shared/runtime/infra.ts';
-import { resolveSessionEngines, speechFor } from '../../shared/realtime/engines.ts';
-import { requireSessionSlot } from '../../shared/realtime/session-claim.ts';
+} from '../../shared/kernel/contracts/sessions.ts';
+import { ApiError } from '../../shared/kernel/errors/api-error.ts';
+import { newId } from '../../shared/kernel/ids.ts';
+import type { Infra } from '../../shared/platform/infra.ts';
+import { resolveSessionEngines, speechFor } from '../../shared/domains/realtime/engines.ts';
+import { requireSessionSlot } from '../../shared/domains/realtime/session-claim.ts';
 import { resolveLlmKey } from '../../shared/engines/llm/registry.ts';
-import { sessionSecret } from '../../shared/realtime/secret.ts';
-import { admitSession, refusalTwiml } from '../../shared/realtime/admission.ts';
+import { sessionSecret } from '../../shared/domains/realtime/secret.ts';
+import { admitSession, refusalTwiml } from '../../shared/domains/realtime/admission.ts';
 import {
   insertPendingDirectSession,
   insertPendingTwilioSession,
   markSessionFailedToStart,
-} from '../../shared/realtime/store.ts';
-import { admissionRefused } from '../../shared/observability/metrics.ts';
-import { signSessionToken, type SessionClaims } from '../../shared/realtime/token.ts';
+} from '../../shared/domains/realtime/store.ts';
+import { admissionRefused } from '../../shared/kernel/observability/metrics.ts';
+import { signSessionToken, type SessionClaims } from '../../shared/domains/realtime/token.ts';
 
 export const TWILIO_STREAM_PATH = '/v1/sessions/twilio/stream';
 export const DIRECT_SESSION_PATH = (agentId: string) => `/v1/agents/${encodeURIComponent(agentId)}/session`;
@@ -163,7 +163,7 @@ async function recordCallLimits(
   });
 }
 
-/** Admission control: true when the realtime fleet has no slot for this session (shared/realtime/admission.ts). */
+/** Admission control: true when the realtime fleet has no slot for this session (shared/domains/realtime/admission.ts). */
 async function refuseOverCapacity(infra: Infra, sessionId: string, transport: 'twilio' | 'direct'): Promise<boolean> {
   const a = await admitSession(infra, sessionId);
   if (a.admitted) return false;

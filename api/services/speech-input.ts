@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import { sniffMedia } from '../../shared/audio/formats.ts';
-import { ApiError, isApiError } from '../../shared/errors/api-error.ts';
-import { rejectNul } from '../../shared/runtime/http/input-guard.ts';
+import { sniffMedia } from '../../shared/kernel/audio/formats.ts';
+import { ApiError, isApiError } from '../../shared/kernel/errors/api-error.ts';
+import { rejectNul } from '../../shared/composition/http/input-guard.ts';
 
 export interface AudioUpload {
   buffer: Buffer;

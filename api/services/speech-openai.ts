@@ -1,8 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { TranscriptionResult } from '../../shared/contracts/speech.ts';
-import { STT_PROVIDERS, TTS_PROVIDERS } from '../../shared/contracts/providers.ts';
+import type { TranscriptionResult } from '../../shared/kernel/contracts/speech.ts';
+import { STT_PROVIDERS, TTS_PROVIDERS } from '../../shared/kernel/contracts/providers.ts';
 import type { SttProgress } from '../../shared/engines/stt/types.ts';
-import { ApiError, isApiError } from '../../shared/errors/api-error.ts';
+import { ApiError, isApiError } from '../../shared/kernel/errors/api-error.ts';
 
 /**
  * The OpenAI-compatible audio API maps `model` to one of our engines:

@@ -1,11 +1,11 @@
 import type { FastifyRequest } from 'fastify';
-import { AUDIO_CONTENT_TYPES, encodeStream, type AudioFormat } from '../../shared/audio/index.ts';
-import type { Reservation } from '../../shared/billing/types.ts';
-import { engineToApiError } from '../../shared/agents/engine-errors.ts';
+import { AUDIO_CONTENT_TYPES, encodeStream, type AudioFormat } from '../../shared/kernel/audio/index.ts';
+import type { Reservation } from '../../shared/platform/metering/types.ts';
+import { engineToApiError } from '../../shared/kernel/errors/engine-error.ts';
 import { speechEngines } from '../../shared/engines/speech-registry.ts';
 import type { TtsEngine, Voice } from '../../shared/engines/tts/types.ts';
-import type { Infra } from '../../shared/runtime/infra.ts';
-import { keyFor } from '../../shared/speech/keys.ts';
+import type { Infra } from '../../shared/platform/infra.ts';
+import { keyFor } from '../../shared/domains/speech/keys.ts';
 
 export interface SynthesisInput {
   provider: string;

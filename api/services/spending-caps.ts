@@ -1,10 +1,10 @@
-import type { SpendingCaps, SpendingCapsBody } from '../../shared/billing/contracts.ts';
-import { creditsSince } from '../../shared/billing/ledger-reads.ts';
-import { readSpendingCaps, utcDayStart, writeSpendingCap } from '../../shared/billing/spending-caps.ts';
-import { lockActiveKey } from '../../shared/db/api-keys.ts';
-import { withTransaction } from '../../shared/db/pool.ts';
-import { ApiError } from '../../shared/errors/api-error.ts';
-import type { Infra } from '../../shared/runtime/infra.ts';
+import type { SpendingCaps, SpendingCapsBody } from '../../shared/kernel/contracts/billing.ts';
+import { creditsSince } from '../../shared/platform/metering/ledger-reads.ts';
+import { readSpendingCaps, utcDayStart, writeSpendingCap } from '../../shared/domains/billing/spending-caps.ts';
+import { lockActiveKey } from '../../shared/kernel/db/api-keys.ts';
+import { withTransaction } from '../../shared/kernel/db/pool.ts';
+import { ApiError } from '../../shared/kernel/errors/api-error.ts';
+import type { Infra } from '../../shared/platform/infra.ts';
 
 /** The caps and today's spend under each. */
 export async function spendingCaps(infra: Infra, developerId: string): Promise<SpendingCaps> {

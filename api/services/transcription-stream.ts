@@ -1,7 +1,7 @@
-import { engineToApiError } from '../../shared/agents/engine-errors.ts';
+import { engineToApiError } from '../../shared/kernel/errors/engine-error.ts';
 import type { SttProgress } from '../../shared/engines/stt/types.ts';
-import type { Infra } from '../../shared/runtime/infra.ts';
-import { prepareTranscription, type TranscribeCall } from '../../shared/speech/transcription.ts';
+import type { Infra } from '../../shared/platform/infra.ts';
+import { prepareTranscription, type TranscribeCall } from '../../shared/domains/speech/transcription.ts';
 
 export interface TranscriptionStream {
   provider: string;

@@ -1,10 +1,19 @@
 import type { FastifyRequest } from 'fastify';
-import { TranscribeOptions, type TranscriptionJob, type TranscriptionResult } from '../../shared/contracts/speech.ts';
-import { getTranscriptionJob, type TranscriptionJobRow } from '../../shared/db/transcription-jobs.ts';
-import { ApiError } from '../../shared/errors/api-error.ts';
-import type { Infra } from '../../shared/runtime/infra.ts';
-import { submitTranscription } from '../../shared/speech/transcription-jobs.ts';
-import { fetchAudioUrl, sttEngineFor, toContractResult, transcribeAudio } from '../../shared/speech/transcription.ts';
+import {
+  TranscribeOptions,
+  type TranscriptionJob,
+  type TranscriptionResult,
+} from '../../shared/kernel/contracts/speech.ts';
+import { getTranscriptionJob, type TranscriptionJobRow } from '../../shared/kernel/db/transcription-jobs.ts';
+import { ApiError } from '../../shared/kernel/errors/api-error.ts';
+import type { Infra } from '../../shared/platform/infra.ts';
+import { submitTranscription } from '../../shared/domains/speech/transcription-jobs.ts';
+import {
+  fetchAudioUrl,
+  sttEngineFor,
+  toContractResult,
+  transcribeAudio,
+} from '../../shared/domains/speech/transcription.ts';
 import { assertLooksLikeMedia, parseInput, type SpeechRequestInput } from './speech-input.ts';
 
 /** Options plus exactly one audio source (file or audioUrl). */

@@ -1,7 +1,7 @@
-import type { Usage } from '../../shared/billing/contracts.ts';
-import { accountLimit, ensureAccount } from '../../shared/billing/accounts.ts';
-import { usageByCategory, waivedByReason } from '../../shared/billing/ledger-reads.ts';
-import type { Infra } from '../../shared/runtime/infra.ts';
+import type { Usage } from '../../shared/kernel/contracts/billing.ts';
+import { accountLimit, ensureAccount } from '../../shared/platform/metering/accounts.ts';
+import { usageByCategory, waivedByReason } from '../../shared/platform/metering/ledger-reads.ts';
+import type { Infra } from '../../shared/platform/infra.ts';
 
 /**
  * The current period's usage, read from the database (not the header cache): credits of the balance, credits by

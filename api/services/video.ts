@@ -6,23 +6,23 @@ import type {
   LipsyncVideoBody,
   VideoJob,
   VideoJobType,
-} from '../../shared/contracts/video.ts';
-import { withTransaction } from '../../shared/db/pool.ts';
-import { ApiError } from '../../shared/errors/api-error.ts';
-import { newId } from '../../shared/ids.ts';
-import type { Infra } from '../../shared/runtime/infra.ts';
+} from '../../shared/kernel/contracts/video.ts';
+import { withTransaction } from '../../shared/kernel/db/pool.ts';
+import { ApiError } from '../../shared/kernel/errors/api-error.ts';
+import { newId } from '../../shared/kernel/ids.ts';
+import type { Infra } from '../../shared/platform/infra.ts';
 import { apertium } from '../../shared/engines/translate/apertium.ts';
-import { precheckCredits } from '../../shared/video/billing.ts';
-import { videoEngines } from '../../shared/video/engines.ts';
-import { enqueueVideoJob } from '../../shared/video/enqueue.ts';
-import { callerKeysFrom, sealJobKeys, type RequestHeaders } from '../../shared/video/job-keys.ts';
-import { checkModelServer } from '../../shared/video/model-server.ts';
-import { toVideoJob } from '../../shared/video/present.ts';
-import { ttsKey } from '../../shared/video/speech.ts';
-import { getOwnedVideoJob, insertVideoJob } from '../../shared/video/store.ts';
-import { precheckUrl } from '../../shared/video/url-check.ts';
-import { resolveVideoKey, VIDEO_VENDORS } from '../../shared/video/vendor-keys.ts';
-import { getOrCreateEndpoint } from '../../shared/webhooks/endpoints.ts';
+import { precheckCredits } from '../../shared/domains/video/billing.ts';
+import { videoEngines } from '../../shared/domains/video/engines.ts';
+import { enqueueVideoJob } from '../../shared/domains/video/enqueue.ts';
+import { callerKeysFrom, sealJobKeys, type RequestHeaders } from '../../shared/domains/video/job-keys.ts';
+import { checkModelServer } from '../../shared/engines/core/model-server.ts';
+import { toVideoJob } from '../../shared/domains/video/present.ts';
+import { ttsKey } from '../../shared/domains/video/speech.ts';
+import { getOwnedVideoJob, insertVideoJob } from '../../shared/domains/video/store.ts';
+import { precheckUrl } from '../../shared/domains/video/url-check.ts';
+import { resolveVideoKey, VIDEO_VENDORS } from '../../shared/domains/video/vendor-keys.ts';
+import { getOrCreateEndpoint } from '../../shared/domains/webhooks/endpoints.ts';
 import { requireOwnedCollection } from './ownership.ts';
 
 export type VideoBody = GenerateVideoBody | AvatarVideoBody | LipsyncVideoBody | DubVideoBody | AnalyzeVideoBody;

@@ -1,5 +1,5 @@
-import type { Infra } from '../../shared/runtime/infra.ts';
-import { getOrCreateEndpoint } from '../../shared/webhooks/endpoints.ts';
+import type { Infra } from '../../shared/platform/infra.ts';
+import { getOrCreateEndpoint } from '../../shared/domains/webhooks/endpoints.ts';
 
 /**
  * The secret that signs notifications to an address. One per (developer, address), created on first use, so a

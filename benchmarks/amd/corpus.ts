@@ -1,8 +1,8 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseWav } from '../../shared/audio/wav.ts';
-import { runProcess } from '../../shared/process/spawn.ts';
+import { parseWav } from '../../shared/kernel/audio/wav.ts';
+import { runProcess } from '../../shared/kernel/process/spawn.ts';
 
 /**
  * The synthetic answering set: what the called party's line carries in the first seconds after the answer.

@@ -1,5 +1,9 @@
 import { loadavg } from 'node:os';
-import { AnsweringMachineDetector, type AmdDecision, type MessageEnd } from '../../shared/realtime/amd/detector.ts';
+import {
+  AnsweringMachineDetector,
+  type AmdDecision,
+  type MessageEnd,
+} from '../../shared/domains/realtime/amd/detector.ts';
 import { buildCorpus, type Clip, type Kind } from './corpus.ts';
 
 /**

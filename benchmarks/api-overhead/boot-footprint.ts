@@ -55,8 +55,8 @@ async function child(skipEngines: boolean, requests: number): Promise<void> {
       return next(url, context);
     },
   });
-  const { loadConfig } = await import('../../shared/config/index.ts');
-  const { createLogger } = await import('../../shared/observability/logger.ts');
+  const { loadConfig } = await import('../../shared/kernel/config/index.ts');
+  const { createLogger } = await import('../../shared/kernel/observability/logger.ts');
   const { startPlatform } = await import('../../scripts/platform.ts');
   const platform = await startPlatform(loadConfig(), createLogger('warn', { roles: 'api' }), ['api']);
   await new Promise((r) => setTimeout(r, 500));

@@ -2,7 +2,7 @@ import { registerHooks } from 'node:module';
 
 /**
  * Benchmarks only, loaded before the platform (`--import` or a first import): the engine registries' build step
- * (`buildEngines` in shared/engines/boot.ts, issue 14) becomes a no-op and every other module loads as deployed,
+ * (`buildEngines` in shared/composition/engines-boot.ts, issue 14) becomes a no-op and every other module loads as deployed,
  * so the api role can be measured with and without it from the same code.
  */
 registerHooks({

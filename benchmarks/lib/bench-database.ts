@@ -3,10 +3,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { mintKey } from '../../shared/auth/mint-key.ts';
-import { insertDeveloper, type Tier } from '../../shared/db/developers.ts';
-import { migrate } from '../../shared/db/migrate.ts';
-import { createDb } from '../../shared/db/pool.ts';
+import { mintKey } from '../../shared/platform/auth/mint-key.ts';
+import { insertDeveloper, type Tier } from '../../shared/kernel/db/developers.ts';
+import { migrate } from '../../shared/kernel/db/migrate.ts';
+import { createDb } from '../../shared/kernel/db/pool.ts';
 
 const ADMIN_URL = process.env.BENCH_ADMIN_DATABASE_URL ?? 'postgres://vap:vap@127.0.0.1:5432/postgres';
 

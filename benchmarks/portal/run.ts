@@ -10,10 +10,10 @@ import { randomBytes } from 'node:crypto';
 import { readdir, stat } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import setup from '../../test/global-setup.ts';
-import { PortalBrowser } from '../../test/helpers/portal.ts';
-import { startTestPlatform } from '../../test/helpers/platform.ts';
-import { checkPrerequisites, launchChromium } from '../../test/portal/browser.ts';
+import setup from '../../support/global-setup.ts';
+import { PortalBrowser } from '../../support/helpers/portal.ts';
+import { startTestPlatform } from '../../support/helpers/platform.ts';
+import { checkPrerequisites, launchChromium } from '../../support/portal/browser.ts';
 
 const N = Number(process.env.BENCH_NAVIGATIONS ?? 30);
 const DIST = join(process.cwd(), 'portal', 'dist', 'assets');

@@ -3,9 +3,9 @@
  * the recall@k of the current score, and a logistic fit of the score's weights. How score.ts was calibrated:
  * `npx tsx benchmarks/rag/calibrate.ts`.
  */
-import { loadConfig } from '../../shared/config/index.ts';
-import { queryCandidates, termWeights } from '../../shared/rag/search.ts';
-import { LOCAL_WEIGHTS, relevanceScore, type ScoreWeights } from '../../shared/rag/score.ts';
+import { loadConfig } from '../../shared/kernel/config/index.ts';
+import { queryCandidates, termWeights } from '../../shared/domains/rag/search.ts';
+import { LOCAL_WEIGHTS, relevanceScore, type ScoreWeights } from '../../shared/domains/rag/score.ts';
 import { addDocument, loadRetrievalSet, localEngine, newCollection, scratchDatabase } from './corpus.ts';
 
 interface Sample {

@@ -1,14 +1,14 @@
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
-import { loadConfig } from '../../shared/config/index.ts';
-import { migrate } from '../../shared/db/migrate.ts';
-import { createDb, type Db } from '../../shared/db/pool.ts';
-import { newId } from '../../shared/ids.ts';
+import { loadConfig } from '../../shared/kernel/config/index.ts';
+import { migrate } from '../../shared/kernel/db/migrate.ts';
+import { createDb, type Db } from '../../shared/kernel/db/pool.ts';
+import { newId } from '../../shared/kernel/ids.ts';
 import { buildEmbeddingRegistry } from '../../shared/engines/embeddings/registry.ts';
 import type { EmbeddingEngine } from '../../shared/engines/embeddings/types.ts';
-import { chunkText } from '../../shared/rag/chunker.ts';
-import { createCollection, getCollectionRow, type CollectionRow } from '../../shared/rag/collections.ts';
-import { insertDocument } from '../../shared/rag/ingest.ts';
+import { chunkText } from '../../shared/domains/rag/chunker.ts';
+import { createCollection, getCollectionRow, type CollectionRow } from '../../shared/domains/rag/collections.ts';
+import { insertDocument } from '../../shared/domains/rag/ingest.ts';
 
 export interface RetrievalSet {
   documents: { id: string; title: string; text: string }[];

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { collect } from '../../shared/audio/pcm.ts';
-import { resamplePcm } from '../../shared/audio/resampler.ts';
+import { collect } from '../../shared/kernel/audio/pcm.ts';
+import { resamplePcm } from '../../shared/kernel/audio/resampler.ts';
 import { PocketsphinxSttEngine } from '../../shared/engines/stt/pocketsphinx.ts';
 import { LocalTtsEngine } from '../../shared/engines/tts/local.ts';
 import { startChild } from '../lib/processes.ts';

@@ -1,7 +1,7 @@
 /**
  * In-process decoding/encoding (node-av: FFmpeg's libraries bound to Node) against the ffmpeg CLI, on the two
  * frame pipelines the default avatar and lip-sync engines run: decode a video to RGB24 frames at the output size
- * and rate (shared/video/frames.ts), and encode RGB24 frames to H.264 (shared/video/encoder.ts).
+ * and rate (shared/kernel/media/frames.ts), and encode RGB24 frames to H.264 (shared/kernel/media/encoder.ts).
  *
  * node-av is not a dependency of the platform; install it somewhere else and point NODE_AV_DIR at that folder:
  *   mkdir /tmp/nodeav && cd /tmp/nodeav && npm init -y && npm install node-av
@@ -11,8 +11,8 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { FrameEncoder } from '../../shared/video/encoder.ts';
-import { readFrames } from '../../shared/video/frames.ts';
+import { FrameEncoder } from '../../shared/kernel/media/encoder.ts';
+import { readFrames } from '../../shared/kernel/media/frames.ts';
 
 const [input, runsArg] = process.argv.slice(2);
 if (!input || !process.env.NODE_AV_DIR) {

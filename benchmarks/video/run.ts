@@ -13,13 +13,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { mintKey } from '../../shared/auth/mint-key.ts';
+import { mintKey } from '../../shared/platform/auth/mint-key.ts';
 import { startPlatform } from '../../scripts/platform.ts';
-import { loadConfig } from '../../shared/config/index.ts';
-import { insertDeveloper } from '../../shared/db/developers.ts';
+import { loadConfig } from '../../shared/kernel/config/index.ts';
+import { insertDeveloper } from '../../shared/kernel/db/developers.ts';
 import { ClassicalAvatarEngine } from '../../shared/engines/avatar/classical.ts';
 import { ClassicalLipsyncEngine } from '../../shared/engines/lipsync/classical.ts';
-import { createLogger } from '../../shared/observability/logger.ts';
+import { createLogger } from '../../shared/kernel/observability/logger.ts';
 
 const ADMIN_URL = process.env.BENCH_ADMIN_DATABASE_URL ?? 'postgres://vap:vap@127.0.0.1:5432/postgres';
 const ONLY = (process.env.BENCH_VIDEO_ONLY ?? 'avatar,lipsync,dub,latency').split(',');

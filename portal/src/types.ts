@@ -10,19 +10,19 @@ import type {
   ProviderKeyItem,
   Subscription as SubscriptionSchema,
   Usage as UsageSchema,
-} from '../../shared/billing/contracts.ts';
-import type { Agent as AgentSchema } from '../../shared/contracts/agents.ts';
-import type { CreatedKey as CreatedKeySchema, KeyListItem } from '../../shared/contracts/keys.ts';
+} from '../../shared/kernel/contracts/billing.ts';
+import type { Agent as AgentSchema } from '../../shared/kernel/contracts/agents.ts';
+import type { CreatedKey as CreatedKeySchema, KeyListItem } from '../../shared/kernel/contracts/keys.ts';
 import type {
   DailyUsage as DailyUsageSchema,
   PortalDeveloper,
   SessionInfo as SessionInfoSchema,
   WebhookOverview,
-} from '../../shared/contracts/portal.ts';
-import type { VideoJob as VideoJobSchema } from '../../shared/contracts/video.ts';
-import type { Collection as CollectionSchema, SearchResultItem } from '../../shared/rag/contracts.ts';
+} from '../../shared/kernel/contracts/portal.ts';
+import type { VideoJob as VideoJobSchema } from '../../shared/kernel/contracts/video.ts';
+import type { Collection as CollectionSchema, SearchResultItem } from '../../shared/kernel/contracts/rag.ts';
 
-export type { Page } from '../../shared/pagination.ts';
+export type { Page } from '../../shared/kernel/pagination.ts';
 export type Developer = z.infer<typeof PortalDeveloper>;
 export type SessionInfo = z.infer<typeof SessionInfoSchema>;
 export type ApiKey = z.infer<typeof KeyListItem>;
@@ -39,9 +39,9 @@ export type VideoJob = z.infer<typeof VideoJobSchema>;
 export type WebhookInfo = z.infer<typeof WebhookOverview>;
 
 /** Call traces: the platform's own zod contracts, imported as types only (nothing of zod reaches the bundle). */
-export type { CutInRates, SessionDetail, SessionSummary } from '../../shared/contracts/sessions.ts';
-export type { RootCauseReport as RootCause } from '../../shared/contracts/sessions.ts';
-import type { SessionDetail } from '../../shared/contracts/sessions.ts';
+export type { CutInRates, SessionDetail, SessionSummary } from '../../shared/kernel/contracts/sessions.ts';
+export type { RootCauseReport as RootCause } from '../../shared/kernel/contracts/sessions.ts';
+import type { SessionDetail } from '../../shared/kernel/contracts/sessions.ts';
 export type Turn = SessionDetail['turns'][number];
 
 /** GET /v1/llm-providers: a provider, what it is, and whether this developer can use it now. */

@@ -1,6 +1,6 @@
 import { trimSilence } from '../../benchmarks/voice-latency/script.ts';
-import { fliteUtterance } from '../../test/realtime/helpers.ts';
-import type { ScenarioTurn } from '../../shared/contracts/agent-tests.ts';
+import { fliteUtterance } from '../../support/realtime/helpers.ts';
+import type { ScenarioTurn } from '../../shared/kernel/contracts/agent-tests.ts';
 
 /**
  * A turn's caller audio: its words synthesized by the local flite voice (8 kHz PCM, what a phone line carries),

@@ -1,4 +1,4 @@
-import { compilePattern, type Scenario } from '../../shared/contracts/agent-tests.ts';
+import { compilePattern, type Scenario } from '../../shared/kernel/contracts/agent-tests.ts';
 import type { Check, ScenarioResult, TurnResult } from './results.ts';
 
 /** What the caller measured during the call, per scenario turn. */

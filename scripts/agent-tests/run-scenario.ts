@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import type { Scenario } from '../../shared/contracts/agent-tests.ts';
-import { tokenFromTwiml, wsUrl } from '../../test/realtime/helpers.ts';
+import type { Scenario } from '../../shared/kernel/contracts/agent-tests.ts';
+import { tokenFromTwiml, wsUrl } from '../../support/realtime/helpers.ts';
 import { turnSpeech, type TurnSpeech } from './caller-speech.ts';
 import { evaluate, type Observed } from './evaluate.ts';
 import { ImpairedCaller } from './impaired-caller.ts';

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { parseScenarioFile, type Scenario } from '../../shared/contracts/agent-tests.ts';
+import { parseScenarioFile, type Scenario } from '../../shared/kernel/contracts/agent-tests.ts';
 import type { OfflineVendors } from './offline-vendors.ts';
 import { allChecks, type ScenarioResult } from './results.ts';
 import { runScenario, type Target } from './run-scenario.ts';

@@ -1,6 +1,6 @@
-import type { Db, Queryable } from '../db/pool.ts';
-import { withTransaction } from '../db/pool.ts';
-import { newId } from '../ids.ts';
+import type { Db, Queryable } from '../kernel/db/pool.ts';
+import { withTransaction } from '../kernel/db/pool.ts';
+import { newId } from '../kernel/ids.ts';
 
 /**
  * Every statement on the campaign tables (campaigns, campaign_recipients, campaign_calls). The api (create, read,

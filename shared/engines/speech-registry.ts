@@ -1,4 +1,4 @@
-import type { Infra } from '../runtime/infra.ts';
+import type { Infra } from '../platform/infra.ts';
 import { EngineRegistry } from './core/registry.ts';
 import { PocketsphinxSttEngine } from './stt/pocketsphinx.ts';
 import type { SttEngine } from './stt/types.ts';

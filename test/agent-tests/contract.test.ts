@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compilePattern, parseScenarioFile, ScenarioFileError } from '../../shared/contracts/agent-tests.ts';
+import { compilePattern, parseScenarioFile, ScenarioFileError } from '../../shared/kernel/contracts/agent-tests.ts';
 import { segments } from '../../scripts/agent-tests/caller-speech.ts';
 import { lineImpairment } from '../../scripts/agent-tests/impairments.ts';
 import { mulawToPcm, pcmToMulaw } from '../../workers/realtime/codec/mulaw.ts';
-import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
+import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';
 
 /** The scenario format (YAML and JSON, `(?i)` patterns), its served JSON Schema, and the seeded bad line. */
 const ISSUE_EXAMPLE = `

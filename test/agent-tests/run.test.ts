@@ -2,12 +2,12 @@ import { readFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseScenarioFile } from '../../shared/contracts/agent-tests.ts';
+import { parseScenarioFile } from '../../shared/kernel/contracts/agent-tests.ts';
 import { junitXml } from '../../scripts/agent-tests/junit.ts';
 import { startOfflineVendors, type OfflineVendors } from '../../scripts/agent-tests/offline-vendors.ts';
 import { allChecks } from '../../scripts/agent-tests/results.ts';
 import { loadScenarioFiles, runSuite } from '../../scripts/agent-tests/suite.ts';
-import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
+import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';
 
 /**
  * Agent tests end to end, offline: the real platform (api + realtime) on port 0 with its STT and LLM pointed at

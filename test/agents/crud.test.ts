@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
+import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';
 
 let p: TestPlatform;
 let dev: { apiKey: string; developerId: string };

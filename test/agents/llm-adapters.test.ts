@@ -2,11 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AnthropicLlm } from '../../shared/engines/llm/anthropic.ts';
 import { OpenAiCompatibleLlm } from '../../shared/engines/llm/openai.ts';
 import type { LlmEngine, LlmEvent, LlmRequest } from '../../shared/engines/llm/types.ts';
-import { isEngineError } from '../../shared/engines/core/engine-error.ts';
+import { isEngineError } from '../../shared/kernel/errors/engine-error.ts';
 import { startAnthropicDouble } from './doubles/anthropic-double.ts';
-import type { Double } from '../doubles/http-double.ts';
-import type { LlmScript } from '../doubles/llm-script.ts';
-import { startOpenAiChatDouble } from '../doubles/openai-chat.ts';
+import type { Double } from '../../support/doubles/http-double.ts';
+import type { LlmScript } from '../../support/doubles/llm-script.ts';
+import { startOpenAiChatDouble } from '../../support/doubles/openai-chat.ts';
 
 /** One scripted conversation every adapter must handle the same way. */
 const script: LlmScript = (body) => {

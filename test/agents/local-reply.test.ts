@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NO_ANSWER, NO_KNOWLEDGE, spokenExcerpt } from '../../shared/engines/llm/local-reply.ts';
-import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
+import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';
 
 /**
  * The local reply engine on a platform with no LLM configured: the README's front-desk agent provisioned over

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mintKey } from '../../shared/auth/mint-key.ts';
-import { insertDeveloper } from '../../shared/db/developers.ts';
-import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
-import type { Double } from '../doubles/http-double.ts';
-import { startOpenAiChatDouble } from '../doubles/openai-chat.ts';
+import { mintKey } from '../../shared/platform/auth/mint-key.ts';
+import { insertDeveloper } from '../../shared/kernel/db/developers.ts';
+import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';
+import type { Double } from '../../support/doubles/http-double.ts';
+import { startOpenAiChatDouble } from '../../support/doubles/openai-chat.ts';
 import { startToolServer } from './doubles/tool-server.ts';
 
 const PROMPT = 'PROMPT-' + randomBytes(8).toString('hex');

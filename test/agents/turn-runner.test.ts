@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runTurn, type AgentToolHandler, type TurnEvent } from '../../shared/agents/turn-runner.ts';
+import { runTurn, type AgentToolHandler, type TurnEvent } from '../../shared/domains/agents/turn-runner.ts';
 import { OpenAiCompatibleLlm } from '../../shared/engines/llm/openai.ts';
 import { parseSse } from '../../shared/engines/llm/sse.ts';
-import type { Double } from '../doubles/http-double.ts';
-import type { LlmScript } from '../doubles/llm-script.ts';
-import { startOpenAiChatDouble } from '../doubles/openai-chat.ts';
+import type { Double } from '../../support/doubles/http-double.ts';
+import type { LlmScript } from '../../support/doubles/llm-script.ts';
+import { startOpenAiChatDouble } from '../../support/doubles/openai-chat.ts';
 
 let script: LlmScript = () => ({ text: 'ok' });
 let double: Double;

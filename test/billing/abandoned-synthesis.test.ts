@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestPlatform, waitUntil, type TestPlatform } from '../helpers/platform.ts';
+import { startTestPlatform, waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
 
 /**
  * Issue #24 finding 2: a streamed synthesis the client abandoned at 95 % of its bytes was refunded in full. The

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { masterKeys, stripeSettings } from '../../shared/billing/settings.ts';
-import { tierPlans } from '../../shared/billing/tiers.ts';
-import { creditWeights } from '../../shared/billing/weights.ts';
-import { ConfigError, EnvSchema, loadConfig } from '../../shared/config/index.ts';
+import { masterKeys, stripeSettings } from '../../shared/platform/metering/settings.ts';
+import { tierPlans } from '../../shared/platform/metering/tiers.ts';
+import { creditWeights } from '../../shared/platform/metering/weights.ts';
+import { ConfigError, EnvSchema, loadConfig } from '../../shared/kernel/config/index.ts';
 
 describe('billing configuration', () => {
   it('documents every billing variable', () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
+import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';
 
 /** Issue #22 item 4: POST /v1/estimate prices a planned operation for the caller's tier and keys before it runs. */
 let p: TestPlatform;

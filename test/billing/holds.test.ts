@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jobHoldKey } from '../../shared/billing/hold-keys.ts';
-import { sweepHolds } from '../../shared/billing/hold-sweeper.ts';
-import type { MeterInput } from '../../shared/billing/types.ts';
-import { insertTranscriptionJob } from '../../shared/db/transcription-jobs.ts';
-import { newId } from '../../shared/ids.ts';
-import { startTestPlatform, waitUntil, type TestPlatform } from '../helpers/platform.ts';
+import { jobHoldKey } from '../../shared/platform/metering/hold-keys.ts';
+import { sweepHolds } from '../../shared/domains/billing/hold-sweeper.ts';
+import type { MeterInput } from '../../shared/platform/metering/types.ts';
+import { insertTranscriptionJob } from '../../shared/kernel/db/transcription-jobs.ts';
+import { newId } from '../../shared/kernel/ids.ts';
+import { startTestPlatform, waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
 
 let p: TestPlatform;
 beforeAll(async () => {

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isApiError } from '../../shared/errors/api-error.ts';
-import type { MeterInput } from '../../shared/billing/types.ts';
-import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
+import { isApiError } from '../../shared/kernel/errors/api-error.ts';
+import type { MeterInput } from '../../shared/platform/metering/types.ts';
+import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';
 
 let p: TestPlatform;
 beforeAll(async () => {

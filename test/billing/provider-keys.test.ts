@@ -1,17 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mintKey } from '../../shared/auth/mint-key.ts';
+import { mintKey } from '../../shared/platform/auth/mint-key.ts';
 import {
   getProviderKeyRow,
   openProviderKey,
   ProviderKeyCipher,
   upsertProviderKey,
-} from '../../shared/billing/stored-keys.ts';
-import { insertDeveloper } from '../../shared/db/developers.ts';
-import type { HttpDouble } from '../doubles/http-double.ts';
-import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
-import { resolveProviderKey } from '../../shared/engines/core/provider-key.ts';
-import { startOpenAiDouble } from '../doubles/openai.ts';
+} from '../../shared/platform/keys/stored-keys.ts';
+import { insertDeveloper } from '../../shared/kernel/db/developers.ts';
+import type { HttpDouble } from '../../support/doubles/http-double.ts';
+import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';
+import { resolveProviderKey } from '../../shared/platform/keys/provider-key.ts';
+import { startOpenAiDouble } from '../../support/doubles/openai.ts';
 
 // Keys this file hands to the platform: none may appear in any response body or log line.
 const GOOD = 'sk-good-' + randomBytes(16).toString('hex');

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startOpenAiChatDouble, type OpenAiChatDouble } from '../doubles/openai-chat.ts';
-import { startTestPlatform, waitUntil, type TestPlatform } from '../helpers/platform.ts';
+import { startOpenAiChatDouble, type OpenAiChatDouble } from '../../support/doubles/openai-chat.ts';
+import { startTestPlatform, waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
 import { DirectClient } from '../realtime/direct-client.ts';
-import { fliteUtterance, wsUrl } from '../realtime/helpers.ts';
+import { fliteUtterance, wsUrl } from '../../support/realtime/helpers.ts';
 
 /**
  * Issue #24 finding 1: a starter developer with 30 credits held a 75 s direct session with 3 replies and 12,010

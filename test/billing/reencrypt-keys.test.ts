@@ -1,18 +1,18 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reencryptProviderKeys, type ReencryptReport } from '../../shared/billing/reencrypt-keys.ts';
+import { reencryptProviderKeys, type ReencryptReport } from '../../shared/domains/billing/reencrypt-keys.ts';
 import {
   getProviderKeyRow,
   openProviderKey,
   providerKeyCipher,
   sealedOf,
   upsertProviderKey,
-} from '../../shared/billing/stored-keys.ts';
-import { loadConfig, type Config } from '../../shared/config/index.ts';
-import { insertDeveloper } from '../../shared/db/developers.ts';
-import { createDb, type Db } from '../../shared/db/pool.ts';
-import { createTestDatabase } from '../helpers/db.ts';
+} from '../../shared/platform/keys/stored-keys.ts';
+import { loadConfig, type Config } from '../../shared/kernel/config/index.ts';
+import { insertDeveloper } from '../../shared/kernel/db/developers.ts';
+import { createDb, type Db } from '../../shared/kernel/db/pool.ts';
+import { createTestDatabase } from '../../support/helpers/db.ts';
 
 // `npm run cli -- provider-keys reencrypt` and the function behind it, on a real database.
 const OLD = randomBytes(32).toString('base64');

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addMonthsUtc, ensureAccount, selectAccount } from '../../shared/billing/accounts.ts';
-import type { TestPlatform } from '../helpers/platform.ts';
+import { addMonthsUtc, ensureAccount, selectAccount } from '../../shared/platform/metering/accounts.ts';
+import type { TestPlatform } from '../../support/helpers/platform.ts';
 import { sendStripeWebhook, STRIPE_TEST_PRICES, stripeEvent, startStripePlatform } from './stripe-webhooks.ts';
 
-// Credit periods of subscribed developers follow the Stripe subscription's period (shared/billing/stripe-periods.ts).
+// Credit periods of subscribed developers follow the Stripe subscription's period (shared/domains/billing/stripe-periods.ts).
 const WHSEC = 'whsec_test_' + randomBytes(16).toString('hex');
 const PRICES = STRIPE_TEST_PRICES;
 const DAY = 86_400;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import Stripe from 'stripe';
-import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
-import { startStripeDouble } from '../doubles/stripe.ts';
+import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';
+import { startStripeDouble } from '../../support/doubles/stripe.ts';
 
 // Only its webhook helpers are used: generateTestHeaderString signs exactly as Stripe does.
 const sdk = new Stripe('sk_test_unused');

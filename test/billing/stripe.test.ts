@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addMonthsUtc } from '../../shared/billing/accounts.ts';
-import { reportOverage } from '../../shared/billing/overage.ts';
-import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
+import { addMonthsUtc } from '../../shared/platform/metering/accounts.ts';
+import { reportOverage } from '../../shared/domains/billing/overage.ts';
+import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';
 import { sendStripeWebhook, STRIPE_TEST_PRICES, stripeEvent as event, startStripePlatform } from './stripe-webhooks.ts';
 
 const WHSEC = 'whsec_test_' + randomBytes(16).toString('hex');

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addMonthsUtc } from '../../shared/billing/accounts.ts';
-import { createMeter } from '../../shared/billing/meter.ts';
-import type { MeterInput } from '../../shared/billing/types.ts';
-import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
+import { addMonthsUtc } from '../../shared/platform/metering/accounts.ts';
+import { createMeter } from '../../shared/platform/metering/meter.ts';
+import type { MeterInput } from '../../shared/platform/metering/types.ts';
+import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';
 
 let p: TestPlatform;
 beforeAll(async () => {

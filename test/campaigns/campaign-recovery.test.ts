@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimDueRecipients } from '../../shared/campaigns/store.ts';
-import { startReconciler, type RunningReconciler } from '../../shared/queue/reconciler.ts';
-import type { RunningWorker } from '../../shared/queue/worker-runner.ts';
+import { startReconciler, type RunningReconciler } from '../../shared/composition/reconciler.ts';
+import type { RunningWorker } from '../../shared/kernel/queue/worker-runner.ts';
 import { startCpuWorkers } from '../../workers/cpu/role.ts';
-import { startDeepgramLiveDouble, type DeepgramLiveDouble } from '../doubles/deepgram-live.ts';
-import { startOpenAiChatDouble, type OpenAiChatDouble } from '../doubles/openai-chat.ts';
-import { startTwilioRestDouble, type TwilioRestDouble } from '../doubles/twilio-rest.ts';
-import { twilioVoice, type TwilioVoice } from '../doubles/twilio-voice.ts';
-import { startTestPlatform, waitUntil, type TestPlatform } from '../helpers/platform.ts';
-import { voicePlatformEnv } from '../realtime/helpers.ts';
+import { startDeepgramLiveDouble, type DeepgramLiveDouble } from '../../support/doubles/deepgram-live.ts';
+import { startOpenAiChatDouble, type OpenAiChatDouble } from '../../support/doubles/openai-chat.ts';
+import { startTwilioRestDouble, type TwilioRestDouble } from '../../support/doubles/twilio-rest.ts';
+import { twilioVoice, type TwilioVoice } from '../../support/doubles/twilio-voice.ts';
+import { startTestPlatform, waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
+import { voicePlatformEnv } from '../../support/realtime/helpers.ts';
 
 // Regression: a dispatcher that dies after claiming recipients must not lose them, and a dial whose answer was
 // lost (the call exists at Twilio, we never got its sid) must not call the recipient a second time.

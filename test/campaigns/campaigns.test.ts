@@ -1,12 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDeepgramLiveDouble, type DeepgramLiveDouble } from '../doubles/deepgram-live.ts';
-import { startOpenAiChatDouble, type OpenAiChatDouble } from '../doubles/openai-chat.ts';
-import { startTwilioRestDouble, type TwilioRestDouble } from '../doubles/twilio-rest.ts';
-import { twilioVoice, type CalleeScript, type TwilioVoice } from '../doubles/twilio-voice.ts';
-import { startTestPlatform, waitUntil, type TestPlatform } from '../helpers/platform.ts';
-import { fliteUtterance, voicePlatformEnv } from '../realtime/helpers.ts';
+import { startDeepgramLiveDouble, type DeepgramLiveDouble } from '../../support/doubles/deepgram-live.ts';
+import { startOpenAiChatDouble, type OpenAiChatDouble } from '../../support/doubles/openai-chat.ts';
+import { startTwilioRestDouble, type TwilioRestDouble } from '../../support/doubles/twilio-rest.ts';
+import { twilioVoice, type CalleeScript, type TwilioVoice } from '../../support/doubles/twilio-voice.ts';
+import { startTestPlatform, waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
+import { fliteUtterance, voicePlatformEnv } from '../../support/realtime/helpers.ts';
 
 const SID = 'ACcampaign000000000000000000000000';
 const TOKEN = 'twilio-auth-token-campaigns';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPlatform } from '../../scripts/platform.ts';
-import { createLogger } from '../../shared/observability/logger.ts';
-import { startTestPlatform, waitUntil, type TestPlatform } from '../helpers/platform.ts';
+import { createLogger } from '../../shared/kernel/observability/logger.ts';
+import { startTestPlatform, waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
 
 interface ErrorBody {
   error: { type: string; code: string; message: string; requestId: string };

@@ -33,7 +33,7 @@ describe('role boundaries', () => {
   });
 
   it.each([
-    ['api/services/x.ts', `import { keyFor } from '../../shared/speech/keys.ts';`],
+    ['api/services/x.ts', `import { keyFor } from '../../shared/domains/speech/keys.ts';`],
     ['workers/realtime/session/x.ts', `import { TraceStore } from './trace-store.ts';`],
     ['workers/realtime/twilio/x.ts', `import { openSession } from '../session/bootstrap.ts';`],
     ['scripts/x.ts', `export const load = () => import('../workers/cpu/role.ts');`],
@@ -58,5 +58,5 @@ describe('role boundaries', () => {
     );
     expect(found).toEqual([]);
     expect(results.length).toBeGreaterThan(200);
-  }, 120_000);
+  }, 300_000);
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
-import { tone, wav } from '../doubles/audio.ts';
+import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';
+import { tone, wav } from '../../support/doubles/audio.ts';
 
 interface Operation {
   requestBody?: { content: Record<string, { schema: { properties?: Record<string, { format?: string }> } }> };

@@ -4,7 +4,7 @@
  * Deterministic: every random choice comes from the seeded generator passed in.
  */
 
-export { mulberry32 as seeded } from '../../shared/prng.ts';
+export { mulberry32 as seeded } from '../../shared/kernel/prng.ts';
 
 export interface JsonSchema {
   type?: string | string[];

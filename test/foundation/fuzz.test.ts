@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
+import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';
 import { HUGE, casesFor, seeded, type FuzzCase, type JsonSchema, type Operation } from './fuzz-cases.ts';
 
 // A generated pass over every operation of /openapi.json: malformed and boundary inputs must never be a 5xx,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_JSON_DEPTH } from '../../shared/runtime/http/input-guard.ts';
-import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
+import { MAX_JSON_DEPTH } from '../../shared/composition/http/input-guard.ts';
+import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';
 
 /** Issue #24 finding 6: a lone surrogate reached Postgres (500) and JSON nested 6,000 deep overflowed the stack. */
 interface ErrorBody {

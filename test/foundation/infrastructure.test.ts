@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../shared/config/index.ts';
-import { migrate } from '../../shared/db/migrate.ts';
-import { createDb } from '../../shared/db/pool.ts';
-import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
-import { adminQuery, dbUrl } from '../helpers/db.ts';
+import { ConfigError, loadConfig } from '../../shared/kernel/config/index.ts';
+import { migrate } from '../../shared/kernel/db/migrate.ts';
+import { createDb } from '../../shared/kernel/db/pool.ts';
+import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';
+import { adminQuery, dbUrl } from '../../support/helpers/db.ts';
 
 describe('migrations', () => {
   it('apply exactly once when several processes start at the same time', async () => {
@@ -15,7 +15,7 @@ describe('migrations', () => {
     const pools = Array.from({ length: 4 }, () => createDb(dbUrl(name), 2));
     try {
       const results = await Promise.all(pools.map((db) => migrate(db)));
-      const files = readdirSync(new URL('../../shared/db/migrations/', import.meta.url)).filter((f) =>
+      const files = readdirSync(new URL('../../shared/kernel/db/migrations/', import.meta.url)).filter((f) =>
         f.endsWith('.sql'),
       );
       // Every file was applied by exactly one of the racing processes.

@@ -124,7 +124,7 @@ describe('shared/ layers', () => {
     );
     expect(found).toEqual([]);
     expect(results.length).toBeGreaterThan(200);
-  }, 120_000);
+  }, 300_000);
 
   it('keeps every shared/ file inside a layer folder', () => {
     const outside = sharedFiles()

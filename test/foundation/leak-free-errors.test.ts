@@ -2,9 +2,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isVideoFailure } from '../../shared/video/failure.ts';
-import { ffmpeg } from '../../shared/video/ffmpeg.ts';
-import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
+import { isVideoFailure } from '../../shared/kernel/media/failure.ts';
+import { ffmpeg } from '../../shared/kernel/media/ffmpeg.ts';
+import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';
 
 /** Issue #24 finding 7: failed-job errors showed worker temp paths; the unauthenticated /readyz named hosts, ports. */
 describe('failed-job errors', () => {

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeWav } from '../../shared/audio/wav.ts';
-import { createLogger } from '../../shared/observability/logger.ts';
-import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
+import { encodeWav } from '../../shared/kernel/audio/wav.ts';
+import { createLogger } from '../../shared/kernel/observability/logger.ts';
+import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';
 import { Writable } from 'node:stream';
 
 const lines: string[] = [];

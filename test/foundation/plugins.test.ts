@@ -4,10 +4,10 @@ import { idempotencyPlugin } from '../../api/plugins/idempotency.ts';
 import { openapiPlugin } from '../../api/plugins/openapi.ts';
 import { usageHeadersPlugin } from '../../api/plugins/usage-headers.ts';
 import { portalPlugin } from '../../api/portal/plugin.ts';
-import { authPlugin } from '../../shared/runtime/http/auth.ts';
-import { errorHandlerPlugin } from '../../shared/runtime/http/errors.ts';
-import { inputGuardPlugin } from '../../shared/runtime/http/input-guard.ts';
-import { requestContextPlugin } from '../../shared/runtime/http/request-context.ts';
+import { authPlugin } from '../../shared/composition/http/auth.ts';
+import { errorHandlerPlugin } from '../../shared/composition/http/errors.ts';
+import { inputGuardPlugin } from '../../shared/composition/http/input-guard.ts';
+import { requestContextPlugin } from '../../shared/composition/http/request-context.ts';
 
 /**
  * Every Fastify plugin of the platform has a name and declares the plugins it needs (fastify-plugin `name` and

@@ -7,10 +7,10 @@ import {
   processLines,
   runProcess,
   spawnProcess,
-} from '../../shared/process/spawn.ts';
-import { configureTools, toolPath } from '../../shared/process/tools.ts';
-import { loadConfig } from '../../shared/config/index.ts';
-import { waitUntil } from '../helpers/platform.ts';
+} from '../../shared/kernel/process/spawn.ts';
+import { configureTools, toolPath } from '../../shared/kernel/process/tools.ts';
+import { loadConfig } from '../../shared/kernel/config/index.ts';
+import { waitUntil } from '../../support/helpers/platform.ts';
 
 const sh = { path: 'sh' };
 

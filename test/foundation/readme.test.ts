@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { renderReadme } from '../../scripts/env-docs.ts';
-import { EnvSchema } from '../../shared/config/schema.ts';
+import { EnvSchema } from '../../shared/kernel/config/schema.ts';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 

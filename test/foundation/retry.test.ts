@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../shared/errors/api-error.ts';
-import { EngineError, engineToApiError } from '../../shared/errors/engine-error.ts';
-import { isRetryable, isTransientDependencyError, PermanentError, RetryableError } from '../../shared/errors/retry.ts';
+import { ApiError } from '../../shared/kernel/errors/api-error.ts';
+import { EngineError, engineToApiError } from '../../shared/kernel/errors/engine-error.ts';
+import {
+  isRetryable,
+  isTransientDependencyError,
+  PermanentError,
+  RetryableError,
+} from '../../shared/kernel/errors/retry.ts';
 
 /** An error as BullMQ hands it back from another process: a plain object with the class's name. */
 function crossed(e: Error & Record<string, unknown>): Error {

@@ -1,11 +1,11 @@
 import twilio from 'twilio';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startOpenAiChatDouble, type OpenAiChatDouble } from '../doubles/openai-chat.ts';
-import { startTestPlatform, waitUntil, type TestPlatform } from '../helpers/platform.ts';
+import { startOpenAiChatDouble, type OpenAiChatDouble } from '../../support/doubles/openai-chat.ts';
+import { startTestPlatform, waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
 import { DirectClient } from '../realtime/direct-client.ts';
-import { TwilioCaller } from '../realtime/doubles/twilio-caller.ts';
-import { wsUrl } from '../realtime/helpers.ts';
+import { TwilioCaller } from '../../support/doubles/twilio-caller.ts';
+import { wsUrl } from '../../support/realtime/helpers.ts';
 
 /**
  * Issue #24 findings 3 and 7: a direct-session token could be replayed for its whole lifetime (a second socket

@@ -5,12 +5,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { mintKey } from '../../shared/auth/mint-key.ts';
-import { insertDeveloper } from '../../shared/db/developers.ts';
-import { createDb } from '../../shared/db/pool.ts';
-import { createRedis } from '../../shared/redis.ts';
-import { createTestDatabase } from '../helpers/db.ts';
-import { waitUntil } from '../helpers/platform.ts';
+import { mintKey } from '../../shared/platform/auth/mint-key.ts';
+import { insertDeveloper } from '../../shared/kernel/db/developers.ts';
+import { createDb } from '../../shared/kernel/db/pool.ts';
+import { createRedis } from '../../shared/kernel/redis.ts';
+import { createTestDatabase } from '../../support/helpers/db.ts';
+import { waitUntil } from '../../support/helpers/platform.ts';
 
 describe('graceful shutdown', () => {
   it('on SIGTERM stops accepting, finishes the in-flight request, and exits 0', async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
-import { devOtp } from '../helpers/portal.ts';
+import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';
+import { devOtp } from '../../support/helpers/portal.ts';
 
 /**
  * Issue #24 finding 4: X-Forwarded-For was believed from anyone (`trustProxy: true`), so the per-IP limit on

@@ -1,4 +1,4 @@
-import { EnvSchema } from '../../shared/config/schema.ts';
+import { EnvSchema } from '../../shared/kernel/config/schema.ts';
 
 /** One variable of EnvSchema, read from the schema itself so that variables added by any area are covered. */
 export interface EnvVar {

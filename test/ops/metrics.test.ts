@@ -9,7 +9,7 @@ import {
   trackQueueBacklogAge,
   turnStageLatency,
   webhookDeliveries,
-} from '../../shared/observability/metrics.ts';
+} from '../../shared/kernel/observability/metrics.ts';
 
 const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
 const prefix = `tops${randomBytes(4).toString('hex')}`;

@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { devOtp } from '../helpers/portal.ts';
-import { startTestPlatform, waitUntil, type TestPlatform } from '../helpers/platform.ts';
+import { devOtp } from '../../support/helpers/portal.ts';
+import { startTestPlatform, waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
 import { DirectClient } from '../realtime/direct-client.ts';
-import { wsUrl } from '../realtime/helpers.ts';
+import { wsUrl } from '../../support/realtime/helpers.ts';
 import {
   checkPrerequisites,
   click,
@@ -19,7 +19,7 @@ import {
   seriousA11yViolations,
   textOf,
   watchCsp,
-} from './browser.ts';
+} from '../../support/portal/browser.ts';
 
 /**
  * The newcomer's path in Debian's chromium against the real platform with no vendor key at all: sign-up through

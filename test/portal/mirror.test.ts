@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mintKey } from '../../shared/auth/mint-key.ts';
-import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
-import { PortalBrowser } from '../helpers/portal.ts';
+import { mintKey } from '../../shared/platform/auth/mint-key.ts';
+import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';
+import { PortalBrowser } from '../../support/helpers/portal.ts';
 
 const LIMIT = 20;
 let p: TestPlatform;

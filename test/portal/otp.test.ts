@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
-import { devOtp, PortalBrowser } from '../helpers/portal.ts';
+import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';
+import { devOtp, PortalBrowser } from '../../support/helpers/portal.ts';
 
 const HOUR = 3_600_000;
 let p: TestPlatform;

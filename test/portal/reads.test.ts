@@ -1,11 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../shared/ids.ts';
-import { deliverWebhook } from '../../shared/webhooks/delivery.ts';
-import { insertWebhookMessage } from '../../shared/webhooks/outbox.ts';
-import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
-import { PortalBrowser } from '../helpers/portal.ts';
+import { newId } from '../../shared/kernel/ids.ts';
+import { deliverWebhook } from '../../shared/domains/webhooks/delivery.ts';
+import { insertWebhookMessage } from '../../shared/domains/webhooks/outbox.ts';
+import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';
+import { PortalBrowser } from '../../support/helpers/portal.ts';
 
 let p: TestPlatform;
 let b: PortalBrowser;

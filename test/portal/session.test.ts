@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
-import { PortalBrowser } from '../helpers/portal.ts';
+import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';
+import { PortalBrowser } from '../../support/helpers/portal.ts';
 
 let p: TestPlatform;
 let seq = 0;

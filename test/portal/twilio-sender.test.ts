@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../shared/config/index.ts';
-import { startTwilioRestDouble, type TwilioRestDouble } from '../doubles/twilio-rest.ts';
-import { startTestPlatform, waitUntil, type TestPlatform } from '../helpers/platform.ts';
-import { devOtp, PortalBrowser } from '../helpers/portal.ts';
+import { ConfigError, loadConfig } from '../../shared/kernel/config/index.ts';
+import { startTwilioRestDouble, type TwilioRestDouble } from '../../support/doubles/twilio-rest.ts';
+import { startTestPlatform, waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
+import { devOtp, PortalBrowser } from '../../support/helpers/portal.ts';
 
 const SID = 'ACportal00000000000000000000000000';
 const TOKEN = 'portal-twilio-token';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../shared/ids.ts';
-import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
-import { PortalBrowser } from '../helpers/portal.ts';
+import { newId } from '../../shared/kernel/ids.ts';
+import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';
+import { PortalBrowser } from '../../support/helpers/portal.ts';
 
 let p: TestPlatform;
 let owner: PortalBrowser;

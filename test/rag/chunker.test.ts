@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { chunkText, normalizeText } from '../../shared/rag/chunker.ts';
-import { extractReadableText } from '../../shared/rag/html-text.ts';
+import { chunkText, normalizeText } from '../../shared/domains/rag/chunker.ts';
+import { extractReadableText } from '../../shared/domains/rag/html-text.ts';
 
 const sentence = (i: number) => `Sentence number ${i} talks about topic ${i % 7} in some detail.`;
 const paragraph = (from: number, n: number) => Array.from({ length: n }, (_, k) => sentence(from + k)).join(' ');

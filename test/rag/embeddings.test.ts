@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCohereDouble } from '../doubles/cohere.ts';
-import type { HttpDouble } from '../doubles/http-double.ts';
-import { startOpenAiDouble } from '../doubles/openai.ts';
-import { startVoyageDouble } from '../doubles/voyage.ts';
-import { loadConfig } from '../../shared/config/index.ts';
-import { isEngineError } from '../../shared/engines/core/engine-error.ts';
+import { startCohereDouble } from '../../support/doubles/cohere.ts';
+import type { HttpDouble } from '../../support/doubles/http-double.ts';
+import { startOpenAiDouble } from '../../support/doubles/openai.ts';
+import { startVoyageDouble } from '../../support/doubles/voyage.ts';
+import { loadConfig } from '../../shared/kernel/config/index.ts';
+import { isEngineError } from '../../shared/kernel/errors/engine-error.ts';
 import { CohereEmbeddings } from '../../shared/engines/embeddings/cohere.ts';
 import { LocalSifEmbeddings } from '../../shared/engines/embeddings/local-sif.ts';
 import { decodeModel, encodeModel } from '../../shared/engines/embeddings/model-file.ts';

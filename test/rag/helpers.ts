@@ -1,4 +1,4 @@
-import type { TestPlatform } from '../helpers/platform.ts';
+import type { TestPlatform } from '../../support/helpers/platform.ts';
 
 export interface ErrorBody {
   error: { type: string; code: string; message: string; param: string | null; requestId: string };

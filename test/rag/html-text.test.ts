@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { extractReadableText } from '../../shared/rag/html-text.ts';
+import { extractReadableText } from '../../shared/domains/rag/html-text.ts';
 
 /**
  * This project sets a 60 s testTimeout for its integration tests. The hostile inputs get vitest's own default, 5 s,

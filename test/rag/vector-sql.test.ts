@@ -1,8 +1,8 @@
 import pg from 'pg';
 import pgvector from 'pgvector/pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toVectorSql } from '../../shared/rag/vector-literal.ts';
-import { createTestDatabase } from '../helpers/db.ts';
+import { toVectorSql } from '../../shared/domains/rag/vector-literal.ts';
+import { createTestDatabase } from '../../support/helpers/db.ts';
 
 describe('vector parameters (pgvector)', () => {
   let db: { url: string; drop(): Promise<void> };

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCohereDouble } from '../doubles/cohere.ts';
-import type { HttpDouble } from '../doubles/http-double.ts';
-import { startOpenAiDouble } from '../doubles/openai.ts';
-import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
+import { startCohereDouble } from '../../support/doubles/cohere.ts';
+import type { HttpDouble } from '../../support/doubles/http-double.ts';
+import { startOpenAiDouble } from '../../support/doubles/openai.ts';
+import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';
 import { call, type ErrorBody, type SearchItem } from './helpers.ts';
 
 /** A bag-of-letters embedding: texts sharing words get similar vectors, so ranking is checkable. */

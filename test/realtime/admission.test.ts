@@ -1,11 +1,11 @@
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fleetHeadroom, refusalTwiml } from '../../shared/realtime/admission.ts';
-import { startDeepgramLiveDouble, type DeepgramLiveDouble } from '../doubles/deepgram-live.ts';
-import { startOpenAiChatDouble, type OpenAiChatDouble } from '../doubles/openai-chat.ts';
-import { startTestPlatform, waitUntil, type TestPlatform } from '../helpers/platform.ts';
-import { TwilioCaller } from './doubles/twilio-caller.ts';
-import { tokenFromTwiml, voicePlatformEnv, wsUrl } from './helpers.ts';
+import { fleetHeadroom, refusalTwiml } from '../../shared/domains/realtime/admission.ts';
+import { startDeepgramLiveDouble, type DeepgramLiveDouble } from '../../support/doubles/deepgram-live.ts';
+import { startOpenAiChatDouble, type OpenAiChatDouble } from '../../support/doubles/openai-chat.ts';
+import { startTestPlatform, waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
+import { TwilioCaller } from '../../support/doubles/twilio-caller.ts';
+import { tokenFromTwiml, voicePlatformEnv, wsUrl } from '../../support/realtime/helpers.ts';
 
 let p: TestPlatform;
 let dg: DeepgramLiveDouble;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { AnsweringMachineDetector, type AmdEvent } from '../../shared/realtime/amd/detector.ts';
-import { BeepTracker, dominantTone } from '../../shared/realtime/amd/tone.ts';
-import { fliteUtterance } from './helpers.ts';
+import { AnsweringMachineDetector, type AmdEvent } from '../../shared/domains/realtime/amd/detector.ts';
+import { BeepTracker, dominantTone } from '../../shared/domains/realtime/amd/tone.ts';
+import { fliteUtterance } from '../../support/realtime/helpers.ts';
 
 const RATE = 8000;
 const tone = (hz: number, ms: number, amp = 8000) =>

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assistantTurn, assistantTurnRecord, suspectCutIn } from '../../workers/realtime/session/assistant-turn.ts';
 import { TraceStore } from '../../workers/realtime/session/trace-store.ts';
-import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
+import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';
 
 describe('suspected cut-ins: the decision', () => {
   const reply = (firstSendAt: number | null, lastSpeechAt: number | null = 1000) => {

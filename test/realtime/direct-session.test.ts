@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestPlatform, waitUntil, type TestPlatform } from '../helpers/platform.ts';
-import { startOpenAiChatDouble, type OpenAiChatDouble } from '../doubles/openai-chat.ts';
+import { startTestPlatform, waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
+import { startOpenAiChatDouble, type OpenAiChatDouble } from '../../support/doubles/openai-chat.ts';
 import { DirectClient } from './direct-client.ts';
-import { fliteUtterance, wsUrl } from './helpers.ts';
+import { fliteUtterance, wsUrl } from '../../support/realtime/helpers.ts';
 
 let p: TestPlatform;
 let llm: OpenAiChatDouble;

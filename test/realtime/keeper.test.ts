@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseWav } from '../../shared/audio/wav.ts';
-import { createLogger } from '../../shared/observability/logger.ts';
+import { parseWav } from '../../shared/kernel/audio/wav.ts';
+import { createLogger } from '../../shared/kernel/observability/logger.ts';
 import { keepSessions } from '../../workers/realtime/session/keeper.ts';
 import { recordingSpillPath, StereoRecorder } from '../../workers/realtime/session/recorder.ts';
-import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
+import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';
 
 let p: TestPlatform;
 let key: string;

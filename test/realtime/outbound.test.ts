@@ -1,7 +1,7 @@
 import twilio from 'twilio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTwilioRestDouble, type TwilioRestDouble } from '../doubles/twilio-rest.ts';
-import { startTestPlatform, waitUntil, type TestPlatform } from '../helpers/platform.ts';
+import { startTwilioRestDouble, type TwilioRestDouble } from '../../support/doubles/twilio-rest.ts';
+import { startTestPlatform, waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
 
 const SID = 'ACtest0000000000000000000000000000';
 const TOKEN = 'twilio-auth-token-test';

@@ -1,11 +1,11 @@
 import twilio from 'twilio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDeepgramLiveDouble, type DeepgramLiveDouble } from '../doubles/deepgram-live.ts';
-import { startOpenAiChatDouble, type OpenAiChatDouble } from '../doubles/openai-chat.ts';
-import { startTwilioRestDouble, type TwilioRestDouble } from '../doubles/twilio-rest.ts';
-import { startTestPlatform, waitUntil, type TestPlatform } from '../helpers/platform.ts';
-import { TwilioCaller } from './doubles/twilio-caller.ts';
-import { fliteUtterance, rms, tokenFromTwiml, voicePlatformEnv, wsUrl } from './helpers.ts';
+import { startDeepgramLiveDouble, type DeepgramLiveDouble } from '../../support/doubles/deepgram-live.ts';
+import { startOpenAiChatDouble, type OpenAiChatDouble } from '../../support/doubles/openai-chat.ts';
+import { startTwilioRestDouble, type TwilioRestDouble } from '../../support/doubles/twilio-rest.ts';
+import { startTestPlatform, waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
+import { TwilioCaller } from '../../support/doubles/twilio-caller.ts';
+import { fliteUtterance, rms, tokenFromTwiml, voicePlatformEnv, wsUrl } from '../../support/realtime/helpers.ts';
 
 /**
  * Phone-ready agents against the Twilio REST double and the real media-stream path: answering-machine detection

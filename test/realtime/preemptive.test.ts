@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestPlatform, waitUntil, type TestPlatform } from '../helpers/platform.ts';
-import { startDeepgramLiveDouble, type DeepgramLiveDouble } from '../doubles/deepgram-live.ts';
-import { startOpenAiChatDouble, type OpenAiChatDouble } from '../doubles/openai-chat.ts';
-import { TwilioCaller } from './doubles/twilio-caller.ts';
-import { fliteUtterance, tokenFromTwiml, voicePlatformEnv, wsUrl } from './helpers.ts';
+import { startTestPlatform, waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
+import { startDeepgramLiveDouble, type DeepgramLiveDouble } from '../../support/doubles/deepgram-live.ts';
+import { startOpenAiChatDouble, type OpenAiChatDouble } from '../../support/doubles/openai-chat.ts';
+import { TwilioCaller } from '../../support/doubles/twilio-caller.ts';
+import { fliteUtterance, tokenFromTwiml, voicePlatformEnv, wsUrl } from '../../support/realtime/helpers.ts';
 
 /**
  * Preemptive replies and adaptive endpointing on a real session (Deepgram live and OpenAI chat doubles): whatever

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { parseWav } from '../../shared/audio/wav.ts';
+import { parseWav } from '../../shared/kernel/audio/wav.ts';
 import { recordingSpillPath, StereoRecorder } from '../../workers/realtime/session/recorder.ts';
 
 const RATE = 8000;

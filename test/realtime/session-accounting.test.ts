@@ -1,13 +1,13 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getAgent } from '../../shared/agents/db.ts';
-import { prepareAgentRuntime } from '../../shared/agents/runtime.ts';
-import { newId } from '../../shared/ids.ts';
-import { createLogger } from '../../shared/observability/logger.ts';
-import { resolveSessionEngines, speechFor } from '../../shared/realtime/engines.ts';
+import { getAgent } from '../../shared/domains/agents/db.ts';
+import { prepareAgentRuntime } from '../../shared/domains/agents/runtime.ts';
+import { newId } from '../../shared/kernel/ids.ts';
+import { createLogger } from '../../shared/kernel/observability/logger.ts';
+import { resolveSessionEngines, speechFor } from '../../shared/domains/realtime/engines.ts';
 import { SessionAccounting } from '../../workers/realtime/session/session-accounting.ts';
 import { TraceStore } from '../../workers/realtime/session/trace-store.ts';
-import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
+import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';
 
 let p: TestPlatform;
 beforeAll(async () => {

@@ -2,11 +2,11 @@ import { spawnSync } from 'node:child_process';
 import { Writable } from 'node:stream';
 import { SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../shared/config/index.ts';
-import { createLogger } from '../../shared/observability/logger.ts';
-import { assertSessionSecret, sessionSecret } from '../../shared/realtime/secret.ts';
-import type { Infra } from '../../shared/runtime/infra.ts';
-import { signSessionToken, verifySessionToken } from '../../shared/realtime/token.ts';
+import { loadConfig } from '../../shared/kernel/config/index.ts';
+import { createLogger } from '../../shared/kernel/observability/logger.ts';
+import { assertSessionSecret, sessionSecret } from '../../shared/domains/realtime/secret.ts';
+import type { Infra } from '../../shared/platform/infra.ts';
+import { signSessionToken, verifySessionToken } from '../../shared/domains/realtime/token.ts';
 
 const secret = 'x'.repeat(40);
 const claims = { sid: 'ses_1', dev: 'dev_1', agt: 'agt_1', ch: 'twilio' as const, exp: 2_000_000_000 };

@@ -1,9 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestPlatform, waitUntil, type TestPlatform } from '../helpers/platform.ts';
-import { startDeepgramLiveDouble, type DeepgramLiveDouble, type LiveConnection } from '../doubles/deepgram-live.ts';
-import { startOpenAiChatDouble, type OpenAiChatDouble } from '../doubles/openai-chat.ts';
-import { TwilioCaller } from './doubles/twilio-caller.ts';
-import { fliteUtterance, tokenFromTwiml, voicePlatformEnv, wsUrl } from './helpers.ts';
+import { startTestPlatform, waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
+import {
+  startDeepgramLiveDouble,
+  type DeepgramLiveDouble,
+  type LiveConnection,
+} from '../../support/doubles/deepgram-live.ts';
+import { startOpenAiChatDouble, type OpenAiChatDouble } from '../../support/doubles/openai-chat.ts';
+import { TwilioCaller } from '../../support/doubles/twilio-caller.ts';
+import { fliteUtterance, tokenFromTwiml, voicePlatformEnv, wsUrl } from '../../support/realtime/helpers.ts';
 
 /**
  * A streaming STT socket that drops while the caller speaks (the Deepgram double closes it with 1011 after its

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { endOfUtteranceProsody, RecentAudio } from '../../shared/audio/prosody.ts';
-import { pacedEar, PACED, type Hypothesis } from '../doubles/paced-speech.ts';
-import { jittered, seededRandom, withWordErrors } from '../doubles/stt-realism.ts';
+import { endOfUtteranceProsody, RecentAudio } from '../../shared/kernel/audio/prosody.ts';
+import { pacedEar, PACED, type Hypothesis } from '../../support/doubles/paced-speech.ts';
+import { jittered, seededRandom, withWordErrors } from '../../support/doubles/stt-realism.ts';
 import {
   decideWindow,
   endpointingPolicy,

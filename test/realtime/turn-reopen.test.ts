@@ -8,7 +8,7 @@ import { PREPARE_AFTER_MS, TurnStage } from '../../workers/realtime/pipeline/tur
 import { VadStage } from '../../workers/realtime/pipeline/vad-stage.ts';
 import { Playback } from '../../workers/realtime/session/playback.ts';
 import type { SessionSettings } from '../../workers/realtime/session/types.ts';
-import { fliteUtterance } from './helpers.ts';
+import { fliteUtterance } from '../../support/realtime/helpers.ts';
 
 const RATE = 8000;
 const SETTINGS: SessionSettings = {

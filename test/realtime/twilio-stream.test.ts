@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../shared/observability/logger.ts';
+import { createLogger } from '../../shared/kernel/observability/logger.ts';
 import { keepSessions } from '../../workers/realtime/session/keeper.ts';
-import { startTestPlatform, waitUntil, type TestPlatform } from '../helpers/platform.ts';
-import { startDeepgramLiveDouble, type DeepgramLiveDouble } from '../doubles/deepgram-live.ts';
-import { startOpenAiChatDouble, type OpenAiChatDouble } from '../doubles/openai-chat.ts';
-import { TwilioCaller } from './doubles/twilio-caller.ts';
-import { fliteUtterance, rms, tokenFromTwiml, voicePlatformEnv, wsUrl } from './helpers.ts';
+import { startTestPlatform, waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
+import { startDeepgramLiveDouble, type DeepgramLiveDouble } from '../../support/doubles/deepgram-live.ts';
+import { startOpenAiChatDouble, type OpenAiChatDouble } from '../../support/doubles/openai-chat.ts';
+import { TwilioCaller } from '../../support/doubles/twilio-caller.ts';
+import { fliteUtterance, rms, tokenFromTwiml, voicePlatformEnv, wsUrl } from '../../support/realtime/helpers.ts';
 
 const GREETING = 'Hello! How can I help you today?';
 const LONG_REPLY =

@@ -3,12 +3,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { mintKey } from '../../shared/auth/mint-key.ts';
-import { insertDeveloper } from '../../shared/db/developers.ts';
-import { migrate } from '../../shared/db/migrate.ts';
-import { createDb, type Db } from '../../shared/db/pool.ts';
-import { startEmbeddedS3, type EmbeddedS3 } from '../../shared/storage/embedded-s3.ts';
-import { waitUntil } from '../helpers/platform.ts';
+import { mintKey } from '../../shared/platform/auth/mint-key.ts';
+import { insertDeveloper } from '../../shared/kernel/db/developers.ts';
+import { migrate } from '../../shared/kernel/db/migrate.ts';
+import { createDb, type Db } from '../../shared/kernel/db/pool.ts';
+import { startEmbeddedS3, type EmbeddedS3 } from '../../shared/kernel/storage/embedded-s3.ts';
+import { waitUntil } from '../../support/helpers/platform.ts';
 import { freePort, OwnPostgres, OwnRedis } from './services.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;

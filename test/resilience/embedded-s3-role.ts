@@ -3,7 +3,7 @@
  * startEmbeddedS3) with the folder and port it is given, prints whether it owns the server, prints again when it
  * takes the port over, and runs until killed.
  */
-import { startEmbeddedS3 } from '../../shared/storage/embedded-s3.ts';
+import { startEmbeddedS3 } from '../../shared/kernel/storage/embedded-s3.ts';
 
 const [dir, port] = process.argv.slice(2) as [string, string];
 const s3 = await startEmbeddedS3(dir, Number(port));

@@ -1,9 +1,9 @@
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { QUEUES } from '../../shared/queue/define.ts';
-import { queuePrefix } from '../../shared/queue/queues.ts';
-import { waitUntil } from '../helpers/platform.ts';
+import { QUEUES } from '../../shared/kernel/queue/define.ts';
+import { queuePrefix } from '../../shared/kernel/queue/queues.ts';
+import { waitUntil } from '../../support/helpers/platform.ts';
 import { Cluster, type RoleProcess } from './cluster.ts';
 import { expectEachOnce, figures, settle, submitJobs } from './jobs.ts';
 

@@ -1,6 +1,6 @@
-import type { Db } from '../../shared/db/pool.ts';
+import type { Db } from '../../shared/kernel/db/pool.ts';
 import { expect } from 'vitest';
-import { waitUntil } from '../helpers/platform.ts';
+import { waitUntil } from '../../support/helpers/platform.ts';
 import type { Cluster } from './cluster.ts';
 
 /** Submits one async transcription (an uploaded WAV); returns its job id. */

@@ -1,5 +1,5 @@
 import { afterEach, describe, it } from 'vitest';
-import { waitUntil } from '../helpers/platform.ts';
+import { waitUntil } from '../../support/helpers/platform.ts';
 import { Cluster, type RoleProcess } from './cluster.ts';
 import { expectEachOnce, figures, settle, submitJobs } from './jobs.ts';
 

@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { waitUntil } from '../helpers/platform.ts';
+import { waitUntil } from '../../support/helpers/platform.ts';
 
 /** A free TCP port on loopback (bound once to port 0, then released). */
 export function freePort(): Promise<number> {

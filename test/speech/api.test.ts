@@ -1,10 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeWav, parseWav, sniffMedia } from '../../shared/audio/index.ts';
+import { encodeWav, parseWav, sniffMedia } from '../../shared/kernel/audio/index.ts';
 import { LocalTtsEngine } from '../../shared/engines/tts/local.ts';
-import { objectKey } from '../../shared/storage/keys.ts';
-import { startTestPlatform, waitUntil, type TestPlatform } from '../helpers/platform.ts';
+import { objectKey } from '../../shared/kernel/storage/keys.ts';
+import { startTestPlatform, waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
 import { ROUND_TRIP_SENTENCES, speak, wordErrors, words } from './helpers/speech.ts';
 
 let p: TestPlatform;

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tone, wav } from '../doubles/audio.ts';
-import { startDeepgramDouble } from '../doubles/deepgram.ts';
-import type { HttpDouble } from '../doubles/http-double.ts';
-import { SCRIPT } from '../doubles/transcript.ts';
-import { startTestPlatform, waitUntil, type TestPlatform } from '../helpers/platform.ts';
+import { tone, wav } from '../../support/doubles/audio.ts';
+import { startDeepgramDouble } from '../../support/doubles/deepgram.ts';
+import type { HttpDouble } from '../../support/doubles/http-double.ts';
+import { SCRIPT } from '../../support/doubles/transcript.ts';
+import { startTestPlatform, waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
 
 /**
  * Issue #15 item 8: POST /v1/transcribe/async refused a caller's X-Provider-Key-* header. The key now travels

@@ -13,7 +13,7 @@ import {
   resamplePcm,
   sniffMedia,
   wavHeader,
-} from '../../shared/audio/index.ts';
+} from '../../shared/kernel/audio/index.ts';
 
 function sine(freq: number, rate: number, seconds: number, amp = 10000): Int16Array {
   return Int16Array.from({ length: Math.round(rate * seconds) }, (_, i) =>

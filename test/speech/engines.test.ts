@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { collect, int16ToPcm, pcmToInt16 } from '../../shared/audio/index.ts';
-import { resamplePcm } from '../../shared/audio/resampler.ts';
+import { collect, int16ToPcm, pcmToInt16 } from '../../shared/kernel/audio/index.ts';
+import { resamplePcm } from '../../shared/kernel/audio/resampler.ts';
 import { PocketsphinxSttEngine, parsePocketsphinxOutput } from '../../shared/engines/stt/pocketsphinx.ts';
 import { lastCepstralMean, withCmnInit } from '../../shared/engines/stt/pocketsphinx-cmn.ts';
 import { PocketsphinxOutputParser } from '../../shared/engines/stt/pocketsphinx-output.ts';
@@ -8,8 +8,8 @@ import type { SttProgress, SttRequest } from '../../shared/engines/stt/types.ts'
 import { LocalTtsEngine } from '../../shared/engines/tts/local.ts';
 import { splitForSynthesis } from '../../shared/engines/tts/text-chunks.ts';
 import { SileroVad, speechRegions } from '../../shared/engines/vad/silero.ts';
-import { frameFeatures } from '../../shared/audio/features.ts';
-import { waitUntil } from '../helpers/platform.ts';
+import { frameFeatures } from '../../shared/kernel/audio/features.ts';
+import { waitUntil } from '../../support/helpers/platform.ts';
 import {
   CONVERSATION_LINES,
   ROUND_TRIP_SENTENCES,
@@ -67,7 +67,7 @@ describe('default TTS (flite + espeak-ng)', () => {
         speed: 1,
         pitch: 1.5,
       });
-      const highPcm = (await import('../../shared/audio/resampler.ts')).resamplePcm(
+      const highPcm = (await import('../../shared/kernel/audio/resampler.ts')).resamplePcm(
         await collect(high.chunks),
         high.sampleRate,
         16000,

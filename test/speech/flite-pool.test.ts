@@ -4,7 +4,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseWav } from '../../shared/audio/wav.ts';
+import { parseWav } from '../../shared/kernel/audio/wav.ts';
 import { FlitePool } from '../../shared/engines/tts/flite-pool.ts';
 import { DEFAULT_FLITE_SERVER_BIN, LocalTtsEngine } from '../../shared/engines/tts/local.ts';
 

@@ -1,8 +1,8 @@
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeToPcm, encodeWav, parseWav, sniffMedia } from '../../shared/audio/index.ts';
+import { decodeToPcm, encodeWav, parseWav, sniffMedia } from '../../shared/kernel/audio/index.ts';
 import { LocalTtsEngine } from '../../shared/engines/tts/local.ts';
-import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
+import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';
 import { speak, wordErrors } from './helpers/speech.ts';
 
 /** The official `openai` SDK pointed at the running platform, as a user would. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cutAtPauses, type AudioPiece } from '../../shared/audio/index.ts';
+import { cutAtPauses, type AudioPiece } from '../../shared/kernel/audio/index.ts';
 
 const RATE = 16000;
 

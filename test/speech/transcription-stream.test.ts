@@ -2,11 +2,11 @@ import type { FastifyBaseLogger } from 'fastify';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { transcriptionSse } from '../../api/services/speech-openai.ts';
-import { encodeWav } from '../../shared/audio/index.ts';
+import { encodeWav } from '../../shared/kernel/audio/index.ts';
 import type { SttProgress } from '../../shared/engines/stt/types.ts';
 import { LocalTtsEngine } from '../../shared/engines/tts/local.ts';
-import { ApiError } from '../../shared/errors/api-error.ts';
-import { startTestPlatform, waitUntil, type TestPlatform } from '../helpers/platform.ts';
+import { ApiError } from '../../shared/kernel/errors/api-error.ts';
+import { startTestPlatform, waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
 import { ROUND_TRIP_SENTENCES, conversation, runningDecoders, speak, wordErrors } from './helpers/speech.ts';
 
 /** POST /v1/audio/transcriptions with stream=true: deltas leave as the local decoder produces them. */

@@ -1,9 +1,14 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { VideoJob } from '../../shared/contracts/video.ts';
-import { startTestPlatform, waitUntil, type TestPlatform } from '../helpers/platform.ts';
+import type { VideoJob } from '../../shared/kernel/contracts/video.ts';
+import { startTestPlatform, waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
 import { probeUrl, TEST_ENV, waitForJob } from './helpers.ts';
-import { startMediaServer, startReceiver, type LocalServer, type Received } from './media-server.ts';
+import {
+  startMediaServer,
+  startReceiver,
+  type LocalServer,
+  type Received,
+} from '../../support/doubles/media-server.ts';
 
 let p: TestPlatform;
 let media: LocalServer;

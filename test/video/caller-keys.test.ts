@@ -2,15 +2,15 @@
 // the job silently ran on the developer's stored key or the platform's key.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { VideoJob } from '../../shared/contracts/video.ts';
-import { isVideoFailure } from '../../shared/video/failure.ts';
-import { eraseJobKeys, jobKeyHeaders, sealJobKeys } from '../../shared/video/job-keys.ts';
-import { startElevenLabsDouble } from '../doubles/elevenlabs.ts';
-import type { HttpDouble } from '../doubles/http-double.ts';
-import { startTestPlatform, waitUntil, type TestPlatform } from '../helpers/platform.ts';
+import type { VideoJob } from '../../shared/kernel/contracts/video.ts';
+import { isVideoFailure } from '../../shared/kernel/media/failure.ts';
+import { eraseJobKeys, jobKeyHeaders, sealJobKeys } from '../../shared/domains/video/job-keys.ts';
+import { startElevenLabsDouble } from '../../support/doubles/elevenlabs.ts';
+import type { HttpDouble } from '../../support/doubles/http-double.ts';
+import { startTestPlatform, waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
 import { TEST_ENV, waitForJob } from './helpers.ts';
-import { makeMedia, startMediaServer, type LocalServer } from './media-server.ts';
-import { startVendorDouble, type VendorDouble } from '../doubles/video-vendors.ts';
+import { makeMedia, startMediaServer, type LocalServer } from '../../support/doubles/media-server.ts';
+import { startVendorDouble, type VendorDouble } from '../../support/doubles/video-vendors.ts';
 
 // Secrets this file hands to the platform: none may be readable in Postgres, Redis or a log line.
 const EL_CALLER = 'el-caller-' + randomBytes(12).toString('hex');

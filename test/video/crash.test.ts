@@ -4,10 +4,10 @@ import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { VideoJob } from '../../shared/contracts/video.ts';
-import { startTestPlatform, waitUntil, type TestPlatform } from '../helpers/platform.ts';
+import type { VideoJob } from '../../shared/kernel/contracts/video.ts';
+import { startTestPlatform, waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
 import { TEST_ENV, waitForJob } from './helpers.ts';
-import { listen, startReceiver, type LocalServer, type Received } from './media-server.ts';
+import { listen, startReceiver, type LocalServer, type Received } from '../../support/doubles/media-server.ts';
 import { createServer } from 'node:http';
 
 let p: TestPlatform;

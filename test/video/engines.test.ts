@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../shared/config/index.ts';
-import { buildEngines } from '../../shared/engines/boot.ts';
-import type { Infra } from '../../shared/runtime/infra.ts';
+import { loadConfig } from '../../shared/kernel/config/index.ts';
+import { buildEngines } from '../../shared/composition/engines-boot.ts';
+import type { Infra } from '../../shared/platform/infra.ts';
 
 /** The registries only read the config while they are built; connections are not needed for that. */
 const withConfig = (env: Record<string, string>) => ({ config: loadConfig(env) }) as unknown as Infra;
@@ -43,8 +43,8 @@ describe('engine registries built at start-up', () => {
       const seen = new Set();
       registerHooks({ load: (url, context, next) => (seen.add(url), next(url, context)) });
       const heavy = () => [...seen].filter((u) => /node_modules\\/(onnxruntime|@vladmandic|@tensorflow)/.test(u));
-      const { loadConfig } = await import('./shared/config/index.ts');
-      const { buildEngines } = await import('./shared/engines/boot.ts');
+      const { loadConfig } = await import('./shared/kernel/config/index.ts');
+      const { buildEngines } = await import('./shared/composition/engines-boot.ts');
       const { speechEngines } = await import('./shared/engines/speech-registry.ts');
       const infra = { config: loadConfig({}) };
       buildEngines(infra);

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnalyzeSections, VideoJob } from '../../shared/contracts/video.ts';
-import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
+import type { AnalyzeSections, VideoJob } from '../../shared/kernel/contracts/video.ts';
+import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';
 import { probeUrl, TEST_ENV, waitForJob } from './helpers.ts';
-import { startMediaServer, type LocalServer } from './media-server.ts';
+import { startMediaServer, type LocalServer } from '../../support/doubles/media-server.ts';
 
 let p: TestPlatform;
 let media: LocalServer;

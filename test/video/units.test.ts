@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { visemesFromPcm } from '../../shared/engines/face/visemes.ts';
 import { blinkAt } from '../../shared/engines/face/warp.ts';
 import { wrapText } from '../../shared/engines/videogen/title-card.ts';
-import { AddressPolicy } from '../../shared/net/address-policy.ts';
-import { checkInput } from '../../shared/video/inputs.ts';
-import type { MediaInfo } from '../../shared/video/probe.ts';
-import { precheckUrl } from '../../shared/video/url-check.ts';
-import { delayBeforeAttempt, MAX_ATTEMPTS } from '../../shared/webhooks/schedule.ts';
+import { AddressPolicy } from '../../shared/kernel/net/address-policy.ts';
+import { checkInput } from '../../shared/domains/video/inputs.ts';
+import type { MediaInfo } from '../../shared/kernel/media/probe.ts';
+import { precheckUrl } from '../../shared/domains/video/url-check.ts';
+import { delayBeforeAttempt, MAX_ATTEMPTS } from '../../shared/domains/webhooks/schedule.ts';
 
 const limits = { maxBytes: 1000, maxSeconds: 60, maxPixels: 1920 * 1080 };
 const video = (w: number, h: number, seconds: number): MediaInfo => ({

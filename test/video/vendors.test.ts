@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { VideoJob } from '../../shared/contracts/video.ts';
-import { startTestPlatform, type TestPlatform } from '../helpers/platform.ts';
+import type { VideoJob } from '../../shared/kernel/contracts/video.ts';
+import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';
 import { TEST_ENV, waitForJob } from './helpers.ts';
-import { makeMedia, startMediaServer, type LocalServer } from './media-server.ts';
-import { startVendorDouble, type VendorDouble } from '../doubles/video-vendors.ts';
+import { makeMedia, startMediaServer, type LocalServer } from '../../support/doubles/media-server.ts';
+import { startVendorDouble, type VendorDouble } from '../../support/doubles/video-vendors.ts';
 
 let p: TestPlatform;
 let media: LocalServer;

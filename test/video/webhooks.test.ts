@@ -1,14 +1,14 @@
 import { UnrecoverableError, Worker } from 'bullmq';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { VideoJob } from '../../shared/contracts/video.ts';
-import { createLogger } from '../../shared/observability/logger.ts';
+import type { VideoJob } from '../../shared/kernel/contracts/video.ts';
+import { createLogger } from '../../shared/kernel/observability/logger.ts';
 import { startPlatform, type Platform } from '../../scripts/platform.ts';
-import { queuePrefix } from '../../shared/queue/queues.ts';
-import { reconcileVideoJobs } from '../../shared/video/reconciler.ts';
-import { startTestPlatform, waitUntil, type TestPlatform } from '../helpers/platform.ts';
+import { queuePrefix } from '../../shared/kernel/queue/queues.ts';
+import { reconcileVideoJobs } from '../../shared/domains/video/reconciler.ts';
+import { startTestPlatform, waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
 import { TEST_ENV, waitForJob } from './helpers.ts';
-import { startReceiver, type LocalServer, type Received } from './media-server.ts';
+import { startReceiver, type LocalServer, type Received } from '../../support/doubles/media-server.ts';
 
 let p: TestPlatform;
 let dev: { developerId: string; apiKey: string };

@@ -1,6 +1,6 @@
-import type { JobsOnPool } from '../../shared/queue/catalog.ts';
-import type { HandlerMap } from '../../shared/queue/worker-runner.ts';
-import type { Infra } from '../../shared/runtime/infra.ts';
+import type { JobsOnPool } from '../../shared/kernel/queue/catalog.ts';
+import type { HandlerMap } from '../../shared/kernel/queue/worker-runner.ts';
+import type { Infra } from '../../shared/platform/infra.ts';
 import { billingCpuHandlers } from './handlers/billing.ts';
 import { campaignsCpuHandlers } from './handlers/campaigns.ts';
 import { realtimeCpuHandlers } from './handlers/realtime.ts';

@@ -1,5 +1,5 @@
-import type { Infra } from '../../shared/runtime/infra.ts';
-import { runWorker, type RunningWorker } from '../../shared/queue/worker-runner.ts';
+import type { Infra } from '../../shared/platform/infra.ts';
+import { runWorker, type RunningWorker } from '../../shared/kernel/queue/worker-runner.ts';
 import { cpuHandlers } from './handlers.ts';
 
 /** The CPU pool: transcription, ffmpeg muxing, dubbing steps, ingest, webhooks, outbound-call dispatch. */

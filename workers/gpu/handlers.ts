@@ -1,6 +1,6 @@
-import type { JobsOnPool } from '../../shared/queue/catalog.ts';
-import type { HandlerMap } from '../../shared/queue/worker-runner.ts';
-import type { Infra } from '../../shared/runtime/infra.ts';
+import type { JobsOnPool } from '../../shared/kernel/queue/catalog.ts';
+import type { HandlerMap } from '../../shared/kernel/queue/worker-runner.ts';
+import type { Infra } from '../../shared/platform/infra.ts';
 import { videoGpuHandlers } from './handlers/video.ts';
 
 /** Every GPU job needs a handler here; the type makes a missing one a compile error. */

@@ -1,7 +1,7 @@
-import { QUEUES, type QueueName } from '../../shared/queue/define.ts';
-import { runWorker, type RunningWorker } from '../../shared/queue/worker-runner.ts';
-import type { Infra } from '../../shared/runtime/infra.ts';
-import { gpuConcurrency } from '../../shared/video/gpu-concurrency.ts';
+import { QUEUES, type QueueName } from '../../shared/kernel/queue/define.ts';
+import { runWorker, type RunningWorker } from '../../shared/kernel/queue/worker-runner.ts';
+import type { Infra } from '../../shared/platform/infra.ts';
+import { gpuConcurrency } from '../../shared/domains/video/gpu-concurrency.ts';
 import { gpuHandlers } from './handlers.ts';
 
 /**

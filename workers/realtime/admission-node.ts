@@ -1,9 +1,9 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { ApiError } from '../../shared/errors/api-error.ts';
-import { admissionRefused, realtimeCapacity, realtimeHeadroom } from '../../shared/observability/metrics.ts';
-import { admissionKeys, LIVE_HOLD_MS, nodeCapacity, NODE_TTL_MS } from '../../shared/realtime/admission.ts';
-import type { Infra } from '../../shared/runtime/infra.ts';
+import { ApiError } from '../../shared/kernel/errors/api-error.ts';
+import { admissionRefused, realtimeCapacity, realtimeHeadroom } from '../../shared/kernel/observability/metrics.ts';
+import { admissionKeys, LIVE_HOLD_MS, nodeCapacity, NODE_TTL_MS } from '../../shared/domains/realtime/admission.ts';
+import type { Infra } from '../../shared/platform/infra.ts';
 import { liveSessionIds } from './session/live.ts';
 
 export interface AdmissionNode {
@@ -16,7 +16,7 @@ export interface AdmissionNode {
 const TICK_MS = 1000;
 
 /**
- * This realtime process in the fleet's admission picture (shared/realtime/admission.ts): every second it renews
+ * This realtime process in the fleet's admission picture (shared/domains/realtime/admission.ts): every second it renews
  * its capacity, renews the slots of the sessions it runs, releases those of sessions that ended, and sets the
  * capacity and headroom gauges. On stop it leaves the fleet, so the api stops counting its capacity.
  */

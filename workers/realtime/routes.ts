@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiError } from '../../shared/errors/api-error.ts';
+import { ApiError } from '../../shared/kernel/errors/api-error.ts';
 import { startAdmissionNode } from './admission-node.ts';
 import { handleDirectSession } from './direct/session-handler.ts';
 import { startSessionKeeper } from './session/keeper.ts';

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { registerRealtimeRoutes } from './routes.ts';
 
 /**
- * The realtime role on the role-neutral server (shared/runtime/http/server.ts): the WebSocket plugin and the
+ * The realtime role on the role-neutral server (shared/composition/http/server.ts): the WebSocket plugin and the
  * session sockets. Alone it serves only these and health; in the one-process mode the api's routes share the port.
  */
 export async function registerRealtimeRole(app: FastifyInstance): Promise<void> {

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { v1 } from '../api.ts';
-import { LLM_PROVIDER_LABELS, LLM_PROVIDERS, TTS_PROVIDERS } from '../../../shared/contracts/providers.ts';
+import { LLM_PROVIDER_LABELS, LLM_PROVIDERS, TTS_PROVIDERS } from '../../../shared/kernel/contracts/providers.ts';
 import type { Agent, Collection, LlmProviderInfo } from '../types.ts';
 import { ErrorBox, Field, fieldError, useAsync } from '../ui.tsx';
 

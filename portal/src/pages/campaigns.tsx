@@ -2,7 +2,7 @@ import { v1 } from '../api.ts';
 import type { Page } from '../types.ts';
 import { ErrorBox, fmtDate, Link, Loading, PageHeader, THead, useAsync } from '../ui.tsx';
 
-/** The fields of GET /v1/campaigns(/:id) this page shows (shared/contracts/campaigns.ts has the full shape). */
+/** The fields of GET /v1/campaigns(/:id) this page shows (shared/kernel/contracts/campaigns.ts has the full shape). */
 interface Campaign {
   id: string;
   name: string | null;

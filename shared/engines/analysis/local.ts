@@ -1,7 +1,7 @@
-import type { AnalyzeSections } from '../../contracts/video.ts';
-import { runProcess } from '../../process/spawn.ts';
-import { decodeImageRgb, fitEven } from '../../video/encoder.ts';
-import { ffmpeg, runTool } from '../../video/ffmpeg.ts';
+import type { AnalyzeSections } from '../../kernel/contracts/video.ts';
+import { runProcess } from '../../kernel/process/spawn.ts';
+import { decodeImageRgb, fitEven } from '../../kernel/media/encoder.ts';
+import { ffmpeg, runTool } from '../../kernel/media/ffmpeg.ts';
 import { detectFast, faceLandmarker } from '../face/human-landmarker.ts';
 import { AnalysisEngine, type AnalysisRequest, type AnalysisResult } from './types.ts';
 

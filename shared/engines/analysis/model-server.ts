@@ -1,5 +1,5 @@
-import type { AnalyzeSections } from '../../contracts/video.ts';
-import { callModelServer, type ModelServer } from '../../video/model-server.ts';
+import type { AnalyzeSections } from '../../kernel/contracts/video.ts';
+import { callModelServer, type ModelServer } from '../core/model-server.ts';
 import { AnalysisEngine, type AnalysisRequest, type AnalysisResult } from './types.ts';
 
 /** A self-hosted analysis model behind the model-server contract: it answers the analyze sections as JSON. */

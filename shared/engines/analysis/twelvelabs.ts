@@ -1,7 +1,7 @@
-import type { AnalyzeSections } from '../../contracts/video.ts';
-import { pollVendor, vendorJson } from '../../video/vendor-http.ts';
-import { withEncodedForm } from '../../net/form-body.ts';
-import { EngineError } from '../core/engine-error.ts';
+import type { AnalyzeSections } from '../../kernel/contracts/video.ts';
+import { pollVendor, vendorJson } from '../core/vendor-http.ts';
+import { withEncodedForm } from '../../kernel/net/form-body.ts';
+import { EngineError } from '../../kernel/errors/engine-error.ts';
 import { AnalysisEngine, type AnalysisRequest, type AnalysisResult } from './types.ts';
 
 interface Task {

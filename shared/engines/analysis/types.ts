@@ -1,5 +1,5 @@
-import type { AnalyzeSections } from '../../contracts/video.ts';
-import type { MediaInfo } from '../../video/probe.ts';
+import type { AnalyzeSections } from '../../kernel/contracts/video.ts';
+import type { MediaInfo } from '../../kernel/media/probe.ts';
 import { timed } from '../core/metrics.ts';
 import type { VideoEngineCapabilities } from '../core/rendered-video.ts';
 

@@ -2,9 +2,9 @@ import { faceLandmarker } from '../face/human-landmarker.ts';
 import type { FaceLandmarker } from '../face/types.ts';
 import { decodeMono16k, visemesFromPcm } from '../face/visemes.ts';
 import { blinkAt, rigFromFace, warpBlink, warpMouth } from '../face/warp.ts';
-import { decodeImageRgb, fitEven, FrameEncoder } from '../../video/encoder.ts';
-import { VideoFailure } from '../../video/failure.ts';
-import { probeMedia } from '../../video/probe.ts';
+import { decodeImageRgb, fitEven, FrameEncoder } from '../../kernel/media/encoder.ts';
+import { VideoFailure } from '../../kernel/media/failure.ts';
+import { probeMedia } from '../../kernel/media/probe.ts';
 import { AvatarEngine, type AvatarRequest } from './types.ts';
 import type { RenderedVideo } from '../core/rendered-video.ts';
 

@@ -1,5 +1,5 @@
-import { renderOnModelServer, type ModelServer } from '../../video/model-server.ts';
-import { EngineError } from '../core/engine-error.ts';
+import { renderOnModelServer, type ModelServer } from '../core/model-server.ts';
+import { EngineError } from '../../kernel/errors/engine-error.ts';
 import { AvatarEngine, type AvatarRequest } from './types.ts';
 import type { RenderedVideo } from '../core/rendered-video.ts';
 

@@ -1,4 +1,4 @@
-import { histogram } from '../../observability/metrics.ts';
+import { histogram } from '../../kernel/observability/metrics.ts';
 
 export const engineLatency = histogram(
   'engine_call_duration_seconds',

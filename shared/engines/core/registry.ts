@@ -1,4 +1,4 @@
-import { ApiError } from '../../errors/api-error.ts';
+import { ApiError } from '../../kernel/errors/api-error.ts';
 
 /**
  * A registry of adapters for one capability, built explicitly at start-up from config. `get` resolves the

@@ -14,7 +14,7 @@ import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import { encodeModel } from './model-file.ts';
 import { tokenize } from './tokenize.ts';
-import { mulberry32 } from '../../prng.ts';
+import { mulberry32 } from '../../kernel/prng.ts';
 
 export const SIF_A = 3e-4;
 const REFERENCE_SENTENCES = 20_000;

@@ -1,4 +1,4 @@
-import { EngineError } from '../core/engine-error.ts';
+import { EngineError } from '../../kernel/errors/engine-error.ts';
 
 /** POSTs JSON to a vendor and parses the JSON answer; non-2xx becomes an EngineError with its retry policy. */
 export async function postJson<T>(

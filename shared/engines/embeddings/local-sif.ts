@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { EngineError } from '../core/engine-error.ts';
+import { EngineError } from '../../kernel/errors/engine-error.ts';
 import { readModel, type CompiledModel } from './model-file.ts';
 import { tokenize } from './tokenize.ts';
 import { EmbeddingEngine, type EmbedOptions, type EmbeddingCapabilities } from './types.ts';

@@ -1,7 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Config } from '../../config/index.ts';
-import type { Infra } from '../../runtime/infra.ts';
+import type { Config } from '../../kernel/config/index.ts';
+import type { Infra } from '../../platform/infra.ts';
 import { EngineRegistry } from '../core/registry.ts';
 import { CohereEmbeddings } from './cohere.ts';
 import { LocalSifEmbeddings } from './local-sif.ts';

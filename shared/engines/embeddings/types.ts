@@ -1,4 +1,4 @@
-import { EngineError } from '../core/engine-error.ts';
+import { EngineError } from '../../kernel/errors/engine-error.ts';
 import { engineLatency } from '../core/metrics.ts';
 
 /** What a text is embedded for: some vendors embed queries and documents differently. */

@@ -1,4 +1,4 @@
-import { EngineError } from '../core/engine-error.ts';
+import { EngineError } from '../../kernel/errors/engine-error.ts';
 import { postJson, requireKey, trimSlash } from './http-json.ts';
 import { EmbeddingEngine, type EmbedOptions, type EmbeddingCapabilities } from './types.ts';
 

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { dirname, join, normalize } from 'node:path';
-import { EngineError } from '../core/engine-error.ts';
+import { EngineError } from '../../kernel/errors/engine-error.ts';
 import type { Face, FaceLandmarker, RgbImage } from './types.ts';
 
 const require = createRequire(import.meta.url);

@@ -1,4 +1,4 @@
-import { ffmpeg } from '../../video/ffmpeg.ts';
+import { ffmpeg } from '../../kernel/media/ffmpeg.ts';
 
 /** Mouth shape of one video frame, driven by the audio under it. */
 export interface MouthFrame {

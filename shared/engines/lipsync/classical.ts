@@ -2,10 +2,10 @@ import { detectFast, faceLandmarker } from '../face/human-landmarker.ts';
 import type { FaceLandmarker } from '../face/types.ts';
 import { decodeMono16k, visemesFromPcm } from '../face/visemes.ts';
 import { lerpRig, rigFromFace, warpMouth, type FaceRig } from '../face/warp.ts';
-import { fitEven, FrameEncoder } from '../../video/encoder.ts';
-import { VideoFailure } from '../../video/failure.ts';
-import { readFrames } from '../../video/frames.ts';
-import { probeMedia } from '../../video/probe.ts';
+import { fitEven, FrameEncoder } from '../../kernel/media/encoder.ts';
+import { VideoFailure } from '../../kernel/media/failure.ts';
+import { readFrames } from '../../kernel/media/frames.ts';
+import { probeMedia } from '../../kernel/media/probe.ts';
 import type { RenderedVideo } from '../core/rendered-video.ts';
 import { LipsyncEngine, type LipsyncRequest } from './types.ts';
 

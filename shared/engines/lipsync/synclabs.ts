@@ -1,6 +1,6 @@
-import { probeMedia } from '../../video/probe.ts';
-import { downloadVendorFile, pollVendor, vendorJson } from '../../video/vendor-http.ts';
-import { EngineError } from '../core/engine-error.ts';
+import { probeMedia } from '../../kernel/media/probe.ts';
+import { downloadVendorFile, pollVendor, vendorJson } from '../core/vendor-http.ts';
+import { EngineError } from '../../kernel/errors/engine-error.ts';
 import type { RenderedVideo } from '../core/rendered-video.ts';
 import { LipsyncEngine, type LipsyncRequest } from './types.ts';
 

@@ -1,4 +1,4 @@
-import { LLM_PROVIDER_LABELS } from '../../contracts/providers.ts';
+import { LLM_PROVIDER_LABELS } from '../../kernel/contracts/providers.ts';
 import { LlmEngine, type LlmCapabilities, type LlmEvent, type LlmLookup, type LlmRequest } from './types.ts';
 
 /** Provider id and model of the local reply engine (an agent's `llmProvider`/`llmModel`). */

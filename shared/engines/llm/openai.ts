@@ -1,4 +1,4 @@
-import { EngineError } from '../core/engine-error.ts';
+import { EngineError } from '../../kernel/errors/engine-error.ts';
 import { parseJson, postSse, trimSlash } from './http.ts';
 import {
   LlmEngine,

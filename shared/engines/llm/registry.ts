@@ -1,9 +1,9 @@
-import type { Config } from '../../config/index.ts';
-import type { LlmProviderInfo } from '../../contracts/agents.ts';
-import { LLM_PROVIDER_LABELS, LLM_PROVIDERS } from '../../contracts/providers.ts';
-import type { Infra } from '../../runtime/infra.ts';
+import type { Config } from '../../kernel/config/index.ts';
+import type { LlmProviderInfo } from '../../kernel/contracts/agents.ts';
+import { LLM_PROVIDER_LABELS, LLM_PROVIDERS } from '../../kernel/contracts/providers.ts';
+import type { Infra } from '../../platform/infra.ts';
 import { EngineRegistry } from '../core/registry.ts';
-import { resolveProviderKey, type ResolvedKey, type StoredKeyLookup } from '../core/provider-key.ts';
+import { resolveProviderKey, type ResolvedKey, type StoredKeyLookup } from '../../platform/keys/provider-key.ts';
 import { AnthropicLlm } from './anthropic.ts';
 import { LOCAL_REPLY_MODEL, LocalReplyLlm } from './local-reply.ts';
 import { OpenAiCompatibleLlm } from './openai.ts';

@@ -1,4 +1,4 @@
-import { EngineError } from '../core/engine-error.ts';
+import { EngineError } from '../../kernel/errors/engine-error.ts';
 import { engineLatency, engineTtfb } from '../core/metrics.ts';
 
 /** One tool call the model asked for. `arguments` is the JSON text the model produced (may be invalid JSON). */

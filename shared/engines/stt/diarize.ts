@@ -1,4 +1,4 @@
-import { frameFeatures, type FrameFeatures } from '../../audio/features.ts';
+import { frameFeatures, type FrameFeatures } from '../../kernel/audio/features.ts';
 
 export interface SpanForDiarization {
   start: number;

@@ -1,4 +1,4 @@
-import { EngineError } from '../core/engine-error.ts';
+import { EngineError } from '../../kernel/errors/engine-error.ts';
 import { engineLatency } from '../core/metrics.ts';
 
 export interface TranscriptSegment {
@@ -24,7 +24,7 @@ export interface TranscriptionResult {
 }
 
 export interface SttRequest {
-  /** Mono PCM s16le at `sampleRate` (decode any container with shared/audio first). */
+  /** Mono PCM s16le at `sampleRate` (decode any container with shared/kernel/audio first). */
   pcm: Buffer;
   sampleRate: number;
   /** Language code; '' = auto-detect where the engine can. */

@@ -2,8 +2,8 @@ import { existsSync, readdirSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runProcess } from '../../process/spawn.ts';
-import { EngineError } from '../core/engine-error.ts';
+import { runProcess } from '../../kernel/process/spawn.ts';
+import { EngineError } from '../../kernel/errors/engine-error.ts';
 import { TranslateEngine, type TranslateRequest } from './types.ts';
 
 const MODES_DIR = '/usr/share/apertium/modes';

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { lowerPriority } from '../../process/spawn.ts';
-import { EngineError } from '../core/engine-error.ts';
+import { lowerPriority } from '../../kernel/process/spawn.ts';
+import { EngineError } from '../../kernel/errors/engine-error.ts';
 
 /** One synthesis: flite voice name, duration stretch, f0 shift (0 = the voice's own) and the text. */
 export interface FliteJob {

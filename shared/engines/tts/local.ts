@@ -1,8 +1,8 @@
-import { ApiError } from '../../errors/api-error.ts';
-import { parseWav } from '../../audio/wav.ts';
-import { runProcess, spawnProcess, type Command } from '../../process/spawn.ts';
-import { Resampler, resamplePcm } from '../../audio/resampler.ts';
-import { EngineError } from '../core/engine-error.ts';
+import { ApiError } from '../../kernel/errors/api-error.ts';
+import { parseWav } from '../../kernel/audio/wav.ts';
+import { runProcess, spawnProcess, type Command } from '../../kernel/process/spawn.ts';
+import { Resampler, resamplePcm } from '../../kernel/audio/resampler.ts';
+import { EngineError } from '../../kernel/errors/engine-error.ts';
 import { FlitePool } from './flite-pool.ts';
 import { splitForSynthesis } from './text-chunks.ts';
 import { TtsEngine, type TtsAudio, type TtsCapabilities, type TtsRequest, type Voice } from './types.ts';

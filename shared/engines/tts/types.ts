@@ -1,5 +1,5 @@
-import { isApiError } from '../../errors/api-error.ts';
-import { EngineError } from '../core/engine-error.ts';
+import { isApiError } from '../../kernel/errors/api-error.ts';
+import { EngineError } from '../../kernel/errors/engine-error.ts';
 import { engineLatency, engineTtfb } from '../core/metrics.ts';
 
 export interface Voice {

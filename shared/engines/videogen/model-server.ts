@@ -1,4 +1,4 @@
-import { renderOnModelServer, type ModelServer } from '../../video/model-server.ts';
+import { renderOnModelServer, type ModelServer } from '../core/model-server.ts';
 import type { RenderedVideo } from '../core/rendered-video.ts';
 import { VideoGenEngine, type GenerateRequest } from './types.ts';
 

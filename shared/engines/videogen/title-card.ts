@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { ffmpeg } from '../../video/ffmpeg.ts';
-import { EngineError } from '../core/engine-error.ts';
+import { ffmpeg } from '../../kernel/media/ffmpeg.ts';
+import { EngineError } from '../../kernel/errors/engine-error.ts';
 import type { RenderedVideo } from '../core/rendered-video.ts';
 import { VideoGenEngine, type GenerateRequest } from './types.ts';
 

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { collect } from '../../../shared/audio/pcm.ts';
-import { resamplePcm } from '../../../shared/audio/resampler.ts';
+import { collect } from '../../../shared/kernel/audio/pcm.ts';
+import { resamplePcm } from '../../../shared/kernel/audio/resampler.ts';
 import type { TtsEngine } from '../../../shared/engines/tts/types.ts';
 
 /**

@@ -2,8 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SttStreamEvent } from '../../../shared/engines/stt/types.ts';
 import { DeepgramStt } from '../../../shared/engines/stt/vendors/deepgram.ts';
 import type { DeepgramStreamOptions } from '../../../shared/engines/stt/vendors/deepgram-stream.ts';
-import { silence, tone } from '../../doubles/audio.ts';
-import { DEEPGRAM_TYPICAL, startDeepgramLiveDouble, type DeepgramLiveDouble } from '../../doubles/deepgram-live.ts';
+import { silence, tone } from '../../../support/doubles/audio.ts';
+import {
+  DEEPGRAM_TYPICAL,
+  startDeepgramLiveDouble,
+  type DeepgramLiveDouble,
+} from '../../../support/doubles/deepgram-live.ts';
 import { engineError } from './conformance.ts';
 import { drain, frames, mulaw } from './stream-helpers.ts';
 

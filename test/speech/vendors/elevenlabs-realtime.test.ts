@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SttStreamEvent } from '../../../shared/engines/stt/types.ts';
 import { ElevenLabsStt } from '../../../shared/engines/stt/vendors/elevenlabs.ts';
 import type { ElevenLabsRealtimeStreamOptions } from '../../../shared/engines/stt/vendors/elevenlabs-realtime.ts';
-import { silence, tone } from '../../doubles/audio.ts';
-import { startElevenLabsRealtimeDouble } from '../../doubles/elevenlabs-realtime.ts';
-import type { LiveDouble } from '../../doubles/live-double.ts';
+import { silence, tone } from '../../../support/doubles/audio.ts';
+import { startElevenLabsRealtimeDouble } from '../../../support/doubles/elevenlabs-realtime.ts';
+import type { LiveDouble } from '../../../support/doubles/live-double.ts';
 import { drain, frames, mulaw } from './stream-helpers.ts';
 
 type Final = Extract<SttStreamEvent, { type: 'final' }>;

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { vendorFetch } from '../../../shared/engines/tts/vendors/http.ts';
 import { alignedPcm, readWav } from '../../../shared/engines/tts/vendors/audio.ts';
-import { wavHeader } from '../../doubles/audio.ts';
+import { wavHeader } from '../../../support/doubles/audio.ts';
 import { engineError } from './conformance.ts';
 
 describe('vendor HTTP plumbing', () => {

@@ -3,14 +3,14 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../shared/config/index.ts';
-import { vendorEnvName } from '../../../shared/config/areas/providers.ts';
+import { loadConfig } from '../../../shared/kernel/config/index.ts';
+import { vendorEnvName } from '../../../shared/kernel/config/areas/providers.ts';
 import { EngineRegistry } from '../../../shared/engines/core/registry.ts';
 import type { SttEngine, SttStreamEvent } from '../../../shared/engines/stt/types.ts';
 import { registerSttVendors } from '../../../shared/engines/stt/vendors/index.ts';
 import type { TtsEngine } from '../../../shared/engines/tts/types.ts';
 import { registerTtsVendors } from '../../../shared/engines/tts/vendors/index.ts';
-import { parseWav } from '../../doubles/audio.ts';
+import { parseWav } from '../../../support/doubles/audio.ts';
 import { collect, ttsRequest } from './conformance.ts';
 
 /**

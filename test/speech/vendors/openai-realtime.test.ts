@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SttStreamEvent } from '../../../shared/engines/stt/types.ts';
 import { OpenAiStt } from '../../../shared/engines/stt/vendors/openai.ts';
 import type { OpenAiRealtimeStreamOptions } from '../../../shared/engines/stt/vendors/openai-realtime.ts';
-import { silence, tone } from '../../doubles/audio.ts';
-import type { LiveDouble } from '../../doubles/live-double.ts';
-import { startOpenAiRealtimeDouble } from '../../doubles/openai-realtime.ts';
+import { silence, tone } from '../../../support/doubles/audio.ts';
+import type { LiveDouble } from '../../../support/doubles/live-double.ts';
+import { startOpenAiRealtimeDouble } from '../../../support/doubles/openai-realtime.ts';
 import { drain, frames, mulaw } from './stream-helpers.ts';
 
 type Final = Extract<SttStreamEvent, { type: 'final' }>;

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tone, wav } from '../../doubles/audio.ts';
-import { startDeepgramDouble } from '../../doubles/deepgram.ts';
-import { startElevenLabsDouble } from '../../doubles/elevenlabs.ts';
-import type { HttpDouble } from '../../doubles/http-double.ts';
-import { SCRIPT } from '../../doubles/transcript.ts';
-import { startTestPlatform, type TestPlatform } from '../../helpers/platform.ts';
+import { tone, wav } from '../../../support/doubles/audio.ts';
+import { startDeepgramDouble } from '../../../support/doubles/deepgram.ts';
+import { startElevenLabsDouble } from '../../../support/doubles/elevenlabs.ts';
+import type { HttpDouble } from '../../../support/doubles/http-double.ts';
+import { SCRIPT } from '../../../support/doubles/transcript.ts';
+import { startTestPlatform, type TestPlatform } from '../../../support/helpers/platform.ts';
 
 /**
  * The vendor adapters behind the real API: `<VENDOR>_BASE_URL` points the platform at the doubles, the caller's

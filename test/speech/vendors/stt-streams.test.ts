@@ -2,10 +2,10 @@ import { AssemblyAiStt } from '../../../shared/engines/stt/vendors/assemblyai.ts
 import { DeepgramStt } from '../../../shared/engines/stt/vendors/deepgram.ts';
 import { ElevenLabsStt } from '../../../shared/engines/stt/vendors/elevenlabs.ts';
 import { OpenAiStt } from '../../../shared/engines/stt/vendors/openai.ts';
-import { startAssemblyAiStreamDouble } from '../../doubles/assemblyai-stream.ts';
-import { startDeepgramLiveDouble } from '../../doubles/deepgram-live.ts';
-import { startElevenLabsRealtimeDouble } from '../../doubles/elevenlabs-realtime.ts';
-import { startOpenAiRealtimeDouble } from '../../doubles/openai-realtime.ts';
+import { startAssemblyAiStreamDouble } from '../../../support/doubles/assemblyai-stream.ts';
+import { startDeepgramLiveDouble } from '../../../support/doubles/deepgram-live.ts';
+import { startElevenLabsRealtimeDouble } from '../../../support/doubles/elevenlabs-realtime.ts';
+import { startOpenAiRealtimeDouble } from '../../../support/doubles/openai-realtime.ts';
 import { sttStreamConformance, type SttStreamCase } from './stt-stream-conformance.ts';
 
 const cases: SttStreamCase[] = [

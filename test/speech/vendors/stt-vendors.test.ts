@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../shared/config/index.ts';
-import { STT_PROVIDERS } from '../../../shared/contracts/providers.ts';
+import { loadConfig } from '../../../shared/kernel/config/index.ts';
+import { STT_PROVIDERS } from '../../../shared/kernel/contracts/providers.ts';
 import { EngineRegistry } from '../../../shared/engines/core/registry.ts';
 import type { SttEngine } from '../../../shared/engines/stt/types.ts';
 import { AssemblyAiStt } from '../../../shared/engines/stt/vendors/assemblyai.ts';
@@ -9,12 +9,12 @@ import { ElevenLabsStt } from '../../../shared/engines/stt/vendors/elevenlabs.ts
 import { registerSttVendors } from '../../../shared/engines/stt/vendors/index.ts';
 import { GroqStt, OpenAiStt } from '../../../shared/engines/stt/vendors/openai.ts';
 import { languageCode, segmentsFromWords, speakerLabel } from '../../../shared/engines/stt/vendors/words.ts';
-import { startAssemblyAiDouble } from '../../doubles/assemblyai.ts';
-import { parseWav } from '../../doubles/audio.ts';
-import { startDeepgramDouble } from '../../doubles/deepgram.ts';
-import { startElevenLabsDouble } from '../../doubles/elevenlabs.ts';
-import { formDataOf } from '../../doubles/http-double.ts';
-import { startGroqDouble, startOpenAiDouble } from '../../doubles/openai.ts';
+import { startAssemblyAiDouble } from '../../../support/doubles/assemblyai.ts';
+import { parseWav } from '../../../support/doubles/audio.ts';
+import { startDeepgramDouble } from '../../../support/doubles/deepgram.ts';
+import { startElevenLabsDouble } from '../../../support/doubles/elevenlabs.ts';
+import { formDataOf } from '../../../support/doubles/http-double.ts';
+import { startGroqDouble, startOpenAiDouble } from '../../../support/doubles/openai.ts';
 import { sttConformance, type SttVendorCase } from './stt-conformance.ts';
 
 const bearer = (r: { headers: Record<string, unknown> }) => String(r.headers.authorization).replace(/^Bearer /, '');

@@ -1,8 +1,8 @@
-import { reportOverage } from '../../../shared/billing/overage.ts';
-import type { JobsOn } from '../../../shared/queue/catalog.ts';
-import type { HandlerMap } from '../../../shared/queue/worker-runner.ts';
-import type { Infra } from '../../../shared/runtime/infra.ts';
-import type { billingJobs } from '../../../shared/queue/jobs/billing.ts';
+import { reportOverage } from '../../../shared/domains/billing/overage.ts';
+import type { JobsOn } from '../../../shared/kernel/queue/catalog.ts';
+import type { HandlerMap } from '../../../shared/kernel/queue/worker-runner.ts';
+import type { Infra } from '../../../shared/platform/infra.ts';
+import type { billingJobs } from '../../../shared/kernel/queue/jobs/billing.ts';
 
 type Names = Extract<keyof typeof billingJobs, JobsOn<'cpu'>>;
 

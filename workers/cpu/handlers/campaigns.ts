@@ -1,9 +1,9 @@
 import { dialCampaignCall, dispatchCampaign } from '../../../shared/campaigns/dispatcher.ts';
 import { settleCampaignCall } from '../../../shared/campaigns/settle.ts';
-import type { JobsOn } from '../../../shared/queue/catalog.ts';
-import type { campaignsJobs } from '../../../shared/queue/jobs/campaigns.ts';
-import type { HandlerMap } from '../../../shared/queue/worker-runner.ts';
-import type { Infra } from '../../../shared/runtime/infra.ts';
+import type { JobsOn } from '../../../shared/kernel/queue/catalog.ts';
+import type { campaignsJobs } from '../../../shared/kernel/queue/jobs/campaigns.ts';
+import type { HandlerMap } from '../../../shared/kernel/queue/worker-runner.ts';
+import type { Infra } from '../../../shared/platform/infra.ts';
 
 type Names = Extract<keyof typeof campaignsJobs, JobsOn<'cpu'>>;
 

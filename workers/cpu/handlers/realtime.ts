@@ -1,8 +1,8 @@
-import type { JobsOn } from '../../../shared/queue/catalog.ts';
-import type { realtimeJobs } from '../../../shared/queue/jobs/realtime.ts';
-import type { HandlerMap, JobHandler } from '../../../shared/queue/worker-runner.ts';
-import { dialTask } from '../../../shared/realtime/outbound.ts';
-import type { Infra } from '../../../shared/runtime/infra.ts';
+import type { JobsOn } from '../../../shared/kernel/queue/catalog.ts';
+import type { realtimeJobs } from '../../../shared/kernel/queue/jobs/realtime.ts';
+import type { HandlerMap, JobHandler } from '../../../shared/kernel/queue/worker-runner.ts';
+import { dialTask } from '../../../shared/domains/realtime/outbound.ts';
+import type { Infra } from '../../../shared/platform/infra.ts';
 
 type Names = Extract<keyof typeof realtimeJobs, JobsOn<'cpu'>>;
 

@@ -1,10 +1,10 @@
-import type { JobsOn } from '../../../shared/queue/catalog.ts';
-import type { HandlerMap } from '../../../shared/queue/worker-runner.ts';
-import type { Infra } from '../../../shared/runtime/infra.ts';
-import type { videoJobs } from '../../../shared/queue/jobs/video.ts';
-import { dubMux, dubSynthesize, dubTranscribe, dubTranslate } from '../../../shared/video/jobs/dub.ts';
-import { runStep } from '../../../shared/video/lifecycle.ts';
-import { reconcileVideoJobs } from '../../../shared/video/reconciler.ts';
+import type { JobsOn } from '../../../shared/kernel/queue/catalog.ts';
+import type { HandlerMap } from '../../../shared/kernel/queue/worker-runner.ts';
+import type { Infra } from '../../../shared/platform/infra.ts';
+import type { videoJobs } from '../../../shared/kernel/queue/jobs/video.ts';
+import { dubMux, dubSynthesize, dubTranscribe, dubTranslate } from '../../../shared/domains/video/jobs/dub.ts';
+import { runStep } from '../../../shared/domains/video/lifecycle.ts';
+import { reconcileVideoJobs } from '../../../shared/domains/video/reconciler.ts';
 
 type Names = Extract<keyof typeof videoJobs, JobsOn<'cpu'>>;
 

@@ -1,8 +1,8 @@
-import type { JobsOn } from '../../../shared/queue/catalog.ts';
-import type { HandlerMap } from '../../../shared/queue/worker-runner.ts';
-import type { Infra } from '../../../shared/runtime/infra.ts';
-import type { webhooksJobs } from '../../../shared/queue/jobs/webhooks.ts';
-import { deliverWebhook } from '../../../shared/webhooks/delivery.ts';
+import type { JobsOn } from '../../../shared/kernel/queue/catalog.ts';
+import type { HandlerMap } from '../../../shared/kernel/queue/worker-runner.ts';
+import type { Infra } from '../../../shared/platform/infra.ts';
+import type { webhooksJobs } from '../../../shared/kernel/queue/jobs/webhooks.ts';
+import { deliverWebhook } from '../../../shared/domains/webhooks/delivery.ts';
 
 type Names = Extract<keyof typeof webhooksJobs, JobsOn<'cpu'>>;
 

@@ -1,12 +1,12 @@
-import type { JobsOnPool } from '../../../shared/queue/catalog.ts';
-import type { HandlerMap } from '../../../shared/queue/worker-runner.ts';
-import type { Infra } from '../../../shared/runtime/infra.ts';
-import { dubLipsync } from '../../../shared/video/jobs/dub.ts';
-import { runAnalyze } from '../../../shared/video/jobs/analyze.ts';
-import { runAvatar } from '../../../shared/video/jobs/avatar.ts';
-import { runGenerate } from '../../../shared/video/jobs/generate.ts';
-import { runLipsync } from '../../../shared/video/jobs/lipsync.ts';
-import { runStep } from '../../../shared/video/lifecycle.ts';
+import type { JobsOnPool } from '../../../shared/kernel/queue/catalog.ts';
+import type { HandlerMap } from '../../../shared/kernel/queue/worker-runner.ts';
+import type { Infra } from '../../../shared/platform/infra.ts';
+import { dubLipsync } from '../../../shared/domains/video/jobs/dub.ts';
+import { runAnalyze } from '../../../shared/domains/video/jobs/analyze.ts';
+import { runAvatar } from '../../../shared/domains/video/jobs/avatar.ts';
+import { runGenerate } from '../../../shared/domains/video/jobs/generate.ts';
+import { runLipsync } from '../../../shared/domains/video/jobs/lipsync.ts';
+import { runStep } from '../../../shared/domains/video/lifecycle.ts';
 
 /**
  * GPU handlers (avatar, lip-sync, analysis, generation, and the dub flow's lip-sync step). Each records its wall

@@ -1,8 +1,8 @@
-import { pcmToInt16 } from '../../../shared/audio/pcm.ts';
-import type { AgentRow } from '../../../shared/agents/db.ts';
-import { fillTemplate } from '../../../shared/agents/prompt.ts';
-import type { Logger } from '../../../shared/observability/logger.ts';
-import type { Infra } from '../../../shared/runtime/infra.ts';
+import { pcmToInt16 } from '../../../shared/kernel/audio/pcm.ts';
+import type { AgentRow } from '../../../shared/domains/agents/db.ts';
+import { fillTemplate } from '../../../shared/domains/agents/prompt.ts';
+import type { Logger } from '../../../shared/kernel/observability/logger.ts';
+import type { Infra } from '../../../shared/platform/infra.ts';
 import { AnswerWatch } from '../session/answer-watch.ts';
 import type { Conversation } from './conversation.ts';
 import type { DataFrame, SystemFrame } from './frames.ts';

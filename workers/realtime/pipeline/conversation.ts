@@ -1,5 +1,5 @@
 import type { LlmMessage } from '../../../shared/engines/llm/types.ts';
-import type { AnsweredBy } from '../../../shared/realtime/amd/detector.ts';
+import type { AnsweredBy } from '../../../shared/domains/realtime/amd/detector.ts';
 import { assistantTurn, assistantTurnRecord, type AssistantTurn } from '../session/assistant-turn.ts';
 import type { Playback } from '../session/playback.ts';
 import type { TurnRecord } from '../session/trace-store.ts';

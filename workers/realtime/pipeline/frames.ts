@@ -1,4 +1,4 @@
-import type { ToolCallRecord } from '../../../shared/contracts/agents.ts';
+import type { ToolCallRecord } from '../../../shared/kernel/contracts/agents.ts';
 import type { TurnRecord, InterruptionRecord } from '../session/trace-store.ts';
 
 /**

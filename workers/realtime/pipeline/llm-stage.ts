@@ -1,5 +1,5 @@
-import type { AgentRuntime } from '../../../shared/agents/runtime.ts';
-import { runTurn } from '../../../shared/agents/turn-runner.ts';
+import type { AgentRuntime } from '../../../shared/domains/agents/runtime.ts';
+import { runTurn } from '../../../shared/domains/agents/turn-runner.ts';
 import type { Conversation } from './conversation.ts';
 import type { DataFrame } from './frames.ts';
 import { Stage } from './stage.ts';

@@ -1,6 +1,6 @@
-import { Resampler } from '../../../shared/audio/resampler.ts';
+import { Resampler } from '../../../shared/kernel/audio/resampler.ts';
 import type { SttEngine, SttStreamEvent } from '../../../shared/engines/stt/types.ts';
-import type { Logger } from '../../../shared/observability/logger.ts';
+import type { Logger } from '../../../shared/kernel/observability/logger.ts';
 import type { DataFrame, SystemFrame } from './frames.ts';
 import { LiveStt } from './live-stt.ts';
 import { Stage } from './stage.ts';

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Resampler } from '../../../shared/audio/resampler.ts';
+import { Resampler } from '../../../shared/kernel/audio/resampler.ts';
 import type { TtsEngine } from '../../../shared/engines/tts/types.ts';
 import type { AssistantTurn } from '../session/assistant-turn.ts';
 import type { DataFrame } from './frames.ts';

@@ -1,5 +1,5 @@
-import { Resampler } from '../../../shared/audio/resampler.ts';
-import { pcmToInt16 } from '../../../shared/audio/pcm.ts';
+import { Resampler } from '../../../shared/kernel/audio/resampler.ts';
+import { pcmToInt16 } from '../../../shared/kernel/audio/pcm.ts';
 import type { VadEngine, VadSession } from '../../../shared/engines/vad/types.ts';
 import { TurnDetector, type TurnDetectorEvent, type TurnDetectorOptions } from '../session/turn-detector.ts';
 import { isSystemFrame, type DataFrame, type Frame, type UpstreamFrame } from './frames.ts';

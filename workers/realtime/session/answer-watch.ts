@@ -1,8 +1,8 @@
-import { AnsweringMachineDetector, type AnsweredBy } from '../../../shared/realtime/amd/detector.ts';
-import { recordAnswer } from '../../../shared/realtime/amd/outcome.ts';
-import { taskTwilioAmd } from '../../../shared/realtime/store.ts';
-import type { Infra } from '../../../shared/runtime/infra.ts';
-import type { Logger } from '../../../shared/observability/logger.ts';
+import { AnsweringMachineDetector, type AnsweredBy } from '../../../shared/domains/realtime/amd/detector.ts';
+import { recordAnswer } from '../../../shared/domains/realtime/amd/outcome.ts';
+import { taskTwilioAmd } from '../../../shared/domains/realtime/store.ts';
+import type { Infra } from '../../../shared/platform/infra.ts';
+import type { Logger } from '../../../shared/kernel/observability/logger.ts';
 
 export interface AnswerWatchOptions {
   infra: Infra;
@@ -27,7 +27,7 @@ const GREETING_FALLBACK_MS = 30_000;
 
 /**
  * Answering-machine detection on one outbound call: the caller's audio frames go through the platform's detector
- * (shared/realtime/amd) while Twilio's async AMD answer (if the account asked for it) is read from the task; the
+ * (shared/domains/realtime/amd) while Twilio's async AMD answer (if the account asked for it) is read from the task; the
  * first answer is recorded on the session (observability, webhook) and handed to the session. A stage over the
  * caller's audio frames: it only reads them.
  */

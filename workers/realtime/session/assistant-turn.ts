@@ -1,6 +1,6 @@
 import type { LlmMessage } from '../../../shared/engines/llm/types.ts';
 import type { Frame } from '../pipeline/frames.ts';
-import { turnStageLatency } from '../../../shared/observability/metrics.ts';
+import { turnStageLatency } from '../../../shared/kernel/observability/metrics.ts';
 import type { TraceStore } from './trace-store.ts';
 
 /** One agent reply: its text, its kept tool messages and the session-clock times the trace is made from. */

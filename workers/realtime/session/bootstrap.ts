@@ -1,17 +1,17 @@
-import { getAgent, type AgentRow } from '../../../shared/agents/db.ts';
-import { findInstanceByPhone, getInstance } from '../../../shared/agents/instances-db.ts';
-import { fillTemplate, type ContextVars } from '../../../shared/agents/prompt.ts';
-import { prepareAgentRuntime } from '../../../shared/agents/runtime.ts';
-import { ApiError } from '../../../shared/errors/api-error.ts';
-import type { Logger } from '../../../shared/observability/logger.ts';
-import type { Infra } from '../../../shared/runtime/infra.ts';
+import { getAgent, type AgentRow } from '../../../shared/domains/agents/db.ts';
+import { findInstanceByPhone, getInstance } from '../../../shared/domains/agents/instances-db.ts';
+import { fillTemplate, type ContextVars } from '../../../shared/domains/agents/prompt.ts';
+import { prepareAgentRuntime } from '../../../shared/domains/agents/runtime.ts';
+import { ApiError } from '../../../shared/kernel/errors/api-error.ts';
+import type { Logger } from '../../../shared/kernel/observability/logger.ts';
+import type { Infra } from '../../../shared/platform/infra.ts';
 import { CallSession } from './call-session.ts';
 import type { SessionTransport } from './types.ts';
-import { resolveSessionEngines, speechFor } from '../../../shared/realtime/engines.ts';
+import { resolveSessionEngines, speechFor } from '../../../shared/domains/realtime/engines.ts';
 import { endpointingPolicy } from './endpointing.ts';
 import { TraceStore } from './trace-store.ts';
-import type { CallControl } from '../../../shared/agents/tools/call-control.ts';
-import { getOutboundTask } from '../../../shared/realtime/store.ts';
+import type { CallControl } from '../../../shared/domains/agents/tools/call-control.ts';
+import { getOutboundTask } from '../../../shared/domains/realtime/store.ts';
 
 /** Spoken-style guidance added to the agent's system prompt for voice sessions. */
 export const VOICE_INSTRUCTIONS = [

@@ -1,5 +1,5 @@
-import { pcmToInt16 } from '../../../shared/audio/pcm.ts';
-import { Resampler } from '../../../shared/audio/resampler.ts';
+import { pcmToInt16 } from '../../../shared/kernel/audio/pcm.ts';
+import { Resampler } from '../../../shared/kernel/audio/resampler.ts';
 import { Playback } from './playback.ts';
 import { recordingSpillPath, StereoRecorder } from './recorder.ts';
 import type { SessionInit } from './types.ts';

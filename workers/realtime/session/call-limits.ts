@@ -1,4 +1,4 @@
-import { readSessionLimits } from '../../../shared/billing/spending-caps.ts';
+import { readSessionLimits } from '../../../shared/domains/billing/spending-caps.ts';
 import type { LimitReason, SessionAccounting } from './session-accounting.ts';
 import type { SessionInit } from './types.ts';
 

@@ -1,8 +1,8 @@
 import { performance } from 'node:perf_hooks';
-import type { CallControl } from '../../../shared/agents/tools/call-control.ts';
-import { pcmToInt16 } from '../../../shared/audio/pcm.ts';
-import type { TransferTarget } from '../../../shared/contracts/agents.ts';
-import { activeRealtimeSessions } from '../../../shared/observability/metrics.ts';
+import type { CallControl } from '../../../shared/domains/agents/tools/call-control.ts';
+import { pcmToInt16 } from '../../../shared/kernel/audio/pcm.ts';
+import type { TransferTarget } from '../../../shared/kernel/contracts/agents.ts';
+import { activeRealtimeSessions } from '../../../shared/kernel/observability/metrics.ts';
 import { Conversation } from '../pipeline/conversation.ts';
 import type { Frame, SayPurpose } from '../pipeline/frames.ts';
 import type { Pipeline } from '../pipeline/stage.ts';

@@ -1,5 +1,5 @@
-import type { AgentRow } from '../../../shared/agents/db.ts';
-import type { Config } from '../../../shared/config/index.ts';
+import type { AgentRow } from '../../../shared/domains/agents/db.ts';
+import type { Config } from '../../../shared/kernel/config/index.ts';
 import { words } from './turn-detector.ts';
 
 /** How a session decides that the caller has finished (per agent `turnTaking`, defaulting to the env config). */
@@ -112,7 +112,7 @@ export interface TurnEvidence {
    * transcript behind the audio is missing words, and what it ends on says nothing about how the speech ended.
    */
   uncoveredMs: number;
-  /** The end-of-utterance prosody score (-1 more is coming … +1 finished; shared/audio/prosody.ts), null if unknown. */
+  /** The end-of-utterance prosody score (-1 more is coming … +1 finished; shared/kernel/audio/prosody.ts), null if unknown. */
   prosody: number | null;
   /** The STT punctuates its finals (streaming vendors do): a final without a closing mark was not read as finished. */
   punctuated: boolean;

@@ -1,13 +1,13 @@
 import { rm } from 'node:fs/promises';
-import type { Logger } from '../../../shared/observability/logger.ts';
+import type { Logger } from '../../../shared/kernel/observability/logger.ts';
 import {
   attachRecording,
   expirePendingSessions,
   failLostSessions,
   sessionOwner,
   touchSessions,
-} from '../../../shared/realtime/store.ts';
-import type { Infra } from '../../../shared/runtime/infra.ts';
+} from '../../../shared/domains/realtime/store.ts';
+import type { Infra } from '../../../shared/platform/infra.ts';
 import { liveSessionIds } from './live.ts';
 import { listSpillFiles, recordingObjectKey, recoverSpillFile } from './recorder.ts';
 

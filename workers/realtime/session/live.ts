@@ -1,4 +1,4 @@
-import type { Infra } from '../../../shared/runtime/infra.ts';
+import type { Infra } from '../../../shared/platform/infra.ts';
 import type { CallSession } from './call-session.ts';
 
 const live = new WeakMap<Infra, Set<CallSession>>();

@@ -1,6 +1,6 @@
-import { isApiError } from '../../../shared/errors/api-error.ts';
-import { dailyHeadroom } from '../../../shared/billing/spending-caps.ts';
-import { creditWeights } from '../../../shared/billing/weights.ts';
+import { isApiError } from '../../../shared/kernel/errors/api-error.ts';
+import { dailyHeadroom } from '../../../shared/domains/billing/spending-caps.ts';
+import { creditWeights } from '../../../shared/platform/metering/weights.ts';
 import { sessionMetrics } from './assistant-turn.ts';
 import type { PreparedReplies } from './prepared-reply.ts';
 import type { InterruptionRecord, TraceStore, TurnRecord } from './trace-store.ts';

@@ -1,4 +1,4 @@
-import type { Db } from '../../../shared/db/pool.ts';
+import type { Db } from '../../../shared/kernel/db/pool.ts';
 import {
   insertInterruption,
   insertToolExecution,
@@ -7,7 +7,7 @@ import {
   markSessionStarted,
   upsertTurn,
   type StartedSession,
-} from '../../../shared/realtime/store.ts';
+} from '../../../shared/domains/realtime/store.ts';
 
 export interface TurnRecord {
   idx: number;

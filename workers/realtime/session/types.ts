@@ -1,8 +1,8 @@
-import type { AgentRow } from '../../../shared/agents/db.ts';
-import type { AgentRuntime } from '../../../shared/agents/runtime.ts';
-import type { Logger } from '../../../shared/observability/logger.ts';
-import type { Infra } from '../../../shared/runtime/infra.ts';
-import type { SessionEngines } from '../../../shared/realtime/engines.ts';
+import type { AgentRow } from '../../../shared/domains/agents/db.ts';
+import type { AgentRuntime } from '../../../shared/domains/agents/runtime.ts';
+import type { Logger } from '../../../shared/kernel/observability/logger.ts';
+import type { Infra } from '../../../shared/platform/infra.ts';
+import type { SessionEngines } from '../../../shared/domains/realtime/engines.ts';
 import type { EndpointingPolicy } from './endpointing.ts';
 import type { AudioSink } from './playback.ts';
 import type { TraceStore } from './trace-store.ts';

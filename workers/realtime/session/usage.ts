@@ -1,5 +1,5 @@
-import type { Meter, MeterCategory, MeterInput, Reservation } from '../../../shared/billing/types.ts';
-import type { SessionEngines } from '../../../shared/realtime/engines.ts';
+import type { Meter, MeterCategory, MeterInput, Reservation } from '../../../shared/platform/metering/types.ts';
+import type { SessionEngines } from '../../../shared/domains/realtime/engines.ts';
 
 /** What a session meters: its connected minutes and its engines' own usage. */
 export type SessionMeterKind = 'minutes' | 'stt' | 'tts' | 'llm';

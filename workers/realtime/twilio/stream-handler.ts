@@ -1,10 +1,10 @@
 import type { WebSocket } from 'ws';
-import { isApiError } from '../../../shared/errors/api-error.ts';
-import { admitRealtimeSession, CLOSE } from '../../../shared/realtime/session-claim.ts';
-import { SessionAlreadyStartedError } from '../../../shared/realtime/store.ts';
-import { sessionSecret } from '../../../shared/realtime/secret.ts';
-import { verifySessionToken } from '../../../shared/realtime/token.ts';
-import type { Infra } from '../../../shared/runtime/infra.ts';
+import { isApiError } from '../../../shared/kernel/errors/api-error.ts';
+import { admitRealtimeSession, CLOSE } from '../../../shared/domains/realtime/session-claim.ts';
+import { SessionAlreadyStartedError } from '../../../shared/domains/realtime/store.ts';
+import { sessionSecret } from '../../../shared/domains/realtime/secret.ts';
+import { verifySessionToken } from '../../../shared/domains/realtime/token.ts';
+import type { Infra } from '../../../shared/platform/infra.ts';
 import { openSession } from '../session/bootstrap.ts';
 import { campaignCallContext } from '../campaign-context.ts';
 import type { CallSession } from '../session/call-session.ts';

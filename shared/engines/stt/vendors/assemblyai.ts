@@ -1,4 +1,4 @@
-import { EngineError } from '../../core/engine-error.ts';
+import { EngineError } from '../../../kernel/errors/engine-error.ts';
 import { pcmToWav } from '../../tts/vendors/audio.ts';
 import { delay, normalizeBaseUrl, requireKey, stripUndefined, vendorJson } from '../../tts/vendors/http.ts';
 import {

@@ -1,4 +1,4 @@
-import { EngineError } from '../../core/engine-error.ts';
+import { EngineError } from '../../../kernel/errors/engine-error.ts';
 import type { SttStreamOptions, TranscriptWord } from '../types.ts';
 import { LiveSocketStream } from './live-socket.ts';
 

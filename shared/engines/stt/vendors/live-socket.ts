@@ -1,5 +1,5 @@
 import WebSocket from 'ws';
-import { EngineError } from '../../core/engine-error.ts';
+import { EngineError } from '../../../kernel/errors/engine-error.ts';
 import type { SttStream, SttStreamEvent } from '../types.ts';
 import { EventQueue } from './event-queue.ts';
 

@@ -1,5 +1,5 @@
-import { Resampler } from '../../../audio/resampler.ts';
-import { EngineError } from '../../core/engine-error.ts';
+import { Resampler } from '../../../kernel/audio/resampler.ts';
+import { EngineError } from '../../../kernel/errors/engine-error.ts';
 import type { SttStreamOptions } from '../types.ts';
 import { LiveSocketStream } from './live-socket.ts';
 

@@ -1,6 +1,6 @@
-import { alignChunks, decodeStream, encodeWav } from '../../../audio/index.ts';
-import { isApiError } from '../../../errors/api-error.ts';
-import { EngineError } from '../../core/engine-error.ts';
+import { alignChunks, decodeStream, encodeWav } from '../../../kernel/audio/index.ts';
+import { isApiError } from '../../../kernel/errors/api-error.ts';
+import { EngineError } from '../../../kernel/errors/engine-error.ts';
 
 /**
  * Audio helpers for vendor adapters: align streamed PCM on 16-bit samples, read a (possibly streamed) WAV,
@@ -112,7 +112,7 @@ export function isMonoS16(info: WavInfo): boolean {
 
 /**
  * Decodes any container/codec ffmpeg reads (mp3, wav, ogg, …) into mono s16le at `sampleRate`, streaming, with
- * shared/audio's decoder. Audio a vendor sent that cannot be decoded is the vendor's fault: an upstream
+ * shared/kernel/audio's decoder. Audio a vendor sent that cannot be decoded is the vendor's fault: an upstream
  * EngineError, not the caller's `invalid_audio`.
  */
 export async function* ffmpegDecode(

@@ -1,5 +1,5 @@
-import { withEncodedForm } from '../../../net/form-body.ts';
-import { EngineError } from '../../core/engine-error.ts';
+import { withEncodedForm } from '../../../kernel/net/form-body.ts';
+import { EngineError } from '../../../kernel/errors/engine-error.ts';
 
 /**
  * HTTP plumbing every vendor adapter (TTS and STT) shares: key checks, URL joining, a fetch that maps network

@@ -1,4 +1,4 @@
-import type { Config } from '../../../config/index.ts';
+import type { Config } from '../../../kernel/config/index.ts';
 import type { EngineRegistry } from '../../core/registry.ts';
 import type { TtsEngine } from '../types.ts';
 import { AzureTts } from './azure.ts';

@@ -1,5 +1,5 @@
 import { TtsEngine, type TtsAudio, type TtsCapabilities, type TtsRequest, type Voice } from '../types.ts';
-import { EngineError } from '../../core/engine-error.ts';
+import { EngineError } from '../../../kernel/errors/engine-error.ts';
 import { bytesOf, wavToPcm } from './audio.ts';
 import { clamp, normalizeBaseUrl, requireKey, stripUndefined, vendorAudio, vendorModel } from './http.ts';
 import { stockVoices, type StockVoice } from './stock-voices.ts';

@@ -1,5 +1,5 @@
 import { TtsEngine, type TtsAudio, type TtsCapabilities, type TtsRequest, type Voice } from '../types.ts';
-import { EngineError } from '../../core/engine-error.ts';
+import { EngineError } from '../../../kernel/errors/engine-error.ts';
 import { bytesOf, ffmpegDecode } from './audio.ts';
 import {
   clamp,

@@ -1,0 +1,88 @@
+import type { Redis } from 'ioredis';
+import twilio from 'twilio';
+import type { Config } from '../../kernel/config/index.ts';
+import { ApiError } from '../../kernel/errors/api-error.ts';
+import type { Logger } from '../../kernel/observability/logger.ts';
+
+/** Delivers a sign-in code to a phone. Adapters: the development sink and Twilio Messaging (SMS). */
+export interface OtpSender {
+  readonly kind: string;
+  send(phone: string, code: string, ttlSeconds: number): Promise<void>;
+}
+
+const devKey = (prefix: string, phone: string) => `${prefix}:portal:devotp:${phone}`;
+
+/**
+ * Development sink: the code goes to the log and to Redis, where `npm run cli -- portal code --phone …` and tests
+ * read it. Anyone with the log can sign in as anyone, hence refused in production without the operator's opt-in
+ * (shared/kernel/config/areas/portal.ts).
+ */
+export function devLogSender(redis: Redis, prefix: string, log: Logger): OtpSender {
+  return {
+    kind: 'dev-log',
+    async send(phone, code, ttlSeconds) {
+      await redis.set(devKey(prefix, phone), code, 'EX', ttlSeconds);
+      log.info({ phone, code }, 'portal sign-in code (development sink)');
+    },
+  };
+}
+
+/** The last code the development sink delivered to `phone`, or null (none, or expired). */
+export async function readDevOtp(redis: Redis, prefix: string, phone: string): Promise<string | null> {
+  return redis.get(devKey(prefix, phone));
+}
+
+/**
+ * Points the SDK at TWILIO_API_BASE_URL (a local double in tests): every https://<service>.twilio.com URL the SDK
+ * builds is rewritten to the base, keeping the path, so one double can serve every Twilio service.
+ */
+type RequestOptions<T> = Parameters<InstanceType<typeof twilio.RequestClient>['request']>[0] & { data?: T };
+type Response<T> = Awaited<ReturnType<InstanceType<typeof twilio.RequestClient>['request']>> & { body: T };
+
+class BaseUrlClient extends twilio.RequestClient {
+  constructor(private readonly base: string) {
+    super({ timeout: 15_000 });
+  }
+  override request<TData>(opts: RequestOptions<TData>): Promise<Response<TData>> {
+    const uri = opts.uri.replace(/^https:\/\/[a-z0-9.-]*twilio\.com/i, this.base);
+    return super.request<TData>({ ...opts, uri });
+  }
+}
+
+/** Twilio Messaging: one SMS through the Messages API, from a number or a Messaging Service. */
+export function twilioMessagingSender(config: Config, log: Logger): OtpSender {
+  const sid = config.TWILIO_ACCOUNT_SID!;
+  const from = config.PORTAL_TWILIO_FROM!;
+  const base = config.TWILIO_API_BASE_URL?.replace(/\/+$/, '');
+  const client = twilio(sid, config.TWILIO_AUTH_TOKEN!, base ? { httpClient: new BaseUrlClient(base) } : {});
+  return {
+    kind: 'twilio-messaging',
+    async send(phone, code, ttlSeconds) {
+      const minutes = Math.round(ttlSeconds / 60);
+      try {
+        const msg = await client.messages.create({
+          to: phone,
+          body: `${code} is your developer portal sign-in code. It expires in ${minutes} minutes. Do not share it.`,
+          ...(from.startsWith('MG') ? { messagingServiceSid: from } : { from }),
+        });
+        // The code is never logged; the message sid lets an operator find the SMS in Twilio's console.
+        log.info({ messageSid: msg.sid }, 'portal sign-in code sent by SMS');
+      } catch (e) {
+        const status = (e as { status?: number }).status;
+        log.warn({ status, err: (e as Error).message }, 'portal sign-in SMS failed');
+        // Twilio's 400s are about the destination (e.g. 21211 invalid "To"); the caller can fix those.
+        if (status === 400) throw new ApiError('invalid_phone_number', {}, 'phone');
+        throw new ApiError('upstream_error', {
+          provider: 'twilio',
+          detail: 'the SMS could not be sent; retry shortly',
+        });
+      }
+    },
+  };
+}
+
+export function createOtpSender(config: Config, redis: Redis, log: Logger): OtpSender | null {
+  if (config.portalOtpSender === 'twilio-messaging') return twilioMessagingSender(config, log);
+  if (config.portalOtpSender === 'dev-log') return devLogSender(redis, config.REDIS_PREFIX, log);
+  return null;
+}

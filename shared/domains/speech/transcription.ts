@@ -1,0 +1,168 @@
+import { engineToApiError } from '../../kernel/errors/engine-error.ts';
+import { decodeToPcm } from '../../kernel/audio/ffmpeg.ts';
+import { sniffMedia } from '../../kernel/audio/formats.ts';
+import type { Reservation } from '../../platform/metering/types.ts';
+import type { TranscribeOptions, TranscriptionResult } from '../../kernel/contracts/speech.ts';
+import { speechEngines } from '../../engines/speech-registry.ts';
+import { isEnglish } from '../../engines/stt/pocketsphinx.ts';
+import type { SttEngine, SttRequest } from '../../engines/stt/types.ts';
+import { ApiError } from '../../kernel/errors/api-error.ts';
+import { isRetryable } from '../../kernel/errors/retry.ts';
+import { safeFetchBuffer } from '../../kernel/net/safe-fetch.ts';
+import type { Infra } from '../../platform/infra.ts';
+import { keyFor, type ProviderKeyHeaders } from './keys.ts';
+
+/** The rate every engine gets: pocketsphinx needs 16 kHz, and it is what vendors' speech models work at. */
+const STT_RATE = 16000;
+
+/** One transcription, in plain terms: whoever calls it (a route, a job) has already authenticated the caller. */
+export interface TranscribeCall {
+  developerId: string;
+  requestId: string;
+  /** Caller keys as `X-Provider-Key-*` headers: the request's, or a job's sealed copy (`{}`: stored/platform only). */
+  headers: ProviderKeyHeaders;
+  options: TranscribeOptions;
+  audio: Buffer;
+  /** Where the audio came from, for error messages. */
+  param: string;
+  operation: string;
+  prompt?: string;
+  signal: AbortSignal;
+  /** Longest audio accepted (seconds). */
+  maxSeconds: number;
+  /** The hold's key in a job (one hold per job, however often it runs); none for a request. */
+  holdKey?: string;
+}
+
+export interface TranscribeOutcome {
+  result: TranscriptionResult & { segments: (TranscriptionResult['segments'][number] & { confidence?: number })[] };
+  provider: string;
+  billable: boolean;
+}
+
+/** The engine for a provider, with the default engine's language check done before any work. */
+export function sttEngineFor(infra: Infra, options: TranscribeOptions): SttEngine {
+  const engine = speechEngines(infra).stt.get(options.provider);
+  const langs = engine.capabilities.languages;
+  const lang = options.language.toLowerCase();
+  const supported =
+    langs.includes('*') ||
+    lang === '' ||
+    langs.some((l) => lang === l || lang.startsWith(`${l}-`) || lang.startsWith(`${l}_`));
+  if (!supported || (engine.provider === 'default' && !isEnglish(options.language))) {
+    throw new ApiError(
+      'unsupported_language',
+      {
+        detail: `language "${options.language}" is not supported by the ${engine.provider} engine (${engine.label}: ${langs.join(', ')}); leave language empty or pick a provider that supports it`,
+      },
+      'language',
+    );
+  }
+  return engine;
+}
+
+/** A transcription ready to run: engine and key chosen, audio decoded, its seconds reserved. */
+export interface PreparedTranscription {
+  engine: SttEngine;
+  billable: boolean;
+  /** Audio seconds reserved, and committed when the transcript is complete. */
+  seconds: number;
+  reservation: Reservation;
+  request: SttRequest;
+}
+
+/**
+ * Decodes any container to 16 kHz mono PCM and reserves the audio seconds: what every transcription does before
+ * the engine runs. The caller settles the reservation (commit after the transcript, refund on failure).
+ */
+export async function prepareTranscription(infra: Infra, call: TranscribeCall): Promise<PreparedTranscription> {
+  const engine = sttEngineFor(infra, call.options);
+  const key = await keyFor(infra, engine, call.developerId, call.headers);
+  const billable = key?.billable ?? true;
+  const decoded = await decodeToPcm(call.audio, {
+    sampleRate: STT_RATE,
+    signal: call.signal,
+    maxSeconds: call.maxSeconds,
+    param: call.param,
+  });
+  const seconds = Math.max(0.001, decoded.duration);
+  const reservation = await infra.meter.reserve({
+    developerId: call.developerId,
+    category: 'stt',
+    units: seconds,
+    unit: 'audio seconds',
+    provider: engine.provider,
+    billable,
+    requestId: call.requestId,
+    operation: call.operation,
+    holdKey: call.holdKey,
+  });
+  const request: SttRequest = {
+    pcm: decoded.pcm,
+    sampleRate: STT_RATE,
+    language: call.options.language,
+    mode: call.options.mode,
+    timestamps: call.options.timestamps,
+    diarize: call.options.diarize,
+    prompt: call.prompt,
+    apiKey: key?.key,
+    signal: call.signal,
+  };
+  return { engine, billable, seconds, reservation, request };
+}
+
+/**
+ * Decodes, reserves the audio seconds, transcribes and settles the charge. Shared by the synchronous routes, the
+ * OpenAI-compatible route and the async job.
+ */
+export async function transcribeAudio(infra: Infra, call: TranscribeCall): Promise<TranscribeOutcome> {
+  const { engine, billable, seconds, reservation, request } = await prepareTranscription(infra, call);
+  try {
+    const result = await engine.transcribe(request);
+    await reservation.commit(seconds);
+    return { result, provider: engine.provider, billable };
+  } catch (e) {
+    await reservation.refund();
+    throw engineToApiError(e, engine.provider);
+  }
+}
+
+/** Fetches `audioUrl` SSRF-safely (size and time bounded by OUTBOUND_* settings). */
+export async function fetchAudioUrl(infra: Infra, url: string, signal?: AbortSignal): Promise<Buffer> {
+  const { buf } = await safeFetchBuffer(url, {
+    policy: infra.addressPolicy,
+    maxBytes: infra.config.OUTBOUND_MAX_BYTES,
+    timeoutMs: infra.config.OUTBOUND_TIMEOUT_MS,
+    signal,
+    param: 'audioUrl',
+  });
+  if (buf.length && sniffMedia(buf.subarray(0, 512)) === 'not_media') {
+    throw new ApiError(
+      'unsupported_media_type',
+      { detail: 'The audioUrl does not point at audio: it returned a document, an image or text.' },
+      'audioUrl',
+    );
+  }
+  return buf;
+}
+
+/** The contract's Transcription result: no engine extras (confidence), speaker only when diarized. */
+export function toContractResult(r: TranscriptionResult): TranscriptionResult {
+  return {
+    text: r.text,
+    segments: r.segments.map((s) => ({
+      start: s.start,
+      end: s.end,
+      text: s.text,
+      ...(s.speaker ? { speaker: s.speaker } : {}),
+    })),
+    ...(r.words ? { words: r.words.map((w) => ({ start: w.start, end: w.end, word: w.word })) } : {}),
+    language: r.language,
+    duration: r.duration,
+  };
+}
+
+/** Whether a failure is final for a job: the input or the request is at fault, or retrying cannot help. */
+export function isPermanentFailure(e: unknown): boolean {
+  return !isRetryable(e);
+}

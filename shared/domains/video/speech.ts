@@ -1,0 +1,98 @@
+import { writeFile } from 'node:fs/promises';
+import { collect } from '../../kernel/audio/pcm.ts';
+import { encodeWav } from '../../kernel/audio/wav.ts';
+import { ApiError, isApiError } from '../../kernel/errors/api-error.ts';
+import { resolveProviderKey } from '../../platform/keys/provider-key.ts';
+import { decodeMono16k } from '../../engines/face/visemes.ts';
+import { speechEngines } from '../../engines/speech-registry.ts';
+import type { TranscriptionResult } from '../../engines/stt/types.ts';
+import type { TtsEngine } from '../../engines/tts/types.ts';
+import type { Infra } from '../../platform/infra.ts';
+import { jobKeyHeaders, type JobRef, type RequestHeaders } from './job-keys.ts';
+
+/** The TTS engine of a video job (the speech area's registry); an unknown provider is 400 on `tts_provider`. */
+export function videoTts(infra: Infra, provider: string): TtsEngine {
+  try {
+    return speechEngines(infra).tts.get(provider);
+  } catch (e) {
+    if (isApiError(e)) throw new ApiError(e.code, e.params, 'tts_provider');
+    throw e;
+  }
+}
+
+/**
+ * The key of a keyed TTS vendor for a job: the caller's `X-Provider-Key-<Vendor>` header (the request's at
+ * submission, the job's sealed copy in a worker), then the developer's stored key, then the platform key.
+ * Undefined for the local engine. 400 provider_unavailable if none.
+ */
+export async function ttsKey(
+  infra: Infra,
+  provider: string,
+  developerId: string,
+  headers: RequestHeaders,
+): Promise<string | undefined> {
+  if (!videoTts(infra, provider).capabilities.requiresKey) return undefined;
+  const key = await resolveProviderKey({
+    vendor: provider,
+    developerId,
+    headers,
+    stored: infra.storedKeys,
+    platform: infra.config.vendors.platformKeys,
+  });
+  return key.key;
+}
+
+/** The TTS key inside a job's worker; the sealed caller key is opened only for a keyed engine. */
+async function jobTtsKey(infra: Infra, job: JobRef, provider: string): Promise<string | undefined> {
+  if (!videoTts(infra, provider).capabilities.requiresKey) return undefined;
+  return ttsKey(infra, provider, job.owner_id, await jobKeyHeaders(infra, job, provider));
+}
+
+/** The voice used when none is given: English → the default voice; other languages → espeak-ng's voice for it. */
+export function voiceFor(voiceId: string | undefined, language: string | undefined): string {
+  if (voiceId && voiceId !== 'default') return voiceId;
+  const lang = (language ?? 'en').toLowerCase().split('-')[0]!;
+  return lang === 'en' ? 'default' : `espeak-${lang}`;
+}
+
+/** Synthesizes text to a mono WAV file; returns its duration in seconds. */
+export async function synthesizeToWav(
+  infra: Infra,
+  tts: { provider: string; job: JobRef },
+  input: { text: string; voiceId: string; language?: string; speed?: number },
+  path: string,
+  signal: AbortSignal,
+): Promise<number> {
+  const audio = await videoTts(infra, tts.provider).synthesize({
+    text: input.text,
+    voiceId: input.voiceId,
+    speed: input.speed ?? 1,
+    pitch: 1,
+    language: input.language,
+    apiKey: await jobTtsKey(infra, tts.job, tts.provider),
+    signal,
+  });
+  const pcm = await collect(audio.chunks);
+  await writeFile(path, encodeWav(pcm, audio.sampleRate));
+  return pcm.length / 2 / audio.sampleRate;
+}
+
+/** Transcribes the audio of a media file (16 kHz mono) with segment timestamps, with the local recognizer. */
+export async function transcribeFile(
+  infra: Infra,
+  path: string,
+  language: string,
+  signal: AbortSignal,
+): Promise<TranscriptionResult> {
+  const samples = await decodeMono16k(path, signal);
+  const pcm = Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength);
+  return speechEngines(infra).stt.get('default').transcribe({
+    pcm,
+    sampleRate: 16_000,
+    language,
+    mode: 'fast',
+    timestamps: 'segment',
+    diarize: false,
+    signal,
+  });
+}

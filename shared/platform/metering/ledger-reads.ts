@@ -1,0 +1,101 @@
+import type { Queryable } from '../../kernel/db/pool.ts';
+import type { MeterCategory } from './types.ts';
+
+/**
+ * Reports over `credit_ledger` (its writes are the meter's, meter.ts). Both count what a developer used in a
+ * window: holds in flight included, refunded entries excluded.
+ */
+
+/**
+ * SQL predicate: a hold or charge of `category` under the request id `requestId` (an SQL expression) that was not
+ * refunded. For a job table's reconciler that looks for completed work never charged (video/billing.ts).
+ */
+export function heldOrChargedSql(requestId: string, category: MeterCategory): string {
+  return `exists (select 1 from credit_ledger l
+                   where l.request_id = ${requestId} and l.category = '${category}' and l.status <> 'refunded')`;
+}
+
+/** One category's credits and distinct metered requests; the row with `category` null is the total. */
+export interface CategoryUsageRow {
+  category: MeterCategory | null;
+  credits: number;
+  requests: number;
+}
+
+/** Credits and distinct metered requests in [start, end), by category, plus a total row (category null). */
+export async function usageByCategory(
+  db: Queryable,
+  developerId: string,
+  start: Date,
+  end: Date,
+): Promise<CategoryUsageRow[]> {
+  const { rows } = await db.query<CategoryUsageRow>(
+    `select category, coalesce(sum(credits), 0)::bigint as credits, count(distinct request_id)::bigint as requests
+       from credit_ledger
+      where developer_id = $1 and created_at >= $2 and created_at < $3 and status <> 'refunded'
+      group by grouping sets ((category), ())`,
+    [developerId, start, end],
+  );
+  return rows;
+}
+
+/** Credits on one UTC day (`YYYY-MM-DD`) in one category. */
+export interface DailyCreditsRow {
+  day: string;
+  category: string;
+  credits: number;
+}
+
+/** Credits in [start, end) by UTC day and category; days and categories without any are absent. */
+export async function dailyCreditsByCategory(
+  db: Queryable,
+  developerId: string,
+  start: Date,
+  end: Date,
+): Promise<DailyCreditsRow[]> {
+  const { rows } = await db.query<{ day: string; category: string; credits: string | number }>(
+    `select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as day, category, sum(credits)::bigint as credits
+       from credit_ledger
+      where developer_id = $1 and created_at >= $2 and created_at < $3 and status <> 'refunded'
+      group by 1, 2`,
+    [developerId, start, end],
+  );
+  return rows.map((r) => ({ day: r.day, category: r.category, credits: Number(r.credits) }));
+}
+
+/**
+ * Credits spent since `since` (holds in flight included, refunds excluded) by a developer, or by one of their API
+ * keys: what a daily spending cap counts.
+ */
+export async function creditsSince(
+  db: Queryable,
+  developerId: string,
+  since: Date,
+  apiKeyId?: string | null,
+): Promise<number> {
+  const { rows } = await db.query<{ credits: string | number }>(
+    `select coalesce(sum(credits), 0)::bigint as credits
+       from credit_ledger
+      where developer_id = $1 and created_at >= $2 and status <> 'refunded'
+        and ($3::text is null or api_key_id = $3)`,
+    [developerId, since, apiKeyId ?? null],
+  );
+  return Number(rows[0]?.credits ?? 0);
+}
+
+/** Credits of actual usage waived in [start, end), by reason (what GET /v1/usage shows beside the breakdown). */
+export async function waivedByReason(
+  db: Queryable,
+  developerId: string,
+  start: Date,
+  end: Date,
+): Promise<Array<{ reason: string; credits: number }>> {
+  const { rows } = await db.query<{ reason: string; credits: string | number }>(
+    `select coalesce(waived_reason, 'balance') as reason, sum(credits_waived)::bigint as credits
+       from credit_ledger
+      where developer_id = $1 and created_at >= $2 and created_at < $3 and credits_waived > 0
+      group by 1 order by 1`,
+    [developerId, start, end],
+  );
+  return rows.map((r) => ({ reason: r.reason, credits: Number(r.credits) }));
+}
