@@ -80,6 +80,8 @@ COPY --chown=node:node api ./api
 COPY --chown=node:node shared ./shared
 COPY --chown=node:node workers ./workers
 COPY --chown=node:node scripts ./scripts
+# The agent-test runner (`cli agents test`) speaks to its offline vendors (scripted LLM, simulated STT) from support/.
+COPY --chown=node:node support ./support
 RUN mkdir -p /app/.data && chown node:node /app/.data
 # The official Node image's unprivileged user (uid 1000).
 USER node

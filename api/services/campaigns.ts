@@ -1,5 +1,5 @@
-import { campaignCallPath } from '../../shared/campaigns/paths.ts';
-import { enqueueSettle } from '../../shared/campaigns/dispatcher.ts';
+import { campaignCallPath } from '../../shared/domains/campaigns/paths.ts';
+import { enqueueSettle } from '../../shared/domains/campaigns/dispatcher.ts';
 import {
   campaignCounts,
   getCampaign,
@@ -12,7 +12,7 @@ import {
   setCampaignStatus,
   type CampaignCounts,
   type CampaignRow,
-} from '../../shared/campaigns/store.ts';
+} from '../../shared/domains/campaigns/store.ts';
 import type {
   Campaign,
   CampaignRecipient,

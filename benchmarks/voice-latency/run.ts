@@ -24,7 +24,8 @@ import { TwilioCaller } from '../../support/doubles/twilio-caller.ts';
 import { fliteUtterance, tokenFromTwiml, wsUrl } from '../../support/realtime/helpers.ts';
 import { printReport, type Final } from './report.ts';
 import { runSweep, SUMMARY_PREFIX, type SweepSummary } from './sweep.ts';
-import { BARGE_IN, BARGE_Q, LONG, pauseMs, pct, REPLY, trimSilence, utterance, UTTERANCES } from './script.ts';
+import { trimSilence } from '../../support/audio/trim-silence.ts';
+import { BARGE_IN, BARGE_Q, LONG, pauseMs, pct, REPLY, utterance, UTTERANCES } from './script.ts';
 
 const { values: args } = parseArgs({
   options: {

@@ -1,4 +1,4 @@
-import { trimSilence } from '../../benchmarks/voice-latency/script.ts';
+import { trimSilence } from '../../support/audio/trim-silence.ts';
 import { fliteUtterance } from '../../support/realtime/helpers.ts';
 import type { ScenarioTurn } from '../../shared/kernel/contracts/agent-tests.ts';
 

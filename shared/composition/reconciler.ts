@@ -1,5 +1,5 @@
 import { sweepHolds } from '../domains/billing/hold-sweeper.ts';
-import { reconcileCampaigns } from '../campaigns/reconcile.ts';
+import { reconcileCampaigns } from '../domains/campaigns/reconcile.ts';
 import type { Logger } from '../kernel/observability/logger.ts';
 import type { Infra } from '../platform/infra.ts';
 import { chargeUnchargedJobs } from '../domains/video/billing.ts';

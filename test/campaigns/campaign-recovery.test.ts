@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claimDueRecipients } from '../../shared/campaigns/store.ts';
+import { claimDueRecipients } from '../../shared/domains/campaigns/store.ts';
 import { startReconciler, type RunningReconciler } from '../../shared/composition/reconciler.ts';
 import type { RunningWorker } from '../../shared/kernel/queue/worker-runner.ts';
 import { startCpuWorkers } from '../../workers/cpu/role.ts';

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { decideOutcome, normalizeAnsweredBy, retryAt, type OutcomeFacts } from '../../shared/campaigns/outcome.ts';
+import {
+  decideOutcome,
+  normalizeAnsweredBy,
+  retryAt,
+  type OutcomeFacts,
+} from '../../shared/domains/campaigns/outcome.ts';
 
 const base: OutcomeFacts = {
   status: 'completed',

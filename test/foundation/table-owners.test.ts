@@ -52,6 +52,11 @@ const OWNERS: Record<string, string[]> = {
   webhook_deliveries: ['shared/domains/webhooks/'],
   portal_sessions: ['shared/domains/portal/sessions.ts'],
   portal_settings: ['shared/domains/portal/secret.ts'],
+  spending_caps: ['shared/domains/billing/spending-caps.ts'],
+  session_limits: ['shared/domains/billing/spending-caps.ts'],
+  campaigns: ['shared/domains/campaigns/store.ts'],
+  campaign_recipients: ['shared/domains/campaigns/store.ts'],
+  campaign_calls: ['shared/domains/campaigns/store.ts'],
 };
 
 function tablesInMigrations(): string[] {

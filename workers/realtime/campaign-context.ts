@@ -1,5 +1,5 @@
 import type { ContextVars } from '../../shared/domains/agents/prompt.ts';
-import { callVariables } from '../../shared/campaigns/store.ts';
+import { callVariables } from '../../shared/domains/campaigns/store.ts';
 import { ID_PREFIX } from '../../shared/kernel/ids.ts';
 import type { Infra } from '../../shared/platform/infra.ts';
 

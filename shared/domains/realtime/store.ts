@@ -691,3 +691,11 @@ export async function sessionEventContext(db: Queryable, sessionId: string) {
   );
   return rows[0] ?? null;
 }
+
+/**
+ * A session's status, end reason and answering-machine answer, as a subquery for one statement of another owner
+ * (a campaign attempt's settlement, campaigns/store.ts): `sessionId` is its SQL expression.
+ */
+export function sessionOutcomeSql(sessionId: string): string {
+  return `select x.status, x.end_reason, x.answered_by from rt_sessions x where x.id = ${sessionId}`;
+}

@@ -1,5 +1,5 @@
-import { dialCampaignCall, dispatchCampaign } from '../../../shared/campaigns/dispatcher.ts';
-import { settleCampaignCall } from '../../../shared/campaigns/settle.ts';
+import { dialCampaignCall, dispatchCampaign } from '../../../shared/domains/campaigns/dispatcher.ts';
+import { settleCampaignCall } from '../../../shared/domains/campaigns/settle.ts';
 import type { JobsOn } from '../../../shared/kernel/queue/catalog.ts';
 import type { campaignsJobs } from '../../../shared/kernel/queue/jobs/campaigns.ts';
 import type { HandlerMap } from '../../../shared/kernel/queue/worker-runner.ts';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineJob, type JobDefinition } from '../define.ts';
 
-/** Jobs of outbound campaigns (shared/campaigns/): dispatcher, dialler, settlement. All idempotent. */
+/** Jobs of outbound campaigns (shared/domains/campaigns/): dispatcher, dialler, settlement. All idempotent. */
 export const campaignsJobs = {
   /** Claims due recipients up to the campaign's free slots and enqueues a dial per attempt. */
   'campaign.dispatch': defineJob({

@@ -1,6 +1,8 @@
-import type { Db, Queryable } from '../kernel/db/pool.ts';
-import { withTransaction } from '../kernel/db/pool.ts';
-import { newId } from '../kernel/ids.ts';
+import type { Db, Queryable } from '../../kernel/db/pool.ts';
+import { withTransaction } from '../../kernel/db/pool.ts';
+import { newId } from '../../kernel/ids.ts';
+import { agentVoicemailSql } from '../agents/db.ts';
+import { sessionOutcomeSql } from '../realtime/store.ts';
 
 /**
  * Every statement on the campaign tables (campaigns, campaign_recipients, campaign_calls). The api (create, read,
@@ -394,28 +396,28 @@ export interface SettleInput {
   webhook_url: string | null;
   session_status: string | null;
   session_end_reason: string | null;
-  /** rt_sessions.answered_by where the column exists (answering-machine detection adds it). */
+  /** rt_sessions.answered_by (answering-machine detection). */
   session_answered_by: string | null;
   /** The agent's `voicemail` setting where the column exists. */
   agent_voicemail: { action?: string } | null;
 }
 
 /**
- * An ended attempt with what decides its outcome. The session's `answered_by` and the agent's `voicemail` are read
- * through to_jsonb, so this works whether or not those columns exist yet (absent → null → unknown).
+ * An ended attempt with what decides its outcome: the session's answer and end and the agent's `voicemail` come
+ * through their owners' subqueries (realtime/store.ts, agents/db.ts), so this stays one statement.
  */
 export async function getSettleInput(db: Queryable, callId: string): Promise<SettleInput | null> {
   const { rows } = await db.query<SettleInput>(
     `select k.id, k.campaign_id, c.developer_id, k.recipient_id, r.phone, k.attempt, k.status, k.call_sid,
             k.session_id, k.answered_by, k.error, k.ended_at, k.settled_at, c.retry_max_attempts,
             c.retry_backoff_seconds, c.retry_on, c.webhook_url, s.status as session_status,
-            s.end_reason as session_end_reason, to_jsonb(s) ->> 'answered_by' as session_answered_by,
-            to_jsonb(a) -> 'voicemail' as agent_voicemail
+            s.end_reason as session_end_reason, s.answered_by as session_answered_by,
+            a.voicemail as agent_voicemail
        from campaign_calls k
        join campaigns c on c.id = k.campaign_id
        join campaign_recipients r on r.id = k.recipient_id
-       left join rt_sessions s on s.id = k.session_id
-       left join agents a on a.id = c.agent_id
+       left join lateral (${sessionOutcomeSql('k.session_id')}) s on true
+       left join lateral (${agentVoicemailSql('c.agent_id')}) a on true
       where k.id = $1`,
     [callId],
   );

@@ -1,6 +1,6 @@
-import { catalog } from '../kernel/queue/catalog.ts';
-import { entryState } from '../kernel/queue/entry-state.ts';
-import type { Infra } from '../platform/infra.ts';
+import { catalog } from '../../kernel/queue/catalog.ts';
+import { entryState } from '../../kernel/queue/entry-state.ts';
+import type { Infra } from '../../platform/infra.ts';
 import { enqueueSettle } from './dispatcher.ts';
 import { campaignsWithDueRecipients, endUndialed, undialedCalls, unsettledCalls } from './store.ts';
 

@@ -1,4 +1,4 @@
-import type { CallOutcome } from '../kernel/contracts/campaigns.ts';
+import type { CallOutcome } from '../../kernel/contracts/campaigns.ts';
 
 /** Twilio's AnsweredBy (`human`, `machine_start`, `machine_end_beep`, `fax`, …) or ours, as human | machine | unknown. */
 export function normalizeAnsweredBy(v: string | null | undefined): 'human' | 'machine' | 'unknown' | null {

@@ -1,7 +1,7 @@
-import { EngineError } from '../kernel/errors/engine-error.ts';
-import type { Logger } from '../kernel/observability/logger.ts';
-import type { Infra } from '../platform/infra.ts';
-import { fleetHeadroom } from '../domains/realtime/admission.ts';
+import { EngineError } from '../../kernel/errors/engine-error.ts';
+import type { Logger } from '../../kernel/observability/logger.ts';
+import type { Infra } from '../../platform/infra.ts';
+import { fleetHeadroom } from '../realtime/admission.ts';
 import { campaignCallPath } from './paths.ts';
 
 const FULL_RETRY_MS = 5000;

@@ -1,6 +1,6 @@
-import { EngineError } from '../kernel/errors/engine-error.ts';
-import { TWILIO_DEFAULT_BASE, twilioCreds } from '../domains/realtime/outbound.ts';
-import type { Infra } from '../platform/infra.ts';
+import { EngineError } from '../../kernel/errors/engine-error.ts';
+import { TWILIO_DEFAULT_BASE, twilioCreds } from '../realtime/outbound.ts';
+import type { Infra } from '../../platform/infra.ts';
 
 /** Twilio REST calls of the campaign dialler: place a call, and find one placed by a dial whose answer was lost. */
 function account(infra: Infra) {

@@ -1,9 +1,9 @@
-import { withTransaction } from '../kernel/db/pool.ts';
-import { RetryableError } from '../kernel/errors/retry.ts';
-import type { Logger } from '../kernel/observability/logger.ts';
-import type { Infra } from '../platform/infra.ts';
-import { enqueueFirstDelivery } from '../domains/webhooks/delivery.ts';
-import { insertWebhookMessage } from '../domains/webhooks/outbox.ts';
+import { withTransaction } from '../../kernel/db/pool.ts';
+import { RetryableError } from '../../kernel/errors/retry.ts';
+import type { Logger } from '../../kernel/observability/logger.ts';
+import type { Infra } from '../../platform/infra.ts';
+import { enqueueFirstDelivery } from '../webhooks/delivery.ts';
+import { insertWebhookMessage } from '../webhooks/outbox.ts';
 import { decideOutcome, normalizeAnsweredBy, retryAt } from './outcome.ts';
 import { closeIfCanceled, completeIfFinished, getSettleInput, settleAttempt } from './store.ts';
 
