@@ -6,7 +6,7 @@ import type { Scenario } from '../../shared/kernel/contracts/agent-tests.ts';
 /**
  * The vendors of an offline agent-test run, as local servers on port 0 speaking the vendors' wire protocols, so
  * the platform's own Deepgram and OpenAI adapters run unchanged:
- * - the scripted LLM (OpenAI Chat Completions, streamed): the scenario's `llm.replies`, one per request, in order;
+ * - the scripted LLM (OpenAI Chat Completions, streamed): the scenario's `llm.replies`, one per turn of the conversation, in order (a dropped, re-asked request gets the same one);
  * - the simulated STT (Deepgram live): it transcribes the scenario's own text on the audio's clock (each stretch of
  *   caller speech is the next scripted segment, finalized after a short silence), not the audio's words.
  * Both are labelled as such in every result. Scenarios run one at a time against one set of vendors: `use` points
@@ -31,8 +31,13 @@ export async function startOfflineVendors(): Promise<OfflineVendors> {
   let replies: NonNullable<Scenario['llm']>['replies'] = [];
   let lines: string[] = [];
   let requests = 0;
-  const answer = (): ScriptedReply => {
-    const i = requests++;
+  // The reply is chosen by the conversation it answers, not by how many requests came: a reply prepared on an
+  // interim transcript and dropped when the caller went on asks again for the same turn, and must get the same
+  // scripted reply. Each user or tool message answered so far moves the script one step (users + tools − 1).
+  const answer = (body: Record<string, unknown>): ScriptedReply => {
+    requests++;
+    const messages = Array.isArray(body.messages) ? (body.messages as { role?: string }[]) : [];
+    const i = Math.max(0, messages.filter((m) => m.role === 'user' || m.role === 'tool').length - 1);
     const r = replies[Math.min(i, replies.length - 1)];
     if (r === undefined)
       return { status: 500, errorBody: { error: { message: 'no scripted reply', type: 'server_error' } } };
@@ -43,7 +48,7 @@ export async function startOfflineVendors(): Promise<OfflineVendors> {
     }
     return typeof r === 'string' ? { text: r } : { toolCalls: [{ name: r.tool, arguments: r.args }] };
   };
-  const llm: OpenAiChatDouble = await startOpenAiChatDouble(() => answer(), {
+  const llm: OpenAiChatDouble = await startOpenAiChatDouble((body) => answer(body), {
     key: 'sk-agent-tests-scripted',
     firstTokenMs: 150,
     tokensPerSecond: 60,

@@ -20,10 +20,17 @@ let agentId: string;
 beforeAll(async () => {
   p = await startTestPlatform({ roles: ['api'] });
   const { apiKey } = await p.developer('pro');
+  // The agent names its LLM: on a platform with no vendor key the default is the local reply engine, and the
+  // runner's scripted LLM speaks OpenAI's protocol.
   const r = await p.request('/v1/agents', {
     method: 'POST',
     key: apiKey,
-    json: { name: 'Front desk', firstMessage: 'Hello, thanks for calling.', llmModel: 'gpt-4o-mini' },
+    json: {
+      name: 'Front desk',
+      firstMessage: 'Hello, thanks for calling.',
+      llmProvider: 'openai',
+      llmModel: 'gpt-4o-mini',
+    },
   });
   agentId = ((await r.json()) as { id: string }).id;
   dir = await mkdtemp(join(tmpdir(), 'agent-tests-cli-'));
