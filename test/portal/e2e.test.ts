@@ -230,8 +230,10 @@ describe('developer portal in chromium', () => {
     );
     expect(stages).toContain('llm');
     expect(stages).toContain('endpoint');
-    // The hang-up may cut the answer short: the transcript keeps what was played ("We are open 9am to 5pm,").
-    await page.waitForSelector('::-p-text(We are open)', { visible: true });
+    // The transcript shows the caller's question as recognised. The agent's answer is stored as what was played
+    // before the hang-up, which depends on how far the browser's player got (marks echoed once played): the
+    // answer itself was checked live above, and the stored text of played replies by the realtime tests.
+    await page.waitForSelector('::-p-text(opening hours)', { visible: true });
     expect(await textOf(page, '[data-testid=reply-engine]')).toBe(
       'Local reply engine (knowledge lookup, not a language model)',
     );
