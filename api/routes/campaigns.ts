@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
+import { acceptTwilioForms, TwilioForm } from './twilio-form.ts';
 import {
   CallIdParams,
   Campaign,
@@ -17,19 +17,10 @@ import {
   listCampaignPage,
 } from '../services/campaigns.ts';
 
-const FORM = 'application/x-www-form-urlencoded';
-const TwilioForm = z.record(z.string(), z.string());
-
 /** Outbound calling campaigns (docs/campaigns.md) and the Twilio callbacks of their calls. */
 export const campaignsRoutes: FastifyPluginAsyncZod = async (app) => {
   const infra = app.infra;
-  if (!app.hasContentTypeParser(FORM)) {
-    app.addContentTypeParser(FORM, { parseAs: 'string', bodyLimit: 64 * 1024 }, (_req, body, done) => {
-      const out: Record<string, string> = {};
-      for (const [k, v] of new URLSearchParams(body as string)) out[k] = v;
-      done(null, out);
-    });
-  }
+  acceptTwilioForms(app);
   const tags = ['Campaigns'];
 
   app.post(

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { acceptTwilioForms, TwilioForm } from './twilio-form.ts';
 import { z } from 'zod';
 import {
   CallIdParams,
@@ -39,19 +40,10 @@ import { taskPath } from '../../shared/domains/realtime/outbound.ts';
 import { requireOwnedAgent, requireOwnedInstance } from '../services/ownership.ts';
 import { createDirectSession, createTwilioSession } from '../services/sessions.ts';
 
-const FORM = 'application/x-www-form-urlencoded';
-const TwilioForm = z.record(z.string(), z.string());
-
 /** Sessions (Twilio TwiML, direct-session tokens, outbound calls, Twilio callbacks), observability and recordings. */
 export const sessionsRoutes: FastifyPluginAsyncZod = async (app) => {
   const infra = app.infra;
-  if (!app.hasContentTypeParser(FORM)) {
-    app.addContentTypeParser(FORM, { parseAs: 'string', bodyLimit: 64 * 1024 }, (_req, body, done) => {
-      const out: Record<string, string> = {};
-      for (const [k, v] of new URLSearchParams(body as string)) out[k] = v;
-      done(null, out);
-    });
-  }
+  acceptTwilioForms(app);
   const tags = ['Sessions'];
   const obs = ['Observability'];
 
