@@ -1,4 +1,4 @@
-import { withTransaction, type Db, type Queryable } from '../../kernel/db/pool.ts';
+import type { Queryable } from '../../kernel/db/pool.ts';
 
 /**
  * Every statement on the realtime tables (rt_sessions, rt_turns, rt_tool_executions, rt_interruptions,
@@ -73,37 +73,16 @@ export interface Admission {
 /**
  * Lets a session run: `used` when the token's session is not pending any more (claimed by an earlier socket, or
  * expired) or is not the session of this developer, agent and channel; `limit` when the developer already runs
- * `maxActive` sessions. Under a per-developer transaction lock, so the claim is single use and the cap holds for
- * sockets arriving at once on any process.
+ * `maxActive` sessions. One statement (`rt_admit_session`, migration 0861) takes a per-developer transaction lock
+ * server-side, so the claim is single use and the cap holds for sockets arriving at once on any process, without a
+ * developer's connects queueing behind each other's round trips.
  */
-export async function admitSession(db: Db, a: Admission): Promise<'admitted' | 'used' | 'limit'> {
-  return withTransaction(db, async (c) => {
-    await c.query('select pg_advisory_xact_lock(hashtext($1))', [`rt_sessions:${a.developerId}`]);
-    if (a.claim) {
-      const pending = await c.query(
-        `select 1 from rt_sessions
-          where id = $1 and developer_id = $2 and agent_id = $3 and channel = $4 and status = 'pending'
-            and expires_at > now()`,
-        [a.sessionId, a.developerId, a.agentId, a.channel],
-      );
-      if (pending.rowCount !== 1) return 'used';
-    }
-    if ((await countActiveSessions(c, a.developerId)) >= a.maxActive) return 'limit';
-    if (a.claim) {
-      await c.query(
-        `update rt_sessions set status = 'active', call_sid = $2, stream_sid = $3, heartbeat_at = now()
-          where id = $1 and status = 'pending'`,
-        [a.sessionId, a.callSid ?? null, a.streamSid ?? null],
-      );
-    } else {
-      await c.query(
-        `insert into rt_sessions (id, developer_id, agent_id, channel, status, heartbeat_at)
-         values ($1, $2, $3, $4, 'active', now())`,
-        [a.sessionId, a.developerId, a.agentId, a.channel],
-      );
-    }
-    return 'admitted';
-  });
+export async function admitSession(db: Queryable, a: Admission): Promise<'admitted' | 'used' | 'limit'> {
+  const { rows } = await db.query<{ r: 'admitted' | 'used' | 'limit' }>(
+    'select rt_admit_session($1, $2, $3, $4, $5, $6, $7, $8) as r',
+    [a.sessionId, a.developerId, a.agentId, a.channel, a.claim, a.callSid ?? null, a.streamSid ?? null, a.maxActive],
+  );
+  return rows[0]!.r;
 }
 
 export interface StartedSession {
