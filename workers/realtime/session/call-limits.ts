@@ -59,13 +59,32 @@ export class CallLimits {
     this.durationTimer.unref();
     this.tick = setInterval(() => void this.check(false), MINUTE_TICK_MS);
     this.tick.unref();
-    return this.check(false, false);
+    const reason = await this.check(false, false);
+    if (!reason) this.lookAhead();
+    return reason;
   }
 
-  /** Reserves the next reply ahead; the limit that stops it, or null when the reply may run. */
+  /**
+   * Reserves the next reply ahead; the limit that stops it, or null when the reply may run. Usually answered without
+   * a round trip: the look-ahead after the previous reply (or the start) already holds it.
+   */
   async beforeReply(): Promise<LimitReason | null> {
     if (this.host.now() >= this.maxDurationSeconds * 1000) return 'max-duration';
-    return this.check(true, false);
+    const reason = await this.check(true, false);
+    if (!reason) this.lookAhead();
+    return reason;
+  }
+
+  /**
+   * Holds two replies ahead in the background, so that the next reply's check finds its hold in place and the LLM
+   * starts with no database round trip after the caller's last word (issue 20's tail). A refusal here stops
+   * nothing: the next reply's own check, for one reply, decides.
+   */
+  private lookAhead(): void {
+    if (this.stopped) return;
+    void this.accounting.reserveAhead(this.host.now(), { reply: true, replies: 2 }).catch((e: unknown) => {
+      this.s.log.debug({ sessionId: this.s.sessionId, err: (e as Error).message }, 'reply look-ahead failed');
+    });
   }
 
   private async check(reply: boolean, endOnLimit = true): Promise<LimitReason | null> {

@@ -25,6 +25,14 @@ export const REPLY_ESTIMATE = {
   ttsChars: 300,
 } as const;
 
+/** What a reservation covers: the usage so far plus the next `replies` replies (`reply`), or `aheadMs` of time. */
+export interface ReserveOptions {
+  reply: boolean;
+  /** Replies to hold ahead (default 1); the look-ahead after a reply holds 2 so the next finds its hold in place. */
+  replies?: number;
+  aheadMs?: number;
+}
+
 /** What the books read of a session: who pays, which engines and keys served it, where its trace goes. */
 export type AccountingInit = Pick<
   SessionInit,
@@ -98,16 +106,20 @@ export class SessionAccounting {
    * (`aheadMs`) the connected time until the next check. Returns the limit that stops it — the call's credit cap,
    * a daily cap, or a balance that cannot cover it — or null when the holds now cover it.
    */
-  reserveAhead(elapsedMs: number, opts: { reply: boolean; aheadMs?: number }): Promise<LimitReason | null> {
+  reserveAhead(elapsedMs: number, opts: ReserveOptions): Promise<LimitReason | null> {
     const next = this.queue.then(() => this.reserve(elapsedMs, opts));
     this.queue = next.catch(() => undefined);
     return next;
   }
 
-  private async reserve(elapsedMs: number, opts: { reply: boolean; aheadMs?: number }): Promise<LimitReason | null> {
+  private async reserve(elapsedMs: number, opts: ReserveOptions): Promise<LimitReason | null> {
     const need = this.needed(elapsedMs, opts);
     const credits = this.creditsOf(need);
     if (this.limits.maxCredits !== null && credits > this.limits.maxCredits) return 'max-credits';
+    // Only what is billed is held ahead (an item on the developer's own key is recorded at the end, at 0 credits).
+    const kinds = (['minutes', 'llm', 'tts', 'stt'] as const).filter((k) => this.items[k].billable);
+    // Covered already (the last reservation looked ahead): no round trip between the caller's words and the reply.
+    if (kinds.every((k) => need[k] <= this.holds[k].units)) return null;
     const held = this.creditsOf({
       minutes: this.holds.minutes.units,
       stt: this.holds.stt.units,
@@ -120,9 +132,7 @@ export class SessionAccounting {
       if (headroom && growth > headroom.remaining) return 'daily-cap';
     }
     // One round trip for all four (they meet on the account row's lock, which keeps the balance exact).
-    const grown = await Promise.allSettled(
-      (['minutes', 'llm', 'tts', 'stt'] as const).map((k) => this.holds[k].cover(need[k])),
-    );
+    const grown = await Promise.allSettled(kinds.map((k) => this.holds[k].cover(need[k])));
     const failed = grown.filter((g): g is PromiseRejectedResult => g.status === 'rejected').map((g) => g.reason);
     if (failed.some((e) => isApiError(e) && e.code === 'insufficient_credits')) return 'balance';
     if (failed.length) throw failed[0];
@@ -130,7 +140,7 @@ export class SessionAccounting {
   }
 
   /** Units each item must cover: the usage so far plus what comes before the next check. */
-  private needed(elapsedMs: number, opts: { reply: boolean; aheadMs?: number }): Record<SessionMeterKind, number> {
+  private needed(elapsedMs: number, opts: ReserveOptions): Record<SessionMeterKind, number> {
     const used = { llm: this.usage.llmTokens, tts: this.usage.ttsChars, stt: this.sttAudioSeconds() };
     if (!opts.reply) {
       const minutes = Math.max(1, Math.ceil((elapsedMs + (opts.aheadMs ?? 0)) / 60_000));
@@ -142,11 +152,12 @@ export class SessionAccounting {
     }
     this.atLastReply = used;
     const est = this.replyEstimate();
+    const n = opts.replies ?? 1;
     return {
-      minutes: Math.max(1, Math.ceil((elapsedMs + REPLY_ESTIMATE.seconds * 1000) / 60_000)),
-      llm: used.llm + est.llm,
-      tts: used.tts + est.tts,
-      stt: Math.ceil(used.stt + est.stt),
+      minutes: Math.max(1, Math.ceil((elapsedMs + n * REPLY_ESTIMATE.seconds * 1000) / 60_000)),
+      llm: used.llm + n * est.llm,
+      tts: used.tts + n * est.tts,
+      stt: Math.ceil(used.stt + n * est.stt),
     };
   }
 
