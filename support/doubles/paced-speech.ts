@@ -5,7 +5,9 @@ import { jittered, seededRandom, withWordErrors } from './stt-realism.ts';
  * against audio sent in real time: everything follows from the audio clock, so an STT latency profile is exact
  * whatever the load. Speech is audio with RMS at or above `energyThreshold`; each stretch of speech is the next
  * scripted line, or the next segment of it: ` | ` marks a pause (`Do you have anything on | Tuesday morning?` is
- * said as two stretches, each finalized on its own, as a vendor finalizes each segment). An interim every
+ * said as two stretches, each finalized on its own, as a vendor finalizes each segment, when the pause is at least
+ * `finalAfterMs`; a shorter pause does not end the utterance: as a real recogniser does, it goes on transcribing
+ * the next segment into the same hypothesis and finalizes both together). An interim every
  * `interimEveryMs` of speech reveals one word per 150 ms heard; the final comes once `finalAfterMs` of silence
  * followed the last speech sample, but a silence before every word was "heard" is a gap between words (flite
  * pauses after "And"), not the end.
@@ -40,6 +42,9 @@ export interface PacedProfile {
 }
 
 export const PACED: PacedProfile = { finalAfterMs: 150, interimEveryMs: 100, energyThreshold: 20 };
+
+/** Silence that is a pause between segments, not a gap between words (flite leaves up to ~100 ms between words). */
+const PAUSE_MS = 150;
 
 /** Speech heard per scripted word. */
 const MS_PER_WORD = 150;
@@ -92,19 +97,26 @@ export function pacedEar(
   let finalAfter = p.finalAfterMs;
   let caughtUp = false;
   let segments: string[] = [];
+  /** Words of the earlier segments joined into this utterance, and when the current segment's speech began. */
+  let base = 0;
+  let revealStart = 0;
+  /** Silence heard since the last speech (ms): a pause, not a gap between words, once it passes PAUSE_MS. */
+  let quietMs = 0;
+  /** Words heard by audio time `t` (one per 150 ms of the current segment, after the joined segments' words). */
+  const wordsBy = (t: number) => base + Math.floor((t - revealStart) / MS_PER_WORD);
   const finish = () => {
     if (speechStart === null) return null;
     const h = hypothesis(speechStart, lastSpeech, heard.join(' '));
     speechStart = null;
     return h;
   };
-  const heardEveryWord = (start: number) => Math.floor((lastSpeech - start) / MS_PER_WORD) >= text.split(/\s+/).length;
+  const heardEveryWord = () => wordsBy(lastSpeech) >= text.split(/\s+/).length;
   /** The lagging model's interim: the words heard by `covered`, the last one possibly not settled yet. */
   const laggingInterim = (start: number) => {
     const covered = Math.min(audioMs - lag, lastSpeech);
     if (covered <= start) return;
     const done = covered >= lastSpeech && audioMs - lastSpeech >= lag;
-    const k = done ? heard.length : Math.min(heard.length, Math.max(1, Math.floor((covered - start) / MS_PER_WORD)));
+    const k = done ? heard.length : Math.min(heard.length, Math.max(1, wordsBy(covered)));
     const words = heard.slice(0, k);
     if (!done && words.length > 0 && rnd() < 0.5) {
       // A word being heard is often transcribed cut short ("hurt…" for "hurting."), corrected by the next result.
@@ -119,6 +131,7 @@ export function pacedEar(
     hear(rms, seconds) {
       const start = audioMs;
       audioMs += seconds * 1000;
+      if (rms < p.energyThreshold) quietMs += seconds * 1000;
       if (rms >= p.energyThreshold) {
         if (speechStart === null) {
           speechStart = start;
@@ -127,16 +140,27 @@ export function pacedEar(
           text = segments.shift()!;
           heard = withWordErrors(text.split(/\s+/), p.wordErrorRate ?? 0, rnd);
           finalAfter = jittered(p.finalAfterMs, p.finalJitterMs ?? 0, rnd);
+          base = 0;
+          revealStart = start;
+        } else if (quietMs >= PAUSE_MS && segments.length > 0 && heardEveryWord()) {
+          // Speech again before the final, every word of the segment heard: the caller went on after a pause shorter
+          // than the recogniser's endpointing, so the next segment is transcribed into the same utterance.
+          const next = segments.shift()!;
+          base = text.split(/\s+/).length;
+          revealStart = start;
+          text = `${text} ${next}`;
+          heard = [...heard, ...withWordErrors(next.split(/\s+/), p.wordErrorRate ?? 0, rnd)];
         }
+        quietMs = 0;
         lastSpeech = audioMs;
         caughtUp = false;
         if (audioMs - lastInterim >= p.interimEveryMs) {
           lastInterim = audioMs;
           if (lag > 0) return laggingInterim(speechStart);
-          const k = Math.min(heard.length, Math.max(1, Math.floor((audioMs - speechStart) / MS_PER_WORD)));
+          const k = Math.min(heard.length, Math.max(1, wordsBy(audioMs)));
           emit(hypothesis(speechStart, audioMs, heard.slice(0, k).join(' ')), false);
         }
-      } else if (speechStart !== null && audioMs - lastSpeech >= finalAfter && heardEveryWord(speechStart)) {
+      } else if (speechStart !== null && audioMs - lastSpeech >= finalAfter && heardEveryWord()) {
         emit(finish()!, true);
       } else if (speechStart !== null && lag > 0 && !caughtUp && audioMs - lastInterim >= p.interimEveryMs) {
         // Lagging interims go on into the silence until one has caught up with the speech.
