@@ -53,6 +53,9 @@ const { values: args } = parseArgs({
     // Admission control on, with this many calls for the whole platform (0 = off): calls past it are refused
     // (busy TwiML) and counted, not failed. bench:capacity's admission mode uses it.
     'admission-capacity': { type: 'string', default: '0' },
+    // Write V8 CPU profiles of the platform processes (the primary and each cluster copy) into this folder, to compare
+    // self time per function between commits (README, "CPU per call, profiled"). Off by default: it costs CPU.
+    'cpu-prof': { type: 'string' },
   },
 });
 const ADMISSION_CAPACITY = Number(args['admission-capacity']);
@@ -97,7 +100,9 @@ async function main(): Promise<void> {
     { key: 'sk-test-realtime', firstTokenMs: PROFILE.llmFirstTokenMs, tokensPerSecond: PROFILE.llmTokensPerSecond },
   );
 
-  const child = spawn(process.execPath, ['--import', 'tsx', 'benchmarks/voice-latency/server.ts'], {
+  // Cluster copies inherit the primary's execArgv, so the profiler flags reach every platform process.
+  const profile = args['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', args['cpu-prof']] : [];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'benchmarks/voice-latency/server.ts'], {
     env: {
       ...process.env,
       LOG_LEVEL: 'silent',

@@ -205,6 +205,20 @@ describe('SessionAccounting', () => {
     await acc.settle(1_000);
   });
 
+  it('answers a reply the holds already cover at once, not behind a reservation waiting on the database', async () => {
+    const { acc } = await books();
+    await acc.holdFirstMinute();
+    // The look-ahead: two replies held.
+    expect(await acc.reserveAhead(1_000, { reply: true, replies: 2 })).toBeNull();
+    const order: string[] = [];
+    // A minute tick that needs more minutes held (a round trip), then the next reply, covered by the look-ahead.
+    const tick = acc.reserveAhead(1_000, { reply: false, aheadMs: 10 * 60_000 }).then((r) => (order.push('tick'), r));
+    const reply = acc.reserveAhead(2_000, { reply: true }).then((r) => (order.push('reply'), r));
+    expect(await Promise.all([tick, reply])).toEqual([null, null]);
+    expect(order).toEqual(['reply', 'tick']);
+    await acc.settle(2_000);
+  });
+
   it('a trace write that fails is logged, and the end still waits for the others and settles', async () => {
     const logLines: string[] = [];
     const { acc, sessionId, developerId, started } = await books({ logLines });

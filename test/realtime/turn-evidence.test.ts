@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { endOfUtteranceProsody, RecentAudio } from '../../shared/kernel/audio/prosody.ts';
+import { endOfUtteranceProsody, pitchOf, RecentAudio } from '../../shared/kernel/audio/prosody.ts';
 import { pacedEar, PACED, type Hypothesis } from '../../support/doubles/paced-speech.ts';
 import { jittered, seededRandom, withWordErrors } from '../../support/doubles/stt-realism.ts';
 import {
@@ -97,6 +97,32 @@ describe("this call's STT lag", () => {
     expect(t.lag.expectedMs()).toBe(500);
     t.reset();
     expect(t.uncoveredMs(1000)).toBe(1000);
+  });
+
+  it('reads the voice only when the words leave the window to it', () => {
+    /** The tracker, counting how often the end of the speech is actually read. */
+    class Counting extends TurnEvidenceTracker {
+      reads = 0;
+      override prosody(lastSpeechMs: number): number {
+        this.reads++;
+        return super.prosody(lastSpeechMs);
+      }
+    }
+    const t = new Counting(8000, true);
+    t.onAudio(Buffer.from(voiced(flat(60, 160), flat(60, 4000)).buffer));
+    t.onPartial(1200);
+    // An interim, or words that end on "because": the words decide, nothing is read.
+    expect(t.decide(P, { text: 'I would like a cleaning', final: false }, 1200, true).reason).toBe('unknown');
+    expect(t.decide(P, { text: 'I want to come in because', final: true }, 1200, true).reason).toBe('incomplete');
+    // The caller is still speaking: nothing to read either.
+    expect(t.decide(P, { text: 'I would like a cleaning', final: true }, 1200, false).reason).toBe('unpunctuated');
+    expect(t.reads).toBe(0);
+    // An open final while the caller is quiet: the voice decides (read for this end, then from the tracker's cache).
+    expect(t.decide(P, { text: 'I would like a cleaning', final: true }, 1200, true).reason).toBe('unpunctuated');
+    expect(t.decide(P, { text: 'I would like a cleaning', final: true }, 1220, true).reason).toBe('unpunctuated');
+    expect(t.reads).toBe(2);
+    expect(t.decide(P, { text: 'My tooth hurts.', final: true }, 1220, true).reason).toBe('complete');
+    expect(t.reads).toBe(3);
   });
 
   it('leaves a batch STT (no words until the utterance ends) to the fixed window, as before', () => {
@@ -202,6 +228,73 @@ describe('end-of-utterance prosody', () => {
     expect(s[0]).toBe(800);
     expect(s.at(-1)).toBe(1199);
     expect(r.slice(150, 500).length).toBe(800); // only what is kept
+  });
+
+  it('keeps the ring exact across wraps, for any chunk size (block copies, not sample by sample)', () => {
+    const r = new RecentAudio(8000, 100); // 800 samples
+    const all: number[] = [];
+    let n = 0;
+    for (const len of [160, 333, 7, 799, 800, 1, 2500, 160, 161, 0, 640]) {
+      const chunk = Int16Array.from({ length: len }, () => (n++ * 7919) % 30000);
+      r.push(chunk);
+      all.push(...chunk);
+      const endMs = (all.length / 8000) * 1000;
+      for (const [back, span] of [
+        [0, 100],
+        [0, 30],
+        [20, 50],
+        [90, 100],
+        [0, 1000],
+      ] as const) {
+        const end = Math.max(0, endMs - back);
+        const endSample = Math.min(all.length, Math.round((end * 8000) / 1000));
+        const start = Math.max(0, all.length - 800, endSample - Math.round((span * 8000) / 1000));
+        expect(Array.from(r.slice(end, span))).toEqual(all.slice(start, Math.max(start, endSample)));
+      }
+    }
+  });
+
+  it('finds the same pitch as the plain autocorrelation (the running sums change the cost, not the estimate)', () => {
+    // The straightforward search the fast one must match: every product summed per lag.
+    const plain = (x: Int16Array, from: number, to: number, rate: number) => {
+      const corr = (lag: number) => {
+        let xy = 0;
+        let xx = 0;
+        let yy = 0;
+        for (let i = from; i + lag < to; i++) {
+          xy += x[i]! * x[i + lag]!;
+          xx += x[i]! * x[i]!;
+          yy += x[i + lag]! * x[i + lag]!;
+        }
+        return xx > 0 && yy > 0 ? xy / Math.sqrt(xx * yy) : 0;
+      };
+      const minLag = Math.floor(rate / 400);
+      const maxLag = Math.min(Math.ceil(rate / 70), Math.floor((to - from) / 2));
+      let best = 0;
+      let bestLag = 0;
+      for (let lag = minLag; lag <= maxLag; lag += 2) if (corr(lag) > best) [best, bestLag] = [corr(lag), lag];
+      for (const lag of [bestLag - 1, bestLag + 1])
+        if (lag >= minLag && lag <= maxLag && corr(lag) > best) [best, bestLag] = [corr(lag), lag];
+      return best >= 0.5 && bestLag > 0 ? rate / bestLag : 0;
+    };
+    const rnd = seededRandom(11);
+    const speech = concat(
+      voiced(
+        Array.from({ length: 30 }, (_, i) => 120 + i * 4),
+        flat(30, 3000),
+      ),
+      Int16Array.from({ length: 1600 }, () => Math.round((rnd() - 0.5) * 4000)),
+      voiced(
+        Array.from({ length: 20 }, (_, i) => 220 - i * 3),
+        flat(20, 5000),
+      ),
+    );
+    for (const rate of [8000, 16000]) {
+      const win = Math.round((rate * 32) / 1000);
+      for (let at = 0; at + win <= speech.length; at += Math.round((rate * 20) / 1000)) {
+        expect(pitchOf(speech, at, at + win, rate)).toBe(plain(speech, at, at + win, rate));
+      }
+    }
   });
 });
 

@@ -83,6 +83,27 @@ describe('Twilio serializer', () => {
     expect(kindOf(() => parseTwilioMessage('null', false))).toBe('invalid_message');
   });
 
+  it('accepts and rejects media frames exactly as the schema does (the per-frame path checks them by hand)', () => {
+    const media = (m: Record<string, unknown>, top: Record<string, unknown> = {}) =>
+      JSON.stringify({
+        event: 'media',
+        sequenceNumber: '3',
+        streamSid: 'MZ123',
+        media: { track: 'inbound', chunk: '1', timestamp: '20', payload: '//8=', ...m },
+        ...top,
+      });
+    const ok = parseTwilioMessage(media({}, { extra: 1 }), false);
+    expect(ok).toEqual({ event: 'media', pcm: Buffer.alloc(4), timestampMs: 20, track: 'inbound' });
+    expect(kindOf(() => parseTwilioMessage(media({ payload: 'not base64!' }), false))).toBe('invalid_message');
+    expect(kindOf(() => parseTwilioMessage(media({ timestamp: '2.5' }), false))).toBe('invalid_message');
+    expect(kindOf(() => parseTwilioMessage(media({ chunk: 1 }), false))).toBe('invalid_message');
+    expect(kindOf(() => parseTwilioMessage(media({ track: undefined }), false))).toBe('invalid_message');
+    expect(kindOf(() => parseTwilioMessage(media({}, { sequenceNumber: '-1' }), false))).toBe('invalid_message');
+    expect(kindOf(() => parseTwilioMessage(media({}, { streamSid: null }), false))).toBe('invalid_message');
+    expect(kindOf(() => parseTwilioMessage(media({}, { media: [] }), false))).toBe('invalid_message');
+    expect(kindOf(() => parseTwilioMessage(media({}, { media: 'x' }), false))).toBe('invalid_message');
+  });
+
   it('builds the outbound messages exactly', () => {
     const pcm = Buffer.alloc(4); // two zero samples → 0xff 0xff
     expect(mediaMessage('MZ1', pcm)).toBe('{"event":"media","streamSid":"MZ1","media":{"payload":"//8="}}');

@@ -38,6 +38,13 @@ export function decodeSample(byte: number): number {
 /** μ-law bytes → PCM s16le. */
 export function mulawToPcm(mulaw: Uint8Array): Buffer {
   const out = Buffer.allocUnsafe(mulaw.length * 2);
+  // Every caller frame is decoded here: through an Int16 view (the platform runs on little-endian hosts; Buffer's
+  // pool keeps allocations 8-byte aligned) rather than a bounds-checked writeInt16LE per sample.
+  if (out.byteOffset % 2 === 0) {
+    const s = new Int16Array(out.buffer, out.byteOffset, mulaw.length);
+    for (let i = 0; i < mulaw.length; i++) s[i] = DECODE[mulaw[i]!]!;
+    return out;
+  }
   for (let i = 0; i < mulaw.length; i++) out.writeInt16LE(DECODE[mulaw[i]!]!, i * 2);
   return out;
 }
@@ -46,6 +53,11 @@ export function mulawToPcm(mulaw: Uint8Array): Buffer {
 export function pcmToMulaw(pcm: Buffer): Buffer {
   const n = pcm.length >> 1;
   const out = Buffer.allocUnsafe(n);
+  if (pcm.byteOffset % 2 === 0) {
+    const s = new Int16Array(pcm.buffer, pcm.byteOffset, n);
+    for (let i = 0; i < n; i++) out[i] = encodeSample(s[i]!);
+    return out;
+  }
   for (let i = 0; i < n; i++) out[i] = encodeSample(pcm.readInt16LE(i * 2));
   return out;
 }

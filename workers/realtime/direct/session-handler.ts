@@ -8,6 +8,7 @@ import { sessionSecret } from '../../../shared/domains/realtime/secret.ts';
 import { markSessionFailedToStart, SessionAlreadyStartedError } from '../../../shared/domains/realtime/store.ts';
 import { verifySessionToken } from '../../../shared/domains/realtime/token.ts';
 import type { Infra } from '../../../shared/platform/infra.ts';
+import { IdleWatch } from '../idle-watch.ts';
 import { openSession } from '../session/bootstrap.ts';
 import type { CallSession } from '../session/call-session.ts';
 import type { SessionTransport } from '../session/types.ts';
@@ -74,19 +75,18 @@ export async function handleDirectSession(
   };
 
   // A client that sends nothing (not even silence) for the idle limit is gone or holding a slot: close it.
-  const idle = setTimeout(
-    () => close(CLOSE.timeout, 'idle_timeout', 'Nothing was received for too long.'),
-    infra.config.REALTIME_IDLE_TIMEOUT_SECONDS * 1000,
-  ).unref();
+  const idle = new IdleWatch(infra.config.REALTIME_IDLE_TIMEOUT_SECONDS * 1000, () =>
+    close(CLOSE.timeout, 'idle_timeout', 'Nothing was received for too long.'),
+  );
   socket.on('message', (data: Buffer, isBinary: boolean) => {
     if (closed) return;
-    idle.refresh();
+    idle.touch();
     if (session) handle(data, isBinary);
     else if (early.length < 200) early.push({ data, isBinary });
   });
   socket.on('close', () => {
     closed = true;
-    clearTimeout(idle);
+    idle.stop();
     void session?.stop('socket_closed');
   });
   socket.on('error', (e) => log.warn({ err: e.message }, 'direct socket error'));

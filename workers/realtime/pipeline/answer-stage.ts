@@ -49,7 +49,9 @@ export class AnswerStage extends Stage {
   }
 
   protected override onData(frame: DataFrame): void {
-    if (frame.kind === 'audio-in') this.watch.push(pcmToInt16(frame.pcm));
+    // Only the call's first seconds are read: once the detector has decided (and a machine's greeting has ended),
+    // caller audio passes straight on.
+    if (frame.kind === 'audio-in' && this.watch.listening) this.watch.push(pcmToInt16(frame.pcm));
     this.emit(frame);
   }
 

@@ -16,9 +16,13 @@ const RETRY_DELAYS_MS = [0, 250, 500, 1000, 2000];
  */
 export class LiveStt {
   private stream: SttStream | null = null;
-  /** Chunks not yet finalized; `chunks[head]` starts at `keptFromS` (stream seconds). */
-  private chunks: Buffer[] = [];
-  private head = 0;
+  /**
+   * The audio not finalized yet, copied into a ring (`keptBytes` from `ringStart`, starting at `keptFromS` stream
+   * seconds): seconds of 20 ms chunks would otherwise stay alive as objects (and keep their buffer pools alive),
+   * which the garbage collector pays for on every call.
+   */
+  private readonly ring: Buffer;
+  private ringStart = 0;
   private keptBytes = 0;
   private keptFromS = 0;
   /** Where the current connection's time 0 is on the call's clock. */
@@ -37,7 +41,9 @@ export class LiveStt {
     private readonly onEvent: (ev: SttStreamEvent) => void,
     private readonly onFail: (e: unknown) => void,
     private readonly onReconnect: (attempt: number, e: unknown) => void,
-  ) {}
+  ) {
+    this.ring = Buffer.alloc(Math.ceil((KEEP_SECONDS * bytesPerSecond) / 2) * 2);
+  }
 
   start(): void {
     this.connect();
@@ -45,9 +51,7 @@ export class LiveStt {
 
   write(pcm: Buffer): void {
     if (this.closed || !pcm.length) return;
-    this.chunks.push(pcm);
-    this.keptBytes += pcm.length;
-    while (this.keptBytes > KEEP_SECONDS * this.bytesPerSecond) this.dropOldest();
+    this.keep(pcm);
     this.stream?.write(pcm);
   }
 
@@ -60,16 +64,17 @@ export class LiveStt {
     this.closed = true;
     if (this.retry) clearTimeout(this.retry);
     this.stream?.close();
-    this.chunks = [];
-    this.head = 0;
   }
 
   private connect(): void {
     const stream = this.open();
     this.stream = stream;
     this.offsetS = this.keptFromS;
-    // The audio the STT has not finalized yet: the new connection hears it from the start.
-    for (let i = this.head; i < this.chunks.length; i++) stream.write(this.chunks[i]!);
+    // The audio the STT has not finalized yet: the new connection hears it from the start (a copy: the ring is
+    // reused while the socket may still hold what it was given).
+    const first = Math.min(this.keptBytes, this.ring.length - this.ringStart);
+    if (first > 0) stream.write(Buffer.from(this.ring.subarray(this.ringStart, this.ringStart + first)));
+    if (first < this.keptBytes) stream.write(Buffer.from(this.ring.subarray(0, this.keptBytes - first)));
     void this.read(stream, this.offsetS);
   }
 
@@ -101,30 +106,40 @@ export class LiveStt {
     }, RETRY_DELAYS_MS[attempt]);
   }
 
-  /** The STT finalized audio up to `endS`: it is never needed again. */
+  /** The STT finalized audio up to `endS`: it is never needed again (whole samples). */
   private finalized(endS: number): void {
-    while (this.head < this.chunks.length) {
-      const len = this.chunks[this.head]!.length / this.bytesPerSecond;
-      if (this.keptFromS + len > endS) break;
-      this.dropOldest();
-    }
+    const bytes = Math.floor(((endS - this.keptFromS) * this.bytesPerSecond) / 2) * 2;
+    if (bytes > 0) this.drop(bytes);
   }
 
-  private dropOldest(): void {
-    const c = this.chunks[this.head];
-    if (!c) return;
-    this.chunks[this.head++] = EMPTY;
-    this.keptBytes -= c.length;
-    this.keptFromS += c.length / this.bytesPerSecond;
-    // Compact once the dropped part dominates, so the array does not grow with the call.
-    if (this.head > 64 && this.head * 2 > this.chunks.length) {
-      this.chunks = this.chunks.slice(this.head);
-      this.head = 0;
+  /** Copies `pcm` into the ring; the oldest audio goes when it is full (at most KEEP_SECONDS are kept). */
+  private keep(pcm: Buffer): void {
+    const cap = this.ring.length;
+    let src = pcm;
+    if (src.length > cap) {
+      // One chunk longer than the ring: everything before its last KEEP_SECONDS goes.
+      this.drop(this.keptBytes);
+      this.keptFromS += (src.length - cap) / this.bytesPerSecond;
+      src = src.subarray(src.length - cap);
     }
+    const over = this.keptBytes + src.length - cap;
+    if (over > 0) this.drop(over + (over % 2));
+    const at = (this.ringStart + this.keptBytes) % cap;
+    const first = Math.min(src.length, cap - at);
+    src.copy(this.ring, at, 0, first);
+    if (first < src.length) src.copy(this.ring, 0, first);
+    this.keptBytes += src.length;
+  }
+
+  /** Forgets the oldest `bytes` kept. */
+  private drop(bytes: number): void {
+    const n = Math.min(bytes, this.keptBytes);
+    if (n <= 0) return;
+    this.ringStart = (this.ringStart + n) % this.ring.length;
+    this.keptBytes -= n;
+    this.keptFromS += n / this.bytesPerSecond;
   }
 }
-
-const EMPTY = Buffer.alloc(0);
 
 function shift(ev: SttStreamEvent, s: number): SttStreamEvent {
   if (ev.type === 'partial') return ev.end === undefined ? ev : { ...ev, end: ev.end + s };

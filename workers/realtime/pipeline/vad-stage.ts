@@ -27,7 +27,9 @@ function rms16(x: Int16Array): number {
 export class VadStage extends Stage {
   private readonly session: VadSession;
   private readonly resampler: Resampler;
-  private buf = new Int16Array(0);
+  /** Samples not scored yet (`buf[0, bufLen)`): less than one VAD frame between chunks; reused, never reallocated per chunk. */
+  private buf = new Int16Array(1024);
+  private bufLen = 0;
   private audioMs = 0;
   private readonly detector: TurnDetector;
   private readonly frameMs: number;
@@ -58,13 +60,11 @@ export class VadStage extends Stage {
   protected override async onData(frame: DataFrame): Promise<void> {
     if (frame.kind !== 'audio-in') return this.emit(frame);
     const samples = this.resampler.passthrough ? pcmToInt16(frame.pcm) : this.resampler.process(pcmToInt16(frame.pcm));
-    const joined = new Int16Array(this.buf.length + samples.length);
-    joined.set(this.buf);
-    joined.set(samples, this.buf.length);
+    this.append(samples);
     const n = this.vad.frameSamples;
     let off = 0;
-    for (; off + n <= joined.length; off += n) {
-      const frame = joined.slice(off, off + n);
+    for (; off + n <= this.bufLen; off += n) {
+      const frame = this.buf.subarray(off, off + n);
       // Near-silent frames (below -56 dBFS) are not speech: skip the model, which is most of the CPU of a call.
       let prob: number;
       if (rms16(frame) < SILENCE_RMS) prob = 0;
@@ -72,7 +72,8 @@ export class VadStage extends Stage {
         // Load shedding: the stage lags real time, so score only every 2nd (or 4th) frame and reuse the last score.
         prob = this.lastProb;
       } else {
-        prob = await this.session.push(frame);
+        // The model gets its own copy: the buffer is reused for the next chunk.
+        prob = await this.session.push(frame.slice());
       }
       this.lastProb = prob;
       const at = this.audioMs;
@@ -80,8 +81,20 @@ export class VadStage extends Stage {
       this.report(this.detector.push(prob, at, this.frameMs));
       this.emit({ kind: 'vad-frame', endMs: this.audioMs, lastSpeechMs: this.detector.lastSpeechMs });
     }
-    this.buf = joined.slice(off);
+    this.buf.copyWithin(0, off, this.bufLen);
+    this.bufLen -= off;
     this.checkSilentTail();
+  }
+
+  private append(samples: Int16Array): void {
+    const need = this.bufLen + samples.length;
+    if (need > this.buf.length) {
+      const grown = new Int16Array(Math.max(need, 2 * this.buf.length));
+      grown.set(this.buf.subarray(0, this.bufLen));
+      this.buf = grown;
+    }
+    this.buf.set(samples, this.bufLen);
+    this.bufLen = need;
   }
 
   protected override onUpstream(frame: UpstreamFrame): void {
@@ -110,8 +123,9 @@ export class VadStage extends Stage {
    */
   private checkSilentTail(): void {
     if (!this.detector.inSpeech) return;
-    if (this.buf.length > 0 && rms16(this.buf) >= SILENCE_RMS) return;
-    this.report(this.detector.silentUntil(this.audioMs + (this.buf.length / this.vad.sampleRate) * 1000));
+    const tail = this.buf.subarray(0, this.bufLen);
+    if (tail.length > 0 && rms16(tail) >= SILENCE_RMS) return;
+    this.report(this.detector.silentUntil(this.audioMs + (tail.length / this.vad.sampleRate) * 1000));
   }
 
   private report(ev: TurnDetectorEvent | null): void {

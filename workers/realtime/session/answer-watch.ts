@@ -43,8 +43,16 @@ export class AnswerWatch {
   constructor(private readonly o: AnswerWatchOptions) {
     this.detector = new AnsweringMachineDetector(o.rate);
     this.startedAt = o.now();
-    this.poll = setInterval(() => void this.checkTwilio(), POLL_MS);
-    this.poll.unref();
+    // Twilio's answer is only ever written when the call was placed asking for it: otherwise no round trips.
+    if (o.infra.config.TWILIO_MACHINE_DETECTION !== 'off') {
+      this.poll = setInterval(() => void this.checkTwilio(), POLL_MS);
+      this.poll.unref();
+    }
+  }
+
+  /** Still reading the caller's audio: once the detector has nothing more to find, frames need not come here. */
+  get listening(): boolean {
+    return !this.ended && !this.detector.finished;
   }
 
   get answeredBy(): AnsweredBy | null {
@@ -57,7 +65,7 @@ export class AnswerWatch {
   }
 
   push(samples: Int16Array): void {
-    if (this.ended || this.detector.finished) return;
+    if (!this.listening) return;
     this.audioStartMs ??= this.o.now();
     for (const ev of this.detector.push(samples)) {
       if (ev.type === 'decision') this.decide(ev.answeredBy, 'detector');

@@ -126,6 +126,9 @@ export class CallSession {
   /** Caller PCM at the transport's inRate. */
   onAudio(pcm: Buffer): void {
     if (this.ended) return;
+    // The stages read caller audio through Int16 views, which need an even byte offset: a socket's message may sit
+    // at an odd one, and is then copied once here rather than sample by sample in every stage.
+    if (pcm.byteOffset % 2 !== 0) pcm = Buffer.from(pcm);
     this.recorder?.addCaller(pcmToInt16(pcm));
     // The goodbye plays to the end: nothing the caller says now starts a turn or cuts it.
     if (this.ending) return;

@@ -193,10 +193,13 @@ export class StereoRecorder {
   private spill(n: number): void {
     if (n <= 0) return;
     const out = Buffer.alloc(n * 4);
-    for (let i = 0; i < n; i++) {
-      out.writeInt16LE(i < this.caller.length ? this.caller.data[i]! : 0, i * 4);
-      out.writeInt16LE(i < this.agent.length ? this.agent.data[i]! : 0, i * 4 + 2);
-    }
+    // Interleaved through an Int16 view (little-endian host, aligned: a fresh allocation of this size is not
+    // pooled), each track's samples copied up to its length; the rest stays zero (silence).
+    const lr = new Int16Array(out.buffer, out.byteOffset, n * 2);
+    const c = this.caller.data;
+    const a = this.agent.data;
+    for (let i = 0, end = Math.min(n, this.caller.length); i < end; i++) lr[2 * i] = c[i]!;
+    for (let i = 0, end = Math.min(n, this.agent.length); i < end; i++) lr[2 * i + 1] = a[i]!;
     this.caller.data.copyWithin(0, n, Math.max(n, this.caller.length));
     this.caller.length = Math.max(0, this.caller.length - n);
     this.agent.data.copyWithin(0, n, Math.max(n, this.agent.length));

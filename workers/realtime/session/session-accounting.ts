@@ -107,19 +107,35 @@ export class SessionAccounting {
    * a daily cap, or a balance that cannot cover it — or null when the holds now cover it.
    */
   reserveAhead(elapsedMs: number, opts: ReserveOptions): Promise<LimitReason | null> {
-    const next = this.queue.then(() => this.reserve(elapsedMs, opts));
+    // What is needed is counted when asked. When the holds already cover it (the look-ahead did its work), the answer
+    // is given at once, not behind a reservation in flight: a minute tick or a look-ahead waiting on a busy database
+    // must not hold up a reply whose credits are already held (the LLM starts with nothing awaited).
+    const need = this.needed(elapsedMs, opts);
+    const now = this.answeredByHolds(need);
+    if (now !== undefined) return Promise.resolve(now);
+    const next = this.queue.then(() => this.reserve(need));
     this.queue = next.catch(() => undefined);
     return next;
   }
 
-  private async reserve(elapsedMs: number, opts: ReserveOptions): Promise<LimitReason | null> {
-    const need = this.needed(elapsedMs, opts);
+  /** Only what is billed is held ahead (an item on the developer's own key is recorded at the end, at 0 credits). */
+  private billedKinds(): SessionMeterKind[] {
+    return (['minutes', 'llm', 'tts', 'stt'] as const).filter((k) => this.items[k].billable);
+  }
+
+  /** The answer the holds give without a round trip: past the call's cap, or covered (null); undefined otherwise. */
+  private answeredByHolds(need: Record<SessionMeterKind, number>): LimitReason | null | undefined {
+    if (this.limits.maxCredits !== null && this.creditsOf(need) > this.limits.maxCredits) return 'max-credits';
+    if (this.billedKinds().every((k) => need[k] <= this.holds[k].units)) return null;
+    return undefined;
+  }
+
+  private async reserve(need: Record<SessionMeterKind, number>): Promise<LimitReason | null> {
+    // The reservations ahead of this one may have covered it meanwhile.
+    const answered = this.answeredByHolds(need);
+    if (answered !== undefined) return answered;
     const credits = this.creditsOf(need);
-    if (this.limits.maxCredits !== null && credits > this.limits.maxCredits) return 'max-credits';
-    // Only what is billed is held ahead (an item on the developer's own key is recorded at the end, at 0 credits).
-    const kinds = (['minutes', 'llm', 'tts', 'stt'] as const).filter((k) => this.items[k].billable);
-    // Covered already (the last reservation looked ahead): no round trip between the caller's words and the reply.
-    if (kinds.every((k) => need[k] <= this.holds[k].units)) return null;
+    const kinds = this.billedKinds();
     const held = this.creditsOf({
       minutes: this.holds.minutes.units,
       stt: this.holds.stt.units,

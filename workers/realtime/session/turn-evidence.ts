@@ -110,11 +110,16 @@ export class TurnEvidenceTracker {
     lastSpeechMs: number,
     quiet: boolean,
   ): { windowMs: number; reason: WindowReason } {
+    // The prosody is read only when the decision turns on it (stale words, an open or closed final): most pauses
+    // are decided by their words, and reading the voice's end costs milliseconds of CPU per pause.
+    const readProsody = () => (quiet ? this.prosody(lastSpeechMs) : null);
     const ev: TurnEvidence = {
       text: heard.text,
       final: heard.final,
       uncoveredMs: this.uncoveredMs(lastSpeechMs),
-      prosody: quiet ? this.prosody(lastSpeechMs) : null,
+      get prosody() {
+        return readProsody();
+      },
       punctuated: this.streaming,
     };
     this.last = decideWindow(policy, ev);

@@ -4,7 +4,11 @@ import { z } from 'zod';
  * Twilio Media Streams messages (PROTOCOLS.md), exactly as Twilio sends them: JSON text frames whose
  * `sequenceNumber`, `chunk` and `timestamp` are strings. Unknown extra fields are tolerated (Twilio adds some).
  */
-const NumStr = z.string().regex(/^\d+$/);
+/** A decimal count in a string (Twilio's sequenceNumber, chunk, timestamp). */
+export const NUMERIC = /^\d+$/;
+/** Standard base64 (Twilio's media payload). */
+export const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+const NumStr = z.string().regex(NUMERIC);
 
 export const TwilioConnected = z.object({
   event: z.literal('connected'),
@@ -38,7 +42,7 @@ export const TwilioMedia = z.object({
     track: z.string(),
     chunk: NumStr,
     timestamp: NumStr,
-    payload: z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/),
+    payload: z.string().regex(BASE64),
   }),
 });
 

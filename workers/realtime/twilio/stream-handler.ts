@@ -5,6 +5,7 @@ import { SessionAlreadyStartedError } from '../../../shared/domains/realtime/sto
 import { sessionSecret } from '../../../shared/domains/realtime/secret.ts';
 import { verifySessionToken } from '../../../shared/domains/realtime/token.ts';
 import type { Infra } from '../../../shared/platform/infra.ts';
+import { IdleWatch } from '../idle-watch.ts';
 import { openSession } from '../session/bootstrap.ts';
 import { campaignCallContext } from '../campaign-context.ts';
 import type { CallSession } from '../session/call-session.ts';
@@ -148,15 +149,13 @@ export function handleTwilioStream(infra: Infra, socket: WebSocket): void {
   const authTimer = setTimeout(() => {
     if (!starting) close(CLOSE.timeout, 'auth_timeout');
   }, infra.config.REALTIME_AUTH_TIMEOUT_MS).unref();
-  const idle = setTimeout(
-    () => close(CLOSE.timeout, 'idle_timeout'),
-    infra.config.REALTIME_IDLE_TIMEOUT_SECONDS * 1000,
+  const idle = new IdleWatch(infra.config.REALTIME_IDLE_TIMEOUT_SECONDS * 1000, () =>
+    close(CLOSE.timeout, 'idle_timeout'),
   );
-  idle.unref();
 
   socket.on('message', (data: Buffer, isBinary: boolean) => {
     if (closed) return;
-    idle.refresh();
+    idle.touch();
     try {
       const ev = parseTwilioMessage(data, isBinary);
       flow.check(ev.event);
@@ -187,7 +186,7 @@ export function handleTwilioStream(infra: Infra, socket: WebSocket): void {
   socket.on('close', () => {
     closed = true;
     clearTimeout(authTimer);
-    clearTimeout(idle);
+    idle.stop();
     void session?.stop('socket_closed');
   });
   socket.on('error', (e) => log.warn({ err: e.message }, 'twilio socket error'));
