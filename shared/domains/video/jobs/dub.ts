@@ -9,7 +9,7 @@ import { ffmpeg } from '../../../kernel/media/ffmpeg.ts';
 import { fetchInput } from '../inputs.ts';
 import type { JobOutcome, StepContext } from '../lifecycle.ts';
 import { probeMedia } from '../../../kernel/media/probe.ts';
-import { synthesizeToWav, transcribeFile, voiceFor } from '../speech.ts';
+import { synthesizeToWav, transcribeMedia, voiceFor } from '../speech.ts';
 import { mergeState } from '../store.ts';
 import { lipsyncFiles } from './lipsync.ts';
 import { storeOutput, storeWork } from './outputs.ts';
@@ -41,7 +41,10 @@ export async function dubTranscribe(infra: Infra, s: StepContext): Promise<void>
   if (state(s).transcript) return;
   const video = await fetchInput(infra, s.job, 'video_url', req(s).video_url, 'video', s.workDir, s.signal);
   await s.progress(0.2);
-  const t = video.info.audio ? await transcribeFile(infra, video.path, req(s).source_language ?? 'en', s.signal) : null;
+  const language = req(s).source_language ?? 'en';
+  const t = video.info.audio
+    ? await transcribeMedia(infra, { job: s.job, provider: 'default', language, path: video.path }, s.signal)
+    : null;
   const segments = (t?.segments ?? [])
     .filter((x) => x.text.trim())
     .map(({ start, end, text }) => ({ start, end, text }));
