@@ -25,7 +25,7 @@ import {
 } from '../services/speech-openai.ts';
 import { assertLooksLikeMedia, parseInput, readSpeechRequest } from '../services/speech-input.ts';
 import { listVoices, synthesizeStream } from '../services/speech.ts';
-import { transcribeAudioIncremental } from '../services/transcription-stream.ts';
+import { transcribeAudioIncremental } from '../../shared/domains/speech/transcription-stream.ts';
 import { getTranscription, submitTranscriptionJob, transcribeSync } from '../services/transcription.ts';
 import { toContractResult, transcribeAudio, type TranscribeCall } from '../../shared/domains/speech/transcription.ts';
 

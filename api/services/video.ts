@@ -17,7 +17,10 @@ import { videoEngines } from '../../shared/domains/video/engines.ts';
 import { enqueueVideoJob } from '../../shared/domains/video/enqueue.ts';
 import { callerKeysFrom, sealJobKeys, type RequestHeaders } from '../../shared/domains/video/job-keys.ts';
 import { checkModelServer } from '../../shared/engines/core/model-server.ts';
+import { checkDubLanguages, dubSttLanguage, dubSttProvider } from '../../shared/domains/video/dub-languages.ts';
 import { toVideoJob } from '../../shared/domains/video/present.ts';
+import { keyFor } from '../../shared/domains/speech/keys.ts';
+import { sttEngineFor } from '../../shared/domains/speech/transcription.ts';
 import { ttsKey } from '../../shared/domains/video/speech.ts';
 import { getOwnedVideoJob, insertVideoJob } from '../../shared/domains/video/store.ts';
 import { precheckUrl } from '../../shared/domains/video/url-check.ts';
@@ -50,7 +53,7 @@ export async function submitVideoJob(
   const key = await resolveVideoKey(infra, vendorProvider, input.developerId, headers);
   const billable = key ? key.source === 'platform' : true;
   // The job runs after this request is gone, so the header keys it will need travel with it, sealed.
-  const callerKeys = callerKeysFrom(headers, [VIDEO_VENDORS[vendorProvider]?.vendor, ttsProviderOf(type, body)]);
+  const callerKeys = callerKeysFrom(headers, [VIDEO_VENDORS[vendorProvider]?.vendor, ...speechProvidersOf(type, body)]);
   for (const f of URL_FIELDS) {
     const v = (body as Record<string, unknown>)[f];
     if (typeof v === 'string') await precheckUrl(v, infra.addressPolicy, f);
@@ -93,11 +96,11 @@ export async function getVideoJobFor(infra: Infra, developerId: string, id: stri
   return toVideoJob(row, infra.storage, infra.config.VIDEO_URL_TTL_SECONDS);
 }
 
-/** The TTS vendor a job calls, if any (avatar from text, dub). */
-function ttsProviderOf(type: VideoJobType, body: VideoBody): string | undefined {
-  if (type === 'dub') return (body as DubVideoBody).tts_provider;
-  if (type === 'avatar' && (body as AvatarVideoBody).text) return (body as AvatarVideoBody).tts_provider;
-  return undefined;
+/** The speech vendors a job calls, if any (avatar from text: TTS; dub: STT and TTS). */
+function speechProvidersOf(type: VideoJobType, body: VideoBody): (string | undefined)[] {
+  if (type === 'dub') return [(body as DubVideoBody).tts_provider, dubSttProvider(body as DubVideoBody)];
+  if (type === 'avatar' && (body as AvatarVideoBody).text) return [(body as AvatarVideoBody).tts_provider];
+  return [];
 }
 
 /** The provider a job will run on, refusing at submission what cannot run here. */
@@ -144,15 +147,10 @@ async function resolveProvider(
       engines.lipsync.get(b.lipsync_provider);
       await selfHosted('lipsync', b.lipsync_provider);
       await ttsKey(infra, b.tts_provider, developerId, headers);
-      const source = b.source_language ?? 'en';
-      if (!/^en\b/i.test(source)) {
-        throw new ApiError(
-          'unsupported_language',
-          { detail: 'source_language: the local speech recognizer transcribes English only' },
-          'source_language',
-        );
-      }
-      checkLanguagePair(source, b.target_language, 'target_language');
+      checkDubLanguages(b);
+      // The STT engine and its key, as on POST /v1/transcribe (no key → 400 provider_unavailable now, not later).
+      const stt = sttEngineFor(infra, { provider: dubSttProvider(b), language: dubSttLanguage(b) });
+      await keyFor(infra, stt, developerId, headers);
       return 'default';
     }
     case 'analyze':
@@ -167,7 +165,7 @@ function checkLanguagePair(source: string, target: string, param: string): void 
     throw new ApiError(
       'unsupported_language',
       {
-        detail: `${param}: no ${source}→${target} translation is installed; available pairs: ${apertium().pairs().join(', ')}`,
+        detail: `${param}: no ${source}→${target} translation is available; installed Apertium pairs: ${apertium().pairs().join(', ')}`,
       },
       param,
     );

@@ -6,9 +6,13 @@ import { scriptedWords, SCRIPT } from './transcript.ts';
  * Deepgram REST: Aura `POST /v1/speak?model&encoding=linear16&container=none&sample_rate` (streams linear16) and
  * prerecorded `POST /v1/listen` (WAV body → `{metadata, results: {channels, utterances}}`). Auth
  * `Authorization: Token <key>`; errors `{err_code, err_msg, request_id}`. The live WebSocket double is
- * deepgram-live.ts.
+ * deepgram-live.ts. `spoken` is what the double "hears" in any upload (default: the English SCRIPT); with
+ * `detect_language=true` it reports that language as Deepgram does (`detected_language`), and with `language=`
+ * set it answers as if the audio were in the language asked for.
  */
-export function startDeepgramDouble(): Promise<HttpDouble> {
+export function startDeepgramDouble(
+  spoken: { language: string; text: string } = { language: 'en', text: SCRIPT },
+): Promise<HttpDouble> {
   return startHttpDouble({
     name: 'deepgram',
     errorBody: (status, message) => ({
@@ -37,7 +41,7 @@ export function startDeepgramDouble(): Promise<HttpDouble> {
         const { sampleRate, pcm } = parseWav(req.body);
         const duration = pcm.length / 2 / sampleRate;
         const diarize = req.query.get('diarize') === 'true';
-        const words = scriptedWords(duration).map((w) => ({
+        const words = scriptedWords(duration, spoken.text).map((w) => ({
           word: w.word,
           start: w.start,
           end: w.end,
@@ -62,9 +66,9 @@ export function startDeepgramDouble(): Promise<HttpDouble> {
             channels: [
               {
                 ...(req.query.get('detect_language') === 'true'
-                  ? { detected_language: 'en', language_confidence: 0.9 }
+                  ? { detected_language: spoken.language, language_confidence: 0.9 }
                   : {}),
-                alternatives: [{ transcript: SCRIPT, confidence: 0.99, words }],
+                alternatives: [{ transcript: spoken.text, confidence: 0.99, words }],
               },
             ],
             ...(req.query.get('utterances') === 'true' ? { utterances } : {}),

@@ -1,5 +1,5 @@
 import { engineToApiError } from '../../kernel/errors/engine-error.ts';
-import { decodeToPcm } from '../../kernel/audio/ffmpeg.ts';
+import { decodeToPcm, type AudioInput } from '../../kernel/audio/ffmpeg.ts';
 import { sniffMedia } from '../../kernel/audio/formats.ts';
 import type { Reservation } from '../../platform/metering/types.ts';
 import type { TranscribeOptions, TranscriptionResult } from '../../kernel/contracts/speech.ts';
@@ -15,14 +15,20 @@ import { keyFor, type ProviderKeyHeaders } from './keys.ts';
 /** The rate every engine gets: pocketsphinx needs 16 kHz, and it is what vendors' speech models work at. */
 const STT_RATE = 16000;
 
-/** One transcription, in plain terms: whoever calls it (a route, a job) has already authenticated the caller. */
+/**
+ * One transcription of any media, in plain terms: whoever calls it (a route, a transcription job, a video job) has
+ * already authenticated the caller. This is the platform's one way to turn media into text: the synchronous and
+ * OpenAI-compatible routes, their streamed form, the async job, dubbing and video analysis all come through here.
+ */
 export interface TranscribeCall {
   developerId: string;
   requestId: string;
   /** Caller keys as `X-Provider-Key-*` headers: the request's, or a job's sealed copy (`{}`: stored/platform only). */
   headers: ProviderKeyHeaders;
-  options: TranscribeOptions;
-  audio: Buffer;
+  /** Engine, language ('' = detected by the engine where it can), timestamps, diarization. */
+  options: Pick<TranscribeOptions, 'provider' | 'language' | 'mode' | 'timestamps' | 'diarize'>;
+  /** Any container ffmpeg reads (audio or video): bytes in memory or a file path (a video job's download). */
+  audio: AudioInput;
   /** Where the audio came from, for error messages. */
   param: string;
   operation: string;
@@ -32,6 +38,11 @@ export interface TranscribeCall {
   maxSeconds: number;
   /** The hold's key in a job (one hold per job, however often it runs); none for a request. */
   holdKey?: string;
+  /**
+   * The audio seconds are part of work charged as a whole by the caller (a video job is billed per second of
+   * video): nothing is reserved here. Otherwise the seconds are reserved, and committed with the transcript.
+   */
+  chargedByCaller?: boolean;
 }
 
 export interface TranscribeOutcome {
@@ -41,7 +52,7 @@ export interface TranscribeOutcome {
 }
 
 /** The engine for a provider, with the default engine's language check done before any work. */
-export function sttEngineFor(infra: Infra, options: TranscribeOptions): SttEngine {
+export function sttEngineFor(infra: Infra, options: Pick<TranscribeOptions, 'provider' | 'language'>): SttEngine {
   const engine = speechEngines(infra).stt.get(options.provider);
   const langs = engine.capabilities.languages;
   const lang = options.language.toLowerCase();
@@ -86,17 +97,19 @@ export async function prepareTranscription(infra: Infra, call: TranscribeCall): 
     param: call.param,
   });
   const seconds = Math.max(0.001, decoded.duration);
-  const reservation = await infra.meter.reserve({
-    developerId: call.developerId,
-    category: 'stt',
-    units: seconds,
-    unit: 'audio seconds',
-    provider: engine.provider,
-    billable,
-    requestId: call.requestId,
-    operation: call.operation,
-    holdKey: call.holdKey,
-  });
+  const reservation = call.chargedByCaller
+    ? CHARGED_BY_CALLER
+    : await infra.meter.reserve({
+        developerId: call.developerId,
+        category: 'stt',
+        units: seconds,
+        unit: 'audio seconds',
+        provider: engine.provider,
+        billable,
+        requestId: call.requestId,
+        operation: call.operation,
+        holdKey: call.holdKey,
+      });
   const request: SttRequest = {
     pcm: decoded.pcm,
     sampleRate: STT_RATE,
@@ -111,9 +124,17 @@ export async function prepareTranscription(infra: Infra, call: TranscribeCall): 
   return { engine, billable, seconds, reservation, request };
 }
 
+/** The reservation of a transcription that is part of work charged as a whole (nothing held, nothing to settle). */
+const CHARGED_BY_CALLER: Reservation = {
+  credits: 0,
+  extendTo: async () => {},
+  commit: async () => {},
+  refund: async () => {},
+};
+
 /**
- * Decodes, reserves the audio seconds, transcribes and settles the charge. Shared by the synchronous routes, the
- * OpenAI-compatible route and the async job.
+ * Decodes, reserves the audio seconds, transcribes and settles the charge: the one media transcription (see
+ * TranscribeCall). Engine failures come back as ApiErrors (`engineToApiError`).
  */
 export async function transcribeAudio(infra: Infra, call: TranscribeCall): Promise<TranscribeOutcome> {
   const { engine, billable, seconds, reservation, request } = await prepareTranscription(infra, call);

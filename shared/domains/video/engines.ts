@@ -19,7 +19,7 @@ import { RunwayVideoGenEngine } from '../../engines/videogen/runway.ts';
 import { TitleCardEngine } from '../../engines/videogen/title-card.ts';
 import type { VideoGenEngine } from '../../engines/videogen/types.ts';
 import { parseModelServers, type ModelServer } from '../../engines/core/model-server.ts';
-import { transcribeFile } from './speech.ts';
+import { transcribeMedia } from './speech.ts';
 
 export interface VideoEngines {
   avatar: EngineRegistry<AvatarEngine>;
@@ -51,7 +51,9 @@ export function videoEngines(infra: Infra): VideoEngines {
     generate: new EngineRegistry<VideoGenEngine>('text-to-video').register('default', new TitleCardEngine()),
     analysis: new EngineRegistry<AnalysisEngine>('analysis').register(
       'default',
-      new LocalAnalysisEngine((path, signal) => transcribeFile(infra, path, 'en', signal)),
+      new LocalAnalysisEngine((path, signal) =>
+        transcribeMedia(infra, { job: null, provider: 'default', language: 'en', path }, signal),
+      ),
     ),
     servers,
   };

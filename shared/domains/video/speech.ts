@@ -3,9 +3,10 @@ import { collect } from '../../kernel/audio/pcm.ts';
 import { encodeWav } from '../../kernel/audio/wav.ts';
 import { ApiError, isApiError } from '../../kernel/errors/api-error.ts';
 import { resolveProviderKey } from '../../platform/keys/provider-key.ts';
-import { decodeMono16k } from '../../engines/face/visemes.ts';
 import { speechEngines } from '../../engines/speech-registry.ts';
 import type { TranscriptionResult } from '../../engines/stt/types.ts';
+import type { SttProvider } from '../../kernel/contracts/providers.ts';
+import { sttEngineFor, transcribeAudio } from '../speech/transcription.ts';
 import type { TtsEngine } from '../../engines/tts/types.ts';
 import type { Infra } from '../../platform/infra.ts';
 import { jobKeyHeaders, type JobRef, type RequestHeaders } from './job-keys.ts';
@@ -77,22 +78,36 @@ export async function synthesizeToWav(
   return pcm.length / 2 / audio.sampleRate;
 }
 
-/** Transcribes the audio of a media file (16 kHz mono) with segment timestamps, with the local recognizer. */
-export async function transcribeFile(
+/**
+ * Transcribes the audio of a video job's media file through the speech domain's one media transcription (decode,
+ * engine, key resolution), with segment timestamps. The caller's sealed key for a keyed engine is opened here;
+ * the seconds are part of the video job's charge. `language` '' lets a vendor engine detect it.
+ */
+export async function transcribeMedia(
   infra: Infra,
-  path: string,
-  language: string,
+  input: { job: JobRef | null; provider: SttProvider; language: string; path: string },
   signal: AbortSignal,
 ): Promise<TranscriptionResult> {
-  const samples = await decodeMono16k(path, signal);
-  const pcm = Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength);
-  return speechEngines(infra).stt.get('default').transcribe({
-    pcm,
-    sampleRate: 16_000,
-    language,
-    mode: 'fast',
-    timestamps: 'segment',
-    diarize: false,
+  const engine = sttEngineFor(infra, { provider: input.provider, language: input.language });
+  const headers =
+    input.job && engine.capabilities.requiresKey ? await jobKeyHeaders(infra, input.job, input.provider) : {};
+  const out = await transcribeAudio(infra, {
+    developerId: input.job?.owner_id ?? '',
+    requestId: input.job?.id ?? '',
+    headers,
+    options: {
+      provider: input.provider,
+      language: input.language,
+      mode: 'fast',
+      timestamps: 'segment',
+      diarize: false,
+    },
+    audio: input.path,
+    param: 'video_url',
+    operation: 'transcribe',
     signal,
+    maxSeconds: infra.config.VIDEO_MAX_INPUT_SECONDS,
+    chargedByCaller: true,
   });
+  return out.result;
 }

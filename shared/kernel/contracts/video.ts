@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TTS_PROVIDERS } from './providers.ts';
+import { STT_PROVIDERS, TTS_PROVIDERS } from './providers.ts';
 
 /**
  * The Video area's contract: request bodies of POST /v1/video/*, the Video job resource, the analyze result and
@@ -31,6 +31,7 @@ export const VIDEO_ERROR_CODES = [
   'input_too_large',
   'engine_unavailable',
   'provider_error',
+  'unsupported_language',
   'internal_error',
 ] as const;
 export type VideoErrorCode = (typeof VIDEO_ERROR_CODES)[number];
@@ -87,7 +88,15 @@ export const DubVideoBody = z.strictObject({
   voice_id: z.string().min(1).max(200).optional(),
   tts_provider: z.enum(TTS_PROVIDERS).default('default'),
   lipsync_provider: z.enum(LIPSYNC_PROVIDERS).default('default'),
-  source_language: LanguageTag.optional(),
+  stt_provider: z
+    .enum(STT_PROVIDERS)
+    .default('default')
+    .describe(
+      'STT engine that transcribes the source: `default` (local, English only) or a vendor that detects and supports other languages',
+    ),
+  source_language: LanguageTag.optional().describe(
+    'When omitted, detected by the STT engine (the local `default` recogniser assumes English)',
+  ),
   provider: z.enum(['default']).default('default').describe('Dub pipeline (its steps take their own providers)'),
   ...common,
 });

@@ -30,6 +30,11 @@ export function toVideoFailure(e: unknown, aborted: boolean): VideoFailure {
     if (e.code === 'url_not_allowed' || e.code === 'invalid_url' || e.code === 'url_fetch_failed')
       return new VideoFailure('input_unreadable', e.message, e.code === 'url_fetch_failed');
     if (e.code === 'provider_unavailable') return new VideoFailure('engine_unavailable', e.message);
+    if (e.code === 'unsupported_language') return new VideoFailure('unsupported_language', e.message);
+    if (e.code === 'invalid_audio') return new VideoFailure('input_unreadable', e.message);
+    // A vendor engine's failure as the speech domain reports it (engineToApiError keeps its retryability).
+    if (e.code === 'upstream_timeout') return new VideoFailure('provider_timeout', e.message, e.retryable ?? true);
+    if (e.code === 'upstream_error') return new VideoFailure('provider_error', e.message, e.retryable ?? true);
     return new VideoFailure('internal_error', e.message);
   }
   if (isEngineError(e)) {

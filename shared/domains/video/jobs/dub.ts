@@ -9,8 +9,9 @@ import { ffmpeg } from '../../../kernel/media/ffmpeg.ts';
 import { fetchInput } from '../inputs.ts';
 import type { JobOutcome, StepContext } from '../lifecycle.ts';
 import { probeMedia } from '../../../kernel/media/probe.ts';
-import { synthesizeToWav, transcribeFile, voiceFor } from '../speech.ts';
+import { synthesizeToWav, transcribeMedia, voiceFor } from '../speech.ts';
 import { mergeState } from '../store.ts';
+import { dubSttLanguage, dubSttProvider, translationFailure } from '../dub-languages.ts';
 import { lipsyncFiles } from './lipsync.ts';
 import { storeOutput, storeWork } from './outputs.ts';
 
@@ -36,31 +37,42 @@ async function download(infra: Infra, key: string, path: string, signal: AbortSi
   return path;
 }
 
-/** Step 1 (CPU): fetch the video into S3 and transcribe its audio with segment timings. */
+/**
+ * Step 1 (CPU): fetch the video into S3 and transcribe its audio with segment timings, on the job's STT engine
+ * (the speech domain's media transcription); the source language is the caller's or the one the engine detected.
+ */
 export async function dubTranscribe(infra: Infra, s: StepContext): Promise<void> {
   if (state(s).transcript) return;
   const video = await fetchInput(infra, s.job, 'video_url', req(s).video_url, 'video', s.workDir, s.signal);
   await s.progress(0.2);
-  const t = video.info.audio ? await transcribeFile(infra, video.path, req(s).source_language ?? 'en', s.signal) : null;
+  const language = dubSttLanguage(req(s));
+  const provider = dubSttProvider(req(s));
+  const t = video.info.audio
+    ? await transcribeMedia(infra, { job: s.job, provider, language, path: video.path }, s.signal)
+    : null;
+  // The language the STT heard (a vendor's detection when source_language was omitted) drives the translation.
+  const heard = t?.language || language || 'en';
+  const unreachable = translationFailure(heard, req(s).target_language);
+  if (unreachable) throw unreachable;
   const segments = (t?.segments ?? [])
     .filter((x) => x.text.trim())
     .map(({ start, end, text }) => ({ start, end, text }));
   await mergeState(infra.db, s.job.id, {
     transcript: {
-      language: t?.language ?? req(s).source_language ?? 'en',
+      language: heard,
       duration: video.info.durationSeconds,
       segments,
     },
   });
 }
 
-/** Step 2 (CPU): translate each segment (Apertium), keeping its start and end. */
+/** Step 2 (CPU): translate each segment (Apertium, pivoting where no direct pair exists), keeping its timing. */
 export async function dubTranslate(infra: Infra, s: StepContext): Promise<void> {
   if (state(s).translation) return;
   const t = state(s).transcript!;
   const texts = await apertium().translate({
     texts: t.segments.map((x) => x.text),
-    source: req(s).source_language ?? 'en',
+    source: t.language,
     target: req(s).target_language,
     signal: s.signal,
   });

@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { VideoJob } from '../../shared/kernel/contracts/video.ts';
+import { ApertiumTranslateEngine } from '../../shared/engines/translate/apertium.ts';
+import { startDeepgramDouble } from '../../support/doubles/deepgram.ts';
+import type { HttpDouble } from '../../support/doubles/http-double.ts';
+import { startMediaServer, type LocalServer } from '../../support/doubles/media-server.ts';
+import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';
+import { TEST_ENV, waitForJob } from './helpers.ts';
+
+/**
+ * Dubbing in any language the chosen STT knows (issue 23, the contract's `source_language`): detected by a vendor
+ * STT when omitted (the Deepgram double hears Spanish and says so, as Deepgram does with detect_language), refused
+ * with what to configure on the English-only local recogniser, and translated by the real Apertium, pivoting
+ * where no pair joins the two languages.
+ */
+const SPANISH = 'El perro come la comida. La casa es grande.';
+
+let p: TestPlatform;
+let media: LocalServer;
+let deepgram: HttpDouble;
+let key: string;
+
+beforeAll(async () => {
+  deepgram = await startDeepgramDouble({ language: 'es', text: SPANISH });
+  [p, media] = await Promise.all([
+    startTestPlatform({
+      env: { ...TEST_ENV, DEEPGRAM_BASE_URL: deepgram.url, DEEPGRAM_API_KEY: deepgram.key },
+    }),
+    startMediaServer(),
+  ]);
+  key = (await p.developer('pro')).apiKey;
+});
+afterAll(async () => {
+  await p?.close();
+  await media?.close();
+  await deepgram?.close();
+});
+
+async function dub(json: Record<string, unknown>): Promise<Response> {
+  return p.request('/v1/video/dub', { method: 'POST', key, json: { video_url: `${media.url}/speaker.mp4`, ...json } });
+}
+
+describe('Apertium routes (real apertium)', () => {
+  const engine = new ApertiumTranslateEngine();
+
+  it('uses an installed pair directly and pivots where none joins the two languages', async () => {
+    expect(engine.route('es', 'en')!.map((h) => h.mode)).toEqual(['spa-eng']);
+    expect(engine.route('es', 'eo')!.map((h) => `${h.source}-${h.target}`)).toEqual(['es-en', 'en-eo']);
+    expect(engine.route('eo', 'es')!.map((h) => `${h.source}-${h.target}`)).toEqual(['eo-en', 'en-es']);
+    expect(engine.route('ja', 'es')).toBeNull();
+    expect(engine.pairs()).toEqual(expect.arrayContaining(['en-es', 'es-en', 'en-eo', 'eo-en']));
+    const [eo] = await engine.translate({ texts: ['El perro come.'], source: 'es', target: 'eo' });
+    expect(eo).toMatch(/hundo/i);
+  });
+});
+
+describe('POST /v1/video/dub languages', () => {
+  it('refuses a non-English source on the local recogniser, saying what to configure', async () => {
+    const res = await dub({ source_language: 'es', target_language: 'en' });
+    const body = (await res.json()) as { error: { code: string; param: string; message: string } };
+    expect(res.status).toBe(400);
+    expect(body.error).toMatchObject({ code: 'unsupported_language', param: 'source_language' });
+    expect(body.error.message).toMatch(/English only/);
+    expect(body.error.message).toMatch(/stt_provider/);
+  });
+
+  it('refuses a target no installed pair reaches, naming the pairs there are', async () => {
+    const res = await dub({ target_language: 'ja', stt_provider: 'deepgram' });
+    const body = (await res.json()) as { error: { code: string; param: string; message: string } };
+    expect(res.status).toBe(400);
+    expect(body.error).toMatchObject({ code: 'unsupported_language', param: 'target_language' });
+    expect(body.error.message).toMatch(/en-es/);
+  });
+
+  it('detects the source language with a vendor STT and translates through a pivot (es → en → eo)', async () => {
+    const res = await dub({ target_language: 'eo', stt_provider: 'deepgram' });
+    const sub = (await res.json()) as VideoJob;
+    expect(res.status, JSON.stringify(sub)).toBe(202);
+    const { job } = await waitForJob(p, key, sub.id, 120_000);
+    expect(job.status, JSON.stringify(job.error)).toBe('completed');
+    const listen = deepgram.requests.filter((r) => r.path === '/v1/listen');
+    expect(listen).toHaveLength(1);
+    expect(listen[0]!.query.get('detect_language')).toBe('true');
+    expect(listen[0]!.query.get('language')).toBeNull();
+    const result = job.result as unknown as {
+      source_language: string;
+      target_language: string;
+      segments: { text: string }[];
+    };
+    expect(result.source_language).toBe('es');
+    expect(result.target_language).toBe('eo');
+    const text = result.segments.map((s) => s.text).join(' ');
+    expect(text).toMatch(/hundo/i);
+    expect(text).not.toMatch(/perro/i);
+  });
+});
