@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import {
+  LoginOptions,
   OtpBody,
   OtpSent,
   SessionInfo,
@@ -26,6 +27,16 @@ export const portalAuthRoutes: FastifyPluginAsyncZod = async (app) => {
     if (!session) throw new ApiError('portal_session_required');
     return session;
   }
+
+  // Public (the login page asks before anyone is signed in); it says only which kind of sender is configured.
+  app.get('/options', { schema: { ...schema, response: { 200: LoginOptions } } }, async () => ({
+    codeDelivery:
+      auth.sender?.kind === 'dev-log'
+        ? ('development_sink' as const)
+        : auth.sender
+          ? ('sms' as const)
+          : ('not_configured' as const),
+  }));
 
   app.post('/otp', { schema: { ...schema, body: OtpBody, response: { 202: OtpSent } } }, async (req, reply) => {
     checkOrigin(req, config);

@@ -8,6 +8,7 @@ import { sendApiError } from '../../shared/composition/http/errors.ts';
 import { registerRoutes } from '../routes/index.ts';
 import { portalAuthRoutes } from './auth-routes.ts';
 import { portalReadsRoutes } from './reads-routes.ts';
+import { portalWebhookRoutes } from './webhook-routes.ts';
 import { checkCsrf, isStateChanging, readSessionCookie } from './session-guard.ts';
 import { PORTAL_SECURITY_HEADERS, registerPortalStatic } from './static.ts';
 
@@ -49,6 +50,9 @@ async function portal(app: FastifyInstance): Promise<void> {
 
 export const portalPlugin = fp(portal, { name: 'portal', dependencies: ['auth'] });
 
+/** The floor of the per-minute limit on the portal's page-view reads. */
+const PORTAL_READS_MIN = 1200;
+
 /** Everything under /portal/api that needs a signed-in session: the /v1 mirror and the portal-only reads. */
 async function sessionApi(app: FastifyInstance): Promise<void> {
   const { config, rateLimiter } = app.infra;
@@ -69,14 +73,21 @@ async function sessionApi(app: FastifyInstance): Promise<void> {
     if (isStateChanging(req)) checkCsrf(req, config, session);
     req.portalSession = session;
     req.auth = { developerId: session.developerId, keyId: 'portal_session', tier: session.tier };
+    // The portal's own traffic never spends the developer's API keys' limit (those count per key). Page views
+    // (reads) get a bucket of their own, ten times the tier's limit, so browsing a few pages quickly is never a
+    // 429; writes through the portal count against the tier's limit like an API key's would.
     const limit = config.rateLimits[session.tier] ?? config.rateLimits.starter ?? 120;
-    const rl = await rateLimiter.hit(`portal:${session.developerId}`, limit);
+    const read = req.method === 'GET' || req.method === 'HEAD';
+    const rl = read
+      ? await rateLimiter.hit(`portal-read:${session.developerId}`, Math.max(PORTAL_READS_MIN, limit * 10))
+      : await rateLimiter.hit(`portal:${session.developerId}`, limit);
     req.rateLimit = rl;
     if (!rl.allowed) throw rateLimitedError(rl);
   });
 
   await registerRoutes(app);
   await app.register(portalReadsRoutes);
+  await app.register(portalWebhookRoutes);
 
   app.setNotFoundHandler(apiNotFound);
 }

@@ -1,12 +1,24 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { DailyUsage, DailyUsageQuery, WebhookOverview, WebhooksQuery } from '../../shared/kernel/contracts/portal.ts';
+import {
+  BillingSetup,
+  CollectionDocument,
+  CollectionDocumentsParams,
+  DailyUsage,
+  DailyUsageQuery,
+  VoiceEngineList,
+  WebhookOverview,
+  WebhooksQuery,
+} from '../../shared/kernel/contracts/portal.ts';
+import { stripeSettings } from '../../shared/platform/metering/settings.ts';
 import { CallIdParams } from '../../shared/kernel/contracts/sessions.ts';
 import { VideoJob } from '../../shared/kernel/contracts/video.ts';
 import { z } from 'zod';
 import { PageQuery, pageSchema } from '../../shared/kernel/pagination.ts';
 import type { Infra } from '../../shared/platform/infra.ts';
 import { recordingKey } from '../services/observability.ts';
+import { collectionDocuments } from '../services/portal-documents.ts';
+import { voiceEngineInfo } from '../services/portal-engines.ts';
 import { dailyUsage, listVideoJobs, videoOutputKey, webhookOverview } from '../services/portal-reads.ts';
 
 /** Reads only the portal needs (registered under the session guard, so req.auth is the signed-in developer). */
@@ -15,6 +27,28 @@ export const portalReadsRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.get('/usage/daily', { schema: { querystring: DailyUsageQuery, response: { 200: DailyUsage } } }, async (req) =>
     dailyUsage(infra, req.auth.developerId, req.query),
+  );
+
+  // The billing page disables its Stripe buttons up front (saying why) rather than failing on the click.
+  app.get('/billing/setup', { schema: { response: { 200: BillingSetup } } }, async () => ({
+    stripeConfigured: stripeSettings(infra.config) !== null,
+  }));
+
+  // The agent form's voice list, labelled like /v1/llm-providers labels the LLMs.
+  app.get('/voice-engines', { schema: { response: { 200: VoiceEngineList } } }, async (req) => ({
+    data: await voiceEngineInfo(infra, req.auth.developerId),
+  }));
+
+  app.get(
+    '/collections/:id/documents',
+    {
+      schema: {
+        params: CollectionDocumentsParams,
+        querystring: PageQuery,
+        response: { 200: pageSchema(CollectionDocument) },
+      },
+    },
+    async (req) => collectionDocuments(infra, req.auth.developerId, req.params.id, req.query.limit, req.query.cursor),
   );
 
   app.get('/video/jobs', { schema: { querystring: PageQuery, response: { 200: pageSchema(VideoJob) } } }, async (req) =>

@@ -85,8 +85,7 @@ function send(req: FastifyRequest, reply: FastifyReply, f: Found, type: string, 
 }
 
 /**
- * The built portal (PORTAL_DIST_DIR) under /portal/: hashed assets cached for a year, index.html revalidated
- * every time, the build's precompressed .br/.gz siblings chosen by Accept-Encoding, and index.html for every
+ * The built portal (PORTAL_DIST_DIR) under /portal/: hashed assets cached for a year, index.html never stored, the build's precompressed .br/.gz siblings chosen by Accept-Encoding, and index.html for every
  * other path (client-side routes). Without a build, a 503 that says how to make one.
  */
 export function registerPortalStatic(app: FastifyInstance, apiNotFound: Unknown): void {
@@ -118,7 +117,9 @@ export function registerPortalStatic(app: FastifyInstance, apiNotFound: Unknown)
         return send(req, reply, f, TYPES[extname(rel)] ?? 'application/octet-stream', isAsset ? IMMUTABLE : 'no-cache');
       return reply.code(404).type('text/plain; charset=utf-8').send('Not found');
     }
-    return send(req, reply, index, TYPES['.html']!, 'no-cache');
+    // no-store: the page a signed-in developer saw is never kept, so Back after sign-out (the back/forward cache
+    // included) loads it afresh and lands on the login page instead of showing account data.
+    return send(req, reply, index, TYPES['.html']!, 'no-store');
   }
 
   app.get('/', { schema: { hide: true } }, (req, reply) => serve(req, reply, ''));

@@ -40,6 +40,8 @@ export async function listSessions(
     channel: r.channel,
     callId: r.call_sid,
     answeredBy: r.answered_by,
+    ...(r.end_reason ? { endReason: r.end_reason } : {}),
+    ...(r.status === 'failed' && r.error ? { error: r.error } : {}),
   }));
 }
 

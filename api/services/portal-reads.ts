@@ -1,3 +1,4 @@
+import { maskSecret as mask } from './portal-webhooks.ts';
 import { ensureAccount } from '../../shared/platform/metering/accounts.ts';
 import { dailyCreditsByCategory } from '../../shared/platform/metering/ledger-reads.ts';
 import { ApiError } from '../../shared/kernel/errors/api-error.ts';
@@ -65,8 +66,6 @@ export async function listVideoJobs(
   const ttl = infra.config.VIDEO_URL_TTL_SECONDS;
   return { ...page, data: await Promise.all(page.data.map((r) => toVideoJob(r, infra.storage, ttl))) };
 }
-
-const mask = (secret: string) => `${secret.slice(0, 6)}${'•'.repeat(8)}${secret.slice(-4)}`;
 
 /**
  * Webhook signing secrets (one per address; masked unless revealed) and the most recent notifications with their

@@ -128,4 +128,10 @@ function App() {
   );
 }
 
+// A page restored from the back/forward cache (a browser that keeps no-store pages) asks again whether it is
+// still signed in, so Back after sign-out lands on the login page rather than the account's data.
+addEventListener('pageshow', (e) => {
+  if (e.persisted) void refreshSession();
+});
+
 render(<App />, document.getElementById('app')!);

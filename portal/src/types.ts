@@ -14,10 +14,15 @@ import type {
 import type { Agent as AgentSchema } from '../../shared/kernel/contracts/agents.ts';
 import type { CreatedKey as CreatedKeySchema, KeyListItem } from '../../shared/kernel/contracts/keys.ts';
 import type {
+  BillingSetup as BillingSetupSchema,
+  CollectionDocument as CollectionDocumentSchema,
+  VoiceEngineInfo as VoiceEngineInfoSchema,
   DailyUsage as DailyUsageSchema,
+  LoginOptions as LoginOptionsSchema,
   PortalDeveloper,
   SessionInfo as SessionInfoSchema,
   WebhookOverview,
+  WebhookTestResult as WebhookTestResultSchema,
 } from '../../shared/kernel/contracts/portal.ts';
 import type { VideoJob as VideoJobSchema } from '../../shared/kernel/contracts/video.ts';
 import type { Collection as CollectionSchema, SearchResultItem } from '../../shared/kernel/contracts/rag.ts';
@@ -25,6 +30,7 @@ import type { Collection as CollectionSchema, SearchResultItem } from '../../sha
 export type { Page } from '../../shared/kernel/pagination.ts';
 export type Developer = z.infer<typeof PortalDeveloper>;
 export type SessionInfo = z.infer<typeof SessionInfoSchema>;
+export type LoginOptions = z.infer<typeof LoginOptionsSchema>;
 export type ApiKey = z.infer<typeof KeyListItem>;
 export type CreatedKey = z.infer<typeof CreatedKeySchema>;
 export type Credits = z.infer<typeof CreditsSchema>;
@@ -54,3 +60,7 @@ export interface LlmProviderInfo {
   usable: boolean;
   isDefault: boolean;
 }
+export type WebhookTestResult = z.infer<typeof WebhookTestResultSchema>;
+export type BillingSetup = z.infer<typeof BillingSetupSchema>;
+export type CollectionDocument = z.infer<typeof CollectionDocumentSchema>;
+export type VoiceEngineInfo = z.infer<typeof VoiceEngineInfoSchema>;

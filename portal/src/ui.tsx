@@ -1,6 +1,7 @@
 import type { AllHTMLAttributes, ComponentChildren } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, errorMessage } from './api.ts';
+import { humanError } from './form-errors.ts';
 import { BASE, linkClick } from './router.ts';
 
 export function Link(props: { href: string; children: ComponentChildren; class?: string; current?: boolean }) {
@@ -78,7 +79,11 @@ export function Field(
     children?: ComponentChildren;
   } & Omit<AllHTMLAttributes<HTMLInputElement>, 'as' | 'label' | 'name'>,
 ) {
-  const { label, name, error, hint, as = 'input', children, ...rest } = props;
+  const { label, name, error: raw, hint, as = 'input', children, ...rest } = props;
+  // The API's schema wording becomes a sentence about this field, with its label and the bounds it carries.
+  const error = raw
+    ? humanError(raw, label, { min: rest.min as number | string, max: rest.max as number | string })
+    : undefined;
   const id = `f-${name}`;
   const describedBy = [hint ? `${id}-hint` : '', error ? `${id}-err` : ''].filter(Boolean).join(' ') || undefined;
   const common = {

@@ -41,12 +41,12 @@ function expectSecurityHeaders(res: Response): void {
 }
 
 describe('portal static assets', () => {
-  it('serves index.html for /portal, /portal/ and client routes, revalidated every time', async () => {
+  it('serves index.html for /portal, /portal/ and client routes, never stored (no-store: Back after sign-out refetches it)', async () => {
     for (const path of ['/portal', '/portal/', '/portal/login', '/portal/calls/ses_01abc', '/portal/agents/agt_1']) {
       const res = await get(path);
       expect(res.status, path).toBe(200);
       expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
-      expect(res.headers.get('cache-control')).toBe('no-cache');
+      expect(res.headers.get('cache-control')).toBe('no-store');
       expectSecurityHeaders(res);
       expect(await res.text()).toBe(INDEX);
     }

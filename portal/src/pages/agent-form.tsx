@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
-import { v1 } from '../api.ts';
+import { request, v1 } from '../api.ts';
 import { LLM_PROVIDER_LABELS, LLM_PROVIDERS, TTS_PROVIDERS } from '../../../shared/kernel/contracts/providers.ts';
-import type { Agent, Collection, LlmProviderInfo } from '../types.ts';
+import type { Agent, Collection, LlmProviderInfo, VoiceEngineInfo } from '../types.ts';
 import { ErrorBox, Field, fieldError, useAsync } from '../ui.tsx';
 
 /** Text fields go to the API as typed; number fields as numbers; the collection as an id or null. */
@@ -37,6 +37,7 @@ export function AgentForm(props: {
   // Which LLM providers this developer can use now (platform key, stored key, none), and the one a new agent
   // gets by default: with no key anywhere that is the local reply engine, so a first agent works.
   const providers = useAsync(() => v1<{ data: LlmProviderInfo[] }>('/llm-providers'));
+  const voices = useAsync(() => request<{ data: VoiceEngineInfo[] }>('/voice-engines'));
   const [vals, setVals] = useState<Record<string, string>>(() => {
     const v: Record<string, string> = { ttsProvider: 'default', collectionId: '' };
     for (const k of FIELDS) {
@@ -57,6 +58,8 @@ export function AgentForm(props: {
   const infos = providers.data?.data ?? [];
   const llm = vals.llmProvider ?? infos.find((i) => i.isDefault)?.id ?? 'openai';
   const llmInfo = infos.find((i) => i.id === llm);
+  const voiceInfos = voices.data?.data ?? [];
+  const ttsInfo = voiceInfos.find((i) => i.id === (vals.ttsProvider ?? 'default'));
   const unplaced = error && !FIELDS.some((f) => err(f));
 
   return (
@@ -128,11 +131,18 @@ export function AgentForm(props: {
           name="ttsProvider"
           as="select"
           {...bind('ttsProvider')}
+          hint={voiceHint(ttsInfo)}
           error={err('ttsProvider')}
         >
-          {TTS_PROVIDERS.map((p) => (
-            <option key={p}>{p}</option>
-          ))}
+          {TTS_PROVIDERS.map((p) => {
+            const info = voiceInfos.find((i) => i.id === p);
+            return (
+              <option key={p} value={p}>
+                {p === 'default' ? 'default (local, self-hosted)' : p}
+                {info?.key === 'none' ? ' (no key)' : info?.key === 'not-installed' ? ' (not installed)' : ''}
+              </option>
+            );
+          })}
         </Field>
         <Field label="Voice" name="voiceId" {...bind('voiceId')} placeholder="default" error={err('voiceId')} />
         <Field label="Language" name="language" {...bind('language')} placeholder="en" error={err('language')} />
@@ -141,11 +151,21 @@ export function AgentForm(props: {
           name="temperature"
           type="number"
           step="0.1"
+          min="0"
+          max="2"
           {...bind('temperature')}
           hint="0 to 2"
           error={err('temperature')}
         />
-        <Field label="Max tokens" name="maxTokens" type="number" {...bind('maxTokens')} error={err('maxTokens')} />
+        <Field
+          label="Max tokens"
+          name="maxTokens"
+          type="number"
+          min="1"
+          max="16384"
+          {...bind('maxTokens')}
+          error={err('maxTokens')}
+        />
         {props.collections ? (
           <Field
             label="Knowledge collection"
@@ -191,4 +211,14 @@ function llmHint(info: LlmProviderInfo | undefined): string | undefined {
   if (info.key === 'platform') return 'Usable: the platform has a key (metered to you).';
   if (info.key === 'stored') return 'Usable: your stored key is used.';
   return 'No key: add one under Provider keys (or send X-Provider-Key-… per request), or turns will fail.';
+}
+
+/** Whether the selected voice engine can speak with the keys present, said before saving. */
+function voiceHint(info: VoiceEngineInfo | undefined): string | undefined {
+  if (!info) return undefined;
+  if (info.key === 'not-needed') return 'Usable: runs on this server, needs no key.';
+  if (info.key === 'platform') return 'Usable: the platform has a key (metered to you).';
+  if (info.key === 'stored') return 'Usable: your stored key is used.';
+  if (info.key === 'not-installed') return 'Not available on this server: calls would be refused.';
+  return 'No key: add one under Provider keys, or calls on this agent are refused at the start.';
 }

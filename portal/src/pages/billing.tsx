@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { ApiError, request, v1 } from '../api.ts';
-import type { DailyUsage, Subscription } from '../types.ts';
+import type { BillingSetup, DailyUsage, Subscription } from '../types.ts';
 import { ErrorBox, fmtDate, fmtNum, Loading, PageHeader, useAsync } from '../ui.tsx';
 
 const TIERS = ['starter', 'pro', 'scale'] as const;
@@ -21,6 +21,10 @@ function BillingError(props: { error: unknown }) {
 export function BillingPage() {
   const sub = useAsync(() => v1<Subscription & { subscriptionStatus?: string | null }>('/billing/subscription'));
   const period = useAsync(() => request<DailyUsage>('/usage/daily'));
+  const setup = useAsync(() => request<BillingSetup>('/billing/setup'));
+  // Known before any click: without Stripe the buttons are disabled and say why (aria-describedby).
+  const noStripe = setup.data?.stripeConfigured === false;
+  const why = noStripe ? 'billing-why' : undefined;
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const back = `${location.origin}/portal/billing`;
@@ -82,13 +86,20 @@ export function BillingPage() {
         </dl>
       ) : null}
       <h2>Change plan</h2>
+      {noStripe ? (
+        <p class="notice" id="billing-why">
+          Payments are not set up on this platform (Stripe is not configured), so plans cannot be changed and there is
+          no customer portal here. The operator sets STRIPE_SECRET_KEY and its price ids to turn them on.
+        </p>
+      ) : null}
       <div class="row">
         {TIERS.filter((t) => t !== s?.tier).map((t) => (
           <button
             key={t}
             type="button"
             class="primary"
-            disabled={busy}
+            disabled={busy || noStripe}
+            aria-describedby={why}
             onClick={() =>
               void go(() =>
                 v1('/billing/checkout', {
@@ -104,7 +115,8 @@ export function BillingPage() {
       <h2>Invoices and payment methods</h2>
       <button
         type="button"
-        disabled={busy}
+        disabled={busy || noStripe}
+        aria-describedby={why}
         onClick={() => void go(() => v1('/billing/portal', { json: { returnUrl: back } }))}
       >
         Open the Stripe customer portal

@@ -6,6 +6,21 @@ import { ErrorBox, Field, fmtDate, Link, Loading, PageHeader, useAsync, THead } 
 const duration = (s: SessionSummary) =>
   s.startedAt && s.endedAt ? `${Math.round((Date.parse(s.endedAt) - Date.parse(s.startedAt)) / 1000)} s` : '—';
 
+/** Why a call failed, in words: the stored error, after what the end reason means when it is a start failure. */
+function failureReason(s: SessionSummary): string {
+  const when =
+    s.endReason === 'start_failed'
+      ? 'Could not start'
+      : s.endReason === 'admission'
+        ? 'Not admitted'
+        : s.endReason === 'socket_closed'
+          ? 'The caller left before the start'
+          : s.endReason === 'worker_lost'
+            ? 'The voice worker stopped'
+            : 'Failed';
+  return s.error && s.endReason !== 'socket_closed' ? `${when}: ${s.error}` : when;
+}
+
 export function CallsPage() {
   const [agentId, setAgentId] = useState('');
   const [channel, setChannel] = useState('');
@@ -19,6 +34,8 @@ export function CallsPage() {
     setCursor(p.hasMore ? (p.nextCursor ?? null) : null);
     return p;
   }, [agentId]);
+  const filtered = Boolean(agentId || channel || status);
+  const clear = () => (setAgentId(''), setChannel(''), setStatus(''));
   const names = new Map((agents.data?.data ?? []).map((a) => [a.id, a.name]));
   // The API filters by agent; channel and status narrow the loaded pages here.
   const rows = [...(list.data?.data ?? []), ...more].filter(
@@ -68,27 +85,49 @@ export function CallsPage() {
       </form>
       <ErrorBox error={list.error} />
       {list.loading && !list.data ? <Loading what="calls" /> : null}
-      {list.data && !rows.length ? <p class="muted">No calls match.</p> : null}
+      {list.data && !rows.length ? (
+        filtered ? (
+          <p class="muted">
+            No calls match these filters.{' '}
+            <button type="button" class="link-button" onClick={clear}>
+              Clear the filters
+            </button>
+          </p>
+        ) : (
+          <div class="card empty">
+            <p>
+              <strong>No calls yet.</strong> A call appears here as soon as it starts, with its transcript, timings and
+              recording. Open an agent under <Link href="/agents">Agents</Link> and press <em>Start talking</em>, or
+              call its phone number.
+            </p>
+          </div>
+        )
+      ) : null}
       {rows.length ? (
-        <table class="calls">
-          <THead cols={['Started', 'Agent', 'Channel', 'Turns', 'Duration', 'Status']} />
-          <tbody>
-            {rows.map((s) => (
-              <tr key={s.id}>
-                <th scope="row">
-                  <Link href={`/calls/${encodeURIComponent(s.id)}`}>{fmtDate(s.startedAt)}</Link>
-                </th>
-                <td>{names.get(s.agentId) ?? s.agentId}</td>
-                <td>{s.channel}</td>
-                <td>{s.turns}</td>
-                <td>{duration(s)}</td>
-                <td>
-                  <span class={`badge ${s.status}`}>{s.status}</span>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <div class="table-wrap">
+          <table class="calls">
+            <THead cols={['Started', 'Agent', 'Channel', 'Turns', 'Duration', 'Status']} />
+            <tbody>
+              {rows.map((s) => (
+                <tr key={s.id}>
+                  <th scope="row">
+                    <Link href={`/calls/${encodeURIComponent(s.id)}`}>{fmtDate(s.startedAt)}</Link>
+                  </th>
+                  <td>{names.get(s.agentId) ?? s.agentId}</td>
+                  <td>{s.channel}</td>
+                  <td>{s.turns}</td>
+                  <td>{duration(s)}</td>
+                  <td>
+                    <span class={`badge ${s.status}`}>{s.status}</span>
+                    {s.status === 'failed' && (s.error || s.endReason) ? (
+                      <div class="bad reason">{failureReason(s)}</div>
+                    ) : null}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       ) : null}
       {cursor ? (
         <button

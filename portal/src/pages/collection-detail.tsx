@@ -1,8 +1,21 @@
 import { useState } from 'preact/hooks';
-import { v1 } from '../api.ts';
+import { request, v1 } from '../api.ts';
 import { navigate } from '../router.ts';
-import type { Collection, SearchHit } from '../types.ts';
-import { ConfirmButton, ErrorBox, Field, fieldError, fmtDate, Link, Loading, PageHeader, useAsync } from '../ui.tsx';
+import type { Collection, CollectionDocument, Page, SearchHit } from '../types.ts';
+import {
+  ConfirmButton,
+  ErrorBox,
+  Field,
+  fieldError,
+  fmtDate,
+  fmtNum,
+  Link,
+  Loading,
+  PageHeader,
+  THead,
+  useAction,
+  useAsync,
+} from '../ui.tsx';
 
 interface Ingested {
   documentId: string;
@@ -16,7 +29,11 @@ const MAX_BYTES = 1_000_000;
 export function CollectionDetailPage(props: { id: string }) {
   const enc = encodeURIComponent(props.id);
   const col = useAsync(() => v1<Collection>(`/collections/${enc}`));
-  const [added, setAdded] = useState<Array<Ingested & { label: string }>>([]);
+  const docs = useAsync(() =>
+    request<Page<CollectionDocument>>(`/collections/${enc}/documents`, { query: { limit: 100 } }),
+  );
+  const remove = useAction(docs.reload);
+  const [added, setAdded] = useState<Ingested & { label: string }>();
   const [ingestError, setIngestError] = useState<unknown>(null);
   const [text, setText] = useState('');
   const [busy, setBusy] = useState(false);
@@ -32,8 +49,9 @@ export function CollectionDetailPage(props: { id: string }) {
       const r = await v1<Ingested>(`/collections/${enc}/ingest`, {
         json: { content, contentType: 'text', metadata: { source: label } },
       });
-      setAdded((a) => [{ ...r, label }, ...a]);
+      setAdded({ ...r, label });
       setText('');
+      docs.reload();
     } catch (e) {
       setIngestError(e);
     } finally {
@@ -94,14 +112,10 @@ export function CollectionDetailPage(props: { id: string }) {
                 }}
               />
               <ErrorBox error={fieldError(ingestError, 'content') ? null : ingestError} />
-              {added.length ? (
-                <ul aria-label="Added documents" aria-live="polite">
-                  {added.map((d) => (
-                    <li key={d.documentId}>
-                      {d.label}: {d.chunksCreated} chunks ({d.tokensUsed} tokens), document <code>{d.documentId}</code>
-                    </li>
-                  ))}
-                </ul>
+              {added ? (
+                <p role="status" class="ok">
+                  Added {added.label}: {added.chunksCreated} chunks ({added.tokensUsed} tokens).
+                </p>
               ) : null}
             </div>
             <div class="card">
@@ -155,6 +169,7 @@ export function CollectionDetailPage(props: { id: string }) {
               ) : null}
             </div>
           </div>
+          <DocumentList docs={docs} remove={remove} enc={enc} />
           <h3>Danger zone</h3>
           <ConfirmButton
             label="Delete collection"
@@ -164,5 +179,59 @@ export function CollectionDetailPage(props: { id: string }) {
         </>
       ) : null}
     </section>
+  );
+}
+
+/** The documents in the collection, with where each came from and a way to remove one. */
+function DocumentList(props: {
+  docs: { data?: Page<CollectionDocument>; error?: unknown; loading: boolean };
+  remove: ReturnType<typeof useAction>;
+  enc: string;
+}) {
+  const { docs, remove, enc } = props;
+  const list = docs.data?.data;
+  return (
+    <div class="card">
+      <h2>Documents</h2>
+      <ErrorBox error={docs.error} />
+      {docs.loading && !list ? <Loading what="documents" /> : null}
+      {list && !list.length ? (
+        <p class="muted">
+          No documents yet: add text or a file above, and agents using this collection can answer from it.
+        </p>
+      ) : null}
+      {list?.length ? (
+        <div class="table-wrap">
+          <table class="documents" aria-label="Documents">
+            <THead cols={['Source', 'Kind', 'Characters', 'Chunks', 'Added', '']} />
+            <tbody>
+              {list.map((d) => (
+                <tr key={d.id}>
+                  <th scope="row">{d.source ?? <code>{d.id}</code>}</th>
+                  <td>{d.contentType}</td>
+                  <td>{fmtNum(d.chars)}</td>
+                  <td>{d.chunks}</td>
+                  <td>{fmtDate(d.createdAt)}</td>
+                  <td>
+                    <ConfirmButton
+                      label="Delete"
+                      confirmLabel="Delete this document"
+                      disabled={remove.busy}
+                      onConfirm={() =>
+                        void remove.act(() =>
+                          v1(`/collections/${enc}/documents/${encodeURIComponent(d.id)}`, { method: 'DELETE' }),
+                        )
+                      }
+                    />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+      {docs.data?.hasMore ? <p class="muted">Showing the newest 100 documents.</p> : null}
+      <ErrorBox error={remove.error} />
+    </div>
   );
 }

@@ -1,8 +1,9 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { ApiError, errorMessage, request, setCsrfToken } from '../api.ts';
 import { navigate } from '../router.ts';
-import { pendingPhone, refreshSession } from '../session.ts';
-import { Field, fieldError } from '../ui.tsx';
+import { pendingPhone, refreshSession, signedOut } from '../session.ts';
+import type { LoginOptions } from '../types.ts';
+import { Field, fieldError, useAsync } from '../ui.tsx';
 
 type Step = 'phone' | 'code' | 'name';
 
@@ -18,6 +19,15 @@ export function LoginPage() {
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const [resendAfter, setResendAfter] = useState(0);
+  const options = useAsync(() => request<LoginOptions>('/auth/options', { quiet401: true }));
+  // A reload during sign-up: the page renders before the session check answers; once it says the phone is
+  // verified but the account has no name yet, go back to the name step instead of asking for the phone again.
+  useEffect(() => {
+    if (pendingPhone && step === 'phone') {
+      setPhone(pendingPhone);
+      setStep('name');
+    }
+  }, [pendingPhone]);
 
   async function run(fn: () => Promise<void>) {
     setBusy(true);
@@ -54,6 +64,12 @@ export function LoginPage() {
   return (
     <section class="login">
       <h1 tabIndex={-1}>Sign in to the developer portal</h1>
+      {options.data?.codeDelivery === 'development_sink' && step !== 'name' ? <DevSinkNotice phone={phone} /> : null}
+      {options.data?.codeDelivery === 'not_configured' ? (
+        <p class="notice" role="status">
+          Sign-in is not set up on this server: the operator has not chosen how codes are sent (PORTAL_OTP_SENDER).
+        </p>
+      ) : null}
       {step === 'phone' ? (
         <form
           key="phone"
@@ -133,7 +149,9 @@ export function LoginPage() {
             });
           }}
         >
-          <p>Welcome. What should we call your account?</p>
+          <p>
+            Welcome. <strong>{phone}</strong> is verified: what should we call your account?
+          </p>
           <Field
             label="Account name"
             name="name"
@@ -142,9 +160,22 @@ export function LoginPage() {
             maxLength={100}
             error={fieldFor('name')}
           />
-          <button type="submit" class="primary" disabled={busy}>
-            Create account
-          </button>
+          <div class="row">
+            <button type="submit" class="primary" disabled={busy}>
+              Create account
+            </button>
+            <button
+              type="button"
+              class="link-button"
+              onClick={() =>
+                void request('/auth/logout', { method: 'POST', quiet401: true })
+                  .catch(() => {})
+                  .then(() => (signedOut(), setError(null), setPhone(''), setStep('phone')))
+              }
+            >
+              Use another number
+            </button>
+          </div>
         </form>
       )}
       {error && !fieldFor(step) ? (
@@ -153,5 +184,20 @@ export function LoginPage() {
         </p>
       ) : null}
     </section>
+  );
+}
+
+/** Development sink: no SMS leaves the machine, so say where the code is instead of leaving people waiting. */
+function DevSinkNotice(props: { phone: string }) {
+  return (
+    <div class="notice" role="note" data-testid="dev-sink">
+      <p>
+        <strong>Development mode: no SMS is sent.</strong> The code is written to the API's log (the line{' '}
+        <q>portal sign-in code (development sink)</q>) and can be read with:
+      </p>
+      <pre>
+        <code>npm run cli -- portal code --phone {props.phone.replace(/[^\d+]/g, '') || '+14155550100'}</code>
+      </pre>
+    </div>
   );
 }

@@ -10,6 +10,10 @@ export interface OtpSender {
   send(phone: string, code: string, ttlSeconds: number): Promise<void>;
 }
 
+/** Twilio refused the destination of a number that parses: what the user can check. */
+const SMS_REFUSED =
+  'The SMS could not be sent to this number. Check that it is a mobile number in international (E.164) form, e.g. +1 415 555 0100.';
+
 const devKey = (prefix: string, phone: string) => `${prefix}:portal:devotp:${phone}`;
 
 /**
@@ -71,7 +75,7 @@ export function twilioMessagingSender(config: Config, log: Logger): OtpSender {
         const status = (e as { status?: number }).status;
         log.warn({ status, err: (e as Error).message }, 'portal sign-in SMS failed');
         // Twilio's 400s are about the destination (e.g. 21211 invalid "To"); the caller can fix those.
-        if (status === 400) throw new ApiError('invalid_phone_number', {}, 'phone');
+        if (status === 400) throw new ApiError('invalid_phone_number', { detail: SMS_REFUSED }, 'phone');
         throw new ApiError('upstream_error', {
           provider: 'twilio',
           detail: 'the SMS could not be sent; retry shortly',

@@ -126,3 +126,31 @@ export async function collectionOwned(db: Queryable, developerId: string, collec
   ]);
   return rows.length > 0;
 }
+
+export interface DocumentListRow {
+  id: string;
+  content_type: string;
+  source_url: string | null;
+  metadata: Record<string, unknown>;
+  char_count: number;
+  chunk_count: number;
+  created_at: Date;
+}
+
+/** A collection's documents, newest first (404 when the collection is not the developer's). */
+export async function listDocuments(
+  db: Queryable,
+  developerId: string,
+  collectionId: string,
+  limit: number,
+  cursor?: string,
+): Promise<Page<DocumentListRow>> {
+  await getCollectionRow(db, developerId, collectionId);
+  const { rows } = await db.query<DocumentListRow>(
+    `select id, content_type, source_url, metadata, char_count, chunk_count, created_at from rag_documents
+      where collection_id = $1 and developer_id = $2 and ($3::text is null or id < $3)
+      order by id desc limit $4`,
+    [collectionId, developerId, decodeCursor(cursor), limit + 1],
+  );
+  return toPage(rows, limit, (r) => r);
+}

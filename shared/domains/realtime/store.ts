@@ -305,6 +305,8 @@ export interface SessionRow {
   ended_at: Date | null;
   recording_key: string | null;
   end_reason?: string | null;
+  /** Why a failed session failed (listStartedSessions, for the calls list). */
+  error?: string | null;
   answered_by: AnsweredBy | null;
   beep_at_ms: number | null;
   transfer?: TransferRecord | null;
@@ -323,7 +325,8 @@ export async function listStartedSessions(
 ): Promise<SessionRow[]> {
   const { rows } = await db.query<SessionRow>(
     `select s.id, s.agent_id, s.status, s.channel, s.call_sid, s.started_at, s.ended_at, s.recording_key,
-            s.answered_by, s.beep_at_ms, (select count(*)::int from rt_turns t where t.session_id = s.id) as turns
+            s.end_reason, s.error, s.answered_by, s.beep_at_ms,
+            (select count(*)::int from rt_turns t where t.session_id = s.id) as turns
        from rt_sessions s
       where s.developer_id = $1 and s.started_at is not null
         and ($2::text is null or s.agent_id = $2) and ($3::text is null or s.id < $3)

@@ -51,3 +51,21 @@ export async function listEndpoints(
   );
   return rows;
 }
+
+/** One of the developer's endpoints by id, or null (another developer's is null too). */
+export async function findEndpoint(db: Queryable, developerId: string, id: string): Promise<WebhookEndpointRow | null> {
+  const { rows } = await db.query<WebhookEndpointRow>(
+    'select * from webhook_endpoints where developer_id = $1 and id = $2',
+    [developerId, id],
+  );
+  return rows[0] ?? null;
+}
+
+/**
+ * Removes an endpoint with its messages and delivery log (cascade); a later job naming the address makes a new
+ * one with a new secret. False when the developer has no such endpoint.
+ */
+export async function deleteEndpoint(db: Queryable, developerId: string, id: string): Promise<boolean> {
+  const r = await db.query('delete from webhook_endpoints where developer_id = $1 and id = $2', [developerId, id]);
+  return r.rowCount === 1;
+}

@@ -96,6 +96,10 @@ export const SessionSummary = z.object({
   callId: z.string().nullable(),
   /** Outbound calls: who answered (null until decided, and on inbound calls). */
   answeredBy: AnsweredBy.nullable(),
+  /** Why the session ended (absent while it runs), e.g. `caller_hangup`, `start_failed`. */
+  endReason: z.string().optional(),
+  /** Failed sessions: what went wrong, in words (a session that could not start says why). */
+  error: z.string().optional(),
 });
 export type SessionSummary = z.infer<typeof SessionSummary>;
 

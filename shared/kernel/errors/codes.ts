@@ -45,7 +45,7 @@ export const ERROR_CODES = {
   invalid_phone_number: {
     status: 400,
     type: t.invalid_request,
-    message: 'This is not a valid phone number. Include the country code, e.g. +1 415 555 0100.',
+    message: '{detail}',
   },
   // 401
   missing_api_key: {
