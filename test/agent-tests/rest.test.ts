@@ -50,6 +50,9 @@ afterAll(async () => {
 
 describe('POST /v1/agents/:id/tests', () => {
   it('runs the scenarios offline as a durable job: progress, a pass, the broken agent failing with its reason', async () => {
+    const usage = async () =>
+      ((await (await p.request('/v1/usage', { key })).json()) as { credits: { used: number } }).credits.used;
+    const usedBefore = await usage();
     const created = await p.request(`/v1/agents/${agentId}/tests`, { method: 'POST', key, json: { scenarios: SUITE } });
     expect(created.status).toBe(202);
     const run = await json<TestRun>(created);
@@ -78,6 +81,9 @@ describe('POST /v1/agents/:id/tests', () => {
     expect(ok!.transcript.some((t) => /saturday/i.test(t.text))).toBe(true);
     expect(ok!.waterfall.some((t) => t.speaker !== 'user' && t.llmMs >= 0)).toBe(true);
     expect(ok!.recordingUrl).toMatch(/^\/v1\/recordings\//);
+    // Offline runs cost nothing: the calls are recorded as test traffic and charged no credit.
+    expect(ok!.costCredits).toBe(0);
+    expect(await usage()).toBe(usedBefore);
     expect(broken!.passed).toBe(false);
     const failedCheck = broken!.checks.find((c) => !c.passed)!;
     expect(failedCheck.expectation).toBe('expect.replyNeverMatches (?i)price');

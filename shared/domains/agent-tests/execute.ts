@@ -27,7 +27,8 @@ const SCRIPTABLE_LLM = new Set(['openai', 'groq']);
  * The configuration of an offline run's private platform: this deployment's own (database, Redis, storage, the
  * agent as stored), listening on 127.0.0.1 only, with its phone STT and OpenAI-protocol LLMs pointed at the run's
  * simulated STT and scripted LLM. The deployment's vendor keys are not in it, so no request of the run can reach
- * a paid vendor, and it has no Twilio account to dial with: a test never dials a number.
+ * a paid vendor, and it has no Twilio account to dial with: a test never dials a number. Its calls are recorded as
+ * test traffic (provider `agent-test:…`) and charged nothing.
  */
 export function offlineConfig(base: Config, vendors: OfflineVendors, embeddedS3Endpoint: string | null): Config {
   const env: Record<string, unknown> = { ...base, ...vendors.env };
@@ -46,6 +47,8 @@ export function offlineConfig(base: Config, vendors: OfflineVendors, embeddedS3E
     REALTIME_PHONE_STT_PROVIDER: 'deepgram',
     // One call at a time per private platform: the run's parallelism is its number of platforms.
     REALTIME_MAX_SESSIONS: 1,
+    // Its calls are test traffic: recorded as such in the ledger, charged nothing.
+    agentTestPlatform: true,
     ...(embeddedS3Endpoint ? { S3_ENDPOINT: embeddedS3Endpoint, s3Embedded: false } : {}),
     vendors: vendorSettings(env),
   };
