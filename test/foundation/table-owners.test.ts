@@ -57,6 +57,7 @@ const OWNERS: Record<string, string[]> = {
   campaigns: ['shared/domains/campaigns/store.ts'],
   campaign_recipients: ['shared/domains/campaigns/store.ts'],
   campaign_calls: ['shared/domains/campaigns/store.ts'],
+  agent_test_runs: ['shared/domains/agent-tests/store.ts'],
 };
 
 function tablesInMigrations(): string[] {

@@ -1,6 +1,7 @@
 import type { JobsOnPool } from '../../shared/kernel/queue/catalog.ts';
 import type { HandlerMap } from '../../shared/kernel/queue/worker-runner.ts';
 import type { Infra } from '../../shared/platform/infra.ts';
+import { agentTestsCpuHandlers } from './handlers/agent-tests.ts';
 import { billingCpuHandlers } from './handlers/billing.ts';
 import { campaignsCpuHandlers } from './handlers/campaigns.ts';
 import { realtimeCpuHandlers } from './handlers/realtime.ts';
@@ -17,5 +18,6 @@ export function cpuHandlers(infra: Infra): HandlerMap<JobsOnPool<'cpu'>> {
     ...billingCpuHandlers(infra),
     ...webhooksCpuHandlers(infra),
     ...campaignsCpuHandlers(infra),
+    ...agentTestsCpuHandlers(infra),
   };
 }

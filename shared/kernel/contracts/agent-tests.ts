@@ -82,18 +82,59 @@ export const TurnExpect = z
   .strict();
 export type TurnExpect = z.infer<typeof TurnExpect>;
 
+/**
+ * A caller leg given as audio instead of words: a WAV file (any rate, PCM or μ-law; resampled to the phone's 8 kHz)
+ * or raw 8 kHz μ-law, from exactly one place. `transcript` is what the caller says in it: an offline run's simulated
+ * STT "hears" that text on the audio's clock (it cannot hear the audio itself), and the result shows it.
+ */
+export const TurnAudio = z
+  .object({
+    /** An https URL, fetched SSRF-safely by the platform. */
+    url: z.string().url().max(2000).optional(),
+    /** A file path, relative to the scenario file (the CLI only; the REST API refuses it). */
+    file: z.string().min(1).max(1000).optional(),
+    /** An object key in the developer's own storage (e.g. a call recording's caller leg). */
+    key: z.string().min(1).max(1000).optional(),
+    /** `wav` (the default) or `mulaw` (headerless 8 kHz μ-law, as Twilio carries it). */
+    format: z.enum(['wav', 'mulaw']).default('wav'),
+    /** Where in the audio the caller's leg starts and ends, ms (a turn cut out of a longer recording). */
+    startMs: z.number().int().min(0).optional(),
+    endMs: z.number().int().min(1).optional(),
+    transcript: z.string().max(5000).optional(),
+  })
+  .strict()
+  .refine((a) => [a.url, a.file, a.key].filter((x) => x !== undefined).length === 1, {
+    message: 'give exactly one of url, file or key',
+  })
+  .refine((a) => a.startMs === undefined || a.endMs === undefined || a.endMs > a.startMs, {
+    message: 'endMs must be after startMs',
+  });
+export type TurnAudio = z.infer<typeof TurnAudio>;
+
 export const ScenarioTurn = z
   .object({
-    say: z.string().min(1).max(1000),
-    /** `{3: 500}`: a 500 ms pause after the third word (mid-sentence). */
+    /** The caller's words, synthesized by the local flite voice (8 kHz, what a phone line carries). */
+    say: z.string().min(1).max(1000).optional(),
+    /** Or the caller's leg as audio (a recorded call's, a file): spoken as given, in real time. */
+    audio: TurnAudio.optional(),
+    /** `{3: 500}`: a 500 ms pause after the third word (mid-sentence). `say` turns only. */
     pauseAfterWords: z
       .record(z.string().regex(/^[1-9]\d{0,2}$/, 'a word number (1, 2, …)'), z.number().int().min(1).max(10_000))
       .optional(),
     /** Speak this long into the agent's reply (a barge-in) instead of waiting for it to finish. */
     bargeInAfterMs: z.number().int().min(0).max(60_000).optional(),
+    /** Wait this long after the agent's reply before speaking (a long silence on the line). */
+    silenceBeforeMs: z.number().int().min(0).max(60_000).optional(),
     expect: TurnExpect.optional(),
   })
-  .strict();
+  .strict()
+  .refine((t) => (t.say === undefined) !== (t.audio === undefined), {
+    message: 'a turn needs exactly one of say (words) or audio (a recorded leg)',
+  })
+  .refine((t) => t.audio === undefined || t.pauseAfterWords === undefined, {
+    message: 'pauseAfterWords applies to say turns only (an audio turn keeps its own pauses)',
+    path: ['pauseAfterWords'],
+  });
 export type ScenarioTurn = z.infer<typeof ScenarioTurn>;
 
 export const ENDED_BY = ['caller', 'agent'] as const;
@@ -160,3 +201,122 @@ export function parseScenarioFile(text: string, source = 'scenario file'): Scena
   const v = r.data;
   return Array.isArray(v) ? v : 'scenarios' in v ? v.scenarios : [v];
 }
+
+// ---- Results (what a run reports) and runs (POST/GET /v1/agents/:id/tests) ----
+
+/** One expectation as checked: why it failed, or what was observed when it held. */
+export const Check = z.object({
+  /** The expectation as written, e.g. `turns[0].expect.replyMatches (?i)saturday`. */
+  expectation: z.string(),
+  passed: z.boolean(),
+  reason: z.string(),
+});
+export type Check = z.infer<typeof Check>;
+
+export const TurnResult = z.object({
+  index: z.number().int(),
+  /** What the caller said (the scenario's words, or an audio turn's transcript). */
+  said: z.string(),
+  /** What the platform heard (its STT's finals in this turn). */
+  heard: z.string(),
+  /** What the agent answered in this turn. */
+  reply: z.string(),
+  /** Caller's last word sent → agent's first audio received, as the caller experiences it. */
+  latencyMs: z.number().nullable(),
+  /** The agent started speaking before the caller had finished the turn (over a mid-sentence pause). */
+  cutIn: z.boolean(),
+  checks: z.array(Check),
+});
+export type TurnResult = z.infer<typeof TurnResult>;
+
+/** One reply's latency waterfall as the platform traced it (the call page's): endpoint → STT → LLM → TTS. */
+export const WaterfallTurn = z.object({
+  index: z.number().int(),
+  speaker: z.string(),
+  text: z.string(),
+  startMs: z.number(),
+  endMs: z.number(),
+  endpointMs: z.number().nullable(),
+  sttMs: z.number(),
+  llmMs: z.number(),
+  ttsMs: z.number(),
+  latencyMs: z.number().nullable(),
+  /** The caller went on within 500 ms of the agent starting this reply. */
+  suspectedCutIn: z.boolean(),
+});
+export type WaterfallTurn = z.infer<typeof WaterfallTurn>;
+
+export const ScenarioResult = z.object({
+  name: z.string(),
+  /** The scenario's source: a file name (CLI), or `request` with its index (REST). */
+  file: z.string(),
+  passed: z.boolean(),
+  transport: z.string(),
+  /** Which STT and LLM answered: a scripted or simulated vendor is labelled as such. */
+  stt: z.string(),
+  llm: z.string(),
+  sessionId: z.string().nullable(),
+  endReason: z.string().nullable(),
+  /** Both sides in order, as the platform recorded them. */
+  transcript: z.array(z.object({ speaker: z.string(), text: z.string() })),
+  turns: z.array(TurnResult),
+  checks: z.array(Check),
+  /** Credits the developer's usage grew by during the scenario (null when usage could not be read). */
+  costCredits: z.number().nullable(),
+  lostFrames: z.number().int(),
+  durationMs: z.number(),
+  /** Set when the scenario could not run to the end (no greeting, a timeout, an unsupported option). */
+  error: z.string().nullable(),
+  /** The call's stereo recording (caller and agent legs), on the platform's authorised recordings route. */
+  recordingUrl: z.string().nullable().default(null),
+  /** Each recorded turn's latency waterfall (the call page's). */
+  waterfall: z.array(WaterfallTurn).default([]),
+  /** Replies after which the caller went on within 500 ms of the agent starting. */
+  suspectedCutIns: z.number().int().default(0),
+});
+export type ScenarioResult = z.infer<typeof ScenarioResult>;
+
+export const TEST_RUN_STATUSES = ['queued', 'running', 'passed', 'failed', 'error'] as const;
+export const TestRunStatus = z.enum(TEST_RUN_STATUSES);
+export type TestRunStatus = z.infer<typeof TestRunStatus>;
+
+/** POST /v1/agents/:id/tests: scenario objects, or the text of a scenario file (YAML or JSON). */
+export const CreateTestRunBody = z
+  .object({
+    scenarios: z.union([z.array(Scenario).min(1).max(100), z.string().min(1).max(1_000_000)]),
+    /** The agent configuration version to run (agent versions); the current one when absent. */
+    version: z.number().int().min(1).optional(),
+    /** Where to send `agent_test.completed` when the run ends (Standard Webhooks, signed). */
+    webhookUrl: z.string().url().max(2000).optional(),
+  })
+  .strict();
+export type CreateTestRunBody = z.infer<typeof CreateTestRunBody>;
+
+export const TestRun = z.object({
+  id: z.string(),
+  agentId: z.string(),
+  status: TestRunStatus,
+  /** Scenarios finished so far, of all of them. */
+  progress: z.object({ done: z.number().int(), total: z.number().int() }),
+  passed: z.number().int(),
+  failed: z.number().int(),
+  /** `offline`: scripted LLM, simulated STT and local TTS, at no cost. */
+  mode: z.enum(['offline']),
+  version: z.number().int().nullable(),
+  /** Why the run could not run (the scenarios' own failures are in results). */
+  error: z.string().nullable(),
+  createdAt: z.string(),
+  startedAt: z.string().nullable(),
+  finishedAt: z.string().nullable(),
+});
+export type TestRun = z.infer<typeof TestRun>;
+
+export const TestRunDetail = TestRun.extend({
+  scenarios: z.array(z.object({ name: z.string() })),
+  /** One per finished scenario, in the scenarios' order (null for one not finished yet). */
+  results: z.array(ScenarioResult.nullable()),
+});
+export type TestRunDetail = z.infer<typeof TestRunDetail>;
+
+export const AgentTestParams = z.object({ id: z.string().min(1).max(60) });
+export const TestRunParams = z.object({ runId: z.string().min(1).max(60) });

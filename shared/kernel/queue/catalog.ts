@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { JobDefinition, QueueName } from './define.ts';
+import { agentTestsJobs } from './jobs/agent-tests.ts';
 import { billingJobs } from './jobs/billing.ts';
 import { campaignsJobs } from './jobs/campaigns.ts';
 import { realtimeJobs } from './jobs/realtime.ts';
@@ -18,6 +19,7 @@ export const catalog = {
   ...billingJobs,
   ...webhooksJobs,
   ...campaignsJobs,
+  ...agentTestsJobs,
 } satisfies Record<string, JobDefinition>;
 
 export type Catalog = typeof catalog;

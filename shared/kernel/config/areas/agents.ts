@@ -9,4 +9,10 @@ export const agentsEnv = {
   AGENT_TURN_TIMEOUT_MS: envInt(1000, 600_000)
     .default(120_000)
     .describe('Upper bound on one chat turn (every LLM step and tool call together); past it the turn fails with 504.'),
+  AGENT_TESTS_MAX_PARALLEL: envInt(1, 32)
+    .default(2)
+    .describe(
+      'Scenarios of one agent test run played at once by a CPU worker (docs/agent-tests.md); each runs on its own ' +
+        'private api + realtime pair, one call at a time, so this many calls and platforms share the worker.',
+    ),
 } satisfies z.ZodRawShape;

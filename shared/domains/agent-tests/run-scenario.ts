@@ -1,12 +1,13 @@
 import { performance } from 'node:perf_hooks';
-import type { Scenario } from '../../shared/kernel/contracts/agent-tests.ts';
-import { tokenFromTwiml, wsUrl } from '../../support/realtime/helpers.ts';
-import { turnSpeech, type TurnSpeech } from './caller-speech.ts';
+import * as mulaw from '../../kernel/audio/mulaw.ts';
+import type { Scenario } from '../../kernel/contracts/agent-tests.ts';
+import { turnSpeech, type AudioLoader, type TurnSpeech } from './caller-speech.ts';
 import { evaluate, type Observed } from './evaluate.ts';
 import { ImpairedCaller } from './impaired-caller.ts';
-import { lineImpairment, speechRms, type LineImpairment, type MulawCodec } from './impairments.ts';
+import { tokenFromTwiml, wsUrl } from './twilio-caller.ts';
+import { lineImpairment, speechRms, type LineImpairment } from './impairments.ts';
 import { SCRIPTED_LLM_LABEL, SIMULATED_STT_LABEL, type OfflineVendors } from './offline-vendors.ts';
-import type { ScenarioResult } from './results.ts';
+import type { ScenarioResult, WaterfallTurn } from './results.ts';
 
 /**
  * Runs one scenario as a phone call: a Twilio session is created for the agent (the TwiML Twilio would fetch; no
@@ -33,7 +34,11 @@ interface SessionDetail {
   status: string;
   startedAt: string | null;
   endReason: string | null;
-  turns: { speaker: string; text: string; startMs: number }[];
+  recordingUrl: string | null;
+  turns: (Omit<WaterfallTurn, 'endpointMs' | 'latencyMs'> & {
+    endpointMs?: number | null;
+    latencyMs?: number | null;
+  })[];
   toolExecutions: { name: string; ok: boolean }[];
 }
 
@@ -69,7 +74,7 @@ export async function runScenario(
   target: Target,
   scenario: Scenario,
   vendors: OfflineVendors,
-  opts: { file: string; signal?: AbortSignal },
+  opts: { file: string; signal?: AbortSignal; loadAudio?: AudioLoader },
 ): Promise<ScenarioResult> {
   const t0 = performance.now();
   const result: ScenarioResult = {
@@ -88,6 +93,9 @@ export async function runScenario(
     lostFrames: 0,
     durationMs: 0,
     error: null,
+    recordingUrl: null,
+    waterfall: [],
+    suspectedCutIns: 0,
   };
   const done = () => ((result.durationMs = Math.round(performance.now() - t0)), result);
   // Offline runs only, for now: the platform under test is pointed at the offline vendors when it boots.
@@ -101,12 +109,15 @@ export async function runScenario(
   }
 
   const speech: TurnSpeech[] = [];
-  for (const turn of scenario.turns) speech.push(await turnSpeech(turn));
+  try {
+    for (const turn of scenario.turns) speech.push(await turnSpeech(turn, opts.loadAudio));
+  } catch (e) {
+    result.error = `caller audio: ${(e as Error).message}`;
+    return done();
+  }
   let line: LineImpairment | null = null;
   if (scenario.impairments) {
-    // The codec lives in the realtime role; tooling loads a role's module only on demand.
-    const codec: MulawCodec = await import('../../workers/realtime/codec/mulaw.ts');
-    line = lineImpairment(scenario.impairments, speechRms(Buffer.concat(speech.map((s) => s.pcm))), codec);
+    line = lineImpairment(scenario.impairments, speechRms(Buffer.concat(speech.map((s) => s.pcm))), mulaw);
   }
   vendors.use(
     scenario,
@@ -149,6 +160,7 @@ export async function runScenario(
       } else {
         await c.until(quiet, 60_000);
       }
+      if (turn.silenceBeforeMs) await new Promise((r) => setTimeout(r, turn.silenceBeforeMs));
       const n = c.media.length;
       observed.turnStartsWall.push(Date.now());
       const sent = performance.now();
@@ -186,6 +198,21 @@ export async function runScenario(
   result.costCredits = before !== null && after !== null ? Math.round((after - before) * 1000) / 1000 : null;
   result.endReason = detail?.endReason ?? null;
   result.transcript = (detail?.turns ?? []).map((t) => ({ speaker: t.speaker, text: t.text }));
+  result.recordingUrl = detail?.recordingUrl ?? null;
+  result.waterfall = (detail?.turns ?? []).map((t) => ({
+    index: t.index,
+    speaker: t.speaker,
+    text: t.text,
+    startMs: t.startMs,
+    endMs: t.endMs,
+    endpointMs: t.endpointMs ?? null,
+    sttMs: t.sttMs,
+    llmMs: t.llmMs,
+    ttsMs: t.ttsMs,
+    latencyMs: t.latencyMs ?? null,
+    suspectedCutIn: Boolean(t.suspectedCutIn),
+  }));
+  result.suspectedCutIns = result.waterfall.filter((t) => t.suspectedCutIn).length;
   Object.assign(result, evaluate(scenario, observed, detail, result));
   result.passed =
     result.error === null && [...result.turns.flatMap((t) => t.checks), ...result.checks].every((x) => x.passed);
