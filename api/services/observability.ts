@@ -40,6 +40,7 @@ export async function listSessions(
     channel: r.channel,
     callId: r.call_sid,
     answeredBy: r.answered_by,
+    agentVersion: r.agent_version,
   }));
 }
 
@@ -107,6 +108,7 @@ export async function sessionDetail(
     recordingUrl: s.recording_key ? `/v1/recordings/${encodeURIComponent(s.call_sid ?? s.id)}` : null,
     endReason: s.end_reason ?? null,
     answeredBy: s.answered_by,
+    agentVersion: s.agent_version,
     beepAtMs: s.beep_at_ms,
     transfer: s.transfer
       ? { target: s.transfer.target, to: s.transfer.to, mode: s.transfer.mode, atMs: s.transfer.atMs }

@@ -37,6 +37,7 @@ const OWNERS: Record<string, string[]> = {
   rag_chunks: ['shared/domains/rag/'],
   agents: ['shared/domains/agents/db.ts'],
   agent_syncs: ['shared/domains/agents/db.ts'],
+  agent_versions: ['shared/domains/agents/versions.ts'],
   agent_instances: ['shared/domains/agents/instances-db.ts'],
   agent_conversations: ['shared/domains/agents/conversations-db.ts'],
   agent_turns: ['shared/domains/agents/conversations-db.ts'],
