@@ -1,16 +1,17 @@
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { agentOwner } from '../shared/domains/agents/db.ts';
 import { mintKey } from '../shared/platform/auth/mint-key.ts';
-import { ScenarioFileError } from '../shared/kernel/contracts/agent-tests.ts';
+import { ScenarioFileError, type TurnAudio } from '../shared/kernel/contracts/agent-tests.ts';
 import { loadConfig } from '../shared/kernel/config/index.ts';
 import { revokeKey } from '../shared/kernel/db/api-keys.ts';
 import { migrate } from '../shared/kernel/db/migrate.ts';
 import { createDb } from '../shared/kernel/db/pool.ts';
 import { createLogger } from '../shared/kernel/observability/logger.ts';
-import { junitXml } from './agent-tests/junit.ts';
-import { startOfflineVendors } from './agent-tests/offline-vendors.ts';
-import { describeResult, loadScenarioFiles, runSuite } from './agent-tests/suite.ts';
+import { junitXml } from '../shared/domains/agent-tests/junit.ts';
+import { startOfflineVendors } from '../shared/domains/agent-tests/offline-vendors.ts';
+import { describeResult, loadScenarioFiles, runSuite } from '../shared/domains/agent-tests/suite.ts';
 import { startPlatform } from './platform.ts';
 
 export const AGENT_TESTS_USAGE = `  npm run cli -- agents test <agentId> <filesâ€¦> [--junit FILE]
@@ -24,6 +25,17 @@ export const AGENT_TESTS_USAGE = `  npm run cli -- agents test <agentId> <filesâ
  * phone call through the real media-stream path. The calls are made with a one-day key minted for the agent's
  * developer and revoked afterwards, so they are that developer's sessions, visible on the agent's call pages.
  */
+/** An audio turn from the CLI: a file beside the scenario file, or a URL; stored objects need the REST API. */
+async function loadAudio(audio: TurnAudio, file: string): Promise<Buffer> {
+  if (audio.file) return readFile(resolve(dirname(file), audio.file));
+  if (audio.url) {
+    const res = await fetch(audio.url);
+    if (!res.ok) throw new Error(`${audio.url} answered ${res.status}`);
+    return Buffer.from(await res.arrayBuffer());
+  }
+  throw new Error('audio.key (a stored object) is read by the REST API (POST /v1/agents/:id/tests), not the CLI');
+}
+
 export async function agentTestsCommand(argv: string[]): Promise<number> {
   let parsed;
   try {
@@ -68,6 +80,7 @@ export async function agentTestsCommand(argv: string[]): Promise<number> {
     process.once('SIGINT', () => ac.abort());
     const results = await runSuite({ url: platform.url, apiKey: key.key, agentId }, scenarios, vendors, {
       signal: ac.signal,
+      loadAudio,
       onResult: (r) => {
         console.log(JSON.stringify(r));
         console.error(describeResult(r));

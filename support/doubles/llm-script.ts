@@ -1,12 +1,2 @@
-/** What a scripted LLM double answers to one request. */
-export interface ScriptedReply {
-  text?: string;
-  toolCalls?: { name: string; arguments: unknown }[];
-  usage?: { input: number; output: number };
-  /** Answer with this HTTP status and body instead of a stream. */
-  status?: number;
-  errorBody?: unknown;
-}
-
-/** Decides the reply from the request body (already parsed) and its index among requests. */
-export type LlmScript = (body: Record<string, unknown>, index: number) => ScriptedReply;
+// Moved into the product (the agent-test runner's simulated vendors); tests and benchmarks keep this path.
+export * from '../../shared/domains/agent-tests/simulators/llm-script.ts';

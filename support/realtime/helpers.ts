@@ -27,16 +27,7 @@ export async function fliteUtterance(text: string, rate = 8000): Promise<Buffer>
   }
 }
 
-/** Extracts the <Parameter name="token"> value from TwiML. */
-export function tokenFromTwiml(twiml: string): string {
-  const m = /<Parameter name="token" value="([^"]+)"\/>/.exec(twiml);
-  if (!m) throw new Error('no token parameter in TwiML');
-  return m[1]!;
-}
-
-export function wsUrl(httpUrl: string, path: string): string {
-  return httpUrl.replace(/^http/, 'ws') + path;
-}
+export { tokenFromTwiml, wsUrl } from '../../shared/domains/agent-tests/twilio-caller.ts';
 
 /** RMS of s16le PCM. */
 export function rms(pcm: Buffer): number {

@@ -1,9 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compilePattern, parseScenarioFile, ScenarioFileError } from '../../shared/kernel/contracts/agent-tests.ts';
-import { segments } from '../../scripts/agent-tests/caller-speech.ts';
-import { lineImpairment } from '../../scripts/agent-tests/impairments.ts';
-import { mulawToPcm, pcmToMulaw } from '../../workers/realtime/codec/mulaw.ts';
+import { decodeLeg, segments, turnSpeech } from '../../shared/domains/agent-tests/caller-speech.ts';
+import { encodeWav, wavHeader } from '../../shared/kernel/audio/wav.ts';
+import { lineImpairment } from '../../shared/domains/agent-tests/impairments.ts';
+import { mulawToPcm, pcmToMulaw } from '../../shared/kernel/audio/mulaw.ts';
 import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';
 
 /** The scenario format (YAML and JSON, `(?i)` patterns), its served JSON Schema, and the seeded bad line. */
@@ -34,6 +35,32 @@ describe('scenario files', () => {
     const json = JSON.stringify({ scenarios: [{ name: 'a', turns: [{ say: 'hello' }] }] });
     expect(parseScenarioFile(json)).toEqual([{ name: 'a', transport: 'twilio', turns: [{ say: 'hello' }] }]);
     expect(parseScenarioFile(JSON.stringify([{ name: 'a', turns: [{ say: 'x' }] }]))).toHaveLength(1);
+  });
+
+  it('takes a caller leg as audio (a URL, a file or a stored key) instead of words, and refuses both or neither', async () => {
+    const [s] = parseScenarioFile(`
+name: replayed leg
+turns:
+  - audio: {key: "dev/recordings/s1/caller.wav", startMs: 100, endMs: 300, transcript: "hello there"}
+`);
+    expect(s!.turns[0]!.audio).toMatchObject({ key: 'dev/recordings/s1/caller.wav', format: 'wav' });
+    expect(() => parseScenarioFile('name: a\nturns: [{say: hi, audio: {file: a.wav}}]')).toThrow(/exactly one of say/);
+    expect(() => parseScenarioFile('name: a\nturns: [{audio: {file: a.wav, url: "https://x.test/a.wav"}}]')).toThrow(
+      /exactly one of url, file or key/,
+    );
+    expect(() => parseScenarioFile('name: a\nturns: [{}]')).toThrow(/exactly one of say/);
+    // A 16 kHz PCM WAV and the same tone as 8 kHz μ-law WAV both become the 8 kHz leg, cut to its range.
+    const tone = Buffer.alloc(16000 * 2);
+    for (let i = 0; i < 16000; i++) tone.writeInt16LE(Math.round(8000 * Math.sin(i / 5)), i * 2);
+    const leg = decodeLeg(encodeWav(tone, 16000), { format: 'wav', startMs: 100, endMs: 300 });
+    expect(leg.length).toBe(200 * 16);
+    const mu = pcmToMulaw(Buffer.alloc(8000 * 2, 1));
+    const header = wavHeader({ sampleRate: 8000, bitsPerSample: 8 }, mu.length);
+    header.writeUInt16LE(7, 20); // WAVE_FORMAT_MULAW
+    const muWav = Buffer.concat([header, mu]);
+    const speech = await turnSpeech(s!.turns[0]!, async () => muWav);
+    expect(speech.script).toBe('hello there');
+    expect(speech.pcm.length).toBe(200 * 16);
   });
 
   it('turns the (?i) prefix into the i flag, which JS RegExp has no inline form of', () => {

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseScenarioFile } from '../../shared/kernel/contracts/agent-tests.ts';
-import { junitXml } from '../../scripts/agent-tests/junit.ts';
-import { startOfflineVendors, type OfflineVendors } from '../../scripts/agent-tests/offline-vendors.ts';
-import { allChecks } from '../../scripts/agent-tests/results.ts';
-import { loadScenarioFiles, runSuite } from '../../scripts/agent-tests/suite.ts';
+import { junitXml } from '../../shared/domains/agent-tests/junit.ts';
+import { startOfflineVendors, type OfflineVendors } from '../../shared/domains/agent-tests/offline-vendors.ts';
+import { allChecks } from '../../shared/domains/agent-tests/results.ts';
+import { loadScenarioFiles, runSuite } from '../../shared/domains/agent-tests/suite.ts';
 import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';
 
 /**

@@ -82,18 +82,59 @@ export const TurnExpect = z
   .strict();
 export type TurnExpect = z.infer<typeof TurnExpect>;
 
+/**
+ * A caller leg given as audio instead of words: a WAV file (any rate, PCM or μ-law; resampled to the phone's 8 kHz)
+ * or raw 8 kHz μ-law, from exactly one place. `transcript` is what the caller says in it: an offline run's simulated
+ * STT "hears" that text on the audio's clock (it cannot hear the audio itself), and the result shows it.
+ */
+export const TurnAudio = z
+  .object({
+    /** An https URL, fetched SSRF-safely by the platform. */
+    url: z.string().url().max(2000).optional(),
+    /** A file path, relative to the scenario file (the CLI only; the REST API refuses it). */
+    file: z.string().min(1).max(1000).optional(),
+    /** An object key in the developer's own storage (e.g. a call recording's caller leg). */
+    key: z.string().min(1).max(1000).optional(),
+    /** `wav` (the default) or `mulaw` (headerless 8 kHz μ-law, as Twilio carries it). */
+    format: z.enum(['wav', 'mulaw']).default('wav'),
+    /** Where in the audio the caller's leg starts and ends, ms (a turn cut out of a longer recording). */
+    startMs: z.number().int().min(0).optional(),
+    endMs: z.number().int().min(1).optional(),
+    transcript: z.string().max(5000).optional(),
+  })
+  .strict()
+  .refine((a) => [a.url, a.file, a.key].filter((x) => x !== undefined).length === 1, {
+    message: 'give exactly one of url, file or key',
+  })
+  .refine((a) => a.startMs === undefined || a.endMs === undefined || a.endMs > a.startMs, {
+    message: 'endMs must be after startMs',
+  });
+export type TurnAudio = z.infer<typeof TurnAudio>;
+
 export const ScenarioTurn = z
   .object({
-    say: z.string().min(1).max(1000),
-    /** `{3: 500}`: a 500 ms pause after the third word (mid-sentence). */
+    /** The caller's words, synthesized by the local flite voice (8 kHz, what a phone line carries). */
+    say: z.string().min(1).max(1000).optional(),
+    /** Or the caller's leg as audio (a recorded call's, a file): spoken as given, in real time. */
+    audio: TurnAudio.optional(),
+    /** `{3: 500}`: a 500 ms pause after the third word (mid-sentence). `say` turns only. */
     pauseAfterWords: z
       .record(z.string().regex(/^[1-9]\d{0,2}$/, 'a word number (1, 2, …)'), z.number().int().min(1).max(10_000))
       .optional(),
     /** Speak this long into the agent's reply (a barge-in) instead of waiting for it to finish. */
     bargeInAfterMs: z.number().int().min(0).max(60_000).optional(),
+    /** Wait this long after the agent's reply before speaking (a long silence on the line). */
+    silenceBeforeMs: z.number().int().min(0).max(60_000).optional(),
     expect: TurnExpect.optional(),
   })
-  .strict();
+  .strict()
+  .refine((t) => (t.say === undefined) !== (t.audio === undefined), {
+    message: 'a turn needs exactly one of say (words) or audio (a recorded leg)',
+  })
+  .refine((t) => t.audio === undefined || t.pauseAfterWords === undefined, {
+    message: 'pauseAfterWords applies to say turns only (an audio turn keeps its own pauses)',
+    path: ['pauseAfterWords'],
+  });
 export type ScenarioTurn = z.infer<typeof ScenarioTurn>;
 
 export const ENDED_BY = ['caller', 'agent'] as const;

@@ -1,4 +1,5 @@
-import { compilePattern, type Scenario } from '../../shared/kernel/contracts/agent-tests.ts';
+import { compilePattern, type Scenario } from '../../kernel/contracts/agent-tests.ts';
+import { turnText } from './caller-speech.ts';
 import type { Check, ScenarioResult, TurnResult } from './results.ts';
 
 /** What the caller measured during the call, per scenario turn. */
@@ -92,7 +93,7 @@ export function evaluate(
             ? 'no reply was heard after the caller finished'
             : `the first reply audio came ${latencyMs} ms after the caller's last word`,
       });
-    return { index: k, said: turn.say, heard, reply, latencyMs, cutIn, checks };
+    return { index: k, said: turnText(turn), heard, reply, latencyMs, cutIn, checks };
   });
 
   const checks: Check[] = [];

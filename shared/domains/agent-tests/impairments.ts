@@ -1,5 +1,5 @@
-import { mulberry32 } from '../../shared/kernel/prng.ts';
-import type { Impairments } from '../../shared/kernel/contracts/agent-tests.ts';
+import { mulberry32 } from '../../kernel/prng.ts';
+import type { Impairments } from '../../kernel/contracts/agent-tests.ts';
 
 /**
  * Seeded line impairments on the caller's 20 ms μ-law media frames, as a bad phone line would do them: background

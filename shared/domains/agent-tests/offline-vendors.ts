@@ -1,7 +1,7 @@
-import { startDeepgramLiveDouble, type DeepgramLiveDouble } from '../../support/doubles/deepgram-live.ts';
-import { startOpenAiChatDouble, type OpenAiChatDouble } from '../../support/doubles/openai-chat.ts';
-import type { ScriptedReply } from '../../support/doubles/llm-script.ts';
-import type { Scenario } from '../../shared/kernel/contracts/agent-tests.ts';
+import { startDeepgramLiveDouble, type DeepgramLiveDouble } from './simulators/deepgram-live.ts';
+import { startOpenAiChatDouble, type OpenAiChatDouble } from './simulators/openai-chat.ts';
+import type { ScriptedReply } from './simulators/llm-script.ts';
+import type { Scenario } from '../../kernel/contracts/agent-tests.ts';
 
 /**
  * The vendors of an offline agent-test run, as local servers on port 0 speaking the vendors' wire protocols, so

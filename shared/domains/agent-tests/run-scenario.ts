@@ -1,10 +1,11 @@
 import { performance } from 'node:perf_hooks';
-import type { Scenario } from '../../shared/kernel/contracts/agent-tests.ts';
-import { tokenFromTwiml, wsUrl } from '../../support/realtime/helpers.ts';
-import { turnSpeech, type TurnSpeech } from './caller-speech.ts';
+import * as mulaw from '../../kernel/audio/mulaw.ts';
+import type { Scenario } from '../../kernel/contracts/agent-tests.ts';
+import { turnSpeech, type AudioLoader, type TurnSpeech } from './caller-speech.ts';
 import { evaluate, type Observed } from './evaluate.ts';
 import { ImpairedCaller } from './impaired-caller.ts';
-import { lineImpairment, speechRms, type LineImpairment, type MulawCodec } from './impairments.ts';
+import { tokenFromTwiml, wsUrl } from './twilio-caller.ts';
+import { lineImpairment, speechRms, type LineImpairment } from './impairments.ts';
 import { SCRIPTED_LLM_LABEL, SIMULATED_STT_LABEL, type OfflineVendors } from './offline-vendors.ts';
 import type { ScenarioResult } from './results.ts';
 
@@ -69,7 +70,7 @@ export async function runScenario(
   target: Target,
   scenario: Scenario,
   vendors: OfflineVendors,
-  opts: { file: string; signal?: AbortSignal },
+  opts: { file: string; signal?: AbortSignal; loadAudio?: AudioLoader },
 ): Promise<ScenarioResult> {
   const t0 = performance.now();
   const result: ScenarioResult = {
@@ -101,12 +102,15 @@ export async function runScenario(
   }
 
   const speech: TurnSpeech[] = [];
-  for (const turn of scenario.turns) speech.push(await turnSpeech(turn));
+  try {
+    for (const turn of scenario.turns) speech.push(await turnSpeech(turn, opts.loadAudio));
+  } catch (e) {
+    result.error = `caller audio: ${(e as Error).message}`;
+    return done();
+  }
   let line: LineImpairment | null = null;
   if (scenario.impairments) {
-    // The codec lives in the realtime role; tooling loads a role's module only on demand.
-    const codec: MulawCodec = await import('../../workers/realtime/codec/mulaw.ts');
-    line = lineImpairment(scenario.impairments, speechRms(Buffer.concat(speech.map((s) => s.pcm))), codec);
+    line = lineImpairment(scenario.impairments, speechRms(Buffer.concat(speech.map((s) => s.pcm))), mulaw);
   }
   vendors.use(
     scenario,
@@ -149,6 +153,7 @@ export async function runScenario(
       } else {
         await c.until(quiet, 60_000);
       }
+      if (turn.silenceBeforeMs) await new Promise((r) => setTimeout(r, turn.silenceBeforeMs));
       const n = c.media.length;
       observed.turnStartsWall.push(Date.now());
       const sent = performance.now();

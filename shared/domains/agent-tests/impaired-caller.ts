@@ -1,5 +1,5 @@
 import WebSocket from 'ws';
-import { TwilioCaller, type CallerOptions } from '../../support/doubles/twilio-caller.ts';
+import { TwilioCaller, type CallerOptions } from './twilio-caller.ts';
 import type { LineImpairment } from './impairments.ts';
 
 /**

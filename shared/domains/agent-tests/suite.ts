@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { parseScenarioFile, type Scenario } from '../../shared/kernel/contracts/agent-tests.ts';
+import { parseScenarioFile, type Scenario, type TurnAudio } from '../../kernel/contracts/agent-tests.ts';
 import type { OfflineVendors } from './offline-vendors.ts';
 import { allChecks, type ScenarioResult } from './results.ts';
 import { runScenario, type Target } from './run-scenario.ts';
@@ -22,12 +22,22 @@ export async function runSuite(
   target: Target,
   scenarios: { file: string; scenario: Scenario }[],
   vendors: OfflineVendors,
-  opts: { signal?: AbortSignal; onResult?: (r: ScenarioResult) => void } = {},
+  opts: {
+    signal?: AbortSignal;
+    onResult?: (r: ScenarioResult) => void;
+    /** Fetches an audio turn's bytes; `file` is the scenario's source (a path names a file beside it). */
+    loadAudio?: (audio: TurnAudio, file: string) => Promise<Buffer>;
+  } = {},
 ): Promise<ScenarioResult[]> {
   const results: ScenarioResult[] = [];
   for (const { file, scenario } of scenarios) {
     if (opts.signal?.aborted) break;
-    const r = await runScenario(target, scenario, vendors, { file, signal: opts.signal });
+    const load = opts.loadAudio;
+    const r = await runScenario(target, scenario, vendors, {
+      file,
+      signal: opts.signal,
+      loadAudio: load && ((a) => load(a, file)),
+    });
     results.push(r);
     opts.onResult?.(r);
   }
