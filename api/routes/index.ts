@@ -4,6 +4,7 @@ import { agentTestsRoutes } from './agent-tests.ts';
 import { agentsRoutes } from './agents.ts';
 import { agentVersionsRoutes } from './agent-versions.ts';
 import { billingRoutes } from './billing.ts';
+import { callReplayRoutes } from './call-replay.ts';
 import { campaignsRoutes } from './campaigns.ts';
 import { collectionsRoutes } from './collections.ts';
 import { keysRoutes } from './keys.ts';
@@ -22,6 +23,7 @@ export async function registerRoutes(app: FastifyInstance): Promise<void> {
   await app.register(agentVersionsRoutes);
   await app.register(agentTestsRoutes);
   await app.register(sessionsRoutes);
+  await app.register(callReplayRoutes);
   await app.register(campaignsRoutes);
   await app.register(videoRoutes);
 }

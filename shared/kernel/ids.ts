@@ -23,6 +23,7 @@ export const ID_PREFIX = {
   campaign: 'cmp',
   recipient: 'rcp',
   campaignCall: 'cac',
+  callReplay: 'rpl',
 } as const;
 export type IdKind = keyof typeof ID_PREFIX;
 

@@ -58,6 +58,7 @@ const OWNERS: Record<string, string[]> = {
   campaigns: ['shared/domains/campaigns/store.ts'],
   campaign_recipients: ['shared/domains/campaigns/store.ts'],
   campaign_calls: ['shared/domains/campaigns/store.ts'],
+  call_replays: ['shared/domains/agent-tests/replay/store.ts'],
 };
 
 function tablesInMigrations(): string[] {

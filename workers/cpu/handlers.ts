@@ -2,6 +2,7 @@ import type { JobsOnPool } from '../../shared/kernel/queue/catalog.ts';
 import type { HandlerMap } from '../../shared/kernel/queue/worker-runner.ts';
 import type { Infra } from '../../shared/platform/infra.ts';
 import { billingCpuHandlers } from './handlers/billing.ts';
+import { callReplayCpuHandlers } from './handlers/call-replay.ts';
 import { campaignsCpuHandlers } from './handlers/campaigns.ts';
 import { realtimeCpuHandlers } from './handlers/realtime.ts';
 import { speechCpuHandlers } from './handlers/speech.ts';
@@ -17,5 +18,6 @@ export function cpuHandlers(infra: Infra): HandlerMap<JobsOnPool<'cpu'>> {
     ...billingCpuHandlers(infra),
     ...webhooksCpuHandlers(infra),
     ...campaignsCpuHandlers(infra),
+    ...callReplayCpuHandlers(infra),
   };
 }

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { JobDefinition, QueueName } from './define.ts';
 import { billingJobs } from './jobs/billing.ts';
+import { callReplayJobs } from './jobs/call-replay.ts';
 import { campaignsJobs } from './jobs/campaigns.ts';
 import { realtimeJobs } from './jobs/realtime.ts';
 import { speechJobs } from './jobs/speech.ts';
@@ -18,6 +19,7 @@ export const catalog = {
   ...billingJobs,
   ...webhooksJobs,
   ...campaignsJobs,
+  ...callReplayJobs,
 } satisfies Record<string, JobDefinition>;
 
 export type Catalog = typeof catalog;
