@@ -162,7 +162,14 @@ export async function putAgent(
   const current = await requireAgent(db, developerId, id);
   checkTools(body.tools, policy);
   await checkCollection(db, developerId, body.collectionId);
-  const { id: _id, toolSigningSecret: _secret, createdAt: _created, updatedAt: _updated, ...fields } = body;
+  const {
+    id: _id,
+    toolSigningSecret: _secret,
+    version: _v,
+    createdAt: _created,
+    updatedAt: _updated,
+    ...fields
+  } = body;
   if (body.llmProvider && body.llmProvider !== current.llm_provider && body.llmModel === undefined) {
     fields.llmModel = DEFAULT_LLM_MODELS[body.llmProvider];
   }

@@ -42,6 +42,7 @@ export async function listSessions(
     answeredBy: r.answered_by,
     ...(r.end_reason ? { endReason: r.end_reason } : {}),
     ...(r.status === 'failed' && r.error ? { error: r.error } : {}),
+    agentVersion: r.agent_version,
   }));
 }
 
@@ -109,6 +110,7 @@ export async function sessionDetail(
     recordingUrl: s.recording_key ? `/v1/recordings/${encodeURIComponent(s.call_sid ?? s.id)}` : null,
     endReason: s.end_reason ?? null,
     answeredBy: s.answered_by,
+    agentVersion: s.agent_version,
     beepAtMs: s.beep_at_ms,
     transfer: s.transfer
       ? { target: s.transfer.target, to: s.transfer.to, mode: s.transfer.mode, atMs: s.transfer.atMs }

@@ -1,5 +1,6 @@
 import twilio from 'twilio';
 import { getAgent } from '../../shared/domains/agents/db.ts';
+import { agentAtVersion, getAgentVersion } from '../../shared/domains/agents/versions.ts';
 import { sessionMinuteHold } from '../../shared/domains/billing/session-hold.ts';
 import { dailyHeadroom, insertSessionLimits } from '../../shared/domains/billing/spending-caps.ts';
 import { creditWeights } from '../../shared/platform/metering/weights.ts';
@@ -42,10 +43,13 @@ export function connectTwiml(url: string, params: Record<string, string>): strin
   return vr.toString();
 }
 
-export async function requireActiveAgent(infra: Infra, developerId: string, agentId: string) {
+export async function requireActiveAgent(infra: Infra, developerId: string, agentId: string, version?: number) {
   const agent = await getAgent(infra.db, developerId, agentId);
   if (!agent || agent.status !== 'active') throw ApiError.notFound('agent', agentId);
-  return agent;
+  if (version === undefined) return agent;
+  const v = await getAgentVersion(infra.db, developerId, agentId, version);
+  if (!v) throw new ApiError('not_found', { resource: 'agent version', id: `${agentId}@${version}` }, 'agentVersion');
+  return agentAtVersion(agent, v);
 }
 
 /**
@@ -58,7 +62,7 @@ export async function createTwilioSession(
   body: CreateTwilioSessionBody,
   opts: { direction?: 'inbound' | 'outbound'; taskId?: string; apiKeyId?: string } = {},
 ): Promise<TwilioSession> {
-  const agent = await requireActiveAgent(infra, developerId, body.agentId);
+  const agent = await requireActiveAgent(infra, developerId, body.agentId, body.agentVersion);
   // Fail before the caller is connected: phone audio needs a provider STT (the local default cannot do 8 kHz).
   await resolveSessionEngines(infra, speechFor(infra), developerId, agent, 'twilio');
   // Twilio's socket carries no key headers: the agent's LLM must be usable with stored or platform keys.
@@ -78,6 +82,7 @@ export async function createTwilioSession(
     from: body.from,
     to: body.to,
     ...(body.instanceId ? { ins: body.instanceId } : {}),
+    ...(body.agentVersion ? { ver: body.agentVersion } : {}),
     ...(opts.taskId ? { tsk: opts.taskId } : {}),
   };
   await insertPendingTwilioSession(infra.db, {

@@ -37,6 +37,7 @@ const OWNERS: Record<string, string[]> = {
   rag_chunks: ['shared/domains/rag/'],
   agents: ['shared/domains/agents/db.ts'],
   agent_syncs: ['shared/domains/agents/db.ts'],
+  agent_versions: ['shared/domains/agents/versions.ts'],
   agent_instances: ['shared/domains/agents/instances-db.ts'],
   agent_conversations: ['shared/domains/agents/conversations-db.ts'],
   agent_turns: ['shared/domains/agents/conversations-db.ts'],
@@ -58,6 +59,7 @@ const OWNERS: Record<string, string[]> = {
   campaign_recipients: ['shared/domains/campaigns/store.ts'],
   campaign_calls: ['shared/domains/campaigns/store.ts'],
   agent_test_runs: ['shared/domains/agent-tests/store.ts'],
+  call_replays: ['shared/domains/agent-tests/replay/store.ts'],
 };
 
 function tablesInMigrations(): string[] {

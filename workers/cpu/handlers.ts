@@ -3,6 +3,7 @@ import type { HandlerMap } from '../../shared/kernel/queue/worker-runner.ts';
 import type { Infra } from '../../shared/platform/infra.ts';
 import { agentTestsCpuHandlers } from './handlers/agent-tests.ts';
 import { billingCpuHandlers } from './handlers/billing.ts';
+import { callReplayCpuHandlers } from './handlers/call-replay.ts';
 import { campaignsCpuHandlers } from './handlers/campaigns.ts';
 import { realtimeCpuHandlers } from './handlers/realtime.ts';
 import { speechCpuHandlers } from './handlers/speech.ts';
@@ -19,5 +20,6 @@ export function cpuHandlers(infra: Infra): HandlerMap<JobsOnPool<'cpu'>> {
     ...webhooksCpuHandlers(infra),
     ...campaignsCpuHandlers(infra),
     ...agentTestsCpuHandlers(infra),
+    ...callReplayCpuHandlers(infra),
   };
 }

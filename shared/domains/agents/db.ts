@@ -39,6 +39,8 @@ export interface AgentRow {
   metadata: Record<string, unknown>;
   tools: AgentTool[];
   tool_secret: string;
+  /** The current configuration's version (agent_versions; moved by the database on every change). */
+  version: number;
   created_at: Date;
   updated_at: Date;
   archived_at: Date | null;
@@ -101,6 +103,7 @@ export function toAgent(r: AgentRow, opts: { withSecret?: boolean } = {}): Agent
     metadata: r.metadata,
     tools: r.tools,
     ...(opts.withSecret ? { toolSigningSecret: r.tool_secret } : {}),
+    version: r.version,
     createdAt: r.created_at.toISOString(),
     updatedAt: r.updated_at.toISOString(),
   };

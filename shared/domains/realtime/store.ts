@@ -94,6 +94,8 @@ export interface StartedSession {
   sttProvider: string;
   ttsProvider: string;
   llmProvider: string;
+  /** The agent configuration version the session runs (agent_versions). */
+  agentVersion?: number | null;
 }
 
 /**
@@ -104,11 +106,12 @@ export interface StartedSession {
 export async function markSessionStarted(db: Queryable, id: string, s: StartedSession): Promise<void> {
   const r = await db.query(
     `insert into rt_sessions (id, developer_id, agent_id, channel, status, call_sid, stream_sid, stt_provider,
-       tts_provider, llm_provider, started_at, heartbeat_at)
-     values ($1, $2, $3, $4, 'active', $5, $6, $7, $8, $9, now(), now())
+       tts_provider, llm_provider, agent_version, started_at, heartbeat_at)
+     values ($1, $2, $3, $4, 'active', $5, $6, $7, $8, $9, $10, now(), now())
      on conflict (id) do update set status = 'active', call_sid = excluded.call_sid,
        stream_sid = excluded.stream_sid, stt_provider = excluded.stt_provider, tts_provider = excluded.tts_provider,
-       llm_provider = excluded.llm_provider, started_at = now(), heartbeat_at = now()
+       llm_provider = excluded.llm_provider, agent_version = excluded.agent_version, started_at = now(),
+       heartbeat_at = now()
      where rt_sessions.started_at is null and rt_sessions.status in ('pending', 'active')
        and rt_sessions.developer_id = excluded.developer_id`,
     [
@@ -121,6 +124,7 @@ export async function markSessionStarted(db: Queryable, id: string, s: StartedSe
       s.sttProvider,
       s.ttsProvider,
       s.llmProvider,
+      s.agentVersion ?? null,
     ],
   );
   if (r.rowCount !== 1) throw new SessionAlreadyStartedError(id);
@@ -310,6 +314,7 @@ export interface SessionRow {
   answered_by: AnsweredBy | null;
   beep_at_ms: number | null;
   transfer?: TransferRecord | null;
+  agent_version: number | null;
   turns: number;
   /** The engines the session ran on (findStartedSession only). */
   stt_provider?: string | null;
@@ -325,7 +330,7 @@ export async function listStartedSessions(
 ): Promise<SessionRow[]> {
   const { rows } = await db.query<SessionRow>(
     `select s.id, s.agent_id, s.status, s.channel, s.call_sid, s.started_at, s.ended_at, s.recording_key,
-            s.end_reason, s.error, s.answered_by, s.beep_at_ms,
+            s.end_reason, s.error, s.answered_by, s.beep_at_ms, s.agent_version,
             (select count(*)::int from rt_turns t where t.session_id = s.id) as turns
        from rt_sessions s
       where s.developer_id = $1 and s.started_at is not null
@@ -344,7 +349,7 @@ export async function findStartedSession(
   const { rows } = await db.query<SessionRow>(
     `select s.id, s.agent_id, s.status, s.channel, s.call_sid, s.started_at, s.ended_at, s.recording_key,
             s.end_reason, s.answered_by, s.beep_at_ms, s.transfer, s.stt_provider, s.tts_provider, s.llm_provider,
-            0 as turns
+            s.agent_version, 0 as turns
        from rt_sessions s
       where s.developer_id = $1 and s.started_at is not null
         and ${by.id ? 's.id = $2' : 's.call_sid = $2'}

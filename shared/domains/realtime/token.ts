@@ -24,6 +24,8 @@ export interface SessionClaims {
   ins?: string;
   /** Outbound task id when the call was placed by the dispatcher. */
   tsk?: string;
+  /** Agent configuration version to run (absent: the agent as it is when the call connects). */
+  ver?: number;
 }
 
 export const SESSION_TOKEN_ISSUER = 'vap';

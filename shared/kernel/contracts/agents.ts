@@ -204,7 +204,7 @@ export const CreateAgentBody = z.object(createShape).strict();
 export type CreateAgentBody = z.infer<typeof CreateAgentBody>;
 
 /** Fields of an agent that the server sets. PUT accepts and ignores them, so the body GET returned can be sent back. */
-export const AGENT_READ_ONLY = ['id', 'toolSigningSecret', 'createdAt', 'updatedAt'] as const;
+export const AGENT_READ_ONLY = ['id', 'toolSigningSecret', 'version', 'createdAt', 'updatedAt'] as const;
 const readOnly = Object.fromEntries(
   AGENT_READ_ONLY.map((k) => [k, z.unknown().optional().describe('Read-only: accepted and ignored')]),
 ) as Record<(typeof AGENT_READ_ONLY)[number], z.ZodOptional<z.ZodUnknown>>;
@@ -249,10 +249,38 @@ export const Agent = z.object({
     .describe(
       'Only in the creation response: reveal it with GET /v1/agents/{id}/tool-signing-secret, replace it with POST /v1/agents/{id}/tool-signing-secret/rotate',
     ),
+  version: z
+    .number()
+    .int()
+    .describe('The configuration version: 1 at creation, +1 on every update that changes the configuration'),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
 export type Agent = z.infer<typeof Agent>;
+
+/**
+ * An immutable snapshot of an agent's configuration (extension, issue 21): every create and every update that
+ * changes the configuration makes the next one. Sessions record the version they ran (`agentVersion`), and a call
+ * replay may run any version.
+ */
+export const AgentVersion = z.object({
+  agentId: z.string(),
+  version: z.number().int(),
+  createdAt: z.string(),
+  config: Agent.omit({
+    id: true,
+    status: true,
+    toolSigningSecret: true,
+    version: true,
+    createdAt: true,
+    updatedAt: true,
+  }),
+});
+export type AgentVersion = z.infer<typeof AgentVersion>;
+export const AgentVersionParams = z.object({
+  id: z.string().min(1).max(60),
+  version: z.coerce.number().int().min(1).max(2_147_483_647),
+});
 
 export const AgentParams = z.object({ id: z.string().min(1).max(60) });
 

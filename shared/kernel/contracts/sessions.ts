@@ -26,6 +26,13 @@ export const CreateTwilioSessionBody = z.object({
   from: Phone,
   to: Phone,
   instanceId: z.string().min(1).max(100).optional(),
+  agentVersion: z
+    .number()
+    .int()
+    .min(1)
+    .max(2_147_483_647)
+    .optional()
+    .describe('Extension: run this configuration version of the agent (default: the agent as it is now)'),
   ...CallLimitFields,
 });
 export type CreateTwilioSessionBody = z.infer<typeof CreateTwilioSessionBody>;
@@ -100,6 +107,8 @@ export const SessionSummary = z.object({
   endReason: z.string().optional(),
   /** Failed sessions: what went wrong, in words (a session that could not start says why). */
   error: z.string().optional(),
+  /** The agent configuration version the call ran (GET /v1/agents/{id}/versions/{n}); null before versions. */
+  agentVersion: z.number().int().nullable(),
 });
 export type SessionSummary = z.infer<typeof SessionSummary>;
 
@@ -169,6 +178,8 @@ export const SessionDetail = z.object({
   /** Why the session ended (caller-hangup, voicemail, transferred, agent-ended, …). */
   endReason: z.string().nullable(),
   answeredBy: AnsweredBy.nullable(),
+  /** The agent configuration version the call ran (GET /v1/agents/{id}/versions/{n}); null before versions. */
+  agentVersion: z.number().int().nullable(),
   /** When the answering machine's beep started (ms from the session start). */
   beepAtMs: z.number().nullable(),
   /** Set when the agent handed the call to a person (transfer_call). */

@@ -1,4 +1,5 @@
 import { getAgent, type AgentRow } from '../../../shared/domains/agents/db.ts';
+import { agentAtVersion, getAgentVersion } from '../../../shared/domains/agents/versions.ts';
 import { findInstanceByPhone, getInstance } from '../../../shared/domains/agents/instances-db.ts';
 import { fillTemplate, type ContextVars } from '../../../shared/domains/agents/prompt.ts';
 import { prepareAgentRuntime } from '../../../shared/domains/agents/runtime.ts';
@@ -34,6 +35,8 @@ export interface OpenSessionInput {
   log: Logger;
   /** The outbound task this call was placed for (its variables, answering-machine detection). */
   taskId?: string;
+  /** Run this configuration version of the agent (a replay); absent: the agent as it is now. */
+  agentVersion?: number;
 }
 
 /** Loads the agent, picks the engines and builds a ready CallSession (not yet started). Throws ApiError. */
@@ -41,8 +44,14 @@ export async function openSession(
   infra: Infra,
   input: OpenSessionInput,
 ): Promise<{ session: CallSession; agent: AgentRow }> {
-  const agent = await getAgent(infra.db, input.developerId, input.agentId);
-  if (!agent || agent.status !== 'active') throw ApiError.notFound('agent', input.agentId);
+  const current = await getAgent(infra.db, input.developerId, input.agentId);
+  if (!current || current.status !== 'active') throw ApiError.notFound('agent', input.agentId);
+  const version = input.agentVersion
+    ? await getAgentVersion(infra.db, input.developerId, input.agentId, input.agentVersion)
+    : null;
+  if (input.agentVersion && !version)
+    throw ApiError.notFound('agent version', `${input.agentId}@${input.agentVersion}`);
+  const agent = version ? agentAtVersion(current, version) : current;
   const inst = input.instanceId
     ? await getInstance(infra.db, input.developerId, agent.id, input.instanceId)
     : input.callerPhone

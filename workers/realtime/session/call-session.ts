@@ -111,6 +111,7 @@ export class CallSession {
         sttProvider: engines.sttProvider,
         ttsProvider: engines.ttsProvider,
         llmProvider: this.s.runtime.provider,
+        agentVersion: this.s.agent.version,
       }),
     );
     this.callSid = meta.callSid ?? null;

@@ -119,6 +119,7 @@ export function handleTwilioStream(infra: Infra, socket: WebSocket): void {
         developerId: claims.dev,
         agentId: claims.agt,
         instanceId: claims.ins,
+        ...(claims.ver ? { agentVersion: claims.ver } : {}),
         callerPhone: claims.tsk ? claims.to : claims.from,
         ...(claims.tsk ? { taskId: claims.tsk } : {}),
         channel: 'twilio',

@@ -1,0 +1,37 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { CallReplay, CallReplayBody, CallReplayParams } from '../../shared/kernel/contracts/call-replay.ts';
+import { CallIdParams } from '../../shared/kernel/contracts/sessions.ts';
+import { getReplay, requestReplay } from '../services/call-replay.ts';
+
+const tags = ['Agents'];
+
+/** Call replay (issue 21): a recorded call played again through the agent, with the per-turn diff of then and now. */
+export const callReplayRoutes: FastifyPluginAsyncZod = async (app) => {
+  const infra = app.infra;
+  app.post(
+    '/v1/calls/:callId/replay',
+    {
+      schema: {
+        tags,
+        summary: "Replay a recorded call's caller turns through the agent (now, or a version) and diff each turn",
+        params: CallIdParams,
+        body: CallReplayBody,
+        response: { 202: CallReplay },
+      },
+    },
+    async (req, reply) =>
+      reply.code(202).send(await requestReplay(infra, req.auth.developerId, req.params.callId, req.body ?? {})),
+  );
+  app.get(
+    '/v1/calls/:callId/replay/:replayId',
+    {
+      schema: {
+        tags,
+        summary: 'A call replay: its progress, then the per-turn diff (said, latency, interruptions, cut-ins)',
+        params: CallReplayParams,
+        response: { 200: CallReplay },
+      },
+    },
+    async (req) => getReplay(infra, req.auth.developerId, req.params.callId, req.params.replayId),
+  );
+};

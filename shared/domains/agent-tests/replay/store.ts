@@ -1,0 +1,128 @@
+import type { CallReplay, ReplaySummary, ReplayTurn } from '../../../kernel/contracts/call-replay.ts';
+import type { Queryable } from '../../../kernel/db/pool.ts';
+
+/** Every statement on call_replays (migration 0902). */
+export interface CallReplayRow {
+  id: string;
+  developer_id: string;
+  call_id: string;
+  session_id: string;
+  agent_id: string;
+  agent_version_then: number | null;
+  agent_version_now: number;
+  status: CallReplay['status'];
+  turns_done: number;
+  turns_total: number;
+  stt: string | null;
+  llm: string | null;
+  replay_session_id: string | null;
+  turns: ReplayTurn[];
+  summary: ReplaySummary | null;
+  error: string | null;
+  created_at: Date;
+  finished_at: Date | null;
+}
+
+export async function insertCallReplay(
+  db: Queryable,
+  r: Pick<
+    CallReplayRow,
+    'id' | 'developer_id' | 'call_id' | 'session_id' | 'agent_id' | 'agent_version_then' | 'agent_version_now'
+  >,
+): Promise<CallReplayRow> {
+  const { rows } = await db.query<CallReplayRow>(
+    `insert into call_replays (id, developer_id, call_id, session_id, agent_id, agent_version_then, agent_version_now)
+     values ($1, $2, $3, $4, $5, $6, $7) returning *`,
+    [r.id, r.developer_id, r.call_id, r.session_id, r.agent_id, r.agent_version_then, r.agent_version_now],
+  );
+  return rows[0]!;
+}
+
+/** One developer's replay; another developer's id reads as missing. */
+export async function getCallReplay(db: Queryable, developerId: string, id: string): Promise<CallReplayRow | null> {
+  const { rows } = await db.query<CallReplayRow>('select * from call_replays where developer_id = $1 and id = $2', [
+    developerId,
+    id,
+  ]);
+  return rows[0] ?? null;
+}
+
+/** The job's read: by id alone (the job carries no developer). */
+export async function loadCallReplay(db: Queryable, id: string): Promise<CallReplayRow | null> {
+  const { rows } = await db.query<CallReplayRow>('select * from call_replays where id = $1', [id]);
+  return rows[0] ?? null;
+}
+
+/** Marks the replay running with what it will play and with which engines; false when it is not queued any more. */
+export async function startCallReplay(
+  db: Queryable,
+  id: string,
+  s: { turnsTotal: number; stt: string; llm: string },
+): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `update call_replays set status = 'running', turns_total = $2, stt = $3, llm = $4
+      where id = $1 and status = 'queued'`,
+    [id, s.turnsTotal, s.stt, s.llm],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
+export async function callReplayProgress(db: Queryable, id: string, turnsDone: number, sessionId?: string) {
+  await db.query(
+    `update call_replays set turns_done = $2, replay_session_id = coalesce($3, replay_session_id)
+      where id = $1 and status = 'running'`,
+    [id, turnsDone, sessionId ?? null],
+  );
+}
+
+export async function finishCallReplay(
+  db: Queryable,
+  id: string,
+  r: {
+    status: 'completed' | 'failed';
+    turns?: ReplayTurn[];
+    summary?: ReplaySummary | null;
+    replaySessionId?: string | null;
+    error?: string | null;
+    /** What actually transcribed and answered, once the replay session says. */
+    stt?: string | null;
+    llm?: string | null;
+  },
+): Promise<void> {
+  await db.query(
+    `update call_replays set status = $2, turns = coalesce($3::jsonb, turns), summary = $4::jsonb,
+       replay_session_id = coalesce($5, replay_session_id), error = $6, stt = coalesce($7, stt),
+       llm = coalesce($8, llm), finished_at = now()
+      where id = $1`,
+    [
+      id,
+      r.status,
+      r.turns ? JSON.stringify(r.turns) : null,
+      r.summary ? JSON.stringify(r.summary) : null,
+      r.replaySessionId ?? null,
+      r.error ?? null,
+      r.stt ?? null,
+      r.llm ?? null,
+    ],
+  );
+}
+
+export function toCallReplay(r: CallReplayRow): CallReplay {
+  return {
+    id: r.id,
+    callId: r.call_id,
+    sessionId: r.session_id,
+    agentId: r.agent_id,
+    agentVersion: { then: r.agent_version_then, now: r.agent_version_now },
+    status: r.status,
+    progress: { turnsDone: r.turns_done, turnsTotal: r.turns_total },
+    stt: r.stt,
+    llm: r.llm,
+    replaySessionId: r.replay_session_id,
+    turns: r.turns,
+    summary: r.summary,
+    error: r.error,
+    createdAt: r.created_at.toISOString(),
+    finishedAt: r.finished_at ? r.finished_at.toISOString() : null,
+  };
+}

@@ -1,0 +1,77 @@
+import { z } from 'zod';
+
+/**
+ * Call replay (issue 21 item 4): a recorded call's caller leg, cut into the caller's turns at their original
+ * timing, is played again through the agent (as it is now, or as one of its versions), and each turn is compared:
+ * what the agent said then and now, its latency, interruptions and suspected cut-ins.
+ */
+export const CallReplayBody = z
+  .object({
+    version: z
+      .number()
+      .int()
+      .min(1)
+      .max(2_147_483_647)
+      .optional()
+      .describe('Agent configuration version to replay against (default: the agent as it is now)'),
+  })
+  .strict();
+export type CallReplayBody = z.infer<typeof CallReplayBody>;
+
+const ThenNow = <T extends z.ZodType>(t: T) => z.object({ then: t, now: t });
+
+export const ReplayTurn = z.object({
+  /** 0 is the greeting (the agent's first message); 1… answer the caller's turns in order. */
+  index: z.number().int(),
+  /** What the platform heard the caller say (then: the recorded call's transcript; now: the replay's STT). */
+  caller: ThenNow(z.string().nullable()),
+  reply: ThenNow(z.string().nullable()).extend({ changed: z.boolean() }),
+  /** Caller's last speech → the agent's first audio, as the platform measured it (null: no reply). */
+  latencyMs: ThenNow(z.number().nullable()),
+  /** The caller barged in on this reply. */
+  interrupted: ThenNow(z.boolean()),
+  /** The caller went on within 500 ms after the reply started: the agent likely took a pause for the end. */
+  cutIn: ThenNow(z.boolean()),
+  /** Set when the turn could not be replayed (a keypad turn, no audio in the recording). */
+  skipped: z.string().nullable(),
+});
+export type ReplayTurn = z.infer<typeof ReplayTurn>;
+
+export const ReplaySummary = z.object({
+  turns: z.number().int(),
+  changedReplies: z.number().int(),
+  avgLatencyMs: ThenNow(z.number().nullable()),
+  interruptions: ThenNow(z.number().int()),
+  cutIns: ThenNow(z.number().int()),
+});
+export type ReplaySummary = z.infer<typeof ReplaySummary>;
+
+export const ReplayStatus = z.enum(['queued', 'running', 'completed', 'failed']);
+
+export const CallReplay = z.object({
+  id: z.string(),
+  /** The replayed call (its CallSid, or the session id of a browser call) and its session. */
+  callId: z.string(),
+  sessionId: z.string(),
+  agentId: z.string(),
+  /** The version the call ran then (null: a call from before versions) and the one replayed now. */
+  agentVersion: ThenNow(z.number().int().nullable()),
+  status: ReplayStatus,
+  progress: z.object({ turnsDone: z.number().int(), turnsTotal: z.number().int() }),
+  /** What transcribed and what answered in the replay, labelled for what they are (simulated STT, local engine…). */
+  stt: z.string().nullable(),
+  llm: z.string().nullable(),
+  /** The replay's own session (its call page, recording and trace). */
+  replaySessionId: z.string().nullable(),
+  turns: z.array(ReplayTurn),
+  summary: ReplaySummary.nullable(),
+  error: z.string().nullable(),
+  createdAt: z.string(),
+  finishedAt: z.string().nullable(),
+});
+export type CallReplay = z.infer<typeof CallReplay>;
+
+export const CallReplayParams = z.object({
+  callId: z.string().min(1).max(100),
+  replayId: z.string().min(1).max(100),
+});

@@ -1,0 +1,188 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NO_KNOWLEDGE } from '../../shared/engines/llm/local-reply.ts';
+import { TwilioCaller } from '../../shared/domains/agent-tests/twilio-caller.ts';
+import {
+  startDeepgramLiveDouble,
+  type DeepgramLiveDouble,
+} from '../../shared/domains/agent-tests/simulators/deepgram-live.ts';
+import { startTestPlatform, waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
+import { fliteUtterance, tokenFromTwiml, wsUrl } from '../../support/realtime/helpers.ts';
+import { freePort } from '../resilience/services.ts';
+
+/**
+ * Call replay end to end: a real phone call (the Twilio media path, recorded as the platform records every call)
+ * to a local-reply-engine agent, then the agent's first message and knowledge change, and the call's caller turns
+ * are replayed by the cpu worker's job through the platform at their original times. The diff shows what changed;
+ * replaying the version the call ran shows the same replies. Deepgram is the vendor double (it hears the caller's
+ * words as scripted); nothing else is faked.
+ */
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+let p: TestPlatform;
+let dg: DeepgramLiveDouble;
+let dev: { apiKey: string; developerId: string };
+let other: { apiKey: string; developerId: string };
+let agentId: string;
+let callSid: string;
+
+const QUESTION = 'What are your opening hours?';
+const HOURS = 'We are open 9am to 5pm, Monday to Friday.';
+const FIRST_V1 = 'Hello, thanks for calling the front desk.';
+const FIRST_V2 = 'Good morning, this is the new front desk.';
+
+async function call(path: string, init: { method?: string; json?: unknown; key?: string } = {}) {
+  const res = await p.request(path, { key: dev.apiKey, ...init });
+  return { status: res.status, body: (await res.json()) as Json };
+}
+
+/** One phone call: greeting, the question, the answer, hang up. Returns the CallSid once its recording is stored. */
+async function phoneCall(): Promise<string> {
+  const created = await call('/v1/sessions/twilio', {
+    method: 'POST',
+    json: { agentId, from: '+15550100001', to: '+15550100002' },
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(200);
+  const c = new TwilioCaller({
+    url: wsUrl(p.url, '/v1/sessions/twilio/stream'),
+    token: tokenFromTwiml(created.body.twiml as string),
+  });
+  await c.start();
+  await c.until(() => c.media.length > 0, 15_000);
+  await c.until(() => !c.playing && performance.now() - c.media.at(-1)!.at > 800, 15_000);
+  const n = c.media.length;
+  const end = await c.say(await fliteUtterance(QUESTION));
+  await c.until(() => c.media.some((m, i) => i >= n && m.at > end), 15_000);
+  await c.until(() => !c.playing && performance.now() - c.media.at(-1)!.at > 1200, 20_000);
+  c.stop();
+  c.close();
+  const sid = created.body.sessionId as string;
+  await waitUntil(async () => (await call(`/v1/observability/sessions/${sid}`)).body.recordingUrl, 20_000);
+  return c.call;
+}
+
+async function replayed(id: string, key = dev.apiKey): Promise<Json> {
+  return waitUntil(
+    async () => {
+      const r = await call(`/v1/calls/${callSid}/replay/${id}`, { key });
+      return ['completed', 'failed'].includes(r.body.status as string) && r.body;
+    },
+    90_000,
+    200,
+  );
+}
+
+beforeAll(async () => {
+  dg = await startDeepgramLiveDouble({
+    key: 'replay-test-deepgram',
+    energyThreshold: 300,
+    script: () => QUESTION,
+  });
+  // The platform's own URL (where the replay job calls it) must be known before it starts.
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  p = await startTestPlatform({
+    roles: ['api', 'realtime', 'cpu'],
+    env: {
+      PORT: String(port),
+      PUBLIC_BASE_URL: url,
+      REALTIME_SESSION_SECRET: 'replay-secret-replay-secret-replay-secret-1',
+      DEEPGRAM_BASE_URL: dg.url,
+      DEEPGRAM_API_KEY: dg.key,
+    },
+  });
+  dev = await p.developer('pro');
+  other = await p.developer('pro');
+  const r = await call('/v1/agents/provision', {
+    method: 'POST',
+    json: {
+      name: 'Front desk',
+      llmProvider: 'local',
+      firstMessage: FIRST_V1,
+      collection: { name: 'hours' },
+      initialContent: [{ content: HOURS }],
+    },
+  });
+  expect(r.status, JSON.stringify(r.body)).toBe(201);
+  agentId = r.body.agent.id as string;
+  expect(r.body.agent.version).toBe(1);
+  callSid = await phoneCall();
+}, 120_000);
+
+afterAll(async () => {
+  await p?.close();
+  await dg?.close();
+});
+
+describe('call replay', () => {
+  it('the recorded call names the agent version it ran', async () => {
+    const d = await call(`/v1/observability/calls/${callSid}`);
+    expect(d.body.agentVersion).toBe(1);
+    const said = (d.body.turns as Json[]).map((t) => `${t.speaker}: ${t.text}`);
+    expect(said[0]).toBe(`assistant: ${FIRST_V1}`);
+    expect(said).toContain(`user: ${QUESTION}`);
+  });
+
+  it('replays the call against the changed agent: the diff shows the new greeting and the new answer', async () => {
+    const put = await call(`/v1/agents/${agentId}`, {
+      method: 'PUT',
+      json: { firstMessage: FIRST_V2, collectionId: null },
+    });
+    expect(put.body.version).toBe(2);
+
+    const started = await call(`/v1/calls/${callSid}/replay`, { method: 'POST', json: {} });
+    expect(started.status, JSON.stringify(started.body)).toBe(202);
+    expect(started.body).toMatchObject({ status: 'queued', agentId, agentVersion: { then: 1, now: 2 } });
+
+    const r = await replayed(started.body.id as string);
+    expect(r.error).toBeNull();
+    expect(r.status).toBe('completed');
+    expect(r.progress).toEqual({ turnsDone: 1, turnsTotal: 1 });
+    expect(r.stt).toMatch(/deepgram/);
+    expect(r.llm).toMatch(/Local reply engine/);
+    const [greeting, answer] = r.turns as Json[];
+    expect(greeting).toMatchObject({
+      index: 0,
+      caller: { then: null, now: null },
+      reply: { then: FIRST_V1, now: FIRST_V2, changed: true },
+    });
+    expect(answer).toMatchObject({
+      index: 1,
+      caller: { then: QUESTION, now: QUESTION },
+      reply: { changed: true, now: NO_KNOWLEDGE },
+      interrupted: { then: false, now: false },
+      skipped: null,
+    });
+    expect(answer!.reply.then).toMatch(/9am to 5pm/);
+    expect(answer!.latencyMs.then).toEqual(expect.any(Number));
+    expect(answer!.latencyMs.now).toEqual(expect.any(Number));
+    expect(r.summary).toMatchObject({ turns: 2, changedReplies: 2 });
+
+    // The replay is a session of its own, on version 2, with its own recording and trace.
+    const s = await call(`/v1/observability/sessions/${r.replaySessionId}`);
+    expect(s.body).toMatchObject({ agentId, agentVersion: 2 });
+  }, 120_000);
+
+  it('replaying the version the call ran gives the same replies', async () => {
+    const started = await call(`/v1/calls/${callSid}/replay`, { method: 'POST', json: { version: 1 } });
+    expect(started.status).toBe(202);
+    const r = await replayed(started.body.id as string);
+    expect(r.status).toBe('completed');
+    expect(r.agentVersion).toEqual({ then: 1, now: 1 });
+    expect((r.turns as Json[]).map((t) => t.reply.changed)).toEqual([false, false]);
+    expect(r.turns[1].reply.now).toMatch(/9am to 5pm/);
+  }, 120_000);
+
+  it("another developer's call and replay read as missing; bad input is a 4xx", async () => {
+    const theirs = await call(`/v1/calls/${callSid}/replay`, { method: 'POST', json: {}, key: other.apiKey });
+    expect(theirs.status).toBe(404);
+    expect(theirs.body.error.code).toBe('not_found');
+    const mine = await call(`/v1/calls/${callSid}/replay`, { method: 'POST', json: { version: 99 } });
+    expect(mine.status).toBe(404);
+    expect(mine.body.error.param).toBe('version');
+    expect((await call(`/v1/calls/${callSid}/replay`, { method: 'POST', json: { llm: 1 } })).status).toBe(400);
+    expect((await call('/v1/calls/CAnope/replay', { method: 'POST', json: {} })).status).toBe(404);
+    const started = await call(`/v1/calls/${callSid}/replay`, { method: 'POST', json: { version: 1 } });
+    const peek = await call(`/v1/calls/${callSid}/replay/${started.body.id}`, { key: other.apiKey });
+    expect(peek.status).toBe(404);
+    await replayed(started.body.id as string);
+  }, 120_000);
+});
