@@ -6,6 +6,7 @@ import type { SttEngine } from '../../engines/stt/types.ts';
 import type { TtsEngine } from '../../engines/tts/types.ts';
 import type { VadEngine } from '../../engines/vad/types.ts';
 import { ApiError } from '../../kernel/errors/api-error.ts';
+import { engineToApiError } from '../../kernel/errors/engine-error.ts';
 import { speechEngines } from '../../engines/speech-registry.ts';
 import type { Infra } from '../../platform/infra.ts';
 
@@ -69,7 +70,7 @@ export async function resolveSessionEngines(
   if (channel === 'twilio' && (sttProvider === 'default' || !speech.stt.has(sttProvider))) {
     throw new ApiError('provider_unavailable', { provider: sttProvider, detail: PHONE_STT_HELP }, 'stt');
   }
-  const stt = speech.stt.get(sttProvider);
+  const stt = lookup(() => speech.stt.get(sttProvider));
   if (channel === 'twilio') {
     const rates = stt.capabilities.sampleRates;
     if (!stt.capabilities.streaming || (rates.length > 0 && !rates.includes(8000))) {
@@ -92,7 +93,7 @@ export async function resolveSessionEngines(
     }
   }
   const ttsProvider = agent.tts_provider || 'default';
-  const tts = speech.tts.get(ttsProvider);
+  const tts = lookup(() => speech.tts.get(ttsProvider));
   const ttsKey = tts.capabilities.requiresKey ? await keyFor(infra, ttsProvider, developerId, headers) : undefined;
   return { stt, sttProvider, sttKey, tts, ttsProvider, ttsKey, vad: speech.vad };
 }
@@ -101,4 +102,13 @@ export async function resolveSessionEngines(
 function directSttProvider(agent: AgentRow): string {
   const v = agent.metadata?.sttProvider;
   return typeof v === 'string' && v ? v : 'default';
+}
+
+/** A registry lookup whose "not configured here" is answered in the API's terms (the sockets close with its code). */
+function lookup<T>(get: () => T): T {
+  try {
+    return get();
+  } catch (e) {
+    throw engineToApiError(e);
+  }
 }

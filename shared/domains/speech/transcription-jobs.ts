@@ -10,6 +10,7 @@ import {
 } from '../../kernel/db/transcription-jobs.ts';
 import { jobHoldKey } from '../../platform/metering/hold-keys.ts';
 import { isApiError } from '../../kernel/errors/api-error.ts';
+import { engineToApiError } from '../../kernel/errors/engine-error.ts';
 import { isTransientDependencyError } from '../../kernel/errors/retry.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { JobContext } from '../../kernel/queue/worker-runner.ts';
@@ -112,10 +113,11 @@ export async function runTranscriptionJob(
     if (isTransientDependencyError(e)) throw e;
     const last = ctx.attempt >= ctx.attemptsAllowed;
     if (!isPermanentFailure(e) && !last) throw e;
+    const failure = engineToApiError(e);
     await withTransaction(infra.db, async (tx) => {
       await failTranscriptionJob(tx, row.id, {
-        code: isApiError(e) ? e.code : 'transcription_failed',
-        message: isApiError(e) ? e.message : 'The transcription failed; retry the request.',
+        code: isApiError(failure) ? failure.code : 'transcription_failed',
+        message: isApiError(failure) ? failure.message : 'The transcription failed; retry the request.',
       });
       await eraseTranscriptionKey(tx, row.id);
     });

@@ -1,7 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import { collect } from '../../kernel/audio/pcm.ts';
 import { encodeWav } from '../../kernel/audio/wav.ts';
-import { ApiError, isApiError } from '../../kernel/errors/api-error.ts';
+import { ApiError } from '../../kernel/errors/api-error.ts';
+import { isEngineError } from '../../kernel/errors/engine-error.ts';
 import { resolveProviderKey } from '../../platform/keys/provider-key.ts';
 import { decodeMono16k } from '../../engines/face/visemes.ts';
 import { speechEngines } from '../../engines/speech-registry.ts';
@@ -15,7 +16,8 @@ export function videoTts(infra: Infra, provider: string): TtsEngine {
   try {
     return speechEngines(infra).tts.get(provider);
   } catch (e) {
-    if (isApiError(e)) throw new ApiError(e.code, e.params, 'tts_provider');
+    if (isEngineError(e) && e.kind === 'not_configured')
+      throw new ApiError('provider_unavailable', { provider, detail: e.message }, 'tts_provider');
     throw e;
   }
 }
