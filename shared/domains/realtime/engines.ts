@@ -1,7 +1,6 @@
 import type { AgentRow } from '../agents/db.ts';
 import type { EngineRegistry } from '../../engines/core/registry.ts';
 import { resolveProviderKey, type ResolvedKey } from '../../platform/keys/provider-key.ts';
-import { storedKeysOf } from '../../engines/llm/registry.ts';
 import type { SttEngine } from '../../engines/stt/types.ts';
 import type { TtsEngine } from '../../engines/tts/types.ts';
 import type { VadEngine } from '../../engines/vad/types.ts';
@@ -38,21 +37,6 @@ export const PHONE_STT_HELP =
   'for phone sessions: set REALTIME_PHONE_STT_PROVIDER (default "deepgram") and give it a key (the platform env ' +
   'key such as DEEPGRAM_API_KEY, or a stored key via POST /v1/provider-keys).';
 
-async function keyFor(
-  infra: Infra,
-  vendor: string,
-  developerId: string,
-  headers: Record<string, string | string[] | undefined>,
-) {
-  return resolveProviderKey({
-    vendor,
-    developerId,
-    headers,
-    stored: storedKeysOf(infra),
-    platform: infra.config.vendors.platformKeys,
-  });
-}
-
 /**
  * Picks and checks the engines of a session. Phone sessions need a streaming provider STT that takes 8 kHz audio;
  * when none is usable this throws a 400 `provider_unavailable` that says so (POST /v1/sessions/twilio calls it
@@ -80,7 +64,7 @@ export async function resolveSessionEngines(
   let sttKey: ResolvedKey | undefined;
   if (stt.capabilities.requiresKey) {
     try {
-      sttKey = await keyFor(infra, sttProvider, developerId, headers);
+      sttKey = await resolveProviderKey(infra, { vendor: sttProvider, developerId, headers });
     } catch {
       throw new ApiError(
         'provider_unavailable',
@@ -94,7 +78,7 @@ export async function resolveSessionEngines(
   }
   const ttsProvider = agent.tts_provider || 'default';
   const tts = lookup(() => speech.tts.get(ttsProvider));
-  const ttsKey = tts.capabilities.requiresKey ? await keyFor(infra, ttsProvider, developerId, headers) : undefined;
+  const ttsKey = (await resolveProviderKey(infra, { engine: tts, developerId, headers })) ?? undefined;
   return { stt, sttProvider, sttKey, tts, ttsProvider, ttsKey, vad: speech.vad };
 }
 

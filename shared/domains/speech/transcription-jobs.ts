@@ -17,7 +17,7 @@ import type { JobContext } from '../../kernel/queue/worker-runner.ts';
 import type { Infra } from '../../platform/infra.ts';
 import { objectKey } from '../../kernel/storage/keys.ts';
 import { eraseTranscriptionKey, sealTranscriptionKey, transcriptionKeyHeaders } from './job-keys.ts';
-import { keyFor, type ProviderKeyHeaders } from './keys.ts';
+import { resolveProviderKey, type ProviderKeyHeaders } from '../../platform/keys/provider-key.ts';
 import { fetchAudioUrl, isPermanentFailure, sttEngineFor, toContractResult, transcribeAudio } from './transcription.ts';
 
 export interface TranscriptionSubmission {
@@ -39,7 +39,7 @@ export async function submitTranscription(
   s: TranscriptionSubmission,
 ): Promise<{ row: TranscriptionJobRow; provider: string; billable: boolean }> {
   const engine = sttEngineFor(infra, s.options);
-  const key = await keyFor(infra, engine, s.developerId, s.headers);
+  const key = await resolveProviderKey(infra, { engine, developerId: s.developerId, headers: s.headers });
   const id = newId('job');
   let source: TranscriptionSource;
   if (s.file) {
