@@ -4,7 +4,6 @@ import { engineToApiError } from '../../shared/kernel/errors/engine-error.ts';
 import { AUDIO_CONTENT_TYPES, encodeStream } from '../../shared/kernel/audio/index.ts';
 import type { SpeakBody } from '../../shared/kernel/contracts/agents.ts';
 import { resolveProviderKey } from '../../shared/platform/keys/provider-key.ts';
-import { storedKeysOf } from '../../shared/engines/llm/registry.ts';
 import { speechEngines } from '../../shared/engines/speech-registry.ts';
 import type { Infra } from '../../shared/platform/infra.ts';
 import { requireActiveAgent } from './agents.ts';
@@ -23,15 +22,7 @@ export async function speakAsAgent(
   const developerId = req.auth.developerId;
   const agent = await requireActiveAgent(infra.db, developerId, agentId);
   const engine = speechEngines(infra).tts.get(agent.tts_provider);
-  const key = engine.capabilities.requiresKey
-    ? await resolveProviderKey({
-        vendor: agent.tts_provider,
-        developerId,
-        headers: req.headers,
-        stored: storedKeysOf(infra),
-        platform: infra.config.vendors.platformKeys,
-      })
-    : null;
+  const key = await resolveProviderKey(infra, { engine, developerId, headers: req.headers });
   const billable = key?.billable ?? true;
   req.providerUsed = engine.provider;
   req.usageBypassed = !billable;

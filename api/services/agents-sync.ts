@@ -1,5 +1,4 @@
 import { getSyncedId, recordSync, type AgentRow } from '../../shared/domains/agents/db.ts';
-import { storedKeysOf } from '../../shared/engines/llm/registry.ts';
 import { resolveProviderKey } from '../../shared/platform/keys/provider-key.ts';
 import type { SyncResponse } from '../../shared/kernel/contracts/agents.ts';
 import { ApiError } from '../../shared/kernel/errors/api-error.ts';
@@ -69,13 +68,7 @@ export async function syncAgent(
       'llmProvider',
     );
   }
-  const key = await resolveProviderKey({
-    vendor: provider,
-    developerId,
-    headers: {},
-    stored: storedKeysOf(infra),
-    platform: infra.config.vendors.platformKeys,
-  });
+  const key = await resolveProviderKey(infra, { vendor: provider, developerId });
   const base = (infra.config.vendors.baseUrls.vapi ?? VAPI_DEFAULT_BASE).replace(/\/+$/, '');
   const body = vapiAssistant(agent);
   const known = await getSyncedId(infra.db, developerId, agentId, provider);

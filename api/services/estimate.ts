@@ -4,11 +4,11 @@ import { dailyHeadroom } from '../../shared/domains/billing/spending-caps.ts';
 import type { MeterCategory } from '../../shared/platform/metering/types.ts';
 import { creditWeights } from '../../shared/platform/metering/weights.ts';
 import { speechEngines } from '../../shared/engines/speech-registry.ts';
-import { resolveLlmKey } from '../../shared/engines/llm/registry.ts';
+import { llmEngines } from '../../shared/engines/llm/registry.ts';
 import { resolveSessionEngines, speechFor } from '../../shared/domains/realtime/engines.ts';
 import type { Infra } from '../../shared/platform/infra.ts';
-import { keyFor } from '../../shared/domains/speech/keys.ts';
-import { resolveVideoKey } from '../../shared/domains/video/vendor-keys.ts';
+import { VIDEO_VENDORS } from '../../shared/domains/video/vendor-keys.ts';
+import { resolveProviderKey } from '../../shared/platform/keys/provider-key.ts';
 import { requireActiveAgent } from './sessions.ts';
 
 type Headers = Record<string, string | string[] | undefined>;
@@ -83,7 +83,7 @@ async function linesOf(
   switch (body.kind) {
     case 'synthesis': {
       const engine = speechEngines(infra).tts.get(body.provider);
-      const key = await keyFor(infra, engine, developerId, headers);
+      const key = await resolveProviderKey(infra, { engine, developerId, headers });
       const units = body.characters ?? body.text!.length;
       const billable = key?.billable ?? true;
       return {
@@ -93,7 +93,7 @@ async function linesOf(
     }
     case 'transcription': {
       const engine = speechEngines(infra).stt.get(body.provider);
-      const key = await keyFor(infra, engine, developerId, headers);
+      const key = await resolveProviderKey(infra, { engine, developerId, headers });
       return {
         lines: [line('stt', 'transcribe', body.seconds, 'audio seconds', engine.provider, key?.billable ?? true)],
         assumptions: null,
@@ -101,8 +101,9 @@ async function linesOf(
     }
     case 'video': {
       const provider = body.provider ?? 'default';
-      const key = await resolveVideoKey(infra, provider, developerId, headers);
-      const billable = key ? key.source === 'platform' : true;
+      const vendor = VIDEO_VENDORS[provider];
+      const key = vendor && (await resolveProviderKey(infra, { ...vendor, developerId, headers }));
+      const billable = key ? key.billable : true;
       const unit = body.type === 'analyze' ? 'input video seconds' : 'generated video seconds';
       return {
         lines: [line('video', `video.${body.type}`, body.seconds, unit, provider, billable)],
@@ -122,7 +123,11 @@ async function callLines(
 ): Promise<{ lines: Line[]; assumptions: Record<string, number> }> {
   const agent = await requireActiveAgent(infra, developerId, body.agentId);
   const engines = await resolveSessionEngines(infra, speechFor(infra), developerId, agent, body.channel, headers);
-  const llmKey = await resolveLlmKey(infra, agent.llm_provider, developerId, headers);
+  const llmKey = await resolveProviderKey(infra, {
+    engine: llmEngines(infra).get(agent.llm_provider),
+    developerId,
+    headers,
+  });
   const a = CALL_ASSUMPTIONS;
   const seconds = body.minutes * 60;
   const replies = Math.ceil(body.minutes * a.repliesPerMinute);
@@ -153,7 +158,7 @@ async function callLines(
         replies * tokensPerReply,
         'tokens (input + output)',
         agent.llm_provider,
-        llmKey.billable,
+        llmKey?.billable ?? true,
       ),
     ],
     assumptions: { ...a, tokensPerReply, replies },

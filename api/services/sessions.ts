@@ -14,7 +14,8 @@ import { newId } from '../../shared/kernel/ids.ts';
 import type { Infra } from '../../shared/platform/infra.ts';
 import { resolveSessionEngines, speechFor } from '../../shared/domains/realtime/engines.ts';
 import { requireSessionSlot } from '../../shared/domains/realtime/session-claim.ts';
-import { resolveLlmKey } from '../../shared/engines/llm/registry.ts';
+import { llmEngines } from '../../shared/engines/llm/registry.ts';
+import { resolveProviderKey } from '../../shared/platform/keys/provider-key.ts';
 import { sessionSecret } from '../../shared/domains/realtime/secret.ts';
 import { admitSession, refusalTwiml } from '../../shared/domains/realtime/admission.ts';
 import {
@@ -66,7 +67,7 @@ export async function createTwilioSession(
   // Fail before the caller is connected: phone audio needs a provider STT (the local default cannot do 8 kHz).
   await resolveSessionEngines(infra, speechFor(infra), developerId, agent, 'twilio');
   // Twilio's socket carries no key headers: the agent's LLM must be usable with stored or platform keys.
-  await resolveLlmKey(infra, agent.llm_provider, developerId);
+  await resolveProviderKey(infra, { engine: llmEngines(infra).get(agent.llm_provider), developerId });
   const sessionId = newId('session');
   await requireSessionCredits(infra, developerId, sessionId, 'twilio', opts.apiKeyId);
   await requireSessionSlot(infra, developerId);
@@ -190,7 +191,7 @@ export async function createDirectSession(
   // The checks the socket would make, before a token exists: a missing key is a clear 400 now instead of a
   // socket that connects and then closes with 1011 (the "talk to it" button of a fresh machine).
   await resolveSessionEngines(infra, speechFor(infra), developerId, agent, 'direct', headers);
-  await resolveLlmKey(infra, agent.llm_provider, developerId, headers);
+  await resolveProviderKey(infra, { engine: llmEngines(infra).get(agent.llm_provider), developerId, headers });
   const sessionId = newId('session');
   await requireSessionCredits(infra, developerId, sessionId, 'direct', opts.apiKeyId);
   await requireSessionSlot(infra, developerId);

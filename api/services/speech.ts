@@ -5,7 +5,7 @@ import { engineToApiError } from '../../shared/kernel/errors/engine-error.ts';
 import { speechEngines } from '../../shared/engines/speech-registry.ts';
 import type { TtsEngine, Voice } from '../../shared/engines/tts/types.ts';
 import type { Infra } from '../../shared/platform/infra.ts';
-import { keyFor } from '../../shared/domains/speech/keys.ts';
+import { resolveProviderKey } from '../../shared/platform/keys/provider-key.ts';
 
 export interface SynthesisInput {
   provider: string;
@@ -44,7 +44,7 @@ export async function synthesizeStream(
 ): Promise<SynthesisStream> {
   const developerId = req.auth.developerId;
   const engine: TtsEngine = speechEngines(infra).tts.get(input.provider);
-  const key = await keyFor(infra, engine, developerId, req.headers);
+  const key = await resolveProviderKey(infra, { engine, developerId, headers: req.headers });
   const billable = key?.billable ?? true;
   req.providerUsed = engine.provider;
   req.usageBypassed = !billable;

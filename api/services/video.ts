@@ -19,12 +19,12 @@ import { callerKeysFrom, sealJobKeys, type RequestHeaders } from '../../shared/d
 import { checkModelServer } from '../../shared/engines/core/model-server.ts';
 import { checkDubLanguages, dubSttLanguage, dubSttProvider } from '../../shared/domains/video/dub-languages.ts';
 import { toVideoJob } from '../../shared/domains/video/present.ts';
-import { keyFor } from '../../shared/domains/speech/keys.ts';
 import { sttEngineFor } from '../../shared/domains/speech/transcription.ts';
-import { ttsKey } from '../../shared/domains/video/speech.ts';
+import { videoTts } from '../../shared/domains/video/speech.ts';
 import { getOwnedVideoJob, insertVideoJob } from '../../shared/domains/video/store.ts';
 import { precheckUrl } from '../../shared/domains/video/url-check.ts';
-import { resolveVideoKey, VIDEO_VENDORS } from '../../shared/domains/video/vendor-keys.ts';
+import { VIDEO_VENDORS } from '../../shared/domains/video/vendor-keys.ts';
+import { resolveProviderKey } from '../../shared/platform/keys/provider-key.ts';
 import { getOrCreateEndpoint } from '../../shared/domains/webhooks/endpoints.ts';
 import { requireOwnedCollection } from './ownership.ts';
 
@@ -50,8 +50,9 @@ export async function submitVideoJob(
   const provider = await resolveProvider(infra, type, body, input.developerId, headers);
   // Key resolution as on synchronous routes (header → stored → platform); a caller's key is not charged.
   const vendorProvider = type === 'dub' ? (body as DubVideoBody).lipsync_provider : provider;
-  const key = await resolveVideoKey(infra, vendorProvider, input.developerId, headers);
-  const billable = key ? key.source === 'platform' : true;
+  const vendor = VIDEO_VENDORS[vendorProvider];
+  const key = vendor && (await resolveProviderKey(infra, { ...vendor, developerId: input.developerId, headers }));
+  const billable = key ? key.billable : true;
   // The job runs after this request is gone, so the header keys it will need travel with it, sealed.
   const callerKeys = callerKeysFrom(headers, [VIDEO_VENDORS[vendorProvider]?.vendor, ...speechProvidersOf(type, body)]);
   for (const f of URL_FIELDS) {
@@ -133,7 +134,7 @@ async function resolveProvider(
       engines.avatar.get(requested);
       await selfHosted('avatar', requested);
       if (b.text) {
-        await ttsKey(infra, b.tts_provider, developerId, headers);
+        await resolveProviderKey(infra, { engine: videoTts(infra, b.tts_provider), developerId, headers });
         if (b.target_language) checkLanguagePair('en', b.target_language, 'target_language');
       }
       return requested;
@@ -146,11 +147,11 @@ async function resolveProvider(
       const b = body as DubVideoBody;
       engines.lipsync.get(b.lipsync_provider);
       await selfHosted('lipsync', b.lipsync_provider);
-      await ttsKey(infra, b.tts_provider, developerId, headers);
+      await resolveProviderKey(infra, { engine: videoTts(infra, b.tts_provider), developerId, headers });
       checkDubLanguages(b);
       // The STT engine and its key, as on POST /v1/transcribe (no key → 400 provider_unavailable now, not later).
       const stt = sttEngineFor(infra, { provider: dubSttProvider(b), language: dubSttLanguage(b) });
-      await keyFor(infra, stt, developerId, headers);
+      await resolveProviderKey(infra, { engine: stt, developerId, headers });
       return 'default';
     }
     case 'analyze':

@@ -128,23 +128,27 @@ describe('stored provider keys', () => {
 
   it('resolves header → stored → platform, and only the platform key is billable', async () => {
     const { apiKey, developerId } = await developer();
-    const base = { vendor: 'openai', developerId, stored: platform.infra.storedKeys, platform: { openai: PLATFORM } };
-    expect(await resolveProviderKey({ ...base, headers: {} })).toEqual({
-      key: PLATFORM,
-      source: 'platform',
-      billable: true,
+    const keys = { storedKeys: platform.infra.storedKeys, config: { vendors: { platformKeys: { openai: PLATFORM } } } };
+    const target = { vendor: 'openai', developerId };
+    expect(await resolveProviderKey(keys, target)).toEqual({ key: PLATFORM, source: 'platform', billable: true });
+    // A vendor whose contract asks for the caller's own key never falls back to the platform's.
+    await expect(resolveProviderKey(keys, { ...target, callerKeyOnly: true })).rejects.toMatchObject({
+      status: 400,
+      code: 'provider_unavailable',
+      param: 'provider',
+      message:
+        'Provider "openai" is not available: no API key: send the X-Provider-Key-Openai header, store one with POST /v1/provider-keys, or ask the operator to configure a platform key',
     });
     await call('/v1/provider-keys', apiKey, { method: 'POST', json: { provider: 'openai', apiKey: GOOD } });
-    expect(await resolveProviderKey({ ...base, headers: {} })).toEqual({
-      key: GOOD,
-      source: 'stored',
-      billable: false,
-    });
-    expect(await resolveProviderKey({ ...base, headers: { 'x-provider-key-openai': CALLER } })).toEqual({
+    expect(await resolveProviderKey(keys, target)).toEqual({ key: GOOD, source: 'stored', billable: false });
+    expect(await resolveProviderKey(keys, { ...target, headers: { 'x-provider-key-openai': CALLER } })).toEqual({
       key: CALLER,
       source: 'header',
       billable: false,
     });
+    // An engine that runs here needs no key, whatever the caller sent.
+    const local = { provider: 'openai', capabilities: { requiresKey: false } };
+    expect(await resolveProviderKey(keys, { engine: local, developerId })).toBeNull();
   });
 
   it('through a real metered route: a caller key bypasses metering, a stored key is used without a header', async () => {

@@ -33,7 +33,7 @@ describe('role boundaries', () => {
   });
 
   it.each([
-    ['api/services/x.ts', `import { keyFor } from '../../shared/domains/speech/keys.ts';`],
+    ['api/services/x.ts', `import { resolveProviderKey } from '../../shared/platform/keys/provider-key.ts';`],
     ['workers/realtime/session/x.ts', `import { TraceStore } from './trace-store.ts';`],
     ['workers/realtime/twilio/x.ts', `import { openSession } from '../session/bootstrap.ts';`],
     ['scripts/x.ts', `export const load = () => import('../workers/cpu/role.ts');`],

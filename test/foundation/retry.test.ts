@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../shared/kernel/errors/api-error.ts';
 import { EngineError, engineToApiError } from '../../shared/kernel/errors/engine-error.ts';
+import { toVideoFailure } from '../../shared/kernel/media/failure.ts';
 import {
   isRetryable,
   isTransientDependencyError,
@@ -41,6 +42,35 @@ describe('retry classification (one answer for every job kind)', () => {
     expect(isRetryable(EngineError.network('vendor', refused))).toBe(true);
     // A vendor's network failure is the engine's, not the platform's dependency.
     expect(isTransientDependencyError(EngineError.network('vendor', refused))).toBe(false);
+  });
+
+  it("an engine's refusal of the input is permanent and keeps its code at each boundary (API and video job)", () => {
+    const language = EngineError.invalidInput('default', 'unsupported_language', 'English only', 'language');
+    const voice = EngineError.invalidInput('default', 'invalid', 'unknown voice', 'voiceId');
+    const face = EngineError.invalidInput('default', 'no_face', 'No face was found in video_url.', 'video_url');
+    const missing = EngineError.notConfigured('nope', 'no tts engine "nope" is configured here; available: default');
+    for (const e of [language, voice, face, missing]) {
+      expect(isRetryable(e)).toBe(false);
+      expect(isRetryable(crossed(e as never))).toBe(false);
+    }
+    expect(engineToApiError(crossed(language as never))).toMatchObject({
+      status: 400,
+      code: 'unsupported_language',
+      param: 'language',
+      message: 'English only',
+    });
+    expect(engineToApiError(voice)).toMatchObject({ status: 400, code: 'validation_failed', param: 'voiceId' });
+    expect(engineToApiError(missing)).toMatchObject({
+      status: 400,
+      code: 'provider_unavailable',
+      param: 'provider',
+      message: 'Provider "nope" is not available: no tts engine "nope" is configured here; available: default',
+    });
+    expect(toVideoFailure(crossed(face as never), false)).toMatchObject({ code: 'no_face_detected', retryable: false });
+    expect(toVideoFailure(EngineError.invalidInput('default', 'unreadable', 'empty'), false).code).toBe(
+      'input_unreadable',
+    );
+    expect(toVideoFailure(missing, false)).toMatchObject({ code: 'engine_unavailable', retryable: false });
   });
 
   it('Postgres, Redis and S3 outages are transient dependency failures', () => {

@@ -6,6 +6,7 @@ import { lastCepstralMean, withCmnInit } from '../../shared/engines/stt/pocketsp
 import { PocketsphinxOutputParser } from '../../shared/engines/stt/pocketsphinx-output.ts';
 import type { SttProgress, SttRequest } from '../../shared/engines/stt/types.ts';
 import { LocalTtsEngine } from '../../shared/engines/tts/local.ts';
+import { engineToApiError } from '../../shared/kernel/errors/engine-error.ts';
 import { splitForSynthesis } from '../../shared/engines/tts/text-chunks.ts';
 import { SileroVad, speechRegions } from '../../shared/engines/vad/silero.ts';
 import { frameFeatures } from '../../shared/kernel/audio/features.ts';
@@ -81,14 +82,13 @@ describe('default TTS (flite + espeak-ng)', () => {
     }
   });
 
-  it('rejects an unknown voice and unspeakable text with 400s', async () => {
-    await expect(tts.synthesize({ text: 'hi', voiceId: 'nope', speed: 1, pitch: 1 })).rejects.toMatchObject({
-      status: 400,
-      param: 'voiceId',
-    });
-    await expect(tts.synthesize({ text: '   ...  ', voiceId: 'default', speed: 1, pitch: 1 })).rejects.toMatchObject({
-      status: 400,
-    });
+  it('refuses an unknown voice and unspeakable text as invalid input, which the API answers with 400s', async () => {
+    const voice = await tts.synthesize({ text: 'hi', voiceId: 'nope', speed: 1, pitch: 1 }).catch((e: unknown) => e);
+    expect(voice).toMatchObject({ name: 'EngineError', kind: 'invalid_input', param: 'voiceId', retryable: false });
+    expect(engineToApiError(voice)).toMatchObject({ status: 400, code: 'validation_failed', param: 'voiceId' });
+    const text = await tts.synthesize({ text: '   ...  ', voiceId: 'default', speed: 1, pitch: 1 }).catch((e) => e);
+    expect(text).toMatchObject({ name: 'EngineError', kind: 'invalid_input', param: 'text' });
+    expect(engineToApiError(text)).toMatchObject({ status: 400, param: 'text' });
   });
 });
 
@@ -152,11 +152,13 @@ describe('default STT (pocketsphinx)', () => {
     await expect(one.transcribe(req)).resolves.toMatchObject({ language: 'en' });
   });
 
-  it('answers 400 unsupported_language for a language the English model cannot serve', async () => {
+  it('refuses a language the English model cannot serve, which the API answers with 400 unsupported_language', async () => {
     const pcm = Buffer.alloc(32000);
-    await expect(
-      stt.transcribe({ pcm, sampleRate: 16000, language: 'de', mode: 'fast', timestamps: 'segment', diarize: false }),
-    ).rejects.toMatchObject({ code: 'unsupported_language', status: 400, param: 'language' });
+    const e = await stt
+      .transcribe({ pcm, sampleRate: 16000, language: 'de', mode: 'fast', timestamps: 'segment', diarize: false })
+      .catch((err: unknown) => err);
+    expect(e).toMatchObject({ name: 'EngineError', kind: 'invalid_input', problem: 'unsupported_language' });
+    expect(engineToApiError(e)).toMatchObject({ code: 'unsupported_language', status: 400, param: 'language' });
   });
 
   it('returns an empty transcript for silence', async () => {

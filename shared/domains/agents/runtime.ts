@@ -1,5 +1,5 @@
-import type { ResolvedKey } from '../../platform/keys/provider-key.ts';
-import { llmEngines, resolveLlmKey } from '../../engines/llm/registry.ts';
+import { resolveProviderKey, type ResolvedKey } from '../../platform/keys/provider-key.ts';
+import { llmEngines } from '../../engines/llm/registry.ts';
 import type { LlmEngine, LlmMessage } from '../../engines/llm/types.ts';
 import type { Infra } from '../../platform/infra.ts';
 import type { AgentRow } from './db.ts';
@@ -46,7 +46,12 @@ export async function prepareAgentRuntime(infra: Infra, input: AgentRuntimeInput
   const { agent } = input;
   const provider = agent.llm_provider;
   const engine = llmEngines(infra).get(provider);
-  const key = await resolveLlmKey(infra, provider, input.developerId, input.headers ?? {});
+  // An engine that needs no key (the local reply engine) runs on the platform: metered like platform usage.
+  const key = (await resolveProviderKey(infra, { engine, developerId: input.developerId, headers: input.headers })) ?? {
+    key: '',
+    source: 'platform',
+    billable: true,
+  };
   const tools: AgentToolHandler[] = [];
   const search = agent.collection_id
     ? collectionSearch(infra, input.developerId, agent.collection_id, input.requestId, input.headers)

@@ -2,7 +2,6 @@ import type { Reservation } from '../../platform/metering/types.ts';
 import { withTransaction, type Queryable } from '../../kernel/db/pool.ts';
 import { resolveProviderKey } from '../../platform/keys/provider-key.ts';
 import { embeddingEngines } from '../../engines/embeddings/registry.ts';
-import type { EmbeddingEngine } from '../../engines/embeddings/types.ts';
 import { ApiError } from '../../kernel/errors/api-error.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { Infra } from '../../platform/infra.ts';
@@ -40,24 +39,6 @@ export interface IngestOutcome extends IngestResult {
   billable: boolean;
 }
 
-/** Resolves the key of a keyed embedder (header → stored → platform); the local engine needs none. */
-export async function embedderKey(
-  infra: Infra,
-  engine: EmbeddingEngine,
-  developerId: string,
-  headers: Record<string, string | string[] | undefined>,
-): Promise<{ apiKey?: string; billable: boolean }> {
-  if (!engine.capabilities.requiresKey) return { billable: true };
-  const k = await resolveProviderKey({
-    vendor: engine.provider,
-    developerId,
-    headers,
-    stored: infra.storedKeys,
-    platform: infra.config.vendors.platformKeys,
-  });
-  return { apiKey: k.key, billable: k.billable };
-}
-
 /**
  * Ingests one document: resolves its text (given, fetched page, or audio transcript), chunks it, embeds the
  * chunks with the collection's embedder and stores document and chunks. Meters `ingest` (rag) credits by the
@@ -85,7 +66,9 @@ export async function ingestDocument(
   const chunks = chunkText(content.text, { chunkSize: body.chunkSize, chunkOverlap: body.chunkOverlap });
   if (chunks.length === 0) throw ApiError.validation('the content has no text to ingest', 'content');
 
-  const key = await embedderKey(infra, engine, opts.developerId, opts.headers ?? {});
+  const key = await resolveProviderKey(infra, { engine, developerId: opts.developerId, headers: opts.headers });
+  // A local embedder needs no key: it runs on the platform and is metered.
+  const billable = key?.billable ?? true;
   const tokens = chunks.reduce((n, c) => n + engine.countTokens(c.content), 0);
   const holds: Reservation[] = [];
   try {
@@ -110,7 +93,7 @@ export async function ingestDocument(
         units: tokens,
         unit: 'embedded tokens',
         provider: engine.provider,
-        billable: key.billable,
+        billable,
         requestId: opts.requestId,
         operation: 'ingest',
       }),
@@ -118,7 +101,7 @@ export async function ingestDocument(
     const vectors = await engine
       .embed(
         chunks.map((c) => c.content),
-        { apiKey: key.apiKey, signal: opts.signal, inputType: 'document' },
+        { apiKey: key?.key, signal: opts.signal, inputType: 'document' },
       )
       .catch((e: unknown) => {
         throw ragEngineError(e, engine.provider);
@@ -152,7 +135,7 @@ export async function ingestDocument(
       chunksCreated: chunks.length,
       tokensUsed: tokens,
       providerUsed: engine.provider,
-      billable: key.billable,
+      billable,
     };
   } catch (e) {
     for (const h of holds) await h.refund();

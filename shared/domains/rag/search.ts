@@ -5,7 +5,7 @@ import type { Infra } from '../../platform/infra.ts';
 import { getCollectionRow } from './collections.ts';
 import { ragEngineError } from './errors.ts';
 import { SearchBody, type SearchResultItem } from '../../kernel/contracts/rag.ts';
-import { embedderKey } from './ingest.ts';
+import { resolveProviderKey } from '../../platform/keys/provider-key.ts';
 import { relevanceScore, weightsFor } from './score.ts';
 import { toVectorSql } from './vector-literal.ts';
 import { LocalSifEmbeddings } from '../../engines/embeddings/local-sif.ts';
@@ -72,7 +72,9 @@ export async function searchCollection(
   const body = parsed.data;
   const collection = await getCollectionRow(opts.db ?? infra.db, opts.developerId, collectionId);
   const engine = embeddingEngines(infra).get(collection.embedding_provider);
-  const key = await embedderKey(infra, engine, opts.developerId, opts.headers ?? {});
+  const key = await resolveProviderKey(infra, { engine, developerId: opts.developerId, headers: opts.headers });
+  // A local embedder needs no key: it runs on the platform and is metered.
+  const billable = key?.billable ?? true;
   const hold =
     opts.meter === false
       ? null
@@ -82,13 +84,13 @@ export async function searchCollection(
           units: 1,
           unit: 'queries',
           provider: engine.provider,
-          billable: key.billable,
+          billable,
           requestId: opts.requestId,
           operation: 'search',
         });
   try {
     const [vector] = await engine
-      .embed([body.query], { apiKey: key.apiKey, signal: opts.signal, inputType: 'query' })
+      .embed([body.query], { apiKey: key?.key, signal: opts.signal, inputType: 'query' })
       .catch((e: unknown) => {
         throw ragEngineError(e, engine.provider);
       });
@@ -118,7 +120,7 @@ export async function searchCollection(
         chunkIndex: r.chunk_index,
       }));
     await hold?.commit();
-    return { results, providerUsed: engine.provider, billable: key.billable };
+    return { results, providerUsed: engine.provider, billable };
   } catch (e) {
     await hold?.refund();
     throw e;

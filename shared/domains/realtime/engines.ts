@@ -1,11 +1,11 @@
 import type { AgentRow } from '../agents/db.ts';
 import type { EngineRegistry } from '../../engines/core/registry.ts';
 import { resolveProviderKey, type ResolvedKey } from '../../platform/keys/provider-key.ts';
-import { storedKeysOf } from '../../engines/llm/registry.ts';
 import type { SttEngine } from '../../engines/stt/types.ts';
 import type { TtsEngine } from '../../engines/tts/types.ts';
 import type { VadEngine } from '../../engines/vad/types.ts';
 import { ApiError } from '../../kernel/errors/api-error.ts';
+import { engineToApiError } from '../../kernel/errors/engine-error.ts';
 import { speechEngines } from '../../engines/speech-registry.ts';
 import type { Infra } from '../../platform/infra.ts';
 
@@ -37,21 +37,6 @@ export const PHONE_STT_HELP =
   'for phone sessions: set REALTIME_PHONE_STT_PROVIDER (default "deepgram") and give it a key (the platform env ' +
   'key such as DEEPGRAM_API_KEY, or a stored key via POST /v1/provider-keys).';
 
-async function keyFor(
-  infra: Infra,
-  vendor: string,
-  developerId: string,
-  headers: Record<string, string | string[] | undefined>,
-) {
-  return resolveProviderKey({
-    vendor,
-    developerId,
-    headers,
-    stored: storedKeysOf(infra),
-    platform: infra.config.vendors.platformKeys,
-  });
-}
-
 /**
  * Picks and checks the engines of a session. Phone sessions need a streaming provider STT that takes 8 kHz audio;
  * when none is usable this throws a 400 `provider_unavailable` that says so (POST /v1/sessions/twilio calls it
@@ -69,7 +54,7 @@ export async function resolveSessionEngines(
   if (channel === 'twilio' && (sttProvider === 'default' || !speech.stt.has(sttProvider))) {
     throw new ApiError('provider_unavailable', { provider: sttProvider, detail: PHONE_STT_HELP }, 'stt');
   }
-  const stt = speech.stt.get(sttProvider);
+  const stt = lookup(() => speech.stt.get(sttProvider));
   if (channel === 'twilio') {
     const rates = stt.capabilities.sampleRates;
     if (!stt.capabilities.streaming || (rates.length > 0 && !rates.includes(8000))) {
@@ -79,7 +64,7 @@ export async function resolveSessionEngines(
   let sttKey: ResolvedKey | undefined;
   if (stt.capabilities.requiresKey) {
     try {
-      sttKey = await keyFor(infra, sttProvider, developerId, headers);
+      sttKey = await resolveProviderKey(infra, { vendor: sttProvider, developerId, headers });
     } catch {
       throw new ApiError(
         'provider_unavailable',
@@ -92,8 +77,8 @@ export async function resolveSessionEngines(
     }
   }
   const ttsProvider = agent.tts_provider || 'default';
-  const tts = speech.tts.get(ttsProvider);
-  const ttsKey = tts.capabilities.requiresKey ? await keyFor(infra, ttsProvider, developerId, headers) : undefined;
+  const tts = lookup(() => speech.tts.get(ttsProvider));
+  const ttsKey = (await resolveProviderKey(infra, { engine: tts, developerId, headers })) ?? undefined;
   return { stt, sttProvider, sttKey, tts, ttsProvider, ttsKey, vad: speech.vad };
 }
 
@@ -101,4 +86,13 @@ export async function resolveSessionEngines(
 function directSttProvider(agent: AgentRow): string {
   const v = agent.metadata?.sttProvider;
   return typeof v === 'string' && v ? v : 'default';
+}
+
+/** A registry lookup whose "not configured here" is answered in the API's terms (the sockets close with its code). */
+function lookup<T>(get: () => T): T {
+  try {
+    return get();
+  } catch (e) {
+    throw engineToApiError(e);
+  }
 }

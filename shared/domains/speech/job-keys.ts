@@ -32,7 +32,7 @@ export async function sealTranscriptionKey(
 }
 
 /**
- * The job's caller key as the header map keyFor reads, opened just before the vendor call, so the worker resolves
+ * The job's caller key as the header map resolveProviderKey reads, opened just before the vendor call, so the worker resolves
  * header → stored → platform exactly like the synchronous route and the key counts as the caller's (unmetered).
  * `{}` when the caller sent none. A key that was sent but is gone (erased by a finished run, its master key
  * removed, tampered with) fails the job rather than quietly running on a stored or platform key.

@@ -10,13 +10,14 @@ import {
 } from '../../kernel/db/transcription-jobs.ts';
 import { jobHoldKey } from '../../platform/metering/hold-keys.ts';
 import { isApiError } from '../../kernel/errors/api-error.ts';
+import { engineToApiError } from '../../kernel/errors/engine-error.ts';
 import { isTransientDependencyError } from '../../kernel/errors/retry.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { JobContext } from '../../kernel/queue/worker-runner.ts';
 import type { Infra } from '../../platform/infra.ts';
 import { objectKey } from '../../kernel/storage/keys.ts';
 import { eraseTranscriptionKey, sealTranscriptionKey, transcriptionKeyHeaders } from './job-keys.ts';
-import { keyFor, type ProviderKeyHeaders } from './keys.ts';
+import { resolveProviderKey, type ProviderKeyHeaders } from '../../platform/keys/provider-key.ts';
 import { fetchAudioUrl, isPermanentFailure, sttEngineFor, toContractResult, transcribeAudio } from './transcription.ts';
 
 export interface TranscriptionSubmission {
@@ -38,7 +39,7 @@ export async function submitTranscription(
   s: TranscriptionSubmission,
 ): Promise<{ row: TranscriptionJobRow; provider: string; billable: boolean }> {
   const engine = sttEngineFor(infra, s.options);
-  const key = await keyFor(infra, engine, s.developerId, s.headers);
+  const key = await resolveProviderKey(infra, { engine, developerId: s.developerId, headers: s.headers });
   const id = newId('job');
   let source: TranscriptionSource;
   if (s.file) {
@@ -112,10 +113,11 @@ export async function runTranscriptionJob(
     if (isTransientDependencyError(e)) throw e;
     const last = ctx.attempt >= ctx.attemptsAllowed;
     if (!isPermanentFailure(e) && !last) throw e;
+    const failure = engineToApiError(e);
     await withTransaction(infra.db, async (tx) => {
       await failTranscriptionJob(tx, row.id, {
-        code: isApiError(e) ? e.code : 'transcription_failed',
-        message: isApiError(e) ? e.message : 'The transcription failed; retry the request.',
+        code: isApiError(failure) ? failure.code : 'transcription_failed',
+        message: isApiError(failure) ? failure.message : 'The transcription failed; retry the request.',
       });
       await eraseTranscriptionKey(tx, row.id);
     });

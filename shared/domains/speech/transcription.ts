@@ -10,7 +10,7 @@ import { ApiError } from '../../kernel/errors/api-error.ts';
 import { isRetryable } from '../../kernel/errors/retry.ts';
 import { safeFetchBuffer } from '../../kernel/net/safe-fetch.ts';
 import type { Infra } from '../../platform/infra.ts';
-import { keyFor, type ProviderKeyHeaders } from './keys.ts';
+import { resolveProviderKey, type ProviderKeyHeaders } from '../../platform/keys/provider-key.ts';
 
 /** The rate every engine gets: pocketsphinx needs 16 kHz, and it is what vendors' speech models work at. */
 const STT_RATE = 16000;
@@ -88,7 +88,7 @@ export interface PreparedTranscription {
  */
 export async function prepareTranscription(infra: Infra, call: TranscribeCall): Promise<PreparedTranscription> {
   const engine = sttEngineFor(infra, call.options);
-  const key = await keyFor(infra, engine, call.developerId, call.headers);
+  const key = await resolveProviderKey(infra, { engine, developerId: call.developerId, headers: call.headers });
   const billable = key?.billable ?? true;
   const decoded = await decodeToPcm(call.audio, {
     sampleRate: STT_RATE,

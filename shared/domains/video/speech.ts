@@ -1,7 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import { collect } from '../../kernel/audio/pcm.ts';
 import { encodeWav } from '../../kernel/audio/wav.ts';
-import { ApiError, isApiError } from '../../kernel/errors/api-error.ts';
+import { ApiError } from '../../kernel/errors/api-error.ts';
+import { isEngineError } from '../../kernel/errors/engine-error.ts';
 import { resolveProviderKey } from '../../platform/keys/provider-key.ts';
 import { speechEngines } from '../../engines/speech-registry.ts';
 import type { TranscriptionResult } from '../../engines/stt/types.ts';
@@ -9,44 +10,28 @@ import type { SttProvider } from '../../kernel/contracts/providers.ts';
 import { sttEngineFor, transcribeAudio } from '../speech/transcription.ts';
 import type { TtsEngine } from '../../engines/tts/types.ts';
 import type { Infra } from '../../platform/infra.ts';
-import { jobKeyHeaders, type JobRef, type RequestHeaders } from './job-keys.ts';
+import { jobKeyHeaders, type JobRef } from './job-keys.ts';
 
 /** The TTS engine of a video job (the speech area's registry); an unknown provider is 400 on `tts_provider`. */
 export function videoTts(infra: Infra, provider: string): TtsEngine {
   try {
     return speechEngines(infra).tts.get(provider);
   } catch (e) {
-    if (isApiError(e)) throw new ApiError(e.code, e.params, 'tts_provider');
+    if (isEngineError(e) && e.kind === 'not_configured')
+      throw new ApiError('provider_unavailable', { provider, detail: e.message }, 'tts_provider');
     throw e;
   }
 }
 
 /**
- * The key of a keyed TTS vendor for a job: the caller's `X-Provider-Key-<Vendor>` header (the request's at
- * submission, the job's sealed copy in a worker), then the developer's stored key, then the platform key.
- * Undefined for the local engine. 400 provider_unavailable if none.
+ * The TTS key inside a job's worker: the job's sealed caller key (opened only for a keyed engine), then the
+ * developer's stored key, then the platform's. Undefined for the local engine.
  */
-export async function ttsKey(
-  infra: Infra,
-  provider: string,
-  developerId: string,
-  headers: RequestHeaders,
-): Promise<string | undefined> {
-  if (!videoTts(infra, provider).capabilities.requiresKey) return undefined;
-  const key = await resolveProviderKey({
-    vendor: provider,
-    developerId,
-    headers,
-    stored: infra.storedKeys,
-    platform: infra.config.vendors.platformKeys,
-  });
-  return key.key;
-}
-
-/** The TTS key inside a job's worker; the sealed caller key is opened only for a keyed engine. */
 async function jobTtsKey(infra: Infra, job: JobRef, provider: string): Promise<string | undefined> {
-  if (!videoTts(infra, provider).capabilities.requiresKey) return undefined;
-  return ttsKey(infra, provider, job.owner_id, await jobKeyHeaders(infra, job, provider));
+  const engine = videoTts(infra, provider);
+  if (!engine.capabilities.requiresKey) return undefined;
+  const headers = await jobKeyHeaders(infra, job, provider);
+  return (await resolveProviderKey(infra, { engine, developerId: job.owner_id, headers }))?.key;
 }
 
 /** The voice used when none is given: English → the default voice; other languages → espeak-ng's voice for it. */

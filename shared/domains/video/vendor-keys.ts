@@ -1,6 +1,6 @@
 import { resolveProviderKey, type ResolvedKey } from '../../platform/keys/provider-key.ts';
 import type { Infra } from '../../platform/infra.ts';
-import { jobKeyHeaders, type JobRef, type RequestHeaders } from './job-keys.ts';
+import { jobKeyHeaders, type JobRef } from './job-keys.ts';
 
 /**
  * Commercial video providers and where their key may come from. `callerKeyOnly`: the contract's "requires the
@@ -16,31 +16,16 @@ export const VIDEO_VENDORS: Record<string, { vendor: string; callerKeyOnly: bool
 };
 
 /**
- * The key for a commercial provider, or null for local/self-hosted ones: the caller's `X-Provider-Key-<Vendor>`
- * header, then the developer's stored key (POST /v1/provider-keys), then the platform key where allowed. At
- * submission `headers` are the request's; in a worker they are the job's sealed caller keys (resolveJobVideoKey).
- * Throws 400 provider_unavailable when there is none.
+ * In a worker, just before the vendor call: the key of a commercial provider, or null for local/self-hosted ones.
+ * The job's sealed caller key (the request's `X-Provider-Key-<Vendor>`) first, then the developer's stored key,
+ * then the platform key where the vendor allows it; 400 provider_unavailable when there is none.
  */
-export async function resolveVideoKey(
-  infra: Infra,
-  provider: string,
-  developerId: string,
-  headers: RequestHeaders,
-): Promise<ResolvedKey | null> {
-  const v = VIDEO_VENDORS[provider];
-  if (!v) return null;
-  return resolveProviderKey({
-    vendor: v.vendor,
-    developerId,
-    headers,
-    stored: infra.storedKeys,
-    platform: v.callerKeyOnly ? {} : infra.config.vendors.platformKeys,
-  });
-}
-
-/** In a worker, just before the vendor call: the job's sealed caller key first, then stored, then platform. */
 export async function resolveJobVideoKey(infra: Infra, job: JobRef, provider: string): Promise<ResolvedKey | null> {
   const v = VIDEO_VENDORS[provider];
   if (!v) return null;
-  return resolveVideoKey(infra, provider, job.owner_id, await jobKeyHeaders(infra, job, v.vendor));
+  return resolveProviderKey(infra, {
+    ...v,
+    developerId: job.owner_id,
+    headers: await jobKeyHeaders(infra, job, v.vendor),
+  });
 }

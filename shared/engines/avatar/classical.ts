@@ -3,7 +3,7 @@ import type { FaceLandmarker } from '../face/types.ts';
 import { decodeMono16k, visemesFromPcm } from '../face/visemes.ts';
 import { blinkAt, rigFromFace, warpBlink, warpMouth } from '../face/warp.ts';
 import { decodeImageRgb, fitEven, FrameEncoder } from '../../kernel/media/encoder.ts';
-import { VideoFailure } from '../../kernel/media/failure.ts';
+import { EngineError } from '../../kernel/errors/engine-error.ts';
 import { probeMedia } from '../../kernel/media/probe.ts';
 import { AvatarEngine, type AvatarRequest } from './types.ts';
 import type { RenderedVideo } from '../core/rendered-video.ts';
@@ -33,9 +33,11 @@ export class ClassicalAvatarEngine extends AvatarEngine {
     const base = await decodeImageRgb(req.imagePath, bw, bh, req.signal);
     const faces = await this.landmarker.detect({ width: bw, height: bh, data: base });
     if (faces.length === 0) {
-      throw new VideoFailure(
-        'no_face_detected',
+      throw EngineError.invalidInput(
+        this.provider,
+        'no_face',
         'No face was found in image_url; use a photo with a visible, frontal face.',
+        'image_url',
       );
     }
     const face = faces.reduce((a, b) => (b.box[2] * b.box[3] > a.box[2] * a.box[3] ? b : a));
@@ -43,7 +45,7 @@ export class ClassicalAvatarEngine extends AvatarEngine {
 
     const pcm = await decodeMono16k(req.audioPath, req.signal);
     const seconds = pcm.length / 16_000;
-    if (seconds < 0.05) throw new VideoFailure('input_unreadable', 'The audio is empty.');
+    if (seconds < 0.05) throw EngineError.invalidInput(this.provider, 'unreadable', 'The audio is empty.');
     const mouth = visemesFromPcm(pcm, req.fps);
     const frames = mouth.length;
 

@@ -1,8 +1,8 @@
-import { ApiError } from '../../kernel/errors/api-error.ts';
+import { EngineError } from '../../kernel/errors/engine-error.ts';
 
 /**
  * A registry of adapters for one capability, built explicitly at start-up from config. `get` resolves the
- * `provider` field of a request (falling back to `default`) or fails with 400 `provider_unavailable`.
+ * `provider` field of a request (falling back to `default`) or fails with EngineError `not_configured` (400 `provider_unavailable` at the API).
  */
 export class EngineRegistry<T> {
   private readonly adapters = new Map<string, T>();
@@ -26,13 +26,9 @@ export class EngineRegistry<T> {
     const id = provider ?? 'default';
     const adapter = this.adapters.get(id);
     if (!adapter) {
-      throw new ApiError(
-        'provider_unavailable',
-        {
-          provider: id,
-          detail: `no ${this.capability} engine "${id}" is configured here; available: ${this.providers().join(', ')}`,
-        },
-        'provider',
+      throw EngineError.notConfigured(
+        id,
+        `no ${this.capability} engine "${id}" is configured here; available: ${this.providers().join(', ')}`,
       );
     }
     return adapter;

@@ -3,7 +3,7 @@ import type { FaceLandmarker } from '../face/types.ts';
 import { decodeMono16k, visemesFromPcm } from '../face/visemes.ts';
 import { lerpRig, rigFromFace, warpMouth, type FaceRig } from '../face/warp.ts';
 import { fitEven, FrameEncoder } from '../../kernel/media/encoder.ts';
-import { VideoFailure } from '../../kernel/media/failure.ts';
+import { EngineError } from '../../kernel/errors/engine-error.ts';
 import { readFrames } from '../../kernel/media/frames.ts';
 import { probeMedia } from '../../kernel/media/probe.ts';
 import type { RenderedVideo } from '../core/rendered-video.ts';
@@ -30,7 +30,8 @@ export class ClassicalLipsyncEngine extends LipsyncEngine {
 
   protected async _sync(req: LipsyncRequest): Promise<RenderedVideo> {
     const info = await probeMedia(req.videoPath, req.signal);
-    if (!info.video) throw new VideoFailure('input_unreadable', 'video_url holds no video stream.');
+    if (!info.video)
+      throw EngineError.invalidInput(this.provider, 'unreadable', 'video_url holds no video stream.', 'video_url');
     const { width, height } = fitEven(info.video.width, info.video.height, req.size);
     const fps = req.fps;
     const total = Math.max(1, Math.round(info.durationSeconds * fps));
@@ -89,7 +90,8 @@ export class ClassicalLipsyncEngine extends LipsyncEngine {
         }
       }
       await flush(prevRig);
-      if (!anyFace) throw new VideoFailure('no_face_detected', 'No face was found in video_url.');
+      if (!anyFace)
+        throw EngineError.invalidInput(this.provider, 'no_face', 'No face was found in video_url.', 'video_url');
       await enc.finish();
     } catch (e) {
       enc.kill();

@@ -3,7 +3,6 @@ import type { LlmProviderInfo } from '../../kernel/contracts/agents.ts';
 import { LLM_PROVIDER_LABELS, LLM_PROVIDERS } from '../../kernel/contracts/providers.ts';
 import type { Infra } from '../../platform/infra.ts';
 import { EngineRegistry } from '../core/registry.ts';
-import { resolveProviderKey, type ResolvedKey, type StoredKeyLookup } from '../../platform/keys/provider-key.ts';
 import { AnthropicLlm } from './anthropic.ts';
 import { LOCAL_REPLY_MODEL, LocalReplyLlm } from './local-reply.ts';
 import { OpenAiCompatibleLlm } from './openai.ts';
@@ -58,7 +57,7 @@ export function buildLlmRegistry(config: Config): EngineRegistry<LlmEngine> {
 export async function defaultLlmProvider(infra: Infra, developerId: string): Promise<keyof typeof DEFAULT_LLM_MODELS> {
   for (const vendor of ['openai', 'anthropic', 'groq'] as const) {
     if (infra.config.vendors.platformKeys[vendor]) return vendor;
-    if (await storedKeysOf(infra).get(developerId, vendor)) return vendor;
+    if (await infra.storedKeys.get(developerId, vendor)) return vendor;
   }
   return 'local';
 }
@@ -75,33 +74,6 @@ export function llmEngines(infra: Infra): EngineRegistry<LlmEngine> {
   return r;
 }
 
-/** The developer's stored provider keys (resolveProviderKey's second step). */
-export function storedKeysOf(infra: Infra): StoredKeyLookup {
-  return infra.storedKeys;
-}
-
-/**
- * The key for an LLM call: `X-Provider-Key-<Vendor>` header → stored key → platform key. Throws 400
- * `provider_unavailable` when none is configured.
- */
-export function resolveLlmKey(
-  infra: Infra,
-  provider: string,
-  developerId: string,
-  headers: Record<string, string | string[] | undefined> = {},
-): Promise<ResolvedKey> {
-  // An engine that needs no key (the local reply engine) runs on the platform: metered like platform usage.
-  if (!llmEngines(infra).get(provider).capabilities.requiresKey)
-    return Promise.resolve({ key: '', source: 'platform', billable: true });
-  return resolveProviderKey({
-    vendor: provider,
-    developerId,
-    headers,
-    stored: storedKeysOf(infra),
-    platform: infra.config.vendors.platformKeys,
-  });
-}
-
 /** Each LLM provider with its label and where this developer's key for it would come from (no header counted). */
 export async function llmProviderInfo(infra: Infra, developerId: string): Promise<LlmProviderInfo[]> {
   const fallback = await defaultLlmProvider(infra, developerId);
@@ -113,7 +85,7 @@ export async function llmProviderInfo(infra: Infra, developerId: string): Promis
         ? ('not-needed' as const)
         : infra.config.vendors.platformKeys[id]
           ? ('platform' as const)
-          : (await storedKeysOf(infra).get(developerId, id))
+          : (await infra.storedKeys.get(developerId, id))
             ? ('stored' as const)
             : ('none' as const);
       return {

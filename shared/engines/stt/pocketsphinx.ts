@@ -7,7 +7,6 @@ import { cutAtPauses, type AudioPiece } from '../../kernel/audio/pauses.ts';
 import { pcmToInt16 } from '../../kernel/audio/pcm.ts';
 import { ProcessExitError, processLines, type Command } from '../../kernel/process/spawn.ts';
 import { resamplePcm } from '../../kernel/audio/resampler.ts';
-import { ApiError } from '../../kernel/errors/api-error.ts';
 import { EngineError } from '../../kernel/errors/engine-error.ts';
 import { diarize } from './diarize.ts';
 import { lastCepstralMean, withCmnInit } from './pocketsphinx-cmn.ts';
@@ -148,11 +147,10 @@ export class PocketsphinxSttEngine extends SttEngine {
     plan: (samples: Int16Array) => AudioPiece[],
   ): AsyncGenerator<SttProgress> {
     if (!isEnglish(req.language)) {
-      throw new ApiError(
+      throw EngineError.invalidInput(
+        this.provider,
         'unsupported_language',
-        {
-          detail: `language "${req.language}" is not supported by the default engine (${this.label}: English only); leave language empty, send "en", or pick a provider that supports it`,
-        },
+        `language "${req.language}" is not supported by the default engine (${this.label}: English only); leave language empty, send "en", or pick a provider that supports it`,
         'language',
       );
     }

@@ -1,4 +1,3 @@
-import { ApiError } from '../../kernel/errors/api-error.ts';
 import { parseWav } from '../../kernel/audio/wav.ts';
 import { runProcess, spawnProcess, type Command } from '../../kernel/process/spawn.ts';
 import { Resampler, resamplePcm } from '../../kernel/audio/resampler.ts';
@@ -106,7 +105,9 @@ export class LocalTtsEngine extends TtsEngine {
       const found = (await this.listEspeak()).find((v) => v.id === id);
       if (found) return found;
     }
-    throw ApiError.validation(
+    throw EngineError.invalidInput(
+      this.provider,
+      'invalid',
       `voiceId: unknown voice "${voiceId}" for provider "default"; GET /v1/voices lists the voices`,
       'voiceId',
     );
@@ -117,7 +118,8 @@ export class LocalTtsEngine extends TtsEngine {
     const speed = clamp(req.speed || 1, 0.25, 4);
     const pitch = clamp(Math.round((req.pitch || 1) * 100) / 100, 0.5, 2);
     const pieces = splitForSynthesis(req.text);
-    if (pieces.length === 0) throw ApiError.validation('text: there is nothing speakable in the text', 'text');
+    if (pieces.length === 0)
+      throw EngineError.invalidInput(this.provider, 'invalid', 'text: there is nothing speakable in the text', 'text');
     const chunks =
       voice.synth === 'flite'
         ? this.fliteChunks(pieces, voice, speed, pitch, req.priority === 'background', req.signal)

@@ -91,7 +91,7 @@ export abstract class TtsEngine {
   }
 }
 
-/** Engine errors and API errors (bad voice, bad text: the caller's fault) keep their identity. */
+/** Engine errors keep their identity, as does a kernel ApiError about the caller's input (audio it cannot decode). */
 function passThrough(e: unknown): boolean {
   return e instanceof EngineError || (e as Error)?.name === 'EngineError' || isApiError(e);
 }

@@ -2,7 +2,20 @@ import { ApiError } from './api-error.ts';
 import { retryableStatus } from './retry.ts';
 
 export type EngineErrorKind =
-  'auth' | 'rate_limited' | 'bad_request' | 'upstream' | 'timeout' | 'unavailable' | 'aborted';
+  | 'auth'
+  | 'rate_limited'
+  | 'bad_request'
+  | 'upstream'
+  | 'timeout'
+  | 'unavailable'
+  | 'aborted'
+  /** The caller's input is one this engine cannot serve (unknown voice, no face, unsupported language): permanent. */
+  | 'invalid_input'
+  /** No engine of that name is configured here: permanent until the operator configures it. */
+  | 'not_configured';
+
+/** Which kind of input an `invalid_input` refused, so each boundary can answer with its own code. */
+export type InputProblem = 'invalid' | 'unsupported_language' | 'unreadable' | 'no_face';
 
 /**
  * An engine or vendor adapter call failed. Engines throw this, never the HTTP ApiError: it carries its retry
@@ -20,6 +33,23 @@ export class EngineError extends Error {
     readonly status?: number,
   ) {
     super(message);
+  }
+
+  /** With kind `invalid_input`: what was wrong with the input, and the request field it came from. */
+  problem?: InputProblem;
+  param?: string;
+
+  /** The caller's input cannot be served by this engine; `message` is written for the caller. */
+  static invalidInput(provider: string, problem: InputProblem, message: string, param?: string): EngineError {
+    const e = new EngineError(provider, 'invalid_input', message, false);
+    e.problem = problem;
+    e.param = param;
+    return e;
+  }
+
+  /** No engine named `provider` is configured here; `message` says which are. */
+  static notConfigured(provider: string, message: string): EngineError {
+    return new EngineError(provider, 'not_configured', message, false);
   }
 
   static fromStatus(provider: string, status: number, body: string): EngineError {
@@ -55,18 +85,25 @@ export function isEngineError(e: unknown): e is EngineError {
 }
 
 /**
- * An upstream engine failure as an API error (keeping the engine's retry policy): a rejected key is the caller's to fix (400), a timeout is 504,
- * anything else from the vendor is 502. Non-engine errors pass through unchanged.
+ * An engine failure as an API error (keeping the engine's retry policy): input the engine refused is the caller's
+ * to fix (400), as are an engine not configured here and a rejected key; a timeout is 504; anything else from the
+ * vendor is 502. Non-engine errors pass through unchanged.
  */
-export function engineToApiError(e: unknown, provider: string): unknown {
+export function engineToApiError(e: unknown, provider?: string): unknown {
   if (!isEngineError(e)) return e;
-  const out = envelopeOf(e, provider);
+  const out = envelopeOf(e, provider ?? e.provider);
   out.retryable = e.retryable;
   return out;
 }
 
 function envelopeOf(e: EngineError, provider: string): ApiError {
   switch (e.kind) {
+    case 'invalid_input':
+      return e.problem === 'unsupported_language'
+        ? new ApiError('unsupported_language', { detail: e.message }, e.param ?? null)
+        : ApiError.validation(e.message, e.param ?? null);
+    case 'not_configured':
+      return new ApiError('provider_unavailable', { provider: e.provider, detail: e.message }, 'provider');
     case 'auth':
       return new ApiError(
         'provider_unavailable',

@@ -38,6 +38,12 @@ export function toVideoFailure(e: unknown, aborted: boolean): VideoFailure {
     return new VideoFailure('internal_error', e.message);
   }
   if (isEngineError(e)) {
+    if (e.kind === 'invalid_input') {
+      if (e.problem === 'no_face') return new VideoFailure('no_face_detected', e.message);
+      if (e.problem === 'unreadable') return new VideoFailure('input_unreadable', e.message);
+      return new VideoFailure('internal_error', e.message);
+    }
+    if (e.kind === 'not_configured') return new VideoFailure('engine_unavailable', e.message);
     if (e.kind === 'timeout') return new VideoFailure('provider_timeout', e.message, e.retryable);
     if (e.kind === 'unavailable') return new VideoFailure('engine_unavailable', e.message, e.retryable);
     return new VideoFailure('provider_error', e.message, e.retryable);
