@@ -2,19 +2,26 @@ import { EngineError } from '../../kernel/errors/engine-error.ts';
 import type { Logger } from '../../kernel/observability/logger.ts';
 import type { Infra } from '../../platform/infra.ts';
 import { fleetHeadroom } from '../realtime/admission.ts';
+import { updateLiveCall } from '../realtime/twilio-calls.ts';
 import { campaignCallPath } from './paths.ts';
-
-const FULL_RETRY_MS = 5000;
 import {
   claimDueRecipients,
   completeIfFinished,
   endUndialed,
   getDialTarget,
+  getHangupTarget,
   knownCallSid,
   markDialing,
+  markHangupSent,
   nextDueAt,
   recordDialed,
 } from './store.ts';
+
+const FULL_RETRY_MS = 5000;
+/** Twilio's own time limit on a call sits past the session's hard stop (its cap + 20 s goodbye grace). */
+const TIME_LIMIT_MARGIN_SECONDS = 60;
+/** Twilio's largest `TimeLimit` (4 hours, also its default). */
+const TWILIO_MAX_TIME_LIMIT_SECONDS = 4 * 3600;
 import { findCalls, placeCall } from './twilio-calls.ts';
 
 /**
@@ -70,12 +77,13 @@ export async function dialCampaignCall(infra: Infra, callId: string, signal: Abo
     const placed = await findCalls(infra, { to: t.to_number, from: t.from_number, since: t.claimed_at }, signal);
     for (const c of placed) {
       if (await knownCallSid(infra.db, c.sid)) continue;
-      await recordDialed(infra.db, callId, c.sid, c.status);
+      if (await recordDialed(infra.db, callId, c.sid, c.status)) await enqueueHangup(infra, callId);
       log.info({ callId, callSid: c.sid }, 'campaign call found at twilio; not dialled again');
       return;
     }
   } else if (!(await markDialing(infra.db, callId))) return; // ended or dialled meanwhile
   const pub = infra.config.PUBLIC_BASE_URL.replace(/\/+$/, '');
+  const cap = Math.min(t.max_duration_seconds ?? Infinity, infra.config.REALTIME_MAX_SESSION_SECONDS);
   try {
     const call = await placeCall(
       infra,
@@ -84,10 +92,14 @@ export async function dialCampaignCall(infra: Infra, callId: string, signal: Abo
         from: t.from_number,
         url: pub + campaignCallPath(callId, 'connect'),
         statusCallback: pub + campaignCallPath(callId, 'status'),
+        ringSeconds: infra.config.CAMPAIGN_RING_TIMEOUT_SECONDS,
+        // A bound the lost-callback reconciliation can rely on: Twilio ends the call by then whatever happens.
+        timeLimitSeconds: Math.min(cap + TIME_LIMIT_MARGIN_SECONDS, TWILIO_MAX_TIME_LIMIT_SECONDS),
       },
       signal,
     );
-    await recordDialed(infra.db, callId, call.sid, call.status);
+    // Canceled while the POST was under way: the cancel saw no CallSid to hang up, so it is hung up from here.
+    if (await recordDialed(infra.db, callId, call.sid, call.status)) await enqueueHangup(infra, callId);
     log.info({ callId, callSid: call.sid }, 'campaign call placed');
   } catch (e) {
     if (e instanceof EngineError && !e.retryable) {
@@ -97,6 +109,35 @@ export async function dialCampaignCall(infra: Infra, callId: string, signal: Abo
     }
     throw e;
   }
+}
+
+/** Hangs up one attempt of a canceled campaign (`campaign.hangup`, job id `hangup-<attempt>`). */
+export async function enqueueHangup(infra: Infra, callId: string): Promise<void> {
+  await infra.queues.enqueue('campaign.hangup', { callId }, { jobId: `hangup-${callId}` });
+}
+
+/**
+ * The hang-up (`campaign.hangup`): `Status=completed` on the live call through Twilio's REST API. Twilio then ends
+ * the media stream (the realtime role ends the session with the attempt's hang-up reason) and sends the final
+ * status, which settles the attempt as `canceled`. A call Twilio no longer has, or has ended (a 4xx), needs nothing;
+ * a network error or 5xx retries (the job's backoff, then the reconciler).
+ */
+export async function hangUpCampaignCall(
+  infra: Infra,
+  callId: string,
+  signal: AbortSignal,
+  log: Logger,
+): Promise<void> {
+  const t = await getHangupTarget(infra.db, callId);
+  if (!t?.call_sid || !t.hangup_reason || t.ended_at) return;
+  try {
+    await updateLiveCall(infra, t.call_sid, { status: 'completed' }, signal);
+    log.info({ callId, callSid: t.call_sid, reason: t.hangup_reason }, 'campaign call hung up');
+  } catch (e) {
+    if (!(e instanceof EngineError) || e.retryable) throw e;
+    log.warn({ callId, callSid: t.call_sid, err: e.message }, 'twilio refused the hang-up; the call is not live');
+  }
+  await markHangupSent(infra.db, callId);
 }
 
 /** The settlement of an ended attempt runs once per attempt (job id). */
