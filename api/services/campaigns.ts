@@ -1,5 +1,5 @@
 import { campaignCallPath } from '../../shared/domains/campaigns/paths.ts';
-import { enqueueSettle } from '../../shared/domains/campaigns/dispatcher.ts';
+import { enqueueHangup, enqueueSettle } from '../../shared/domains/campaigns/dispatcher.ts';
 import {
   campaignCounts,
   getCampaign,
@@ -136,7 +136,8 @@ const TRANSITIONS = {
 
 /**
  * Pause (no new calls; calls in progress finish), resume, cancel (pending recipients end as `canceled`; calls in
- * progress finish). 409 from a state that does not allow it.
+ * progress are hung up through Twilio's REST API, their sessions end `campaign-canceled` and their recipients
+ * `canceled`). 409 from a state that does not allow it.
  */
 export async function changeCampaign(
   infra: Infra,
@@ -147,8 +148,10 @@ export async function changeCampaign(
   const c = await requireCampaign(infra, developerId, id);
   const t = TRANSITIONS[action];
   if (c.status !== t.to) {
-    const ok = await setCampaignStatus(infra.db, developerId, id, [...t.from], t.to);
-    if (!ok) throw new ApiError('conflict', { detail: `A ${c.status} campaign cannot be ${action}d.` }, 'status');
+    const changed = await setCampaignStatus(infra.db, developerId, id, [...t.from], t.to);
+    if (!changed) throw new ApiError('conflict', { detail: `A ${c.status} campaign cannot be ${action}d.` }, 'status');
+    // A lost enqueue is covered: the reconciler sends the hang-ups still unsent.
+    for (const callId of changed.hangUp) await enqueueHangup(infra, callId);
   }
   if (action === 'resume') await infra.queues.enqueue('campaign.dispatch', { campaignId: id });
   return getCampaignSummary(infra, developerId, id);

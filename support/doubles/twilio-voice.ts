@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import twilio from 'twilio';
 import { TwilioCaller } from './twilio-caller.ts';
+import type { CallUpdate } from './twilio-rest.ts';
 
 /**
  * What Twilio does with a call placed through the REST API (the Twilio REST double's `onCall`), so an outbound
@@ -10,6 +11,8 @@ import { TwilioCaller } from './twilio-caller.ts';
  *  - on answer, a signed POST to the call's `Url` for TwiML; a `<Connect><Stream url>` opens that media stream
  *    (connected → start with the `<Parameter>`s as customParameters → real-time μ-law media → stop), and the
  *    callee's behaviour (`talk`) runs on it; `<Hangup/>`, `<Reject/>` or `<Say>` end the call without a stream.
+ *  - a live-call update through the REST API (`onUpdate`: `Status=completed`, or new TwiML) ends the media stream
+ *    (`stop`), then the call completes, as Twilio does.
  * URLs name the platform's public address; `resolve` maps them to where the platform listens, as DNS would.
  */
 export type CalleeScript =
@@ -36,6 +39,8 @@ export interface CallRun {
 
 export interface TwilioVoice {
   onCall: (call: { sid: string; form: URLSearchParams }) => void;
+  /** The REST double's `onUpdate`: a hang-up (`Status=completed`/`canceled`) or new TwiML ends the call's stream. */
+  onUpdate: (u: CallUpdate) => void;
   runs: CallRun[];
   /** Resolves when every call started so far has ended. */
   idle(): Promise<void>;
@@ -55,6 +60,9 @@ export function twilioVoice(opts: {
   const runs: CallRun[] = [];
   const pending = new Set<Promise<void>>();
   const seen = new Map<string, number>();
+  /** Calls updated through the REST API: ended by Twilio, not by the callee. */
+  const hungUp = new Map<string, () => void>();
+  const updated = new Set<string>();
 
   async function post(run: CallRun, url: string, params: Record<string, string>): Promise<Response> {
     const signature = twilio.getExpectedTwilioSignature(opts.authToken, url, params);
@@ -90,8 +98,13 @@ export function twilioVoice(opts: {
       if (statusUrl) await (await post(run, statusUrl, { ...base, CallStatus, ...extra })).arrayBuffer();
       if (FINAL.has(CallStatus)) run.endedAt = performance.now();
     };
+    const ended = new Promise<void>((r) => hungUp.set(sid, r));
     await status('initiated');
     await status('ringing');
+    if (updated.has(sid)) {
+      run.finalStatus = 'canceled';
+      return status('canceled');
+    }
     if (script.answer === 'failed') {
       run.finalStatus = 'failed';
       return status('failed', { SipResponseCode: script.sipResponseCode ?? '404' });
@@ -123,7 +136,8 @@ export function twilioVoice(opts: {
       run.caller = caller;
       await caller.start();
       try {
-        await talk(caller);
+        // Twilio ends the stream when the call is hung up or given new TwiML through the REST API.
+        await Promise.race([talk(caller), ended]);
       } finally {
         caller.stop();
         await Promise.race([caller.closed, new Promise((r) => setTimeout(r, 5000))]);
@@ -136,6 +150,10 @@ export function twilioVoice(opts: {
 
   return {
     runs,
+    onUpdate: (u) => {
+      updated.add(u.callSid);
+      hungUp.get(u.callSid)?.();
+    },
     onCall: ({ sid, form }) => {
       const p = runCall(sid, form)
         .catch((e: Error) => {

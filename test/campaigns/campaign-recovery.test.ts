@@ -3,62 +3,39 @@ import { claimDueRecipients } from '../../shared/domains/campaigns/store.ts';
 import { startReconciler, type RunningReconciler } from '../../shared/composition/reconciler.ts';
 import type { RunningWorker } from '../../shared/kernel/queue/worker-runner.ts';
 import { startCpuWorkers } from '../../workers/cpu/role.ts';
-import { startDeepgramLiveDouble, type DeepgramLiveDouble } from '../../support/doubles/deepgram-live.ts';
-import { startOpenAiChatDouble, type OpenAiChatDouble } from '../../support/doubles/openai-chat.ts';
-import { startTwilioRestDouble, type TwilioRestDouble } from '../../support/doubles/twilio-rest.ts';
-import { twilioVoice, type TwilioVoice } from '../../support/doubles/twilio-voice.ts';
-import { startTestPlatform, waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
-import { voicePlatformEnv } from '../../support/realtime/helpers.ts';
+import type { TwilioRestDouble } from '../../support/doubles/twilio-rest.ts';
+import type { TwilioVoice } from '../../support/doubles/twilio-voice.ts';
+import { waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
+import { startCampaignHarness, type CampaignHarness } from './harness.ts';
 
 // Regression: a dispatcher that dies after claiming recipients must not lose them, and a dial whose answer was
 // lost (the call exists at Twilio, we never got its sid) must not call the recipient a second time.
 
-const SID = 'ACrecovery00000000000000000000000';
-const TOKEN = 'twilio-auth-token-recovery';
-const PUBLIC = 'https://voice.example.com';
-
+let h: CampaignHarness;
 let p: TestPlatform;
 let rest: TwilioRestDouble;
 let voice: TwilioVoice;
-let dg: DeepgramLiveDouble;
-let llm: OpenAiChatDouble;
 let workers: RunningWorker[] = [];
 let reconciler: RunningReconciler | null = null;
 
 beforeAll(async () => {
-  dg = await startDeepgramLiveDouble({ script: () => 'Hello.' });
-  llm = await startOpenAiChatDouble(() => ({ text: 'Hi.' }), { key: 'sk-recovery', tokensPerSecond: 1000 });
-  voice = twilioVoice({
-    accountSid: SID,
-    authToken: TOKEN,
-    resolve: (u) => u.replace(PUBLIC, p.url).replace('wss://voice.example.com', p.url.replace(/^http/, 'ws')),
-    script: () => ({ answer: 'human' }),
-  });
-  rest = await startTwilioRestDouble({ accountSid: SID, authToken: TOKEN, onCall: voice.onCall });
   // No worker role: the test plays the dispatcher that dies after its claim, then starts the workers (the restart).
-  p = await startTestPlatform({
+  h = await startCampaignHarness({
+    accountSid: 'ACrecovery00000000000000000000000',
+    authToken: 'twilio-auth-token-recovery',
+    script: () => ({ answer: 'human' }),
+    heard: () => 'Hello.',
+    reply: 'Hi.',
     roles: ['api', 'realtime'],
-    env: {
-      ...voicePlatformEnv(dg, llm),
-      PUBLIC_BASE_URL: PUBLIC,
-      TWILIO_ACCOUNT_SID: SID,
-      TWILIO_AUTH_TOKEN: TOKEN,
-      TWILIO_API_BASE_URL: rest.url,
-      RECONCILE_INTERVAL_MS: '300',
-      RECONCILE_AFTER_MS: '200',
-      REALTIME_RECORDINGS: 'false',
-    },
+    env: { RECONCILE_INTERVAL_MS: '300', RECONCILE_AFTER_MS: '200' },
   });
+  ({ p, rest, voice } = h);
 }, 120_000);
 
 afterAll(async () => {
-  await voice?.idle();
   await reconciler?.stop();
   await Promise.all(workers.map((w) => w.drain(2000)));
-  await p?.close();
-  await rest?.close();
-  await dg?.close();
-  await llm?.close();
+  await h?.close();
 });
 
 describe('campaign durability', () => {

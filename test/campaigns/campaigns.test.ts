@@ -1,21 +1,17 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDeepgramLiveDouble, type DeepgramLiveDouble } from '../../support/doubles/deepgram-live.ts';
-import { startOpenAiChatDouble, type OpenAiChatDouble } from '../../support/doubles/openai-chat.ts';
-import { startTwilioRestDouble, type TwilioRestDouble } from '../../support/doubles/twilio-rest.ts';
-import { twilioVoice, type CalleeScript, type TwilioVoice } from '../../support/doubles/twilio-voice.ts';
-import { startTestPlatform, waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
-import { fliteUtterance, voicePlatformEnv } from '../../support/realtime/helpers.ts';
+import type { OpenAiChatDouble } from '../../support/doubles/openai-chat.ts';
+import type { TwilioRestDouble } from '../../support/doubles/twilio-rest.ts';
+import type { CalleeScript, TwilioVoice } from '../../support/doubles/twilio-voice.ts';
+import { waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
+import { fliteUtterance } from '../../support/realtime/helpers.ts';
+import { startCampaignHarness, type CampaignHarness } from './harness.ts';
 
-const SID = 'ACcampaign000000000000000000000000';
-const TOKEN = 'twilio-auth-token-campaigns';
-const PUBLIC = 'https://voice.example.com';
-
+let h: CampaignHarness;
 let p: TestPlatform;
 let rest: TwilioRestDouble;
 let voice: TwilioVoice;
-let dg: DeepgramLiveDouble;
 let llm: OpenAiChatDouble;
 let hooks: Server;
 let hooksUrl: string;
@@ -40,11 +36,6 @@ const conversation: CalleeScript = {
 };
 
 beforeAll(async () => {
-  dg = await startDeepgramLiveDouble({ script: (_c, u) => (u === 0 ? 'Hello?' : 'Yes, I can make it.') });
-  llm = await startOpenAiChatDouble(() => ({ text: 'Great, see you then.' }), {
-    key: 'sk-campaigns',
-    tokensPerSecond: 1000,
-  });
   hooks = createServer((req, res) => {
     const parts: Buffer[] = [];
     req.on('data', (c: Buffer) => parts.push(c));
@@ -56,25 +47,15 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => hooks.listen(0, '127.0.0.1', r));
   hooksUrl = `http://127.0.0.1:${(hooks.address() as AddressInfo).port}/hooks`;
-  voice = twilioVoice({
-    accountSid: SID,
-    authToken: TOKEN,
-    resolve: (u) => u.replace(PUBLIC, p.url).replace('wss://voice.example.com', p.url.replace(/^http/, 'ws')),
+  h = await startCampaignHarness({
+    accountSid: 'ACcampaign000000000000000000000000',
+    authToken: 'twilio-auth-token-campaigns',
     script: (to, nth) => scripts.get(to)?.(nth) ?? conversation,
+    heard: (u) => (u === 0 ? 'Hello?' : 'Yes, I can make it.'),
+    reply: 'Great, see you then.',
+    env: { RECONCILE_INTERVAL_MS: '500', RECONCILE_AFTER_MS: '1000' },
   });
-  rest = await startTwilioRestDouble({ accountSid: SID, authToken: TOKEN, onCall: voice.onCall });
-  p = await startTestPlatform({
-    env: {
-      ...voicePlatformEnv(dg, llm),
-      PUBLIC_BASE_URL: PUBLIC,
-      TWILIO_ACCOUNT_SID: SID,
-      TWILIO_AUTH_TOKEN: TOKEN,
-      TWILIO_API_BASE_URL: rest.url,
-      RECONCILE_INTERVAL_MS: '500',
-      RECONCILE_AFTER_MS: '1000',
-      REALTIME_RECORDINGS: 'false',
-    },
-  });
+  ({ p, rest, voice, llm } = h);
   ({ apiKey: key } = await p.developer('pro'));
   const a = await p.request('/v1/agents', {
     method: 'POST',
@@ -91,11 +72,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await voice?.idle();
-  await p?.close();
-  await rest?.close();
-  await dg?.close();
-  await llm?.close();
+  await h?.close();
   await new Promise((r) => hooks?.close(() => r(null)));
 });
 
@@ -259,6 +236,96 @@ describe('POST /v1/campaigns', () => {
     const other = await p.developer('pro');
     expect((await p.request(`/v1/campaigns/${c.id}`, { key: other.apiKey })).status).toBe(404);
   });
+});
+
+describe('POST /v1/campaigns/:id/cancel with calls in progress', () => {
+  it('hangs them up through the REST API: sessions end campaign-canceled, recipients canceled, nobody else dialled', async () => {
+    const phones = ['+15550300001', '+15550300002', '+15550300003'];
+    // Both callees say hello and stay on the line until Twilio ends the stream.
+    const onTheLine: CalleeScript = {
+      answer: 'human',
+      talk: async (c) => {
+        await c.say(await fliteUtterance('Hello?'));
+        await c.closed;
+      },
+    };
+    for (const phone of phones) scripts.set(phone, () => onTheLine);
+    const res = await p.request('/v1/campaigns', {
+      method: 'POST',
+      key,
+      json: {
+        agentId,
+        from: '+15550009999',
+        maxConcurrency: 2,
+        recipients: phones.map((phone) => ({ phone, variables: { name: 'Eve', item: 'scan' } })),
+        retry: { maxAttempts: 1, backoff: 0 },
+      },
+    });
+    expect(res.status).toBe(201);
+    const id = ((await res.json()) as Json).id as string;
+    const runsOf = () => voice.runs.filter((r) => phones.includes(r.to));
+    // Both calls are in conversation: the agent's greeting has played to each callee.
+    await waitUntil(() => runsOf().filter((r) => (r.caller?.marksEchoed.length ?? 0) > 0).length === 2, 60_000);
+    const cancel = await p.request(`/v1/campaigns/${id}/cancel`, { method: 'POST', key });
+    expect(cancel.status).toBe(200);
+    expect(((await cancel.json()) as Json).status).toBe('canceled');
+
+    const done = await waitUntil(
+      async () => {
+        const d = await detail(id);
+        return (d.recipients as Json[]).every((r) => r.state === 'done') ? d : null;
+      },
+      60_000,
+      250,
+    );
+    const [a, b, c] = done.recipients as [Json, Json, Json];
+    for (const r of [a, b]) {
+      expect(r).toMatchObject({ outcome: 'canceled', outcomeReason: expect.stringMatching(/hung up/) });
+      expect(r.attempts).toHaveLength(1);
+      const s = (await (
+        await p.request(`/v1/observability/sessions/${r.attempts[0].sessionId}`, { key })
+      ).json()) as Json;
+      expect(s.endReason).toBe('campaign-canceled');
+    }
+    // The third recipient waited for a slot: never dialled.
+    expect(c).toMatchObject({ outcome: 'canceled', attempts: [] });
+    expect(rest.calls.filter((f) => f.get('To') === phones[2])).toHaveLength(0);
+    // One hang-up per live call at Twilio, and Twilio ended each call (its media stream stopped, then completed).
+    const sids = [a, b].map((r) => r.attempts[0].callSid as string);
+    const hangups = rest.updates.filter((u) => sids.includes(u.callSid));
+    expect(hangups.map((u) => u.form.get('Status'))).toEqual(['completed', 'completed']);
+    expect(new Set(hangups.map((u) => u.callSid))).toEqual(new Set(sids));
+    await voice.idle();
+    expect(runsOf().map((r) => [r.finalStatus, r.error])).toEqual([
+      ['completed', null],
+      ['completed', null],
+    ]);
+  }, 120_000);
+
+  it('pause does not hang up: the call in progress goes on and settles as usual', async () => {
+    const phone = '+15550300011';
+    scripts.set(phone, () => conversation);
+    const res = await p.request('/v1/campaigns', {
+      method: 'POST',
+      key,
+      json: { agentId, from: '+15550009999', recipients: [{ phone, variables: { name: 'Fay', item: 'scan' } }] },
+    });
+    const id = ((await res.json()) as Json).id as string;
+    await waitUntil(() => voice.runs.some((r) => r.to === phone && r.caller), 60_000);
+    const updatesBefore = rest.updates.length;
+    expect((await p.request(`/v1/campaigns/${id}/pause`, { method: 'POST', key })).status).toBe(200);
+    const d = await waitUntil(
+      async () => {
+        const x = await detail(id);
+        return x.recipients[0].state === 'done' ? x : null;
+      },
+      60_000,
+      250,
+    );
+    expect(d.status).toBe('paused');
+    expect(d.recipients[0].outcome).toBe('answered');
+    expect(rest.updates.length).toBe(updatesBefore);
+  }, 120_000);
 });
 
 /** An hour-long window twelve hours away (UTC). */

@@ -38,6 +38,16 @@ describe('campaign call outcomes', () => {
     expect(decideOutcome({ ...base, sessionEndReason: 'admission' }).reason).toMatch(/^admission/);
   });
 
+  it('a call the platform hung up because its campaign was canceled is canceled, unless it was handed over', () => {
+    const hung = { ...base, hangupReason: 'campaign-canceled', sessionEndReason: 'campaign-canceled' };
+    expect(decideOutcome(hung)).toMatchObject({ outcome: 'canceled', reason: expect.stringMatching(/hung up/) });
+    expect(decideOutcome({ ...hung, answeredBy: 'machine', sessionEndReason: 'voicemail' }).outcome).toBe('canceled');
+    expect(decideOutcome({ ...hung, sessionEndReason: 'transferred' }).outcome).toBe('transferred');
+    // Ringing when it was canceled: Twilio's own final status says what happened.
+    expect(decideOutcome({ ...hung, status: 'canceled' }).outcome).toBe('canceled');
+    expect(decideOutcome({ ...hung, status: 'busy' }).outcome).toBe('busy');
+  });
+
   it("reads Twilio's AnsweredBy values and ours as human | machine | unknown", () => {
     expect(
       ['human', 'machine_start', 'machine_end_beep', 'fax', 'unknown', 'machine', null].map(normalizeAnsweredBy),

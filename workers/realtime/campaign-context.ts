@@ -1,5 +1,5 @@
 import type { ContextVars } from '../../shared/domains/agents/prompt.ts';
-import { callVariables } from '../../shared/domains/campaigns/store.ts';
+import { callHangupReason, callVariables } from '../../shared/domains/campaigns/store.ts';
 import { ID_PREFIX } from '../../shared/kernel/ids.ts';
 import type { Infra } from '../../shared/platform/infra.ts';
 
@@ -7,4 +7,13 @@ import type { Infra } from '../../shared/platform/infra.ts';
 export async function campaignCallContext(infra: Infra, taskId: string): Promise<ContextVars | null> {
   if (!taskId.startsWith(`${ID_PREFIX.campaignCall}_`)) return null;
   return (await callVariables(infra.db, taskId)) as ContextVars | null;
+}
+
+/**
+ * Why the stream of a campaign attempt is stopping: the attempt's hang-up reason when the platform hung the call up
+ * (`campaign-canceled`), else `fallback` (the caller hung up). Never throws: a failed read keeps the fallback.
+ */
+export async function campaignStopReason(infra: Infra, taskId: string | null, fallback: string): Promise<string> {
+  if (!taskId?.startsWith(`${ID_PREFIX.campaignCall}_`)) return fallback;
+  return (await callHangupReason(infra.db, taskId).catch(() => null)) ?? fallback;
 }

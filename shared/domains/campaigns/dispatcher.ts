@@ -2,19 +2,22 @@ import { EngineError } from '../../kernel/errors/engine-error.ts';
 import type { Logger } from '../../kernel/observability/logger.ts';
 import type { Infra } from '../../platform/infra.ts';
 import { fleetHeadroom } from '../realtime/admission.ts';
+import { updateLiveCall } from '../realtime/twilio-calls.ts';
 import { campaignCallPath } from './paths.ts';
-
-const FULL_RETRY_MS = 5000;
 import {
   claimDueRecipients,
   completeIfFinished,
   endUndialed,
   getDialTarget,
+  getHangupTarget,
   knownCallSid,
   markDialing,
+  markHangupSent,
   nextDueAt,
   recordDialed,
 } from './store.ts';
+
+const FULL_RETRY_MS = 5000;
 import { findCalls, placeCall } from './twilio-calls.ts';
 
 /**
@@ -70,7 +73,7 @@ export async function dialCampaignCall(infra: Infra, callId: string, signal: Abo
     const placed = await findCalls(infra, { to: t.to_number, from: t.from_number, since: t.claimed_at }, signal);
     for (const c of placed) {
       if (await knownCallSid(infra.db, c.sid)) continue;
-      await recordDialed(infra.db, callId, c.sid, c.status);
+      if (await recordDialed(infra.db, callId, c.sid, c.status)) await enqueueHangup(infra, callId);
       log.info({ callId, callSid: c.sid }, 'campaign call found at twilio; not dialled again');
       return;
     }
@@ -87,7 +90,8 @@ export async function dialCampaignCall(infra: Infra, callId: string, signal: Abo
       },
       signal,
     );
-    await recordDialed(infra.db, callId, call.sid, call.status);
+    // Canceled while the POST was under way: the cancel saw no CallSid to hang up, so it is hung up from here.
+    if (await recordDialed(infra.db, callId, call.sid, call.status)) await enqueueHangup(infra, callId);
     log.info({ callId, callSid: call.sid }, 'campaign call placed');
   } catch (e) {
     if (e instanceof EngineError && !e.retryable) {
@@ -97,6 +101,35 @@ export async function dialCampaignCall(infra: Infra, callId: string, signal: Abo
     }
     throw e;
   }
+}
+
+/** Hangs up one attempt of a canceled campaign (`campaign.hangup`, job id `hangup-<attempt>`). */
+export async function enqueueHangup(infra: Infra, callId: string): Promise<void> {
+  await infra.queues.enqueue('campaign.hangup', { callId }, { jobId: `hangup-${callId}` });
+}
+
+/**
+ * The hang-up (`campaign.hangup`): `Status=completed` on the live call through Twilio's REST API. Twilio then ends
+ * the media stream (the realtime role ends the session with the attempt's hang-up reason) and sends the final
+ * status, which settles the attempt as `canceled`. A call Twilio no longer has, or has ended (a 4xx), needs nothing;
+ * a network error or 5xx retries (the job's backoff, then the reconciler).
+ */
+export async function hangUpCampaignCall(
+  infra: Infra,
+  callId: string,
+  signal: AbortSignal,
+  log: Logger,
+): Promise<void> {
+  const t = await getHangupTarget(infra.db, callId);
+  if (!t?.call_sid || !t.hangup_reason || t.ended_at) return;
+  try {
+    await updateLiveCall(infra, t.call_sid, { status: 'completed' }, signal);
+    log.info({ callId, callSid: t.call_sid, reason: t.hangup_reason }, 'campaign call hung up');
+  } catch (e) {
+    if (!(e instanceof EngineError) || e.retryable) throw e;
+    log.warn({ callId, callSid: t.call_sid, err: e.message }, 'twilio refused the hang-up; the call is not live');
+  }
+  await markHangupSent(infra.db, callId);
 }
 
 /** The settlement of an ended attempt runs once per attempt (job id). */

@@ -8,6 +8,9 @@ export function normalizeAnsweredBy(v: string | null | undefined): 'human' | 'ma
   return 'unknown';
 }
 
+/** The session end reason (and attempt hang-up reason) of a call hung up because its campaign was canceled. */
+export const CAMPAIGN_CANCELED_REASON = 'campaign-canceled';
+
 export interface OutcomeFacts {
   /** Twilio's final CallStatus, or ours for an attempt that was never dialled (`canceled`, `failed`). */
   status: string;
@@ -17,6 +20,8 @@ export interface OutcomeFacts {
   sessionId: string | null;
   sessionEndReason: string | null;
   voicemailAction: string | null;
+  /** Why the platform hung the call up (`campaign-canceled`), null when it did not. */
+  hangupReason?: string | null;
 }
 
 /** What happened on one attempt, from Twilio's final status and the session (its end reason and AMD answer). */
@@ -34,6 +39,9 @@ export function decideOutcome(f: OutcomeFacts): { outcome: CallOutcome; reason: 
       return { outcome: 'failed', reason: f.error ?? `twilio status ${f.status}` };
   }
   if (f.sessionEndReason === 'transferred') return { outcome: 'transferred', reason: null };
+  // Hung up by the platform because the campaign was canceled, whatever the call had reached.
+  if (f.hangupReason === CAMPAIGN_CANCELED_REASON)
+    return { outcome: 'canceled', reason: 'the campaign was canceled during the call; it was hung up' };
   if (f.answeredBy === 'machine' || f.sessionEndReason === 'voicemail') {
     // A message counts as left only when the agent is set to leave one (answering-machine handling ends the call
     // with `voicemail` once it has played); otherwise the machine was hung up on and the recipient may be retried.

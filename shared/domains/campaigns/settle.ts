@@ -34,6 +34,7 @@ export async function settleCampaignCall(
     sessionId: connected ? s.session_id : null,
     sessionEndReason: connected ? s.session_end_reason : null,
     voicemailAction: s.agent_voicemail?.action ?? null,
+    hangupReason: s.hangup_reason,
   });
   const next = retryAt(outcome, s.attempt, {
     maxAttempts: s.retry_max_attempts,

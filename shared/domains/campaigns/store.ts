@@ -3,6 +3,7 @@ import { withTransaction } from '../../kernel/db/pool.ts';
 import { newId } from '../../kernel/ids.ts';
 import { agentVoicemailSql } from '../agents/db.ts';
 import { sessionOutcomeSql } from '../realtime/store.ts';
+import { CAMPAIGN_CANCELED_REASON } from './outcome.ts';
 
 /**
  * Every statement on the campaign tables (campaigns, campaign_recipients, campaign_calls). The api (create, read,
@@ -184,14 +185,19 @@ export async function listRecipients(
   return { recipients: r.rows, calls: c.rows };
 }
 
-/** Moves a campaign between states; null when it is not in one of `from`. Cancel also closes pending recipients. */
+/**
+ * Moves a campaign between states; null when it is not in one of `from`. Cancel also closes pending recipients and
+ * marks every attempt not ended to be hung up (in the same transaction, so a dial that returns after it sees the
+ * mark: recordDialed): returns the attempts that already have a CallSid, whose hang-up the caller enqueues. A call
+ * whose session handed it to a person (`transferred`) is left alone: the agent is no longer on it.
+ */
 export async function setCampaignStatus(
   db: Db,
   developerId: string,
   id: string,
   from: CampaignRow['status'][],
   to: CampaignRow['status'],
-): Promise<boolean> {
+): Promise<{ hangUp: string[] } | null> {
   return withTransaction(db, async (tx) => {
     const r = await tx.query(
       `update campaigns set status = $4, updated_at = now(),
@@ -199,14 +205,21 @@ export async function setCampaignStatus(
        where id = $1 and developer_id = $2 and status = any($3)`,
       [id, developerId, from, to],
     );
-    if (r.rowCount !== 1) return false;
-    if (to === 'canceled')
-      await tx.query(
-        `update campaign_recipients set state = 'done', outcome = 'canceled', outcome_reason = 'campaign canceled',
-           updated_at = now() where campaign_id = $1 and state = 'pending'`,
-        [id],
-      );
-    return true;
+    if (r.rowCount !== 1) return null;
+    if (to !== 'canceled') return { hangUp: [] };
+    await tx.query(
+      `update campaign_recipients set state = 'done', outcome = 'canceled', outcome_reason = 'campaign canceled',
+         updated_at = now() where campaign_id = $1 and state = 'pending'`,
+      [id],
+    );
+    const { rows } = await tx.query<{ id: string; call_sid: string | null }>(
+      `update campaign_calls k set hangup_reason = $2, hangup_requested_at = now()
+        where k.campaign_id = $1 and k.ended_at is null and k.hangup_reason is null
+          and not exists (select 1 from (${sessionOutcomeSql('k.session_id')}) s where s.end_reason = 'transferred')
+        returning k.id, k.call_sid`,
+      [id, CAMPAIGN_CANCELED_REASON],
+    );
+    return { hangUp: rows.filter((x) => x.call_sid).map((x) => x.id) };
   });
 }
 
@@ -300,14 +313,65 @@ export async function markDialing(db: Queryable, callId: string): Promise<boolea
   return r.rowCount === 1;
 }
 
-/** The CallSid Twilio gave (or that recovery found); the status moves on only from claimed/dialing. */
-export async function recordDialed(db: Queryable, callId: string, callSid: string, status: string): Promise<void> {
-  await db.query(
+/**
+ * The CallSid Twilio gave (or that recovery found); the status moves on only from claimed/dialing. Returns the
+ * attempt's hang-up reason: set when the campaign was canceled while the dial was under way (hang it up now).
+ */
+export async function recordDialed(
+  db: Queryable,
+  callId: string,
+  callSid: string,
+  status: string,
+): Promise<string | null> {
+  const { rows } = await db.query<{ hangup_reason: string | null }>(
     `update campaign_calls set call_sid = coalesce(call_sid, $2),
        status = case when status in ('claimed', 'dialing') then $3 else status end
-     where id = $1`,
+     where id = $1 returning hangup_reason`,
     [callId, callSid, status],
   );
+  return rows[0]?.hangup_reason ?? null;
+}
+
+// ---- hang-ups (campaign canceled) ----
+
+export interface HangupTarget {
+  call_sid: string | null;
+  hangup_reason: string | null;
+  ended_at: Date | null;
+}
+
+export async function getHangupTarget(db: Queryable, callId: string): Promise<HangupTarget | null> {
+  const { rows } = await db.query<HangupTarget>(
+    `select call_sid, hangup_reason, ended_at from campaign_calls where id = $1`,
+    [callId],
+  );
+  return rows[0] ?? null;
+}
+
+/** The hang-up reached Twilio: the reconciler stops sending it (the reason stays, for the session and outcome). */
+export async function markHangupSent(db: Queryable, callId: string): Promise<void> {
+  await db.query(`update campaign_calls set hangup_requested_at = null where id = $1`, [callId]);
+}
+
+/** Why the platform hung this attempt up (null: it did not). The realtime role ends the session with it. */
+export async function callHangupReason(db: Queryable, callId: string): Promise<string | null> {
+  const { rows } = await db.query<{ hangup_reason: string | null }>(
+    `select hangup_reason from campaign_calls where id = $1`,
+    [callId],
+  );
+  return rows[0]?.hangup_reason ?? null;
+}
+
+/** Hang-ups requested more than `olderMs` ago, not yet sent, on calls not ended (their job may be lost). */
+export async function unsentHangups(db: Queryable, olderMs: number): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    `select id from campaign_calls
+      where hangup_requested_at < now() - make_interval(secs => $1::float / 1000)
+        and ended_at is null and call_sid is not null
+      order by hangup_requested_at limit 200`,
+    [olderMs],
+  );
+  return rows.map((r) => r.id);
 }
 
 /** Whether a CallSid is already one of our attempts (recovery must not adopt another attempt's call). */
@@ -400,6 +464,8 @@ export interface SettleInput {
   session_answered_by: string | null;
   /** The agent's `voicemail` setting where the column exists. */
   agent_voicemail: { action?: string } | null;
+  /** Set when the platform hung the call up (the campaign was canceled). */
+  hangup_reason: string | null;
 }
 
 /**
@@ -412,7 +478,7 @@ export async function getSettleInput(db: Queryable, callId: string): Promise<Set
             k.session_id, k.answered_by, k.error, k.ended_at, k.settled_at, c.retry_max_attempts,
             c.retry_backoff_seconds, c.retry_on, c.webhook_url, s.status as session_status,
             s.end_reason as session_end_reason, s.answered_by as session_answered_by,
-            a.voicemail as agent_voicemail
+            a.voicemail as agent_voicemail, k.hangup_reason
        from campaign_calls k
        join campaigns c on c.id = k.campaign_id
        join campaign_recipients r on r.id = k.recipient_id

@@ -6,7 +6,7 @@ import { sessionSecret } from '../../../shared/domains/realtime/secret.ts';
 import { verifySessionToken } from '../../../shared/domains/realtime/token.ts';
 import type { Infra } from '../../../shared/platform/infra.ts';
 import { openSession } from '../session/bootstrap.ts';
-import { campaignCallContext } from '../campaign-context.ts';
+import { campaignCallContext, campaignStopReason } from '../campaign-context.ts';
 import type { CallSession } from '../session/call-session.ts';
 import type { SessionTransport } from '../session/types.ts';
 import { trackSession } from '../session/live.ts';
@@ -46,6 +46,10 @@ export function handleTwilioStream(infra: Infra, socket: WebSocket): void {
   let starting = false;
   let streamSid = '';
   let closed = false;
+  /** The campaign attempt this call is (its hang-up reason names why the platform ended it). */
+  let taskId: string | null = null;
+  /** Set by Twilio's `stop`: the session is being stopped with its reason (the socket closing after must not win). */
+  let stopping = false;
   const early: InboundEvent[] = [];
 
   const close = (code: number, reason: string) => {
@@ -111,6 +115,7 @@ export function handleTwilioStream(infra: Infra, socket: WebSocket): void {
     clearTimeout(authTimer);
     try {
       // An outbound campaign call: the recipient's variables feed the prompt and the first message.
+      taskId = claims.tsk ?? null;
       const variables = claims.tsk ? await campaignCallContext(infra, claims.tsk) : null;
       const opened = await openSession(infra, {
         variables,
@@ -170,8 +175,11 @@ export function handleTwilioStream(infra: Infra, socket: WebSocket): void {
           });
           return;
         case 'stop':
-          void (session?.stop('caller_hangup') ?? Promise.resolve()).finally(() => close(1000, 'stopped'));
-          if (!session) close(1000, 'stopped');
+          if (!session) return close(1000, 'stopped');
+          stopping = true;
+          void campaignStopReason(infra, taskId, 'caller_hangup')
+            .then((reason) => session?.stop(reason))
+            .finally(() => close(1000, 'stopped'));
           return;
         default:
           if (session) dispatch(ev);
@@ -181,14 +189,14 @@ export function handleTwilioStream(infra: Infra, socket: WebSocket): void {
       const kind = e instanceof ProtocolError ? e.kind : 'invalid_message';
       log.warn({ reason: kind, sessionId: session ? undefined : null }, 'twilio protocol error; closing');
       close(e instanceof ProtocolError ? CLOSE_FOR[e.kind] : 1011, kind);
-      void session?.stop(`protocol_error:${kind}`);
+      if (!stopping) void session?.stop(`protocol_error:${kind}`);
     }
   });
   socket.on('close', () => {
     closed = true;
     clearTimeout(authTimer);
     clearTimeout(idle);
-    void session?.stop('socket_closed');
+    if (!stopping) void session?.stop('socket_closed');
   });
   socket.on('error', (e) => log.warn({ err: e.message }, 'twilio socket error'));
 }

@@ -1,0 +1,72 @@
+import type { Role } from '../../scripts/platform.ts';
+import { startDeepgramLiveDouble, type DeepgramLiveDouble } from '../../support/doubles/deepgram-live.ts';
+import { startOpenAiChatDouble, type OpenAiChatDouble } from '../../support/doubles/openai-chat.ts';
+import { startTwilioRestDouble, type TwilioRestDouble } from '../../support/doubles/twilio-rest.ts';
+import { twilioVoice, type CalleeScript, type TwilioVoice } from '../../support/doubles/twilio-voice.ts';
+import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';
+import { voicePlatformEnv } from '../../support/realtime/helpers.ts';
+
+const PUBLIC = 'https://voice.example.com';
+
+export interface CampaignHarness {
+  p: TestPlatform;
+  rest: TwilioRestDouble;
+  voice: TwilioVoice;
+  dg: DeepgramLiveDouble;
+  llm: OpenAiChatDouble;
+  close(): Promise<void>;
+}
+
+/**
+ * The platform with Twilio at its boundary, as campaign tests need it: the Twilio REST double places calls that
+ * `twilioVoice` runs end to end (status callbacks, TwiML, the real media stream; a REST hang-up ends the stream),
+ * Deepgram and OpenAI doubles behind the agent.
+ */
+export async function startCampaignHarness(o: {
+  accountSid: string;
+  authToken: string;
+  script: (to: string, nth: number) => CalleeScript;
+  heard: (utterance: number) => string;
+  reply: string;
+  env?: Record<string, string>;
+  roles?: Role[];
+}): Promise<CampaignHarness> {
+  const dg = await startDeepgramLiveDouble({ script: (_c, u) => o.heard(u) });
+  const llm = await startOpenAiChatDouble(() => ({ text: o.reply }), { key: 'sk-campaigns', tokensPerSecond: 1000 });
+  let url = '';
+  const voice = twilioVoice({
+    accountSid: o.accountSid,
+    authToken: o.authToken,
+    resolve: (u) => u.replace(PUBLIC, url).replace('wss://voice.example.com', url.replace(/^http/, 'ws')),
+    script: o.script,
+  });
+  const rest = await startTwilioRestDouble({ accountSid: o.accountSid, authToken: o.authToken, onCall: voice.onCall });
+  rest.onUpdate = voice.onUpdate;
+  const p = await startTestPlatform({
+    ...(o.roles ? { roles: o.roles } : {}),
+    env: {
+      ...voicePlatformEnv(dg, llm),
+      PUBLIC_BASE_URL: PUBLIC,
+      TWILIO_ACCOUNT_SID: o.accountSid,
+      TWILIO_AUTH_TOKEN: o.authToken,
+      TWILIO_API_BASE_URL: rest.url,
+      REALTIME_RECORDINGS: 'false',
+      ...o.env,
+    },
+  });
+  url = p.url;
+  return {
+    p,
+    rest,
+    voice,
+    dg,
+    llm,
+    async close() {
+      await voice.idle();
+      await p.close();
+      await rest.close();
+      await dg.close();
+      await llm.close();
+    },
+  };
+}
