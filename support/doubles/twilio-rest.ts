@@ -16,6 +16,10 @@ export interface TwilioRestDouble extends HttpDouble {
   messages: URLSearchParams[];
   /** Live-call updates, oldest first. */
   updates: CallUpdate[];
+  /** Each call's status as `GET /Calls/{CallSid}.json` reports it (set by whoever runs the call: `onCall`'s `setStatus`). */
+  statuses: Map<string, { status: string; answeredBy: string | null }>;
+  /** Numbers whose calls `GET /Calls/{CallSid}.json` answers 503 for (Twilio cannot be asked about them). */
+  failLookups: Set<string>;
   /**
    * Called after an update is answered, as Twilio then acts on the call: new TwiML or a hang-up ends the call's
    * media stream (the test's caller sends `stop`).
@@ -28,6 +32,8 @@ export interface TwilioRestDouble extends HttpDouble {
    */
   sendAmd(index: number, answeredBy: string, deliverTo: string, callSid?: string): Promise<Response>;
 }
+
+export type SetCallStatus = (status: string, answeredBy?: string | null) => void;
 
 /** Twilio's AnsweredBy values (async AMD). */
 const ANSWERED_BY = [
@@ -49,7 +55,8 @@ const ERROR_CODES: Record<number, [number, string]> = {
 /**
  * Twilio's REST API (2010-04-01) for one account: `POST /Accounts/{sid}/Calls.json` (place a call, with optional
  * async answering-machine detection: `MachineDetection`, `AsyncAmd`, `AsyncAmdStatusCallback`; see `sendAmd`),
- * `POST /Accounts/{sid}/Calls/{CallSid}.json` (update a live call: `Twiml`, `Url` or `Status=completed`) and
+ * `POST /Accounts/{sid}/Calls/{CallSid}.json` (update a live call: `Twiml`, `Url` or `Status=completed`),
+ * `GET /Accounts/{sid}/Calls.json?To=&From=` (list) and `GET /Accounts/{sid}/Calls/{CallSid}.json` (one call) and
  * `POST /Accounts/{sid}/Messages.json` (send an SMS), form-encoded bodies, HTTP Basic auth with the account SID and
  * auth token; 201 with the created resource. Errors `{code, message, more_info, status}`. A message to a number in
  * `unreachable` is refused with 400 / 21211, as Twilio refuses numbers it cannot reach.
@@ -58,14 +65,18 @@ export async function startTwilioRestDouble(opts: {
   accountSid: string;
   authToken: string;
   unreachable?: string[];
-  /** Called for each call placed, after it was created (e.g. to run it: see twilio-voice.ts). */
-  onCall?: (call: { sid: string; form: URLSearchParams }) => void;
+  /**
+   * Called for each call placed, after it was created (e.g. to run it: see twilio-voice.ts); `setStatus` records
+   * the call's progress for `GET /Calls/{CallSid}.json`.
+   */
+  onCall?: (call: { sid: string; form: URLSearchParams; setStatus: SetCallStatus }) => void;
 }): Promise<TwilioRestDouble> {
   const calls: URLSearchParams[] = [];
   const created: Array<{ sid: string; at: Date }> = [];
   let dropNext = false;
   const messages: URLSearchParams[] = [];
   const updates: CallUpdate[] = [];
+  const statuses = new Map<string, { status: string; answeredBy: string | null }>();
   const callSid = (i: number) => `CA${String(i + 1).padStart(32, '0')}`;
   const sid = opts.accountSid;
   const base = `/2010-04-01/Accounts/${sid}`;
@@ -95,10 +106,38 @@ export async function startTwilioRestDouble(opts: {
               sid: c.sid,
               to: c.form.get('To'),
               from: c.form.get('From'),
-              status: 'queued',
+              status: statuses.get(c.sid)?.status ?? 'queued',
               date_created: c.at.toUTCString(),
             }));
           d.sendJson(res, 200, { calls: list, page: 0, page_size: 50 });
+          return true;
+        }
+        // GET /Calls/{CallSid}.json: one call's record (status, answered_by) as Twilio reports it now.
+        const one = new RegExp(`^${base}/Calls/(CA[0-9a-zA-Z]{1,40})\\.json$`).exec(req.path);
+        if (req.method === 'GET' && one) {
+          const i = created.findIndex((c) => c.sid === one[1]);
+          if (i >= 0 && (double as TwilioRestDouble).failLookups.has(calls[i]!.get('To') ?? '')) {
+            d.sendJson(res, 503, { code: 20500, message: 'Service unavailable', status: 503 });
+          } else if (i < 0) {
+            d.sendJson(res, 404, {
+              code: 20404,
+              message: `The requested resource ${req.path} was not found`,
+              more_info: 'https://www.twilio.com/docs/errors/20404',
+              status: 404,
+            });
+          } else {
+            const st = statuses.get(one[1]!) ?? { status: 'queued', answeredBy: null };
+            d.sendJson(res, 200, {
+              sid: one[1],
+              account_sid: sid,
+              to: calls[i]!.get('To'),
+              from: calls[i]!.get('From'),
+              status: st.status,
+              answered_by: st.answeredBy,
+              date_created: created[i]!.at.toUTCString(),
+              direction: 'outbound-api',
+            });
+          }
           return true;
         }
         if (req.method !== 'POST') return false;
@@ -145,7 +184,13 @@ export async function startTwilioRestDouble(opts: {
               from: form.get('From'),
             });
           }
-          opts.onCall?.({ sid: newSid, form });
+          statuses.set(newSid, { status: 'queued', answeredBy: null });
+          opts.onCall?.({
+            sid: newSid,
+            form,
+            setStatus: (status, answeredBy) =>
+              statuses.set(newSid, { status, answeredBy: answeredBy ?? statuses.get(newSid)?.answeredBy ?? null }),
+          });
           return true;
         }
         if (req.path === `${base}/Messages.json`) {
@@ -204,6 +249,8 @@ export async function startTwilioRestDouble(opts: {
     calls,
     messages,
     updates,
+    statuses,
+    failLookups: new Set<string>(),
     onUpdate: null,
     sendAmd,
     dropNextCallAnswer: () => void (dropNext = true),

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import twilio from 'twilio';
 import { TwilioCaller } from './twilio-caller.ts';
-import type { CallUpdate } from './twilio-rest.ts';
+import type { CallUpdate, SetCallStatus } from './twilio-rest.ts';
 
 /**
  * What Twilio does with a call placed through the REST API (the Twilio REST double's `onCall`), so an outbound
@@ -13,16 +13,21 @@ import type { CallUpdate } from './twilio-rest.ts';
  *    callee's behaviour (`talk`) runs on it; `<Hangup/>`, `<Reject/>` or `<Say>` end the call without a stream.
  *  - a live-call update through the REST API (`onUpdate`: `Status=completed`, or new TwiML) ends the media stream
  *    (`stop`), then the call completes, as Twilio does.
+ * Each status is also recorded for the REST double's `GET /Calls/{CallSid}.json`.
  * URLs name the platform's public address; `resolve` maps them to where the platform listens, as DNS would.
  */
-export type CalleeScript =
+export type CalleeScript = (
   | { answer: 'busy' | 'no-answer' }
   | { answer: 'failed'; sipResponseCode?: string }
   | {
       answer: 'human' | 'machine';
       /** What the callee does once the stream is open; the call hangs up when it resolves. */
       talk?: (caller: TwilioCaller) => Promise<void>;
-    };
+    }
+) & {
+  /** The final status callback is lost (never delivered); the call's record at Twilio still has the status. */
+  loseFinalCallback?: boolean;
+};
 
 export interface CallRun {
   sid: string;
@@ -38,7 +43,7 @@ export interface CallRun {
 }
 
 export interface TwilioVoice {
-  onCall: (call: { sid: string; form: URLSearchParams }) => void;
+  onCall: (call: { sid: string; form: URLSearchParams; setStatus?: SetCallStatus }) => void;
   /** The REST double's `onUpdate`: a hang-up (`Status=completed`/`canceled`) or new TwiML ends the call's stream. */
   onUpdate: (u: CallUpdate) => void;
   runs: CallRun[];
@@ -75,7 +80,7 @@ export function twilioVoice(opts: {
     return res;
   }
 
-  async function runCall(sid: string, form: URLSearchParams): Promise<void> {
+  async function runCall(sid: string, form: URLSearchParams, setStatus?: SetCallStatus): Promise<void> {
     const to = form.get('To') ?? '';
     const nth = (seen.get(to) ?? 0) + 1;
     seen.set(to, nth);
@@ -95,7 +100,9 @@ export function twilioVoice(opts: {
     const statusUrl = form.get('StatusCallback');
     const base = { CallSid: sid, AccountSid: opts.accountSid, From: form.get('From') ?? '', To: to };
     const status = async (CallStatus: string, extra: Record<string, string> = {}) => {
-      if (statusUrl) await (await post(run, statusUrl, { ...base, CallStatus, ...extra })).arrayBuffer();
+      setStatus?.(CallStatus);
+      const lost = FINAL.has(CallStatus) && script.loseFinalCallback;
+      if (statusUrl && !lost) await (await post(run, statusUrl, { ...base, CallStatus, ...extra })).arrayBuffer();
       if (FINAL.has(CallStatus)) run.endedAt = performance.now();
     };
     const ended = new Promise<void>((r) => hungUp.set(sid, r));
@@ -154,8 +161,8 @@ export function twilioVoice(opts: {
       updated.add(u.callSid);
       hungUp.get(u.callSid)?.();
     },
-    onCall: ({ sid, form }) => {
-      const p = runCall(sid, form)
+    onCall: ({ sid, form, setStatus }) => {
+      const p = runCall(sid, form, setStatus)
         .catch((e: Error) => {
           const run = runs.find((r) => r.sid === sid);
           if (run) run.error = e.message;

@@ -18,6 +18,10 @@ import {
 } from './store.ts';
 
 const FULL_RETRY_MS = 5000;
+/** Twilio's own time limit on a call sits past the session's hard stop (its cap + 20 s goodbye grace). */
+const TIME_LIMIT_MARGIN_SECONDS = 60;
+/** Twilio's largest `TimeLimit` (4 hours, also its default). */
+const TWILIO_MAX_TIME_LIMIT_SECONDS = 4 * 3600;
 import { findCalls, placeCall } from './twilio-calls.ts';
 
 /**
@@ -79,6 +83,7 @@ export async function dialCampaignCall(infra: Infra, callId: string, signal: Abo
     }
   } else if (!(await markDialing(infra.db, callId))) return; // ended or dialled meanwhile
   const pub = infra.config.PUBLIC_BASE_URL.replace(/\/+$/, '');
+  const cap = Math.min(t.max_duration_seconds ?? Infinity, infra.config.REALTIME_MAX_SESSION_SECONDS);
   try {
     const call = await placeCall(
       infra,
@@ -87,6 +92,9 @@ export async function dialCampaignCall(infra: Infra, callId: string, signal: Abo
         from: t.from_number,
         url: pub + campaignCallPath(callId, 'connect'),
         statusCallback: pub + campaignCallPath(callId, 'status'),
+        ringSeconds: infra.config.CAMPAIGN_RING_TIMEOUT_SECONDS,
+        // A bound the lost-callback reconciliation can rely on: Twilio ends the call by then whatever happens.
+        timeLimitSeconds: Math.min(cap + TIME_LIMIT_MARGIN_SECONDS, TWILIO_MAX_TIME_LIMIT_SECONDS),
       },
       signal,
     );

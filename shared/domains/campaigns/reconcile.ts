@@ -1,15 +1,32 @@
+import { EngineError } from '../../kernel/errors/engine-error.ts';
 import { catalog } from '../../kernel/queue/catalog.ts';
 import { entryState } from '../../kernel/queue/entry-state.ts';
 import type { Infra } from '../../platform/infra.ts';
 import { enqueueHangup, enqueueSettle } from './dispatcher.ts';
-import { campaignsWithDueRecipients, endUndialed, undialedCalls, unsentHangups, unsettledCalls } from './store.ts';
+import {
+  campaignsWithDueRecipients,
+  endUndialed,
+  FINAL_STATUSES,
+  overdueLiveCalls,
+  recordCallStatus,
+  undialedCalls,
+  unsentHangups,
+  unsettledCalls,
+} from './store.ts';
+import { lookupCall } from './twilio-calls.ts';
+
+/** One look-up at Twilio per overdue call and pass; a slow API must not hold the reconciler. */
+const LOOKUP_TIMEOUT_MS = 10_000;
 
 /**
- * The reconciler's campaign part (Postgres is the source of truth; the queue may lose jobs):
+ * The reconciler's campaign part (Postgres is the source of truth; the queue may lose jobs, Twilio may lose a
+ * callback):
  *  - attempts claimed but not dialled (the dispatcher or dialler died between claim and dial, or Redis lost the
  *    job) go back to the dialler, which looks the call up at Twilio before dialling again; one whose dialler
  *    died on it repeatedly is ended as failed;
  *  - hang-ups of a canceled campaign not yet sent (their job lost) are sent again;
+ *  - calls dialled and not ended past ring timeout + their maximum duration + margin (their final status callback
+ *    was lost: they would hold a concurrency slot forever) are looked up at Twilio and settled from its status;
  *  - ended attempts never settled get their settlement again;
  *  - every active campaign with a recipient due gets a dispatcher run (one per campaign and interval window,
  *    whichever replica adds it): retries whose back-off passed, calling hours that opened.
@@ -17,9 +34,9 @@ import { campaignsWithDueRecipients, endUndialed, undialedCalls, unsentHangups, 
 export async function reconcileCampaigns(
   infra: Infra,
   now = Date.now(),
-): Promise<{ dials: number; hangups: number; settles: number; dispatches: number }> {
+): Promise<{ dials: number; hangups: number; overdue: number; settles: number; dispatches: number }> {
   const after = infra.config.RECONCILE_AFTER_MS;
-  const stats = { dials: 0, hangups: 0, settles: 0, dispatches: 0 };
+  const stats = { dials: 0, hangups: 0, overdue: 0, settles: 0, dispatches: 0 };
   const q = infra.queues.get(catalog['campaign.dial'].queue);
   for (const callId of await undialedCalls(infra.db, after)) {
     const { state } = await entryState(q, callId);
@@ -40,6 +57,7 @@ export async function reconcileCampaigns(
     await enqueueHangup(infra, callId);
     stats.hangups++;
   }
+  stats.overdue = await settleOverdueCalls(infra);
   for (const callId of await unsettledCalls(infra.db, after)) {
     const jobId = `settle-${callId}`;
     if ((await entryState(q, jobId)).state === 'present') continue;
@@ -53,4 +71,52 @@ export async function reconcileCampaigns(
     stats.dispatches++;
   }
   return stats;
+}
+
+/**
+ * Calls whose final status callback never came: Twilio is asked (GET Calls/{Sid}.json). A final status there is
+ * recorded as the callback would have been, and settles the attempt (its slot frees, the next recipient is
+ * dialled). A call Twilio still reports live is left (asked again next pass); one Twilio does not know (404) is
+ * failed. When Twilio cannot be asked (network, 5xx, credentials), the attempt is failed with the reason only past
+ * the longer bound (CAMPAIGN_STATUS_GIVE_UP_SECONDS), so a short Twilio outage does not fail calls that went well.
+ */
+async function settleOverdueCalls(infra: Infra): Promise<number> {
+  const c = infra.config;
+  const overdue = await overdueLiveCalls(infra.db, {
+    ringSeconds: c.CAMPAIGN_RING_TIMEOUT_SECONDS,
+    maxSessionSeconds: c.REALTIME_MAX_SESSION_SECONDS,
+    marginSeconds: c.CAMPAIGN_STATUS_MARGIN_SECONDS,
+    giveUpSeconds: c.CAMPAIGN_STATUS_GIVE_UP_SECONDS,
+  });
+  let settled = 0;
+  for (const k of overdue) {
+    let u: { status: string; answeredBy: string | null; error: string | null } | null = null;
+    try {
+      const call = await lookupCall(infra, k.call_sid, AbortSignal.timeout(LOOKUP_TIMEOUT_MS));
+      if (FINAL_STATUSES.includes(call.status))
+        u = {
+          status: call.status,
+          answeredBy: call.answeredBy,
+          error: call.status === 'failed' ? 'twilio reports the call failed (its status callback never came)' : null,
+        };
+    } catch (e) {
+      const msg = (e as Error).message.slice(0, 300);
+      if (e instanceof EngineError && e.status === 404)
+        u = { status: 'failed', answeredBy: null, error: `twilio has no record of the call: ${msg}` };
+      else if (k.give_up)
+        u = {
+          status: 'failed',
+          answeredBy: null,
+          error: `the final status callback never came and twilio could not be asked: ${msg}`,
+        };
+      else infra.log.warn({ callId: k.id, err: msg }, 'overdue campaign call: twilio lookup failed; retrying');
+    }
+    if (!u) continue;
+    if (await recordCallStatus(infra.db, k.id, { ...u, callSid: k.call_sid })) {
+      infra.log.warn({ callId: k.id, status: u.status }, 'campaign call settled without its final status callback');
+      await enqueueSettle(infra, k.id);
+      settled++;
+    }
+  }
+  return settled;
 }

@@ -291,12 +291,13 @@ export interface DialTarget {
   to_number: string;
   from_number: string;
   campaign_status: string;
+  max_duration_seconds: number | null;
 }
 
 export async function getDialTarget(db: Queryable, callId: string): Promise<DialTarget | null> {
   const { rows } = await db.query<DialTarget>(
     `select k.id, k.campaign_id, k.status, k.call_sid, k.claimed_at, r.phone as to_number, c.from_number,
-            c.status as campaign_status
+            c.status as campaign_status, c.max_duration_seconds
        from campaign_calls k join campaign_recipients r on r.id = k.recipient_id join campaigns c on c.id = k.campaign_id
       where k.id = $1`,
     [callId],
@@ -561,6 +562,36 @@ export async function unsettledCalls(db: Queryable, olderMs: number): Promise<st
     [olderMs],
   );
   return rows.map((r) => r.id);
+}
+
+export interface LiveCallBounds {
+  ringSeconds: number;
+  /** The platform's cap on a session (REALTIME_MAX_SESSION_SECONDS): a campaign's own cap cannot exceed it. */
+  maxSessionSeconds: number;
+  marginSeconds: number;
+  giveUpSeconds: number;
+}
+
+/**
+ * Attempts dialled and still not ended past ring timeout + their maximum duration + margin: Twilio must have ended
+ * them by now, so their final status callback was lost. `giveUp`: also past the longer bound (when Twilio cannot be
+ * asked, the attempt is settled as failed).
+ */
+export async function overdueLiveCalls(
+  db: Queryable,
+  b: LiveCallBounds,
+): Promise<Array<{ id: string; call_sid: string; give_up: boolean }>> {
+  const { rows } = await db.query<{ id: string; call_sid: string; give_up: boolean }>(
+    `with k as (
+       select k.id, k.call_sid, coalesce(k.dialed_at, k.claimed_at)
+                + make_interval(secs => $1 + least(coalesce(c.max_duration_seconds, $2), $2) + $3) as due
+         from campaign_calls k join campaigns c on c.id = k.campaign_id
+        where k.ended_at is null and k.call_sid is not null)
+     select id, call_sid, due + make_interval(secs => $4) < now() as give_up from k
+      where due < now() order by due limit 200`,
+    [b.ringSeconds, b.maxSessionSeconds, b.marginSeconds, b.giveUpSeconds],
+  );
+  return rows;
 }
 
 /** Active campaigns with a recipient due now (the dispatcher is enqueued for each). */

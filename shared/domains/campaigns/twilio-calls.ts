@@ -30,6 +30,8 @@ export interface PlaceCall {
   /** Fetched by Twilio when the callee answers (TwiML). */
   url: string;
   statusCallback: string;
+  /** Seconds it rings before Twilio gives up (`Timeout`, no-answer). */
+  ringSeconds?: number;
   timeLimitSeconds?: number;
 }
 
@@ -49,6 +51,7 @@ export async function placeCall(
     StatusCallbackMethod: 'POST',
   });
   for (const ev of ['initiated', 'ringing', 'answered', 'completed']) form.append('StatusCallbackEvent', ev);
+  if (c.ringSeconds) form.set('Timeout', String(c.ringSeconds));
   // Twilio ends the call itself past the limit, whatever happens to the session.
   if (c.timeLimitSeconds) form.set('TimeLimit', String(c.timeLimitSeconds));
   const call = (await send(a.url, {
@@ -80,4 +83,20 @@ export async function findCalls(
   return (body.calls ?? [])
     .map((c) => ({ sid: c.sid, status: c.status, createdAt: new Date(c.date_created) }))
     .filter((c) => c.createdAt.getTime() >= q.since.getTime() - 2000);
+}
+
+/** Twilio's record of one call (GET /Calls/{Sid}.json): its status now and, with AMD, who answered. */
+export async function lookupCall(
+  infra: Infra,
+  callSid: string,
+  signal: AbortSignal,
+): Promise<{ status: string; answeredBy: string | null }> {
+  const a = account(infra);
+  const url = a.url.replace(/\.json$/, `/${encodeURIComponent(callSid)}.json`);
+  const call = (await send(url, { headers: { authorization: a.authorization }, signal })) as {
+    status?: string;
+    answered_by?: string | null;
+  };
+  if (!call.status) throw EngineError.fromStatus('twilio', 502, 'no status in the call record');
+  return { status: call.status, answeredBy: call.answered_by ?? null };
 }

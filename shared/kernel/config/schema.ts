@@ -6,6 +6,7 @@ import { portalEnv } from './areas/portal.ts';
 import { providersEnv } from './areas/providers.ts';
 import { realtimeEnv } from './areas/realtime.ts';
 import { admissionEnv } from './areas/admission.ts';
+import { campaignsEnv } from './areas/campaigns.ts';
 import { speechEnv } from './areas/speech.ts';
 import { toolsEnv } from './areas/tools.ts';
 import { videoEnv } from './areas/video.ts';
@@ -146,6 +147,7 @@ export const EnvSchema = z.object({
   ...agentsEnv,
   ...realtimeEnv,
   ...admissionEnv,
+  ...campaignsEnv,
   ...videoEnv,
   ...toolsEnv,
   ...portalEnv,
