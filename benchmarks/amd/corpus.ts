@@ -5,10 +5,15 @@ import { parseWav } from '../../shared/kernel/audio/wav.ts';
 import { runProcess } from '../../shared/kernel/process/spawn.ts';
 
 /**
- * The synthetic answering set: what the called party's line carries in the first seconds after the answer.
- * Speech comes from the local TTS engines (four flite voices, two espeak-ng accents at two speeds), is placed on a
- * timeline with the pauses a person or a machine leaves, gets a beep where a machine would play one, low line
- * noise, and goes through G.711 μ-law at 8 kHz and back with ffmpeg, as a phone call does.
+ * The synthetic answering sets: what the called party's line carries in the first seconds after the answer.
+ * Speech comes from the local TTS engines (flite voices, espeak-ng accents and variants at several speeds), is
+ * placed on a timeline with the pauses a person or a machine leaves, gets a beep where a machine would play one,
+ * line noise, and goes through G.711 μ-law at 8 kHz and back, as a phone call does.
+ *  - `base`: the first set (75 clips: four flite voices, two espeak-ng accents, low noise, ffmpeg's G.711 coder);
+ *    kept as it was so figures compare across changes.
+ *  - `wide`: more phrases (long business greetings, beepless short voicemails), eleven voices at speaking rates
+ *    from 140 to 210 wpm, three noise levels (RMS ≈ 40 / 150 / 400), quieter and louder lines; the platform's own
+ *    μ-law codec (the one Twilio audio goes through). Its own fixed seed.
  */
 export type Kind = 'human' | 'voicemail-short' | 'voicemail-long' | 'screening';
 
@@ -43,11 +48,36 @@ const HUMAN = [
   'Good afternoon, Smith residence, how can I help you?',
 ];
 
+/** The wide set's humans: the base phrases and more of the kinds that are hard (long, business-like, repeated). */
+const HUMAN_WIDE: Array<string | string[]> = [
+  ...HUMAN,
+  'Uh, hello?',
+  'Yeah, hello?',
+  'Hello, this is David.',
+  'Hi there, you have got Mike.',
+  'Good evening, Johnson residence.',
+  ['Hello?', 'Hello? Who is this?'],
+  ['Yes?', 'Hello?'],
+  'Thank you for calling Northside Pharmacy, this is Jenny, how can I help you?',
+  'Hello, Doctor Patel office, how may I direct your call?',
+  'Hi, this is Lisa, who am I speaking with?',
+  'Hello, accounts department, Robert speaking.',
+  'Morning, Greenfield Plumbing, what can I do for you?',
+];
+
 const VOICEMAIL_SHORT = [
   'Leave a message.',
   'Hi, it is Tom. Leave a message.',
   'You have reached Anna. Please leave a message after the tone.',
   'Not here. Leave a message.',
+];
+
+const VOICEMAIL_SHORT_WIDE = [
+  ...VOICEMAIL_SHORT,
+  'Please leave a message.',
+  'Hi, leave a message after the beep.',
+  'Sorry I missed you, leave a message.',
+  'This is Joe. You know what to do.',
 ];
 
 const VOICEMAIL_LONG = [
@@ -57,11 +87,19 @@ const VOICEMAIL_LONG = [
   'Hey, this is Kate. Sorry I missed you. Leave me a message and I will call you back.',
 ];
 
+const VOICEMAIL_LONG_WIDE = [
+  ...VOICEMAIL_LONG,
+  'Hello, you have reached the Garcia family. We cannot come to the phone right now, but if you leave your name and number, we will call you back.',
+  'Your call has been forwarded to an automated voice messaging system. The person at the number you dialed is not available. At the tone, please record your message.',
+];
+
 const SCREENING = [
   'Hi, the person you are calling is using a screening service and will get a copy of this conversation. Go ahead and say your name and why you are calling.',
   'Please state your name and the reason for your call, and I will see if this person is available.',
   'This call is being screened. Please say your name and the purpose of your call after the tone.',
 ];
+
+const SCREENING_WIDE = [...SCREENING, 'Before I try to connect you, please say your name and why you are calling.'];
 
 type Voice = { engine: 'flite'; voice: string } | { engine: 'espeak'; voice: string; speed: number };
 const VOICES: Voice[] = [
@@ -71,6 +109,15 @@ const VOICES: Voice[] = [
   { engine: 'flite', voice: 'rms' },
   { engine: 'espeak', voice: 'en-us', speed: 165 },
   { engine: 'espeak', voice: 'en-gb', speed: 190 },
+];
+/** The wide set's voices: flite's five general voices and espeak-ng accents and variants from 140 to 210 wpm. */
+const VOICES_WIDE: Voice[] = [
+  ...VOICES,
+  { engine: 'flite', voice: 'kal16' },
+  { engine: 'espeak', voice: 'en-us+f3', speed: 150 },
+  { engine: 'espeak', voice: 'en-gb-scotland+f2', speed: 175 },
+  { engine: 'espeak', voice: 'en-gb-x-rp', speed: 210 },
+  { engine: 'espeak', voice: 'en-us+m7', speed: 140 },
 ];
 const BEEPS = [1000, 850, 1400, 440];
 
@@ -155,26 +202,84 @@ class Timeline {
     }
     this.add(x);
   }
-  /** Everything, with low line noise (RMS ≈ 40) over it. */
-  render(rand: () => number): Int16Array {
+  /** Everything at `gain`, with line noise over it (RMS ≈ noiseRms; 40 is a quiet line). */
+  render(rand: () => number, noiseRms = 40, gain = 1): Int16Array {
     const out = new Int16Array(this.length);
     let o = 0;
     for (const p of this.parts) {
       out.set(p, o);
       o += p.length;
     }
+    // The sum of three uniforms in ±0.5 has σ = 0.5; ×80 gives RMS 40.
+    const k = noiseRms * 2;
     for (let i = 0; i < out.length; i++) {
-      const noise = (rand() + rand() + rand() - 1.5) * 80;
-      out[i] = Math.max(-32768, Math.min(32767, Math.round(out[i]! + noise)));
+      const noise = (rand() + rand() + rand() - 1.5) * k;
+      out[i] = Math.max(-32768, Math.min(32767, Math.round(out[i]! * gain + noise)));
     }
     return out;
   }
 }
 
-/** Builds every clip (about 120). Speech is cached per text and voice within the run. */
-export async function buildCorpus(onProgress?: (done: number) => void): Promise<Clip[]> {
+export type CorpusSet = 'base' | 'wide';
+
+interface SetSpec {
+  seed: number;
+  human: Array<string | string[]>;
+  machines: Array<[Kind, string[]]>;
+  voices: Voice[];
+  /** Voices per phrase: every `stride`-th of the list, offset by the phrase's index. */
+  stride: number;
+  /** Noise and gain of one clip. */
+  line: (rand: () => number) => { noiseRms: number; gain: number };
+  /** Whether a short voicemail in voice j of phrase i has a beep. */
+  shortBeep: (i: number, j: number, rand: () => number) => boolean;
+  codec: 'ffmpeg' | 'platform';
+}
+
+const SETS: Record<CorpusSet, SetSpec> = {
+  base: {
+    seed: 22,
+    human: HUMAN,
+    machines: [
+      ['voicemail-short', VOICEMAIL_SHORT],
+      ['voicemail-long', VOICEMAIL_LONG],
+      ['screening', SCREENING],
+    ],
+    voices: VOICES,
+    stride: 2,
+    line: () => ({ noiseRms: 40, gain: 1 }),
+    shortBeep: (_i, j) => j !== 4,
+    codec: 'ffmpeg',
+  },
+  wide: {
+    seed: 2211,
+    human: HUMAN_WIDE,
+    machines: [
+      ['voicemail-short', VOICEMAIL_SHORT_WIDE],
+      ['voicemail-long', VOICEMAIL_LONG_WIDE],
+      ['screening', SCREENING_WIDE],
+    ],
+    voices: VOICES_WIDE,
+    stride: 2,
+    line: (rand) => ({ noiseRms: [40, 150, 400][Math.floor(rand() * 3)]!, gain: 0.4 + rand() * 0.8 }),
+    // A third of short greetings end without a beep (some phones and carriers play none).
+    shortBeep: (_i, _j, rand) => rand() >= 1 / 3,
+    codec: 'platform',
+  },
+};
+
+/** Through the platform's G.711 μ-law coder (the one Twilio media goes through) and back. */
+async function platformLine(x: Int16Array): Promise<Int16Array> {
+  const { mulawToPcm, pcmToMulaw } = await import('../../workers/realtime/codec/mulaw.ts');
+  const pcm = mulawToPcm(pcmToMulaw(Buffer.from(x.buffer, x.byteOffset, x.byteLength)));
+  return new Int16Array(pcm.buffer.slice(pcm.byteOffset, pcm.byteOffset + pcm.length));
+}
+
+/** Builds every clip of a set. Speech is cached per text and voice within the run. */
+export async function buildCorpus(set: CorpusSet = 'base', onProgress?: (done: number) => void): Promise<Clip[]> {
+  const spec = SETS[set];
   const dir = await mkdtemp(join(tmpdir(), 'bench-amd-'));
-  const rand = rng(22);
+  const rand = rng(spec.seed);
   const cache = new Map<string, Int16Array>();
   const say = async (text: string, v: Voice) => {
     const k = `${v.engine}:${v.voice}:${text}`;
@@ -184,13 +289,16 @@ export async function buildCorpus(onProgress?: (done: number) => void): Promise<
   };
   const clips: Clip[] = [];
   const push = async (c: Omit<Clip, 'pcm'>, t: Timeline) => {
-    clips.push({ ...c, pcm: await phoneLine(t.render(rand)) });
+    const { noiseRms, gain } = spec.line(rand);
+    const line = t.render(rand, noiseRms, gain);
+    clips.push({ ...c, pcm: spec.codec === 'ffmpeg' ? await phoneLine(line) : await platformLine(line) });
     onProgress?.(clips.length);
   };
+  const voicesFor = (i: number) => spec.voices.filter((_, j) => (i + j) % spec.stride === 0);
   try {
     let n = 0;
-    for (const [i, phrase] of HUMAN.entries()) {
-      for (const v of VOICES.filter((_, j) => (i + j) % 2 === 0)) {
+    for (const [i, phrase] of spec.human.entries()) {
+      for (const v of voicesFor(i)) {
         const t = new Timeline();
         t.silence(300 + rand() * 900); // pick-up to first word
         const parts = Array.isArray(phrase) ? phrase : [phrase];
@@ -203,22 +311,22 @@ export async function buildCorpus(onProgress?: (done: number) => void): Promise<
         await push({ id: `human-${++n}`, kind: 'human', expected: 'human', speechEndMs, beep: null }, t);
       }
     }
-    const machines: Array<[Kind, string[]]> = [
-      ['voicemail-short', VOICEMAIL_SHORT],
-      ['voicemail-long', VOICEMAIL_LONG],
-      ['screening', SCREENING],
-    ];
-    for (const [kind, phrases] of machines) {
+    for (const [kind, phrases] of spec.machines) {
       for (const [i, phrase] of phrases.entries()) {
-        for (const [j, v] of VOICES.entries()) {
-          if ((i + j) % 2 !== 0) continue;
-          const withBeep = kind !== 'screening' ? (i + j) % 4 === 0 || kind === 'voicemail-short' : j % 3 === 0;
+        for (const [j, v] of spec.voices.entries()) {
+          if ((i + j) % spec.stride !== 0) continue;
+          const withBeep =
+            kind === 'voicemail-short'
+              ? spec.shortBeep(i, j, rand)
+              : kind === 'voicemail-long'
+                ? (i + j) % 4 === 0
+                : j % 3 === 0;
           const t = new Timeline();
           t.silence(200 + rand() * 600);
           t.add(await say(phrase, v));
           const speechEndMs = t.ms;
           let beep: Clip['beep'] = null;
-          if (withBeep && !(kind === 'voicemail-short' && j === 4)) {
+          if (withBeep) {
             t.silence(250 + rand() * 500);
             const hz = BEEPS[(i + j) % BEEPS.length]!;
             const startMs = t.ms;

@@ -198,6 +198,11 @@ describe('POST /v1/campaigns', () => {
     expect(new Set(events.map((e) => e.type))).toEqual(new Set(['campaign.call.finished']));
     expect(new Set(events.map((e) => e.data.callId)).size).toBe(6);
     const bobEvents = events.filter((e) => e.data.phone === phones.bob).map((e) => [e.data.outcome, e.data.willRetry]);
+    expect(events.find((e) => e.data.phone === phones.alice)?.data).toMatchObject({
+      outcome: 'answered',
+      answeredBy: 'human',
+      beepAtMs: null,
+    });
     expect(bobEvents).toEqual(
       expect.arrayContaining([
         ['busy', true],

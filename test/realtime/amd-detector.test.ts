@@ -60,9 +60,9 @@ describe('AnsweringMachineDetector', () => {
     const d = events.find((e) => e.type === 'decision');
     expect(d).toMatchObject({ answeredBy: 'human', reason: 'short-greeting' });
     const greetingEnd = 500 + (hello.length / RATE) * 1000;
-    // Audio time, not wall time: after a turn-taking pause (800 ms) past the last loud frame of the greeting.
-    expect(d!.atMs).toBeGreaterThan(500 + 800);
-    expect(d!.atMs).toBeLessThanOrEqual(greetingEnd + 800);
+    // Audio time, not wall time: after a turn-taking pause (1000 ms) past the last loud frame of the greeting.
+    expect(d!.atMs).toBeGreaterThan(500 + 1000);
+    expect(d!.atMs).toBeLessThanOrEqual(greetingEnd + 1000);
     expect(events.some((e) => e.type === 'message-end')).toBe(false);
   });
 
@@ -81,6 +81,27 @@ describe('AnsweringMachineDetector', () => {
     const end = events.find((e) => e.type === 'message-end');
     expect(end).toMatchObject({ reason: 'beep', beepAtMs: beep.atMs });
     expect(end!.atMs).toBeGreaterThanOrEqual(beepAt + 500);
+  });
+
+  it('a long business greeting from a person, then a pause: human; a greeting that runs on: machine', async () => {
+    // 2.5-3.5 s without a turn-taking pause: past Twilio's 2400 ms speech threshold, yet a person waiting for us.
+    const business = samples(await fliteUtterance('Good afternoon, Smith residence, how can I help you?'));
+    expect(business.length / RATE).toBeGreaterThan(2.4);
+    const person = detect(concat(silence(400), business, silence(3000))).find((e) => e.type === 'decision');
+    expect(person).toMatchObject({ answeredBy: 'human' });
+    const tape = samples(
+      await fliteUtterance(
+        'Thank you for calling Bright Dental. Our office is currently closed. Please leave a message and we will return your call.',
+      ),
+    );
+    const machine = detect(concat(silence(400), tape, silence(3000))).find((e) => e.type === 'decision');
+    expect(machine).toMatchObject({ answeredBy: 'machine', reason: 'long-greeting' });
+  });
+
+  it('a short voicemail greeting and a late beep (0.75 s after it): machine, by the beep', async () => {
+    const greeting = samples(await fliteUtterance('Leave a message.'));
+    const events = detect(concat(silence(300), greeting, silence(750), tone(1000, 400), silence(3000)));
+    expect(events.find((e) => e.type === 'decision')).toMatchObject({ answeredBy: 'machine', reason: 'beep' });
   });
 
   it('a long greeting without a beep ends after its silence; a silent line is unknown', async () => {

@@ -62,6 +62,7 @@ export async function settleCampaignCall(
         outcome,
         outcomeReason: reason,
         answeredBy: answeredBy ?? 'unknown',
+        beepAtMs: connected ? s.session_beep_at_ms : null,
         callSid: s.call_sid,
         sessionId: connected ? s.session_id : null,
         willRetry: next !== null,

@@ -463,6 +463,8 @@ export interface SettleInput {
   session_end_reason: string | null;
   /** rt_sessions.answered_by (answering-machine detection). */
   session_answered_by: string | null;
+  /** rt_sessions.beep_at_ms: when the voicemail beep came (ms into the call), null without one. */
+  session_beep_at_ms: number | null;
   /** The agent's `voicemail` setting where the column exists. */
   agent_voicemail: { action?: string } | null;
   /** Set when the platform hung the call up (the campaign was canceled). */
@@ -479,6 +481,7 @@ export async function getSettleInput(db: Queryable, callId: string): Promise<Set
             k.session_id, k.answered_by, k.error, k.ended_at, k.settled_at, c.retry_max_attempts,
             c.retry_backoff_seconds, c.retry_on, c.webhook_url, s.status as session_status,
             s.end_reason as session_end_reason, s.answered_by as session_answered_by,
+            s.beep_at_ms as session_beep_at_ms,
             a.voicemail as agent_voicemail, k.hangup_reason
        from campaign_calls k
        join campaigns c on c.id = k.campaign_id

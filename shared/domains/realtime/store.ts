@@ -680,9 +680,9 @@ export async function sessionEventContext(db: Queryable, sessionId: string) {
 }
 
 /**
- * A session's status, end reason and answering-machine answer, as a subquery for one statement of another owner
+ * A session's status, end reason and answering-machine answer (and beep), as a subquery for one statement of another owner
  * (a campaign attempt's settlement, campaigns/store.ts): `sessionId` is its SQL expression.
  */
 export function sessionOutcomeSql(sessionId: string): string {
-  return `select x.status, x.end_reason, x.answered_by from rt_sessions x where x.id = ${sessionId}`;
+  return `select x.status, x.end_reason, x.answered_by, x.beep_at_ms from rt_sessions x where x.id = ${sessionId}`;
 }

@@ -47,14 +47,24 @@ export interface AmdOptions {
 }
 
 /**
- * Defaults near Twilio's AMD tuning (speech threshold 2400 ms, speech-end threshold 1200 ms, silence timeout
- * 5000 ms), with a shorter turn pause: a person who said "Hello?" waits about a second, and every 100 ms here is
- * 100 ms of dead air before the agent's first word. The benchmark (benchmarks/amd) measures the trade-off.
+ * Defaults chosen on the benchmark (benchmarks/amd/README.md, both sets), against Twilio's AMD tuning (speech
+ * threshold 2400 ms, speech-end threshold 1200 ms, silence timeout 5000 ms):
+ *  - machineSpeechMs 3600, not Twilio's 2400: a person answering a business line ("Thank you for calling
+ *    Northside Pharmacy, this is Jenny, how can I help you?") talks 2.5–3.5 s before the pause, and taking them for
+ *    a machine hangs up on them, the costliest error. The longer look costs every machine decision about 1.2 s,
+ *    still before a long greeting ends (the hang-up or the wait for the beep starts in time); a short greeting
+ *    with a beep is decided by the beep, whatever its length.
+ *  - turnPauseMs 1000, not 800: after a short greeting, the beep of a short voicemail ("Leave a message." …
+ *    beep) comes 0.25–0.75 s later and takes ~0.15 s to confirm; an 800 ms pause decided `human` just before some
+ *    beeps. Still under Twilio's 1200 ms: a person who said "Hello?" waits about a second, and every 100 ms here
+ *    is 100 ms of dead air before the agent's first word.
+ * What the audio cannot tell: a short greeting with no beep ("Leave a message." then silence) looks exactly like
+ * "Hello?" then silence, and is taken for a person (the words would tell; see the README).
  */
 export const DEFAULT_AMD: AmdOptions = {
   minSpeechRms: 300,
-  turnPauseMs: 800,
-  machineSpeechMs: 2400,
+  turnPauseMs: 1000,
+  machineSpeechMs: 3600,
   minGreetingMs: 120,
   initialSilenceMs: 5000,
   messageEndSilenceMs: 1500,
