@@ -13,6 +13,7 @@ import {
   fill,
   launchChromium,
   screenshot,
+  seriousA11yViolations,
   textOf,
 } from '../../support/portal/browser.ts';
 
@@ -55,6 +56,13 @@ async function portalFetch<T>(path: string, method = 'GET', json?: unknown): Pro
     method,
     json,
   ) as Promise<{ status: number; body: T }>;
+}
+
+/** Screenshot, and no serious or critical axe-core violation on what the page shows now. */
+async function look(name: string): Promise<void> {
+  await screenshot(page, name);
+  const bad = await seriousA11yViolations(page);
+  expect(bad, `${name}: ${JSON.stringify(bad, null, 1)}`).toEqual([]);
 }
 
 const waitText = (text: string) => page.waitForSelector(`::-p-text(${text})`, { visible: true });
@@ -172,7 +180,7 @@ describe('the portal guides instead of failing (chromium)', () => {
 
     await visit('/calls', 'table.calls');
     expect(await textOf(page, 'table.calls .reason')).toBe('Could not start: the voice engine did not load');
-    await screenshot(page, 'guides-calls-failed');
+    await look('guides-calls-failed');
   });
 
   it('collections list their documents; billing says why its buttons are disabled', async () => {
@@ -184,6 +192,7 @@ describe('the portal guides instead of failing (chromium)', () => {
     await clickText(page, 'button', 'Add text');
     await page.waitForSelector('table.documents tbody tr', { visible: true });
     expect(await textOf(page, 'table.documents tbody th')).toBe('pasted text');
+    await look('guides-collection-documents');
     await click(page, 'table.documents button.danger-outline');
     await clickText(page, 'button', 'Delete this document');
     await waitText('No documents yet');
@@ -198,6 +207,7 @@ describe('the portal guides instead of failing (chromium)', () => {
     expect(buttons.length).toBeGreaterThanOrEqual(3);
     for (const b of buttons) expect(b).toEqual({ disabled: true, why: 'billing-why' });
     expect(await textOf(page, '#billing-why')).toContain('Stripe is not configured');
+    await look('guides-billing');
   });
 
   it('webhooks: an endpoint is added, sent a signed test event, and removed', async () => {
@@ -207,6 +217,7 @@ describe('the portal guides instead of failing (chromium)', () => {
     await page.waitForSelector(`::-p-text(${receiverUrl})`, { visible: true });
     await clickText(page, 'button', 'Send test event');
     await waitText('Test event delivered: the endpoint answered 200.');
+    await look('guides-webhooks');
     expect(received).toHaveLength(1);
     const { headers, body } = received[0]!;
     expect(JSON.parse(body)).toMatchObject({ type: 'webhook.test' });
@@ -264,7 +275,7 @@ describe('the portal guides instead of failing (chromium)', () => {
       expect(m.gap, path).toBeLessThanOrEqual(1);
       expect(m.pageWidth, path).toBeLessThanOrEqual(390);
       expect(m.tablesRight, path).toBeLessThanOrEqual(390);
-      await screenshot(page, `guides-mobile${path.replace(/\//g, '-')}`);
+      await look(`guides-mobile${path.replace(/\//g, '-')}`);
     }
     await page.setViewport({ width: 1280, height: 900 });
   });
