@@ -144,6 +144,20 @@ describe('the portal guides instead of failing (chromium)', () => {
     await page.select('#f-ttsProvider', 'elevenlabs');
     expect(await textOf(page, '#f-ttsProvider-hint')).toContain('No key: add one under Provider keys');
     await page.select('#f-ttsProvider', 'default');
+    // A stored key makes the engine usable, and the list says whose key it is before anything is saved.
+    const stored = await portalFetch('/portal/api/v1/provider-keys', 'POST', {
+      provider: 'elevenlabs',
+      apiKey: 'sk_guides_test_0123456789',
+    });
+    expect(stored.status).toBe(201);
+    await clickText(page, 'button', 'Cancel');
+    await clickText(page, 'button', 'New agent');
+    await page.waitForFunction(
+      `[...document.querySelectorAll('#f-ttsProvider option')].some((o) => o.textContent === 'elevenlabs (your key)')`,
+    );
+    await page.select('#f-ttsProvider', 'elevenlabs');
+    expect(await textOf(page, '#f-ttsProvider-hint')).toBe('Usable: your stored key is used.');
+    await page.select('#f-ttsProvider', 'default');
 
     await fill(page, 'name', 'Scratch');
     await fill(page, 'temperature', '7');
