@@ -195,6 +195,9 @@ describe('the portal guides instead of failing (chromium)', () => {
     await visit('/calls', 'table.calls');
     expect(await textOf(page, 'table.calls .reason')).toBe('Could not start: the voice engine did not load');
     await look('guides-calls-failed');
+    // The agent's own page says it too, under its recent calls.
+    await visit(`/agents/${encodeURIComponent(made.body.id)}`, '::-p-text(Recent calls)');
+    await waitText('Could not start: the voice engine did not load');
   });
 
   it('collections list their documents; billing says why its buttons are disabled', async () => {
@@ -275,21 +278,28 @@ describe('the portal guides instead of failing (chromium)', () => {
 
   it('390 px: no blank band under the navigation, tables scroll inside their box', async () => {
     await page.setViewport({ width: 390, height: 844, isMobile: true, hasTouch: true });
-    for (const path of ['/calls', '/keys', '/agents']) {
+    await visit('/agents', 'table');
+    const agentHref = await page.$eval('main table a', (a) => a.getAttribute('href') ?? '');
+    const withTable = new Set(['/calls', '/keys', '/agents']);
+    for (const path of [...withTable, '/', '/webhooks', '/billing', '/collections', agentHref.replace('/portal', '')]) {
       await visit(path, 'main h1');
-      await page.waitForSelector('table', { visible: true });
+      if (withTable.has(path)) await page.waitForSelector('table', { visible: true });
+      // Laid out once nothing on the page is still loading.
+      await page.waitForFunction(
+        `![...document.querySelectorAll('main [role=status]')].some((e) => e.textContent.startsWith('Loading'))`,
+      );
       // Measured in the page (a string: this file is compiled without the DOM's types).
       const m = (await page.evaluate(`(() => {
         const nav = document.querySelector('.sidenav').getBoundingClientRect();
         const main = document.querySelector('main').getBoundingClientRect();
         const tables = [...document.querySelectorAll('main table')].map((t) => t.getBoundingClientRect().right);
         return { gap: main.top - nav.bottom, pageWidth: document.documentElement.scrollWidth,
-                 tablesRight: Math.max(...tables) };
+                 tablesRight: Math.max(0, ...tables) };
       })()`)) as { gap: number; pageWidth: number; tablesRight: number };
       expect(m.gap, path).toBeLessThanOrEqual(1);
       expect(m.pageWidth, path).toBeLessThanOrEqual(390);
       expect(m.tablesRight, path).toBeLessThanOrEqual(390);
-      await look(`guides-mobile${path.replace(/\//g, '-')}`);
+      await look(`guides-mobile${path.replace(/\//g, '-').slice(0, 20) || '-overview'}`);
     }
     await page.setViewport({ width: 1280, height: 900 });
   });
