@@ -54,17 +54,24 @@ describe('/portal/api/v1 mirror', () => {
     expect(text).not.toContain(created.key);
   });
 
-  it('rate-limits per developer, apart from the budgets of the developer’s API keys', async () => {
-    // Fixed windows: within 2 × LIMIT + 1 requests the limit is reached even if one window boundary passes.
+  it('rate-limits writes per developer, apart from the budgets of the developer’s API keys and from page views', async () => {
+    // Fixed windows: within 2 × LIMIT + 1 requests the limit is reached even if one window boundary passes. The
+    // limiter runs before validation, so invalid writes count (and create nothing).
     let limited: Response | null = null;
     for (let i = 0; i < 2 * LIMIT + 1 && !limited; i++) {
-      const res = await b.fetch('/portal/api/v1/keys');
+      const res = await b.fetch('/portal/api/v1/agents', { method: 'POST', json: { name: '' } });
       if (res.status === 429) limited = res;
-      else expect(res.status).toBe(200);
+      else expect(res.status).toBe(400);
     }
     expect(limited).not.toBeNull();
     expect(limited!.headers.get('retry-after')).toMatch(/^\d+$/);
     expect(((await limited!.json()) as { error: { code: string } }).error.code).toBe('rate_limited');
+    // Page views (reads) have a bucket of their own, far above the tier's limit: browsing goes on.
+    for (let i = 0; i < LIMIT + 1; i++) {
+      const res = await b.fetch('/portal/api/v1/keys');
+      expect(res.status).toBe(200);
+      expect(res.headers.get('x-ratelimit-limit')).toBe('1200');
+    }
     const key = await mintKey(p.infra.db, developerId, 'own budget');
     expect((await p.request('/v1/keys', { key: key.key })).status).toBe(200);
   });

@@ -177,4 +177,39 @@ describe('portal-only reads', () => {
     await other.signIn('+13125550101');
     expect((await other.fetch(`/portal/api/recordings/${sessionId}/audio`)).status).toBe(404);
   });
+
+  it("webhook endpoints, documents and failures are the developer's own: another developer gets 404", async () => {
+    const add = await b.fetch('/portal/api/webhooks/endpoints', { method: 'POST', json: { url: `${receiverUrl}/ok` } });
+    expect(add.status).toBe(201);
+    const endpoint = (await add.json()) as { id: string; signingSecret: string };
+    expect(endpoint.signingSecret).toContain('•');
+    const col = (await (
+      await b.fetch('/portal/api/v1/collections', { method: 'POST', json: { name: 'Own docs' } })
+    ).json()) as { id: string };
+
+    const other = new PortalBrowser(p);
+    await other.signIn('+13125550199', 'Other');
+    const paths: Array<[string, string]> = [
+      ['POST', `/portal/api/webhooks/endpoints/${endpoint.id}/test`],
+      ['DELETE', `/portal/api/webhooks/endpoints/${endpoint.id}`],
+      ['GET', `/portal/api/collections/${col.id}/documents`],
+    ];
+    for (const [method, path] of paths) {
+      const res = await other.fetch(path, { method });
+      expect(res.status, `${method} ${path}`).toBe(404);
+    }
+    // Still there for its owner, and the test event reaches it.
+    const tested = await b.fetch(`/portal/api/webhooks/endpoints/${endpoint.id}/test`, { method: 'POST' });
+    expect(await tested.json()).toMatchObject({ status: 'delivered', statusCode: 204 });
+    const docs = await b.fetch(`/portal/api/collections/${col.id}/documents`);
+    expect(await docs.json()).toMatchObject({ data: [], hasMore: false });
+    // Bad input is the one envelope: a URL that is not http(s), an unknown field.
+    for (const json of [{ url: 'ftp://example.com/x' }, { url: `${receiverUrl}/ok`, extra: 1 }]) {
+      const res = await b.fetch('/portal/api/webhooks/endpoints', { method: 'POST', json });
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { error: { type: string } }).error.type).toBe('invalid_request_error');
+    }
+    expect((await b.fetch(`/portal/api/webhooks/endpoints/${endpoint.id}`, { method: 'DELETE' })).status).toBe(204);
+    expect((await b.fetch(`/portal/api/webhooks/endpoints/${endpoint.id}`, { method: 'DELETE' })).status).toBe(404);
+  });
 });

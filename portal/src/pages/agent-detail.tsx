@@ -5,6 +5,7 @@ import { ConfirmButton, ErrorBox, fmtDate, Link, Loading, PageHeader, useAsync }
 import { DirectVoice, type VoiceEvent } from '../voice/direct-voice.ts';
 import { navigate } from '../router.ts';
 import { AgentForm } from './agent-form.tsx';
+import { failureReason } from './calls.tsx';
 
 export function AgentDetailPage(props: { id: string }) {
   const enc = encodeURIComponent(props.id);
@@ -61,6 +62,7 @@ export function AgentDetailPage(props: { id: string }) {
                     <li key={c.id}>
                       <Link href={`/calls/${encodeURIComponent(c.id)}`}>{fmtDate(c.startedAt)}</Link> · {c.turns} turns
                       · {c.status}
+                      {c.status === 'failed' ? <span class="bad"> ({failureReason(c)})</span> : null}
                     </li>
                   ))}
                 </ul>

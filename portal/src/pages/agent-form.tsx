@@ -114,7 +114,7 @@ export function AgentForm(props: {
             return (
               <option key={p} value={p}>
                 {LLM_PROVIDER_LABELS[p]}
-                {info && !info.usable ? ' (no key)' : ''}
+                {keyTag(info?.key)}
               </option>
             );
           })}
@@ -139,7 +139,7 @@ export function AgentForm(props: {
             return (
               <option key={p} value={p}>
                 {p === 'default' ? 'default (local, self-hosted)' : p}
-                {info?.key === 'none' ? ' (no key)' : info?.key === 'not-installed' ? ' (not installed)' : ''}
+                {keyTag(info?.key)}
               </option>
             );
           })}
@@ -203,22 +203,38 @@ export function AgentForm(props: {
   );
 }
 
+type KeySource = LlmProviderInfo['key'] | VoiceEngineInfo['key'];
+
+/** Where an engine's key comes from, beside its name in the list: usable or not is visible before choosing. */
+function keyTag(key: KeySource | undefined): string {
+  if (key === 'platform') return ' (platform key)';
+  if (key === 'stored') return ' (your key)';
+  if (key === 'none') return ' (no key)';
+  if (key === 'not-installed') return ' (not installed)';
+  return '';
+}
+
+const KEY_HINTS: Partial<Record<KeySource, string>> = {
+  platform: 'Usable: the platform has a key (metered to you).',
+  stored: 'Usable: your stored key is used.',
+};
+
 /** What the selected LLM provider needs, said before saving rather than on the first failed turn. */
 function llmHint(info: LlmProviderInfo | undefined): string | undefined {
   if (!info) return undefined;
   if (!info.languageModel)
     return 'Answers with the best-matching passage of the knowledge collection and greets with the first message. Needs no key; it is not a language model.';
-  if (info.key === 'platform') return 'Usable: the platform has a key (metered to you).';
-  if (info.key === 'stored') return 'Usable: your stored key is used.';
-  return 'No key: add one under Provider keys (or send X-Provider-Key-… per request), or turns will fail.';
+  return (
+    KEY_HINTS[info.key] ??
+    'No key: add one under Provider keys (or send X-Provider-Key-… per request), or turns will fail.'
+  );
 }
 
 /** Whether the selected voice engine can speak with the keys present, said before saving. */
 function voiceHint(info: VoiceEngineInfo | undefined): string | undefined {
   if (!info) return undefined;
   if (info.key === 'not-needed') return 'Usable: runs on this server, needs no key.';
-  if (info.key === 'platform') return 'Usable: the platform has a key (metered to you).';
-  if (info.key === 'stored') return 'Usable: your stored key is used.';
+  if (KEY_HINTS[info.key]) return KEY_HINTS[info.key];
   if (info.key === 'not-installed') return 'Not available on this server: calls would be refused.';
   return 'No key: add one under Provider keys, or calls on this agent are refused at the start.';
 }

@@ -7,7 +7,7 @@ const duration = (s: SessionSummary) =>
   s.startedAt && s.endedAt ? `${Math.round((Date.parse(s.endedAt) - Date.parse(s.startedAt)) / 1000)} s` : '—';
 
 /** Why a call failed, in words: the stored error, after what the end reason means when it is a start failure. */
-function failureReason(s: SessionSummary): string {
+export function failureReason(s: SessionSummary): string {
   const when =
     s.endReason === 'start_failed'
       ? 'Could not start'

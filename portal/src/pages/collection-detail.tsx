@@ -114,7 +114,8 @@ export function CollectionDetailPage(props: { id: string }) {
               <ErrorBox error={fieldError(ingestError, 'content') ? null : ingestError} />
               {added ? (
                 <p role="status" class="ok">
-                  Added {added.label}: {added.chunksCreated} chunks ({added.tokensUsed} tokens).
+                  Added {added.label}: {added.chunksCreated} {added.chunksCreated === 1 ? 'chunk' : 'chunks'} (
+                  {added.tokensUsed} tokens).
                 </p>
               ) : null}
             </div>
