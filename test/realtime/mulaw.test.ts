@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { decodeSample, encodeSample, mulawToPcm, pcmToMulaw } from '../../workers/realtime/codec/mulaw.ts';
+import {
+  decodeSample,
+  encodeSample,
+  mulawBase64ToPcm,
+  mulawToPcm,
+  pcmToMulaw,
+} from '../../workers/realtime/codec/mulaw.ts';
 
 describe('G.711 μ-law', () => {
   it('decodes the reference bytes from PROTOCOLS.md', () => {
@@ -47,5 +53,28 @@ describe('G.711 μ-law', () => {
     const back = mulawToPcm(mu);
     expect(back.readInt16LE(2)).toBeGreaterThan(900);
     expect(back.readInt16LE(4)).toBeLessThan(-900);
+  });
+
+  it('decodes a base64 payload in one pass to the same PCM as base64 then μ-law, and refuses what is not base64', () => {
+    let seed = 5;
+    const rnd = () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;
+    for (let len = 0; len < 200; len++) {
+      const bytes = Buffer.from(Array.from({ length: len }, () => Math.floor(rnd() * 256)));
+      const b64 = bytes.toString('base64');
+      expect(mulawBase64ToPcm(b64)).toEqual(mulawToPcm(bytes));
+      // Unpadded, and cut anywhere: the same bytes Node's decoder gives.
+      const cut = b64.replace(/=+$/, '').slice(0, Math.floor(rnd() * (b64.length + 1)));
+      expect(mulawBase64ToPcm(cut)).toEqual(mulawToPcm(Buffer.from(cut, 'base64')));
+    }
+    // Exactly the strings the Twilio schema's pattern refuses are refused.
+    const pattern = /^[A-Za-z0-9+/]*={0,2}$/;
+    const alphabet = 'AZaz09+/=-_ .é\n';
+    for (let i = 0; i < 2000; i++) {
+      const str = Array.from(
+        { length: Math.floor(rnd() * 12) },
+        () => alphabet[Math.floor(rnd() * alphabet.length)],
+      ).join('');
+      expect(mulawBase64ToPcm(str) !== null).toBe(pattern.test(str));
+    }
   });
 });

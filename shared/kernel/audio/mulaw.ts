@@ -49,6 +49,49 @@ export function mulawToPcm(mulaw: Uint8Array): Buffer {
   return out;
 }
 
+/** Base64 alphabet → 6-bit value; -1 for any other character. */
+const B64 = new Int8Array(128).fill(-1);
+for (const [i, c] of [...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'].entries())
+  B64[c.charCodeAt(0)] = i;
+const PAD = '='.charCodeAt(0);
+
+/**
+ * A Twilio media payload (base64 of μ-law bytes) → PCM s16le in one pass, or null when it is not plain base64 (the
+ * alphabet, then at most two `=`; the caller reports the frame as invalid). The same bytes as Buffer.from(payload,
+ * 'base64') then mulawToPcm, without the intermediate buffer or a separate validation pass: this runs for every
+ * caller frame.
+ */
+export function mulawBase64ToPcm(payload: string): Buffer | null {
+  let n = payload.length;
+  let pad = 0;
+  while (pad < 2 && n > 0 && payload.charCodeAt(n - 1) === PAD) {
+    n--;
+    pad++;
+  }
+  const bytes = Math.floor((n * 6) / 8);
+  const out = Buffer.allocUnsafe(bytes * 2);
+  const aligned = out.byteOffset % 2 === 0;
+  const s = aligned ? new Int16Array(out.buffer, out.byteOffset, bytes) : null;
+  let acc = 0;
+  let bits = 0;
+  let k = 0;
+  for (let i = 0; i < n; i++) {
+    const c = payload.charCodeAt(i);
+    const v = c < 128 ? B64[c]! : -1;
+    if (v < 0) return null;
+    acc = ((acc << 6) | v) & 0xffffff;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      const sample = DECODE[(acc >> bits) & 0xff]!;
+      if (s) s[k] = sample;
+      else out.writeInt16LE(sample, k * 2);
+      k++;
+    }
+  }
+  return out;
+}
+
 /** PCM s16le → μ-law bytes (an odd trailing byte is ignored). */
 export function pcmToMulaw(pcm: Buffer): Buffer {
   const n = pcm.length >> 1;

@@ -27,7 +27,7 @@ function rms16(x: Int16Array): number {
 export class VadStage extends Stage {
   private readonly session: VadSession;
   private readonly resampler: Resampler;
-  /** Samples not scored yet (`buf[0, bufLen)`): less than one VAD frame between chunks; reused, never reallocated per chunk. */
+  /** Samples not scored yet (`buf[0, bufLen)`, less than one VAD frame between chunks): reused, not reallocated per chunk. */
   private buf = new Int16Array(1024);
   private bufLen = 0;
   private audioMs = 0;

@@ -112,7 +112,10 @@ export interface TurnEvidence {
    * transcript behind the audio is missing words, and what it ends on says nothing about how the speech ended.
    */
   uncoveredMs: number;
-  /** The end-of-utterance prosody score (-1 more is coming … +1 finished; shared/kernel/audio/prosody.ts), null if unknown. */
+  /**
+   * The end-of-utterance prosody score (-1 more is coming … +1 finished; shared/kernel/audio/prosody.ts), null if
+   * unknown. The session passes it as a getter (turn-evidence.ts): it is computed only if the decision reads it.
+   */
   prosody: number | null;
   /** The STT punctuates its finals (streaming vendors do): a final without a closing mark was not read as finished. */
   punctuated: boolean;

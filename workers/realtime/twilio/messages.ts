@@ -7,7 +7,7 @@ import { z } from 'zod';
 /** A decimal count in a string (Twilio's sequenceNumber, chunk, timestamp). */
 export const NUMERIC = /^\d+$/;
 /** Standard base64 (Twilio's media payload). */
-export const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const NumStr = z.string().regex(NUMERIC);
 
 export const TwilioConnected = z.object({

@@ -1,5 +1,5 @@
-import { mulawToPcm, pcmToMulaw } from '../codec/mulaw.ts';
-import { BASE64, NUMERIC, TwilioInbound } from './messages.ts';
+import { mulawBase64ToPcm, mulawToPcm, pcmToMulaw } from '../codec/mulaw.ts';
+import { NUMERIC, TwilioInbound } from './messages.ts';
 
 /** Twilio sends μ-law at 8 kHz; 20 ms = 160 samples = 160 bytes. */
 export const TWILIO_RATE = 8000;
@@ -42,14 +42,7 @@ export function parseTwilioMessage(data: Buffer | string, isBinary: boolean): In
     throw new ProtocolError('malformed_json', 'message is not valid JSON');
   }
   const media = mediaOf(json);
-  if (media) {
-    return {
-      event: 'media',
-      pcm: mulawToPcm(Buffer.from(media.payload, 'base64')),
-      timestampMs: Number(media.timestamp),
-      track: media.track,
-    };
-  }
+  if (media) return media;
   const parsed = TwilioInbound.safeParse(json);
   if (!parsed.success) {
     const ev = (json as { event?: unknown })?.event;
@@ -88,7 +81,7 @@ export function parseTwilioMessage(data: Buffer | string, isBinary: boolean): In
  * without a schema parse and its copied output per frame. Anything else (null) goes through the schema, which
  * accepts the other events and reports what is wrong.
  */
-function mediaOf(json: unknown): { track: string; timestamp: string; payload: string } | null {
+function mediaOf(json: unknown): Extract<InboundEvent, { event: 'media' }> | null {
   if (typeof json !== 'object' || json === null) return null;
   const m = json as { event?: unknown; sequenceNumber?: unknown; streamSid?: unknown; media?: unknown };
   if (m.event !== 'media' || typeof m.streamSid !== 'string') return null;
@@ -97,7 +90,9 @@ function mediaOf(json: unknown): { track: string; timestamp: string; payload: st
   const { track, chunk, timestamp, payload } = m.media as Record<string, unknown>;
   if (typeof track !== 'string' || typeof chunk !== 'string' || typeof timestamp !== 'string') return null;
   if (typeof payload !== 'string' || !NUMERIC.test(chunk) || !NUMERIC.test(timestamp)) return null;
-  return BASE64.test(payload) ? { track, timestamp, payload } : null;
+  // Validated (the schema's base64 pattern) and decoded in one pass; null → the schema reports the bad payload.
+  const pcm = mulawBase64ToPcm(payload);
+  return pcm ? { event: 'media', pcm, timestampMs: Number(timestamp), track } : null;
 }
 
 /** Server → Twilio. `pcm` is s16le at 8 kHz; it leaves as base64 raw μ-law with no header. */
