@@ -76,3 +76,9 @@ export abstract class EmbeddingEngine {
     }
   }
 }
+
+/** The resolved provider key of a keyed embedder, or a permanent auth error when the route resolved none. */
+export function requireKey(provider: string, apiKey: string | undefined): string {
+  if (!apiKey) throw new EngineError(provider, 'auth', `${provider} needs an API key`, false);
+  return apiKey;
+}

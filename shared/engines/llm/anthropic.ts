@@ -1,5 +1,6 @@
 import { EngineError } from '../../kernel/errors/engine-error.ts';
-import { parseJson, postSse, trimSlash } from './http.ts';
+import { trimSlash } from '../core/vendor-client.ts';
+import { parseJson, postForEvents } from './sse.ts';
 import {
   LlmEngine,
   type LlmCapabilities,
@@ -80,7 +81,7 @@ export class AnthropicLlm extends LlmEngine {
     const usage: LlmUsage = { inputTokens: 0, outputTokens: 0 };
     const tools = new Map<number, { id: string; name: string; json: string }>();
     let finish: LlmFinishReason = 'stop';
-    for await (const sse of postSse(this.provider, this.url, headers, body, req.signal)) {
+    for await (const sse of postForEvents(this.provider, this.url, headers, body, req.signal)) {
       const ev = parseJson<StreamEvent>(this.provider, sse.data);
       switch (ev.type) {
         case 'message_start':
