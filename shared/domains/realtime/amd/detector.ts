@@ -51,7 +51,7 @@ export interface AmdOptions {
  * 5000 ms), with a shorter turn pause: a person who said "Hello?" waits about a second, and every 100 ms here is
  * 100 ms of dead air before the agent's first word. The benchmark (benchmarks/amd) measures the trade-off.
  */
-export const DEFAULT_AMD: AmdOptions = {
+const DEFAULT_AMD: AmdOptions = {
   minSpeechRms: 300,
   turnPauseMs: 800,
   machineSpeechMs: 2400,
