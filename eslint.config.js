@@ -36,6 +36,29 @@ export default tseslint.config(
     rules: { 'layers/shared-layers': 'error' },
   },
   {
+    // One way each (docs/CONTRIBUTING.md): an engine fails with EngineError (never the API's ApiError or a video
+    // job's VideoFailure: the boundary maps it), and reaches a vendor only through core/vendor-client.ts.
+    files: ['shared/engines/**'],
+    ignores: ['shared/engines/core/vendor-client.ts'],
+    rules: {
+      'no-restricted-globals': [
+        'error',
+        {
+          name: 'fetch',
+          message: 'call vendors through shared/engines/core/vendor-client.ts (deadline, safe retries, EngineError)',
+        },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            "NewExpression[callee.name=/^(ApiError|VideoFailure)$/], CallExpression[callee.object.name='ApiError']",
+          message: 'engines throw EngineError (invalidInput, notConfigured, fromStatus…); the boundary maps it',
+        },
+      ],
+    },
+  },
+  {
     // CLIs, benchmarks and setup scripts talk to a person on stdout.
     files: ['scripts/**', 'benchmarks/**'],
     rules: { 'no-console': 'off' },

@@ -44,6 +44,15 @@ describe('retry classification (one answer for every job kind)', () => {
     expect(isTransientDependencyError(EngineError.network('vendor', refused))).toBe(false);
   });
 
+  it("an abortable wait ended by a deadline is the engine's timeout; ended by the caller, an abort", async () => {
+    const { setTimeout: sleep } = await import('node:timers/promises');
+    const deadline = AbortSignal.abort(new DOMException('deadline', 'TimeoutError'));
+    const timedOut = await sleep(60_000, undefined, { signal: deadline }).catch((e: unknown) => e);
+    expect(EngineError.network('vendor', timedOut)).toMatchObject({ kind: 'timeout', retryable: true });
+    const cancelled = await sleep(60_000, undefined, { signal: AbortSignal.abort() }).catch((e: unknown) => e);
+    expect(EngineError.network('vendor', cancelled)).toMatchObject({ kind: 'aborted', retryable: false });
+  });
+
   it("an engine's refusal of the input is permanent and keeps its code at each boundary (API and video job)", () => {
     const language = EngineError.invalidInput('default', 'unsupported_language', 'English only', 'language');
     const voice = EngineError.invalidInput('default', 'invalid', 'unknown voice', 'voiceId');

@@ -197,8 +197,9 @@ describe.each(vendors)('$name embeddings adapter (conformance)', (v) => {
       [503, 'upstream', true],
       [400, 'bad_request', false],
     ] as const) {
-      v.double().failNext(status);
+      const clear = v.double().failUntilCleared(status);
       const err = await engine.embed(['x'], { apiKey: 'sk-test' }).catch((e: unknown) => e);
+      clear();
       expect(isEngineError(err)).toBe(true);
       expect(err).toMatchObject({ provider: v.name, kind, retryable, status });
     }

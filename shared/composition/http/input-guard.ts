@@ -63,12 +63,6 @@ export function findFlaw(root: unknown): { at: string; flaw: Flaw } | undefined 
   return undefined;
 }
 
-/** Where the first NUL character (U+0000) is, at any depth (keys included), or undefined. */
-export function findNul(root: unknown): string | undefined {
-  const hit = findFlaw(root);
-  return hit?.flaw === 'nul' ? hit.at : undefined;
-}
-
 /** 400 `validation_failed` naming the first field (at any depth) with a NUL, a lone surrogate or too deep. */
 export function rejectNul(where: 'path' | 'query' | 'body', value: unknown): void {
   const hit = findFlaw(value);

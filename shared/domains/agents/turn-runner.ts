@@ -160,12 +160,6 @@ export async function* runTurn(opts: TurnOptions): AsyncGenerator<TurnEvent> {
   }
 }
 
-/** Runs a turn to the end and returns its result (non-streaming callers). */
-export async function runTurnToEnd(opts: TurnOptions): Promise<TurnResult> {
-  for await (const ev of runTurn(opts)) if (ev.type === 'done') return ev.result;
-  throw new Error('turn ended without a result');
-}
-
 type Parsed = { ok: true; value: unknown } | { ok: false };
 
 function parseArgs(raw: string): Parsed {

@@ -51,8 +51,3 @@ export async function enqueueDubFlow(infra: Infra, videoJobId: string): Promise<
   }
   await producer(infra).add(node!);
 }
-
-export async function closeDubFlows(infra: Infra): Promise<void> {
-  await producers.get(infra)?.close();
-  producers.delete(infra);
-}

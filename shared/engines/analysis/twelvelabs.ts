@@ -1,6 +1,5 @@
 import type { AnalyzeSections } from '../../kernel/contracts/video.ts';
-import { pollVendor, vendorJson } from '../core/vendor-http.ts';
-import { withEncodedForm } from '../../kernel/net/form-body.ts';
+import { pollVendor, vendorJson } from '../core/vendor-client.ts';
 import { EngineError } from '../../kernel/errors/engine-error.ts';
 import { AnalysisEngine, type AnalysisRequest, type AnalysisResult } from './types.ts';
 
@@ -49,7 +48,7 @@ export class TwelveLabsAnalysisEngine extends AnalysisEngine {
     if (found) return found._id;
     const created = await vendorJson<{ _id: string }>(this.provider, `${this.base}/indexes`, {
       headers,
-      body: { index_name: name, models: [{ model_name: 'pegasus1.2', model_options: ['visual', 'audio'] }] },
+      json: { index_name: name, models: [{ model_name: 'pegasus1.2', model_options: ['visual', 'audio'] }] },
       signal,
     });
     return created._id;
@@ -62,17 +61,11 @@ export class TwelveLabsAnalysisEngine extends AnalysisEngine {
     const form = new FormData();
     form.set('index_id', index);
     form.set('video_url', await req.videoUrl());
-    let res: Response;
-    try {
-      res = await fetch(
-        `${this.base}/tasks`,
-        await withEncodedForm({ method: 'POST', headers, body: form, signal: req.signal }),
-      );
-    } catch (e) {
-      throw EngineError.network(this.provider, e);
-    }
-    if (!res.ok) throw EngineError.fromStatus(this.provider, res.status, await res.text());
-    const task = (await res.json()) as Task;
+    const task = await vendorJson<Task>(this.provider, `${this.base}/tasks`, {
+      headers,
+      body: form,
+      signal: req.signal,
+    });
     const videoId = await pollVendor(
       async () => {
         const t = await vendorJson<Task>(this.provider, `${this.base}/tasks/${encodeURIComponent(task._id)}`, {
@@ -89,7 +82,7 @@ export class TwelveLabsAnalysisEngine extends AnalysisEngine {
     if (req.tasks.includes('scenes')) {
       const s = await vendorJson<{ chapters?: Chapter[] }>(this.provider, `${this.base}/summarize`, {
         headers,
-        body: { video_id: videoId, type: 'chapter' },
+        json: { video_id: videoId, type: 'chapter' },
         signal: req.signal,
       });
       out.scenes = (s.chapters ?? []).map((c) => ({

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { probeMedia } from '../../kernel/media/probe.ts';
-import { downloadVendorFile, pollVendor, vendorJson } from '../core/vendor-http.ts';
+import { downloadVendorFile, pollVendor, vendorJson } from '../core/vendor-client.ts';
 import { EngineError } from '../../kernel/errors/engine-error.ts';
 import { AvatarEngine, type AvatarRequest } from './types.ts';
 import type { RenderedVideo } from '../core/rendered-video.ts';
@@ -49,14 +49,14 @@ export class HeyGenAvatarEngine extends AvatarEngine {
       `${this.upload}/v1/talking_photo`,
       {
         headers: { ...headers, 'content-type': jpeg ? 'image/jpeg' : 'image/png' },
-        raw: image,
+        body: image,
         signal: req.signal,
       },
     );
     const [w, h] = req.size >= 720 ? [1280, 720] : [req.size, req.size];
     const created = await vendorJson<Envelope<{ video_id: string }>>(this.provider, `${this.api}/v2/video/generate`, {
       headers,
-      body: {
+      json: {
         video_inputs: [
           {
             character: { type: 'talking_photo', talking_photo_id: photo.data.talking_photo_id },

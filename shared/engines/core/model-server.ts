@@ -2,7 +2,8 @@ import { createWriteStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { RenderedVideo } from './rendered-video.ts';
-import { EngineError } from '../../kernel/errors/engine-error.ts';
+import type { EngineError } from '../../kernel/errors/engine-error.ts';
+import { responseBytes, vendorFetch } from './vendor-client.ts';
 import { probeMedia } from '../../kernel/media/probe.ts';
 
 export type ModelServerKind = 'avatar' | 'lipsync' | 'generate' | 'analyze';
@@ -55,14 +56,12 @@ export async function checkModelServer(server: ModelServer): Promise<{ ok: boole
   if (cached && Date.now() - cached.at < 10_000) return cached;
   let result: { ok: boolean; detail: string };
   try {
-    const res = await fetch(`${server.url}/health`, { signal: AbortSignal.timeout(2000) });
+    const res = await vendorFetch(server.provider, `${server.url}/health`, { headersTimeoutMs: 2000, attempts: 1 });
     const body = (await res.json().catch(() => ({}))) as { status?: string };
-    result =
-      res.ok && body.status === 'ok'
-        ? { ok: true, detail: 'ok' }
-        : { ok: false, detail: `health answered ${res.status}` };
+    result = body.status === 'ok' ? { ok: true, detail: 'ok' } : { ok: false, detail: `health answered ${res.status}` };
   } catch (e) {
-    result = { ok: false, detail: `unreachable (${(e as Error).message})` };
+    const status = (e as EngineError).status;
+    result = { ok: false, detail: status ? `health answered ${status}` : `unreachable (${(e as Error).message})` };
   }
   health.set(server.url, { ...result, at: Date.now() });
   return result;
@@ -75,21 +74,14 @@ export async function callModelServer(
   outPath: string | null,
   signal: AbortSignal,
 ): Promise<{ headers: Headers; json?: unknown }> {
-  let res: Response;
-  try {
-    res = await fetch(`${server.url}/v1/${server.kind}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-      signal,
-    });
-  } catch (e) {
-    throw EngineError.network(server.provider, e);
-  }
-  if (!res.ok) throw EngineError.fromStatus(server.provider, res.status, await res.text().catch(() => ''));
+  // A render answers when the video is done: no header deadline but the job's own signal.
+  const res = await vendorFetch(server.provider, `${server.url}/v1/${server.kind}`, {
+    json: body,
+    signal,
+    headersTimeoutMs: Infinity,
+  });
   if (!outPath) return { headers: res.headers, json: await res.json() };
-  if (!res.body) throw new EngineError(server.provider, 'upstream', 'empty body', true);
-  await pipeline(Readable.fromWeb(res.body as never), createWriteStream(outPath), { signal });
+  await pipeline(Readable.from(responseBytes(server.provider, res)), createWriteStream(outPath), { signal });
   return { headers: res.headers };
 }
 

@@ -1,5 +1,6 @@
 import { EngineError } from '../../kernel/errors/engine-error.ts';
-import { postJson, requireKey, trimSlash } from './http-json.ts';
+import { trimSlash, vendorJson } from '../core/vendor-client.ts';
+import { requireKey } from './types.ts';
 import { EmbeddingEngine, type EmbedOptions, type EmbeddingCapabilities } from './types.ts';
 
 export interface CohereEmbeddingsOptions {
@@ -50,20 +51,19 @@ export class CohereEmbeddings extends EmbeddingEngine {
 
   protected async _embed(texts: string[], opts: EmbedOptions): Promise<Float32Array[]> {
     const key = requireKey(this.provider, opts.apiKey);
-    const res = await postJson<CohereEmbedResponse>(
-      this.provider,
-      `${this.baseUrl}/v2/embed`,
-      { authorization: `Bearer ${key}` },
-      {
+    const res = await vendorJson<CohereEmbedResponse>(this.provider, `${this.baseUrl}/v2/embed`, {
+      headers: { authorization: `Bearer ${key}` },
+      json: {
         model: this.model,
         texts,
         input_type: opts.inputType === 'query' ? 'search_query' : 'search_document',
         embedding_types: ['float'],
         truncate: 'END',
       },
-      opts.signal,
-      this.timeoutMs,
-    );
+      signal: opts.signal,
+      headersTimeoutMs: this.timeoutMs,
+      idempotent: true,
+    });
     const floats = res.embeddings?.float;
     if (!Array.isArray(floats)) throw new EngineError(this.provider, 'upstream', 'cohere: no float embeddings', true);
     return floats.map((v) => Float32Array.from(v));

@@ -1,5 +1,6 @@
 import { EngineError } from '../../kernel/errors/engine-error.ts';
-import { postJson, requireKey, trimSlash } from './http-json.ts';
+import { trimSlash, vendorJson } from '../core/vendor-client.ts';
+import { requireKey } from './types.ts';
 import { EmbeddingEngine, type EmbedOptions, type EmbeddingCapabilities } from './types.ts';
 
 export interface OpenAiEmbeddingsOptions {
@@ -45,14 +46,13 @@ export class OpenAiEmbeddings extends EmbeddingEngine {
 
   protected async _embed(texts: string[], opts: EmbedOptions): Promise<Float32Array[]> {
     const key = requireKey(this.provider, opts.apiKey);
-    const res = await postJson<OpenAiEmbeddingResponse>(
-      this.provider,
-      `${this.baseUrl}/embeddings`,
-      { authorization: `Bearer ${key}` },
-      { model: this.model, input: texts, encoding_format: 'float' },
-      opts.signal,
-      this.timeoutMs,
-    );
+    const res = await vendorJson<OpenAiEmbeddingResponse>(this.provider, `${this.baseUrl}/embeddings`, {
+      headers: { authorization: `Bearer ${key}` },
+      json: { model: this.model, input: texts, encoding_format: 'float' },
+      signal: opts.signal,
+      headersTimeoutMs: this.timeoutMs,
+      idempotent: true,
+    });
     if (!Array.isArray(res.data)) throw new EngineError(this.provider, 'upstream', 'openai: no data array', true);
     const out = new Array<Float32Array>(texts.length);
     for (const d of res.data) out[d.index] = Float32Array.from(d.embedding);

@@ -1,4 +1,4 @@
-import { EngineError } from '../../kernel/errors/engine-error.ts';
+import { EngineError, isEngineError } from '../../kernel/errors/engine-error.ts';
 import { engineLatency } from '../core/metrics.ts';
 
 /** What a text is embedded for: some vendors embed queries and documents differently. */
@@ -72,7 +72,13 @@ export abstract class EmbeddingEngine {
       return out;
     } catch (e) {
       done({ outcome: 'error' });
-      throw e instanceof EngineError || (e as Error)?.name === 'ApiError' ? e : EngineError.network(this.provider, e);
+      throw isEngineError(e) ? e : EngineError.network(this.provider, e);
     }
   }
+}
+
+/** The resolved provider key of a keyed embedder, or a permanent auth error when the route resolved none. */
+export function requireKey(provider: string, apiKey: string | undefined): string {
+  if (!apiKey) throw new EngineError(provider, 'auth', `${provider} needs an API key`, false);
+  return apiKey;
 }

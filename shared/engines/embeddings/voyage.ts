@@ -1,5 +1,6 @@
 import { EngineError } from '../../kernel/errors/engine-error.ts';
-import { postJson, requireKey, trimSlash } from './http-json.ts';
+import { trimSlash, vendorJson } from '../core/vendor-client.ts';
+import { requireKey } from './types.ts';
 import { EmbeddingEngine, type EmbedOptions, type EmbeddingCapabilities } from './types.ts';
 
 export interface VoyageEmbeddingsOptions {
@@ -50,14 +51,13 @@ export class VoyageEmbeddings extends EmbeddingEngine {
 
   protected async _embed(texts: string[], opts: EmbedOptions): Promise<Float32Array[]> {
     const key = requireKey(this.provider, opts.apiKey);
-    const res = await postJson<VoyageEmbeddingResponse>(
-      this.provider,
-      `${this.baseUrl}/embeddings`,
-      { authorization: `Bearer ${key}` },
-      { input: texts, model: this.model, input_type: opts.inputType ?? 'document', truncation: true },
-      opts.signal,
-      this.timeoutMs,
-    );
+    const res = await vendorJson<VoyageEmbeddingResponse>(this.provider, `${this.baseUrl}/embeddings`, {
+      headers: { authorization: `Bearer ${key}` },
+      json: { input: texts, model: this.model, input_type: opts.inputType ?? 'document', truncation: true },
+      signal: opts.signal,
+      headersTimeoutMs: this.timeoutMs,
+      idempotent: true,
+    });
     if (!Array.isArray(res.data)) throw new EngineError(this.provider, 'upstream', 'voyage: no data array', true);
     const out = new Array<Float32Array>(texts.length);
     for (const d of res.data) out[d.index] = Float32Array.from(d.embedding);

@@ -1,5 +1,5 @@
 import { probeMedia } from '../../kernel/media/probe.ts';
-import { downloadVendorFile, pollVendor, vendorJson } from '../core/vendor-http.ts';
+import { downloadVendorFile, pollVendor, vendorJson } from '../core/vendor-client.ts';
 import { EngineError } from '../../kernel/errors/engine-error.ts';
 import type { RenderedVideo } from '../core/rendered-video.ts';
 import { LipsyncEngine, type LipsyncRequest } from './types.ts';
@@ -37,7 +37,7 @@ export class ReplicateLipsyncEngine extends LipsyncEngine {
     const headers = { authorization: `Bearer ${req.apiKey}` };
     const created = await vendorJson<Prediction>(this.provider, `${this.base}/v1/models/${this.model}/predictions`, {
       headers,
-      body: { input: { video: req.videoUrl, audio: req.audioUrl } },
+      json: { input: { video: req.videoUrl, audio: req.audioUrl } },
       signal: req.signal,
     });
     const url = await pollVendor(

@@ -1,5 +1,5 @@
 import { probeMedia } from '../../kernel/media/probe.ts';
-import { downloadVendorFile, pollVendor, vendorJson } from '../core/vendor-http.ts';
+import { downloadVendorFile, pollVendor, vendorJson } from '../core/vendor-client.ts';
 import { EngineError } from '../../kernel/errors/engine-error.ts';
 import type { RenderedVideo } from '../core/rendered-video.ts';
 import { LipsyncEngine, type LipsyncRequest } from './types.ts';
@@ -35,7 +35,7 @@ export class SyncLabsLipsyncEngine extends LipsyncEngine {
     const headers = { 'x-api-key': req.apiKey };
     const created = await vendorJson<Generation>(this.provider, `${this.base}/v2/generate`, {
       headers,
-      body: {
+      json: {
         model: this.model,
         input: [
           { type: 'video', url: req.videoUrl },

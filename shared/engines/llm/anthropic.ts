@@ -1,5 +1,7 @@
 import { EngineError } from '../../kernel/errors/engine-error.ts';
-import { parseJson, postSse, trimSlash } from './http.ts';
+import { DEFAULT_MAX_TOKENS } from '../../kernel/contracts/agents.ts';
+import { trimSlash } from '../core/vendor-client.ts';
+import { parseJson, postForEvents } from './sse.ts';
 import {
   LlmEngine,
   type LlmCapabilities,
@@ -32,9 +34,6 @@ interface StreamEvent {
   error?: { type?: string; message?: string };
 }
 
-/** Default output cap: the Messages API requires max_tokens on every request. */
-const DEFAULT_MAX_TOKENS = 1024;
-
 /**
  * Messages API over SSE (`POST /v1/messages`, `stream: true`): `message_start` (input usage),
  * `content_block_start` / `content_block_delta` (`text_delta` or `input_json_delta`) / `content_block_stop` per
@@ -63,6 +62,7 @@ export class AnthropicLlm extends LlmEngine {
       .join('\n\n');
     const body: Record<string, unknown> = {
       model: req.model || this.defaultModel,
+      // The Messages API requires max_tokens on every request: the contract's default output cap.
       max_tokens: req.maxTokens ?? DEFAULT_MAX_TOKENS,
       messages: toWire(req.messages),
       stream: true,
@@ -80,7 +80,7 @@ export class AnthropicLlm extends LlmEngine {
     const usage: LlmUsage = { inputTokens: 0, outputTokens: 0 };
     const tools = new Map<number, { id: string; name: string; json: string }>();
     let finish: LlmFinishReason = 'stop';
-    for await (const sse of postSse(this.provider, this.url, headers, body, req.signal)) {
+    for await (const sse of postForEvents(this.provider, this.url, headers, body, req.signal)) {
       const ev = parseJson<StreamEvent>(this.provider, sse.data);
       switch (ev.type) {
         case 'message_start':

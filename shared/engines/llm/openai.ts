@@ -1,5 +1,6 @@
 import { EngineError } from '../../kernel/errors/engine-error.ts';
-import { parseJson, postSse, trimSlash } from './http.ts';
+import { trimSlash } from '../core/vendor-client.ts';
+import { parseJson, postForEvents } from './sse.ts';
 import {
   LlmEngine,
   type LlmCapabilities,
@@ -95,7 +96,7 @@ export class OpenAiCompatibleLlm extends LlmEngine {
       pending.clear();
     };
 
-    for await (const ev of postSse(this.provider, this.url, headers, body, req.signal)) {
+    for await (const ev of postForEvents(this.provider, this.url, headers, body, req.signal)) {
       if (ev.data === '[DONE]') break;
       const chunk = parseJson<ChatChunk>(this.provider, ev.data);
       if (chunk.error) {

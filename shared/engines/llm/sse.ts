@@ -1,4 +1,6 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { EngineError } from '../../kernel/errors/engine-error.ts';
+import { responseBytes, vendorFetch } from '../core/vendor-client.ts';
 
 /** One Server-Sent Event: `event` is absent when the server sent only `data:` lines. */
 export interface SseEvent {
@@ -34,4 +36,34 @@ export async function* parseSse(body: AsyncIterable<Uint8Array>): AsyncGenerator
   }
   parser.feed(`${decoder.decode()}\n\n`);
   yield* drain();
+}
+
+/**
+ * POSTs a JSON body to a vendor's streaming endpoint with the vendor client and yields its Server-Sent Events as
+ * they arrive. A completion only computes an answer, so a failure before the stream starts may be retried.
+ */
+export async function* postForEvents(
+  provider: string,
+  url: string,
+  headers: Record<string, string>,
+  body: unknown,
+  signal?: AbortSignal,
+): AsyncGenerator<SseEvent> {
+  const res = await vendorFetch(provider, url, {
+    method: 'POST',
+    idempotent: true,
+    headers: { accept: 'text/event-stream', ...headers },
+    json: body,
+    signal,
+  });
+  yield* parseSse(responseBytes(provider, res));
+}
+
+/** An event's JSON payload; one that is not JSON is a broken (retryable) upstream stream. */
+export function parseJson<T>(provider: string, data: string): T {
+  try {
+    return JSON.parse(data) as T;
+  } catch {
+    throw new EngineError(provider, 'upstream', `${provider} sent an event that is not JSON`, true);
+  }
 }

@@ -74,7 +74,7 @@ const SCRATCH_DIR = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
  * pass and best-path lattice rescoring). `fast` narrows the beams, caps active HMMs/words per frame, uses the
  * phonetic-loop look-ahead and skips both extra passes: about twice as fast, a few points more WER.
  */
-export const DECODER_SETTINGS: Record<SttRequest['mode'], string[]> = {
+const DECODER_SETTINGS: Record<SttRequest['mode'], string[]> = {
   accurate: ['-beam', '1e-48', '-wbeam', '7e-29', '-pbeam', '1e-48', '-fwdflat', 'yes', '-bestpath', 'yes'],
   fast: [
     ...['-beam', '1e-35', '-wbeam', '1e-25', '-pbeam', '1e-35', '-maxhmmpf', '3000', '-maxwpf', '10'],

@@ -1,4 +1,4 @@
-import { EngineError } from '../../kernel/errors/engine-error.ts';
+import { EngineError, isEngineError } from '../../kernel/errors/engine-error.ts';
 import { engineLatency } from '../core/metrics.ts';
 
 export interface TranscriptSegment {
@@ -140,6 +140,7 @@ export abstract class SttEngine {
   }
 
   private wrapError(e: unknown): unknown {
-    return e instanceof EngineError || (e as Error)?.name === 'ApiError' ? e : EngineError.network(this.provider, e);
+    // An engine fails only with EngineError: anything else (a socket error, a bug) is reported as the engine's.
+    return isEngineError(e) ? e : EngineError.network(this.provider, e);
   }
 }

@@ -1,5 +1,4 @@
-import { isApiError } from '../../kernel/errors/api-error.ts';
-import { EngineError } from '../../kernel/errors/engine-error.ts';
+import { EngineError, isEngineError } from '../../kernel/errors/engine-error.ts';
 import { engineLatency, engineTtfb } from '../core/metrics.ts';
 
 export interface Voice {
@@ -68,7 +67,7 @@ export abstract class TtsEngine {
       audio = await this._synthesize(req);
     } catch (e) {
       done({ outcome: 'error' });
-      throw passThrough(e) ? e : EngineError.network(this.provider, e);
+      throw isEngineError(e) ? e : EngineError.network(this.provider, e);
     }
     const provider = this.provider;
     async function* measured(): AsyncGenerator<Buffer> {
@@ -84,14 +83,9 @@ export abstract class TtsEngine {
         done({ outcome: 'ok' });
       } catch (e) {
         done({ outcome: 'error' });
-        throw passThrough(e) ? e : EngineError.network(provider, e);
+        throw isEngineError(e) ? e : EngineError.network(provider, e);
       }
     }
     return { sampleRate: audio.sampleRate, chunks: measured() };
   }
-}
-
-/** Engine errors keep their identity, as does a kernel ApiError about the caller's input (audio it cannot decode). */
-function passThrough(e: unknown): boolean {
-  return e instanceof EngineError || (e as Error)?.name === 'EngineError' || isApiError(e);
 }

@@ -1,5 +1,5 @@
 import { probeMedia } from '../../kernel/media/probe.ts';
-import { downloadVendorFile, pollVendor, vendorJson } from '../core/vendor-http.ts';
+import { downloadVendorFile, pollVendor, vendorJson } from '../core/vendor-client.ts';
 import { EngineError } from '../../kernel/errors/engine-error.ts';
 import type { RenderedVideo } from '../core/rendered-video.ts';
 import { VideoGenEngine, type GenerateRequest } from './types.ts';
@@ -49,7 +49,7 @@ export class LumaVideoGenEngine extends VideoGenEngine {
     const short = Math.min(req.width, req.height);
     const created = await vendorJson<LumaGeneration>(this.provider, `${this.base}/dream-machine/v1/generations`, {
       headers,
-      body: {
+      json: {
         prompt: req.negativePrompt ? `${req.prompt} (avoid: ${req.negativePrompt})` : req.prompt,
         model: 'ray-2',
         duration: req.durationSeconds > 5 ? '9s' : '5s',

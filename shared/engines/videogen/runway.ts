@@ -1,5 +1,5 @@
 import { probeMedia } from '../../kernel/media/probe.ts';
-import { downloadVendorFile, pollVendor, vendorJson } from '../core/vendor-http.ts';
+import { downloadVendorFile, pollVendor, vendorJson } from '../core/vendor-client.ts';
 import { EngineError } from '../../kernel/errors/engine-error.ts';
 import type { RenderedVideo } from '../core/rendered-video.ts';
 import { VideoGenEngine, type GenerateRequest } from './types.ts';
@@ -36,7 +36,7 @@ export class RunwayVideoGenEngine extends VideoGenEngine {
     );
     const created = await vendorJson<{ id: string }>(this.provider, `${this.base}/v1/text_to_video`, {
       headers,
-      body: {
+      json: {
         model: 'veo3.1_fast',
         promptText: req.prompt.slice(0, 1000),
         ratio: req.width >= req.height ? '1280:720' : '720:1280',

@@ -48,14 +48,6 @@ export function pcmDuration(bytes: number, sampleRate: number): number {
   return bytes / 2 / sampleRate;
 }
 
-/** Root mean square of Int16 samples, 0-32768. */
-export function rms(samples: Int16Array): number {
-  if (samples.length === 0) return 0;
-  let s = 0;
-  for (let i = 0; i < samples.length; i++) s += samples[i]! * samples[i]!;
-  return Math.sqrt(s / samples.length);
-}
-
 /** Mixes interleaved multi-channel s16le down to mono by averaging. */
 export function downmixToMono(buf: Buffer, channels: number): Buffer {
   if (channels === 1) return buf;

@@ -17,7 +17,6 @@ export const TTS_PROVIDERS = [
   'hume',
   'replicate',
 ] as const;
-export type TtsProvider = (typeof TTS_PROVIDERS)[number];
 
 export const STT_PROVIDERS = ['default', 'deepgram', 'assemblyai', 'openai', 'elevenlabs', 'groq'] as const;
 export type SttProvider = (typeof STT_PROVIDERS)[number];
@@ -29,7 +28,7 @@ export type SttProvider = (typeof STT_PROVIDERS)[number];
 export const LLM_PROVIDERS = ['openai', 'anthropic', 'groq', 'local'] as const;
 export type LlmProvider = (typeof LLM_PROVIDERS)[number];
 /** LLM providers that need a vendor key. */
-export const KEYED_LLM_PROVIDERS = LLM_PROVIDERS.filter((p) => p !== 'local');
+const KEYED_LLM_PROVIDERS = LLM_PROVIDERS.filter((p) => p !== 'local');
 /** How each LLM provider is named to people (the portal and the API's engine listing). */
 export const LLM_PROVIDER_LABELS: Record<LlmProvider, string> = {
   openai: 'OpenAI (or an OpenAI-compatible server)',
@@ -39,7 +38,6 @@ export const LLM_PROVIDER_LABELS: Record<LlmProvider, string> = {
 };
 
 export const EMBEDDING_PROVIDERS = ['default', 'openai', 'cohere', 'voyage'] as const;
-export type EmbeddingProvider = (typeof EMBEDDING_PROVIDERS)[number];
 
 /**
  * Bring-your-own-key headers: `X-Provider-Key-<Name>`, one per vendor, CamelCase as the contract shows.
@@ -57,7 +55,6 @@ export const BYOK_HEADERS = {
   Groq: 'groq', // LLM/STT
   Replicate: 'replicate', // TTS (model hosting)
 } as const;
-export type ByokVendor = (typeof BYOK_HEADERS)[keyof typeof BYOK_HEADERS];
 
 /** Every vendor a key can be stored for (header vendors plus those reachable only through stored keys). */
 export const KEYED_VENDORS = [

@@ -34,7 +34,6 @@ export const DocumentParams = z.object({
 });
 
 export const INGEST_CONTENT_TYPES = ['text', 'transcript', 'audio', 'url'] as const;
-export type IngestContentType = (typeof INGEST_CONTENT_TYPES)[number];
 
 /**
  * The size of `content` is checked in the service (413 beyond 1 MB of UTF-8), not here, so that an oversized

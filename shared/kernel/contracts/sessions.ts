@@ -4,7 +4,7 @@ import { z } from 'zod';
 const Phone = z.string().trim().min(1).max(200);
 
 /** Per-call caps over the agent's defaults (docs/billing.md, "Spending caps"). */
-export const CallLimitFields = {
+const CallLimitFields = {
   maxDurationSeconds: z
     .number()
     .int()

@@ -21,8 +21,6 @@ export const ANALYSIS_PROVIDERS = ['default', 'twelvelabs', 'videollama', 'qwenv
  * typographic title card, labelled `default:title-card` in results). Commercial: runway, luma.
  */
 export const GENERATE_PROVIDERS = ['auto', 'default', 'runway', 'luma', 'hunyuanvideo', 'wan', 'ltxvideo'] as const;
-/** Which providers are vendor APIs that need a key (the rest are local or self-hosted). */
-export const COMMERCIAL_VIDEO_PROVIDERS = ['heygen', 'synclabs', 'replicate', 'twelvelabs', 'runway', 'luma'] as const;
 
 export const VIDEO_ERROR_CODES = [
   'provider_timeout',

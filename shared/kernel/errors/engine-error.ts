@@ -74,6 +74,9 @@ export class EngineError extends Error {
 
   static network(provider: string, e: unknown): EngineError {
     const err = e as Error;
+    // An abortable wait (timers/promises) rejects with AbortError and the signal's reason as its cause.
+    const why = err?.name === 'AbortError' && err.cause instanceof Error ? err.cause : err;
+    if (why?.name === 'TimeoutError') return new EngineError(provider, 'timeout', `${provider} timed out`, true);
     if (err?.name === 'AbortError') return new EngineError(provider, 'aborted', 'aborted', false);
     if (err?.name === 'TimeoutError') return new EngineError(provider, 'timeout', `${provider} timed out`, true);
     return new EngineError(provider, 'unavailable', `${provider} unreachable: ${err?.message ?? String(e)}`, true);

@@ -127,9 +127,9 @@ const backlogSources = new Set<QueueBacklogSource>();
 
 /**
  * Age in seconds of the oldest job waiting on each queue, computed at scrape time from the registered sources;
- * 0 when the queue is empty. The "queue backlog age" alert reads it.
+ * 0 when the queue is empty. The "queue backlog age" alert reads it. Registered here; nothing sets it directly.
  */
-export const queueOldestWaitingAge = once(
+once(
   'queue_oldest_waiting_job_age_seconds',
   () =>
     new Gauge({

@@ -130,23 +130,33 @@ export function ttsConformance(c: TtsVendorCase): void {
       expect([401, 403]).toContain(e.status);
     });
 
-    it('maps 429 and 503 to retryable errors and 400 to a permanent one', async () => {
-      double.failNext(429, 'slow down');
+    it('maps a lasting 429 and 503 to retryable errors and 400 to a permanent one', async () => {
+      let clear = double.failUntilCleared(429, 'slow down');
       expect(await engineError(engine.synthesize(ttsRequest({ apiKey: double.key })))).toMatchObject({
         kind: 'rate_limited',
         retryable: true,
         status: 429,
       });
-      double.failNext(503, 'overloaded');
+      clear();
+      clear = double.failUntilCleared(503, 'overloaded');
       expect(await engineError(engine.synthesize(ttsRequest({ apiKey: double.key })))).toMatchObject({
         kind: 'upstream',
         retryable: true,
         status: 503,
       });
+      clear();
       double.failNext(400, 'bad input');
       const bad = await engineError(engine.synthesize(ttsRequest({ apiKey: double.key })));
       expect(bad).toMatchObject({ kind: 'bad_request', retryable: false, status: 400 });
       expect(bad.message).toContain('bad input'); // the vendor's error body travels in the message
+    });
+
+    it('absorbs a single 429 by sending the request again (the vendor did not take it)', async () => {
+      double.failNext(429, 'slow down');
+      const before = double.requests.length;
+      const audio = await engine.synthesize(ttsRequest({ apiKey: double.key }));
+      expect((await collect(audio.chunks)).length).toBeGreaterThan(0);
+      expect(double.requests.length - before).toBeGreaterThanOrEqual(2);
     });
 
     it('treats a 2xx that is not the vendor answer (an HTML page) as a retryable upstream error', async () => {

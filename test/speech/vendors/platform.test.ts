@@ -64,13 +64,14 @@ describe('vendor adapters through the API', () => {
     });
     expect(rejected.status).toBe(400);
     expect(((await rejected.json()) as { error: { code: string } }).error.code).toBe('provider_unavailable');
-    eleven.failNext(503);
+    const clear = eleven.failUntilCleared(503);
     const down = await p.request('/v1/synthesize', {
       method: 'POST',
       key,
       headers: { 'X-Provider-Key-ElevenLabs': eleven.key },
       json: { text: 'Hello.', provider: 'elevenlabs' },
     });
+    clear();
     expect(down.status).toBe(502);
     expect(((await down.json()) as { error: { code: string } }).error.code).toBe('upstream_error');
   });

@@ -100,16 +100,21 @@ export function sttConformance(c: SttVendorCase): void {
         retryable: false,
         status: 401,
       });
-      double.failNext(429);
+      let clear = double.failUntilCleared(429);
       expect(await engineError(engine.transcribe(sttRequest({ apiKey: double.key })))).toMatchObject({
         kind: 'rate_limited',
         retryable: true,
       });
-      double.failNext(503);
+      clear();
+      clear = double.failUntilCleared(503);
       expect(await engineError(engine.transcribe(sttRequest({ apiKey: double.key })))).toMatchObject({
         kind: 'upstream',
         retryable: true,
       });
+      clear();
+      // A single 429 is absorbed: the client sends the request again and the transcription succeeds.
+      double.failNext(429);
+      await expect(engine.transcribe(sttRequest({ apiKey: double.key }))).resolves.toBeTruthy();
       const down = c.make('http://127.0.0.1:9');
       expect(await engineError(down.transcribe(sttRequest({ apiKey: double.key })))).toMatchObject({
         kind: 'unavailable',

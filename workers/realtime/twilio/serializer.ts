@@ -1,10 +1,8 @@
 import { mulawBase64ToPcm, mulawToPcm, pcmToMulaw } from '../codec/mulaw.ts';
 import { NUMERIC, TwilioInbound } from './messages.ts';
 
-/** Twilio sends μ-law at 8 kHz; 20 ms = 160 samples = 160 bytes. */
+/** Twilio sends μ-law at 8 kHz (its media frames are 20 ms: 160 samples, 160 bytes). */
 export const TWILIO_RATE = 8000;
-export const FRAME_MS = 20;
-export const FRAME_BYTES = (TWILIO_RATE * FRAME_MS) / 1000;
 
 /** What went wrong with an inbound frame; the transport closes the socket cleanly and logs the kind. */
 export class ProtocolError extends Error {

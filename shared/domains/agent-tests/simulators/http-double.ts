@@ -39,6 +39,8 @@ export interface HttpDoubleSpec {
   route(req: RecordedRequest, res: ServerResponse, double: HttpDouble): Promise<boolean> | boolean;
 }
 
+type Failure = { status: number; message: string; raw?: { body: string; contentType: string } };
+
 export class HttpDouble {
   readonly requests: RecordedRequest[] = [];
   url = '';
@@ -46,7 +48,9 @@ export class HttpDouble {
   cancelledStreams = 0;
   /** The credential the double accepts; tests send something else to provoke 401. */
   key: string;
-  private readonly failures: { status: number; message: string; raw?: { body: string; contentType: string } }[] = [];
+  private readonly failures: Failure[] = [];
+  /** Answers every request with this failure until cleared (a vendor that stays down, seen through retries). */
+  private lasting: Failure | null = null;
   private gate: Promise<void> | null = null;
   private readonly server = createServer((req, res) => void this.handle(req, res));
 
@@ -82,6 +86,17 @@ export class HttpDouble {
   /** The next request is answered with this status and the vendor's error body. */
   failNext(status: number, message = `injected ${status}`): void {
     this.failures.push({ status, message });
+  }
+
+  /**
+   * Every request is answered with this status and the vendor's error body until the returned function is called:
+   * what a client that retries sees when the vendor stays down (a single `failNext` is absorbed by its retry).
+   */
+  failUntilCleared(status: number, message = `injected ${status}`): () => void {
+    this.lasting = { status, message };
+    return () => {
+      this.lasting = null;
+    };
   }
 
   /** The next request is answered verbatim (e.g. a 200 HTML page from a misbehaving proxy). */
@@ -137,7 +152,7 @@ export class HttpDouble {
     };
     this.requests.push(rec);
     try {
-      const failure = this.failures.shift();
+      const failure = this.failures.shift() ?? this.lasting ?? undefined;
       if (failure?.raw)
         return void res.writeHead(failure.status, { 'content-type': failure.raw.contentType }).end(failure.raw.body);
       if (failure) return this.fail(res, failure.status, failure.message);

@@ -61,7 +61,7 @@ export interface AmdOptions {
  * What the audio cannot tell: a short greeting with no beep ("Leave a message." then silence) looks exactly like
  * "Hello?" then silence, and is taken for a person (the words would tell; see the README).
  */
-export const DEFAULT_AMD: AmdOptions = {
+const DEFAULT_AMD: AmdOptions = {
   minSpeechRms: 300,
   turnPauseMs: 1000,
   machineSpeechMs: 3600,

@@ -1,6 +1,8 @@
 import { EngineError } from '../../../kernel/errors/engine-error.ts';
 import { pcmToWav } from '../../tts/vendors/audio.ts';
-import { delay, normalizeBaseUrl, requireKey, stripUndefined, vendorJson } from '../../tts/vendors/http.ts';
+import { normalizeBaseUrl, requireKey, stripUndefined } from '../../tts/vendors/vendor-options.ts';
+import { vendorJson } from '../../core/vendor-client.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   SttEngine,
   type SttCapabilities,
@@ -119,7 +121,7 @@ export class AssemblyAiStt extends SttEngine {
       signal,
     });
     while (t.status === 'queued' || t.status === 'processing') {
-      await delay(this.opts.pollMs, signal);
+      await sleep(this.opts.pollMs, undefined, { signal });
       t = await vendorJson<AaiTranscript>(
         this.provider,
         `${this.opts.baseUrl}/v2/transcript/${encodeURIComponent(t.id)}`,

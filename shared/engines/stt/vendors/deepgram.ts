@@ -4,8 +4,8 @@ import {
   requireKey,
   STT_HEADERS_TIMEOUT_MS,
   stripUndefined,
-  vendorJson,
-} from '../../tts/vendors/http.ts';
+} from '../../tts/vendors/vendor-options.ts';
+import { vendorJson } from '../../core/vendor-client.ts';
 import {
   SttEngine,
   type SttCapabilities,
@@ -83,6 +83,8 @@ export class DeepgramStt extends SttEngine {
     const out = await vendorJson<DgListenResponse>(this.provider, `${this.opts.baseUrl}/v1/listen?${q}`, {
       headersTimeoutMs: STT_HEADERS_TIMEOUT_MS,
       method: 'POST',
+      // Transcription only computes an answer: a failed attempt may be sent again.
+      idempotent: true,
       headers: { authorization: `Token ${key}`, 'content-type': 'audio/wav' },
       body: pcmToWav(req.pcm, req.sampleRate),
       signal: req.signal,

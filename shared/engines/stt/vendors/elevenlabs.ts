@@ -4,8 +4,8 @@ import {
   requireKey,
   STT_HEADERS_TIMEOUT_MS,
   stripUndefined,
-  vendorJson,
-} from '../../tts/vendors/http.ts';
+} from '../../tts/vendors/vendor-options.ts';
+import { vendorJson } from '../../core/vendor-client.ts';
 import {
   SttEngine,
   type SttCapabilities,
@@ -74,6 +74,8 @@ export class ElevenLabsStt extends SttEngine {
     const out = await vendorJson<ScribeResponse>(this.provider, `${this.opts.baseUrl}/v1/speech-to-text`, {
       headersTimeoutMs: STT_HEADERS_TIMEOUT_MS,
       method: 'POST',
+      // Transcription only computes an answer: a failed attempt may be sent again.
+      idempotent: true,
       headers: { 'xi-api-key': key },
       body: form,
       signal: req.signal,

@@ -4,8 +4,8 @@ import {
   requireKey,
   STT_HEADERS_TIMEOUT_MS,
   stripUndefined,
-  vendorJson,
-} from '../../tts/vendors/http.ts';
+} from '../../tts/vendors/vendor-options.ts';
+import { vendorJson } from '../../core/vendor-client.ts';
 import {
   SttEngine,
   type SttCapabilities,
@@ -72,6 +72,8 @@ abstract class OpenAiCompatibleStt extends SttEngine {
     const out = await vendorJson<VerboseJson>(this.provider, `${this.opts.baseUrl}/audio/transcriptions`, {
       headersTimeoutMs: STT_HEADERS_TIMEOUT_MS,
       method: 'POST',
+      // Transcription only computes an answer: a failed attempt may be sent again.
+      idempotent: true,
       headers: { authorization: `Bearer ${key}` },
       body: form,
       signal: req.signal,

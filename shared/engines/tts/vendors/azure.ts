@@ -1,6 +1,7 @@
 import { TtsEngine, type TtsAudio, type TtsCapabilities, type TtsRequest, type Voice } from '../types.ts';
 import { pcmStream } from './audio.ts';
-import { clamp, escapeXml, normalizeBaseUrl, requireKey, stripUndefined, vendorAudio } from './http.ts';
+import { clamp, escapeXml, normalizeBaseUrl, requireKey, stripUndefined } from './vendor-options.ts';
+import { vendorAudio } from '../../core/vendor-client.ts';
 import { stockVoices, type StockVoice } from './stock-voices.ts';
 
 export interface AzureTtsOptions {
@@ -66,6 +67,8 @@ export class AzureTts extends TtsEngine {
     const voice = req.voiceId && req.voiceId !== 'default' ? req.voiceId : this.opts.voice;
     const res = await vendorAudio(this.provider, url, {
       method: 'POST',
+      // Synthesis only computes an answer: a failed attempt may be sent again.
+      idempotent: true,
       headers: {
         'ocp-apim-subscription-key': key,
         'content-type': 'application/ssml+xml',

@@ -1,6 +1,7 @@
 import { TtsEngine, type TtsAudio, type TtsCapabilities, type TtsRequest, type Voice } from '../types.ts';
 import { pcmStream } from './audio.ts';
-import { clamp, normalizeBaseUrl, requireKey, stripUndefined, vendorAudio, vendorModel } from './http.ts';
+import { clamp, normalizeBaseUrl, requireKey, stripUndefined, vendorModel } from './vendor-options.ts';
+import { vendorAudio } from '../../core/vendor-client.ts';
 import { stockVoices, type StockVoice } from './stock-voices.ts';
 
 export interface CartesiaTtsOptions {
@@ -68,6 +69,8 @@ export class CartesiaTts extends TtsEngine {
     if (req.speed !== 1) body.generation_config = { speed: clamp(req.speed, 0.6, 1.5) };
     const res = await vendorAudio(this.provider, `${this.opts.baseUrl}/tts/bytes`, {
       method: 'POST',
+      // Synthesis only computes an answer: a failed attempt may be sent again.
+      idempotent: true,
       headers: { 'x-api-key': key, 'cartesia-version': this.opts.apiVersion, 'content-type': 'application/json' },
       body: JSON.stringify(body),
       signal: req.signal,

@@ -1,6 +1,7 @@
 import { TtsEngine, type TtsAudio, type TtsCapabilities, type TtsRequest, type Voice } from '../types.ts';
 import { pcmStream } from './audio.ts';
-import { clamp, normalizeBaseUrl, requireKey, stripUndefined, vendorAudio } from './http.ts';
+import { clamp, normalizeBaseUrl, requireKey, stripUndefined } from './vendor-options.ts';
+import { vendorAudio } from '../../core/vendor-client.ts';
 import { stockVoices, type StockVoice } from './stock-voices.ts';
 
 export interface DeepgramTtsOptions {
@@ -64,6 +65,8 @@ export class DeepgramTts extends TtsEngine {
     if (req.speed !== 1) q.set('speed', String(clamp(req.speed, 0.7, 1.5)));
     const res = await vendorAudio(this.provider, `${this.opts.baseUrl}/v1/speak?${q}`, {
       method: 'POST',
+      // Synthesis only computes an answer: a failed attempt may be sent again.
+      idempotent: true,
       headers: { authorization: `Token ${key}`, 'content-type': 'application/json' },
       body: JSON.stringify({ text: req.text }),
       signal: req.signal,

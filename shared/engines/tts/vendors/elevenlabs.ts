@@ -1,6 +1,7 @@
 import { TtsEngine, type TtsAudio, type TtsCapabilities, type TtsRequest, type Voice } from '../types.ts';
 import { pcmStream } from './audio.ts';
-import { clamp, normalizeBaseUrl, requireKey, stripUndefined, vendorAudio, vendorModel } from './http.ts';
+import { clamp, normalizeBaseUrl, requireKey, stripUndefined, vendorModel } from './vendor-options.ts';
+import { vendorAudio } from '../../core/vendor-client.ts';
 import { stockVoices, type StockVoice } from './stock-voices.ts';
 
 export interface ElevenLabsTtsOptions {
@@ -66,6 +67,8 @@ export class ElevenLabsTts extends TtsEngine {
     if (req.speed !== 1) body.voice_settings = { speed: clamp(req.speed, 0.7, 1.2) };
     const res = await vendorAudio(this.provider, url, {
       method: 'POST',
+      // Synthesis only computes an answer: a failed attempt may be sent again.
+      idempotent: true,
       headers: { 'xi-api-key': key, 'content-type': 'application/json', accept: 'audio/pcm' },
       body: JSON.stringify(body),
       signal: req.signal,

@@ -1,7 +1,8 @@
 import { TtsEngine, type TtsAudio, type TtsCapabilities, type TtsRequest, type Voice } from '../types.ts';
 import { EngineError } from '../../../kernel/errors/engine-error.ts';
 import { once, wavToPcm } from './audio.ts';
-import { clamp, normalizeBaseUrl, requireKey, stripUndefined, vendorJson } from './http.ts';
+import { clamp, normalizeBaseUrl, requireKey, stripUndefined } from './vendor-options.ts';
+import { vendorJson } from '../../core/vendor-client.ts';
 import { stockVoices, type StockVoice } from './stock-voices.ts';
 
 export interface GoogleTtsOptions {
@@ -70,6 +71,8 @@ export class GoogleTts extends TtsEngine {
       `${this.opts.baseUrl}/v1/text:synthesize?key=${encodeURIComponent(key)}`,
       {
         method: 'POST',
+        // Synthesis only computes an answer: a failed attempt may be sent again.
+        idempotent: true,
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ input: { text: req.text }, voice: { languageCode, name: voice }, audioConfig }),
         signal: req.signal,

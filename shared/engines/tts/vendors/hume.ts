@@ -1,6 +1,7 @@
 import { TtsEngine, type TtsAudio, type TtsCapabilities, type TtsRequest, type Voice } from '../types.ts';
 import { pcmStream } from './audio.ts';
-import { clamp, normalizeBaseUrl, requireKey, stripUndefined, vendorAudio } from './http.ts';
+import { clamp, normalizeBaseUrl, requireKey, stripUndefined } from './vendor-options.ts';
+import { vendorAudio } from '../../core/vendor-client.ts';
 import { stockVoices, type StockVoice } from './stock-voices.ts';
 
 export interface HumeTtsOptions {
@@ -55,6 +56,8 @@ export class HumeTts extends TtsEngine {
     if (req.speed !== 1) utterance.speed = clamp(req.speed, 0.25, 3);
     const res = await vendorAudio(this.provider, `${this.opts.baseUrl}/v0/tts/stream/file`, {
       method: 'POST',
+      // Synthesis only computes an answer: a failed attempt may be sent again.
+      idempotent: true,
       headers: { 'x-hume-api-key': key, 'content-type': 'application/json' },
       // strip_headers: one continuous stream of samples rather than per-chunk files.
       body: JSON.stringify({

@@ -1,6 +1,7 @@
 import { TtsEngine, type TtsAudio, type TtsCapabilities, type TtsRequest, type Voice } from '../types.ts';
 import { pcmStream } from './audio.ts';
-import { normalizeBaseUrl, requireKey, stripUndefined, vendorAudio, vendorModel } from './http.ts';
+import { normalizeBaseUrl, requireKey, stripUndefined, vendorModel } from './vendor-options.ts';
+import { vendorAudio } from '../../core/vendor-client.ts';
 import { stockVoices, type StockVoice } from './stock-voices.ts';
 
 export interface LmntTtsOptions {
@@ -59,6 +60,8 @@ export class LmntTts extends TtsEngine {
     if (req.language) body.language = req.language.slice(0, 2);
     const res = await vendorAudio(this.provider, `${this.opts.baseUrl}/v1/ai/speech/bytes`, {
       method: 'POST',
+      // Synthesis only computes an answer: a failed attempt may be sent again.
+      idempotent: true,
       headers: { 'x-api-key': key, 'content-type': 'application/json' },
       body: JSON.stringify(body),
       signal: req.signal,

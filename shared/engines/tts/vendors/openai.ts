@@ -1,6 +1,7 @@
 import { TtsEngine, type TtsAudio, type TtsCapabilities, type TtsRequest, type Voice } from '../types.ts';
 import { pcmStream } from './audio.ts';
-import { clamp, normalizeBaseUrl, requireKey, stripUndefined, vendorAudio } from './http.ts';
+import { clamp, normalizeBaseUrl, requireKey, stripUndefined } from './vendor-options.ts';
+import { vendorAudio } from '../../core/vendor-client.ts';
 import { stockVoices, type StockVoice } from './stock-voices.ts';
 
 export interface OpenAiTtsOptions {
@@ -59,6 +60,8 @@ export class OpenAiTts extends TtsEngine {
     if (req.speed !== 1) body.speed = clamp(req.speed, 0.25, 4);
     const res = await vendorAudio(this.provider, `${this.opts.baseUrl}/audio/speech`, {
       method: 'POST',
+      // Synthesis only computes an answer: a failed attempt may be sent again.
+      idempotent: true,
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
       body: JSON.stringify(body),
       signal: req.signal,

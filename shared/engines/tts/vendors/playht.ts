@@ -1,7 +1,8 @@
 import { TtsEngine, type TtsAudio, type TtsCapabilities, type TtsRequest, type Voice } from '../types.ts';
 import { EngineError } from '../../../kernel/errors/engine-error.ts';
 import { bytesOf, wavToPcm } from './audio.ts';
-import { clamp, normalizeBaseUrl, requireKey, stripUndefined, vendorAudio, vendorModel } from './http.ts';
+import { clamp, normalizeBaseUrl, requireKey, stripUndefined, vendorModel } from './vendor-options.ts';
+import { vendorAudio } from '../../core/vendor-client.ts';
 import { stockVoices, type StockVoice } from './stock-voices.ts';
 
 export interface PlayHtTtsOptions {
@@ -69,6 +70,8 @@ export class PlayHtTts extends TtsEngine {
     if (req.language) body.language = req.language;
     const res = await vendorAudio(this.provider, `${this.opts.baseUrl}/api/v2/tts/stream`, {
       method: 'POST',
+      // Synthesis only computes an answer: a failed attempt may be sent again.
+      idempotent: true,
       headers: {
         authorization: key.slice(sep + 1),
         'x-user-id': key.slice(0, sep),

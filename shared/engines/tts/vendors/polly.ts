@@ -1,7 +1,8 @@
 import { TtsEngine, type TtsAudio, type TtsCapabilities, type TtsRequest, type Voice } from '../types.ts';
 import { EngineError } from '../../../kernel/errors/engine-error.ts';
 import { pcmStream } from './audio.ts';
-import { clamp, escapeXml, normalizeBaseUrl, requireKey, stripUndefined, vendorAudio } from './http.ts';
+import { clamp, escapeXml, normalizeBaseUrl, requireKey, stripUndefined } from './vendor-options.ts';
+import { vendorAudio } from '../../core/vendor-client.ts';
 import { signV4, type AwsCredentials } from './sigv4.ts';
 import { stockVoices, type StockVoice } from './stock-voices.ts';
 
@@ -96,7 +97,13 @@ export class PollyTts extends TtsEngine {
     });
     // fetch sets Host itself (to the same url.host that was signed).
     const { host: _host, ...send } = headers;
-    const res = await vendorAudio(this.provider, url, { method: 'POST', headers: send, body, signal: req.signal });
+    const res = await vendorAudio(this.provider, url, {
+      method: 'POST',
+      idempotent: true,
+      headers: send,
+      body,
+      signal: req.signal,
+    });
     return { sampleRate: this.opts.sampleRate, chunks: pcmStream(this.provider, res.body) };
   }
 

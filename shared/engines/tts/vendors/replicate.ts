@@ -1,16 +1,9 @@
 import { TtsEngine, type TtsAudio, type TtsCapabilities, type TtsRequest, type Voice } from '../types.ts';
 import { EngineError } from '../../../kernel/errors/engine-error.ts';
 import { bytesOf, ffmpegDecode } from './audio.ts';
-import {
-  clamp,
-  delay,
-  normalizeBaseUrl,
-  requireKey,
-  stripUndefined,
-  vendorFetch,
-  vendorJson,
-  vendorModel,
-} from './http.ts';
+import { clamp, normalizeBaseUrl, requireKey, stripUndefined, vendorModel } from './vendor-options.ts';
+import { vendorFetch, vendorJson } from '../../core/vendor-client.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { stockVoices, type StockVoice } from './stock-voices.ts';
 
 export interface ReplicateTtsOptions {
@@ -103,13 +96,14 @@ export class ReplicateTts extends TtsEngine {
     });
     try {
       while (p.status === 'starting' || p.status === 'processing') {
-        await delay(this.opts.pollMs, signal);
+        await sleep(this.opts.pollMs, undefined, { signal });
         const get = p.urls?.get ?? `${this.opts.baseUrl}/v1/predictions/${encodeURIComponent(p.id)}`;
         p = await vendorJson<Prediction>(this.provider, get, { headers: auth, signal });
       }
     } catch (e) {
       if (signal.aborted && p.urls?.cancel) {
-        void fetch(p.urls.cancel, { method: 'POST', headers: auth }).catch(() => {});
+        // Best effort, once: the prediction stops costing the caller; its failure changes nothing here.
+        void vendorFetch(this.provider, p.urls.cancel, { method: 'POST', headers: auth, attempts: 1 }).catch(() => {});
       }
       throw e;
     }

@@ -1,6 +1,7 @@
 import { TtsEngine, type TtsAudio, type TtsCapabilities, type TtsRequest, type Voice } from '../types.ts';
 import { pcmStream } from './audio.ts';
-import { clamp, normalizeBaseUrl, requireKey, stripUndefined, vendorAudio, vendorModel } from './http.ts';
+import { clamp, normalizeBaseUrl, requireKey, stripUndefined, vendorModel } from './vendor-options.ts';
+import { vendorAudio } from '../../core/vendor-client.ts';
 import { stockVoices, type StockVoice } from './stock-voices.ts';
 
 export interface RimeTtsOptions {
@@ -63,6 +64,8 @@ export class RimeTts extends TtsEngine {
     if (lang) body.lang = lang;
     const res = await vendorAudio(this.provider, `${this.opts.baseUrl}/v1/rime-tts`, {
       method: 'POST',
+      // Synthesis only computes an answer: a failed attempt may be sent again.
+      idempotent: true,
       headers: { authorization: `Bearer ${key}`, accept: 'audio/pcm', 'content-type': 'application/json' },
       body: JSON.stringify(body),
       signal: req.signal,

@@ -1,0 +1,51 @@
+import { fileURLToPath } from 'node:url';
+import { ESLint } from 'eslint';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * "One way each" for engines, as lint rules (eslint.config.js): an engine fails only with EngineError and calls
+ * vendors only through core/vendor-client.ts. Run through ESLint with the repository's config, so a rule that
+ * stopped applying to shared/engines fails here.
+ */
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const RULES = new Set(['no-restricted-globals', 'no-restricted-syntax']);
+const eslint = new ESLint({ cwd: ROOT, ruleFilter: ({ ruleId }) => RULES.has(ruleId) });
+
+async function findings(filePath: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath: `${ROOT}${filePath}` });
+  return result!.messages.filter((m) => m.ruleId && RULES.has(m.ruleId)).map((m) => m.message);
+}
+
+describe('engine rules', () => {
+  it.each([
+    ['shared/engines/tts/vendors/x.ts', `export const f = (u: string) => fetch(u);`],
+    [
+      'shared/engines/stt/x.ts',
+      `import { ApiError } from '../../kernel/errors/api-error.ts';\nthrow ApiError.validation('bad');`,
+    ],
+    [
+      'shared/engines/core/x.ts',
+      `import { ApiError } from '../../kernel/errors/api-error.ts';\nthrow new ApiError('not_found');`,
+    ],
+    [
+      'shared/engines/avatar/x.ts',
+      `import { VideoFailure } from '../../kernel/media/failure.ts';\nthrow new VideoFailure('input_unreadable', 'x');`,
+    ],
+  ])('reports %s', async (file, code) => {
+    expect(await findings(file, code)).toHaveLength(1);
+  });
+
+  it.each([
+    ['shared/engines/core/vendor-client.ts', `export const f = (u: string) => fetch(u);`],
+    [
+      'shared/domains/video/x.ts',
+      `import { VideoFailure } from '../../kernel/media/failure.ts';\nthrow new VideoFailure('input_unreadable', 'x');`,
+    ],
+    [
+      'shared/engines/tts/x.ts',
+      `import { EngineError } from '../../kernel/errors/engine-error.ts';\nthrow EngineError.invalidInput('default', 'invalid', 'x');`,
+    ],
+  ])('allows %s', async (file, code) => {
+    expect(await findings(file, code)).toEqual([]);
+  });
+});
