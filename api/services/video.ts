@@ -159,7 +159,7 @@ async function resolveProvider(
       await selfHosted('lipsync', b.lipsync_provider);
       engines.lipsync.get(b.lipsync_provider);
       await ttsKey(infra, b.tts_provider, developerId, headers);
-      checkDubLanguages(b);
+      await checkDubLanguages(infra, b, developerId, headers);
       // The STT engine and its key, as on POST /v1/transcribe (no key → 400 provider_unavailable now, not later).
       const stt = sttEngineFor(infra, { provider: dubSttProvider(b), language: dubSttLanguage(b) });
       await keyFor(infra, stt, developerId, headers);

@@ -101,6 +101,12 @@ export const DubVideoBody = z.strictObject({
   source_language: LanguageTag.optional().describe(
     'When omitted, detected by the STT engine (the local `default` recogniser assumes English)',
   ),
+  translate_provider: z
+    .enum(['auto', 'default', 'deepl'])
+    .default('auto')
+    .describe(
+      'Translator: `default` is local Apertium (installed pairs, pivoting through Spanish or English); `deepl` the vendor; `auto` Apertium where it has a route, else DeepL when a key is configured',
+    ),
   provider: z.enum(['default']).default('default').describe('Dub pipeline (its steps take their own providers)'),
   ...common,
 });
