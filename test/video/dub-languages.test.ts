@@ -46,8 +46,13 @@ afterAll(async () => {
   await deepl?.close();
 });
 
-async function dub(json: Record<string, unknown>): Promise<Response> {
-  return p.request('/v1/video/dub', { method: 'POST', key, json: { video_url: `${media.url}/speaker.mp4`, ...json } });
+async function dub(json: Record<string, unknown>, headers: Record<string, string> = {}): Promise<Response> {
+  return p.request('/v1/video/dub', {
+    method: 'POST',
+    key,
+    headers,
+    json: { video_url: `${media.url}/speaker.mp4`, ...json },
+  });
 }
 
 describe('Apertium routes (real apertium)', () => {
@@ -131,5 +136,26 @@ describe('POST /v1/video/dub languages', () => {
     const result = job.result as unknown as { source_language: string; segments: { text: string }[] };
     expect(result.source_language).toBe('es');
     expect(result.segments.every((s) => s.text.startsWith('[DE] '))).toBe(true);
+  });
+
+  it("transcribes on the caller's own STT key when the request sends one (sealed with the job)", async () => {
+    const platformKey = deepgram.key;
+    deepgram.key = 'caller-deepgram-key'; // the double now refuses the platform key
+    try {
+      const res = await dub(
+        { target_language: 'en', stt_provider: 'deepgram' },
+        { 'X-Provider-Key-Deepgram': 'caller-deepgram-key' },
+      );
+      const sub = (await res.json()) as VideoJob;
+      expect(res.status, JSON.stringify(sub)).toBe(202);
+      const { job } = await waitForJob(p, key, sub.id, 120_000);
+      expect(job.status, JSON.stringify(job.error)).toBe('completed');
+      const listen = deepgram.requests.filter((r) => r.path === '/v1/listen').at(-1)!;
+      expect(listen.headers.authorization).toBe('Token caller-deepgram-key');
+      const text = (job.result as unknown as { segments: { text: string }[] }).segments.map((x) => x.text).join(' ');
+      expect(text).toMatch(/dog/i);
+    } finally {
+      deepgram.key = platformKey;
+    }
   });
 });
