@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
  * file sits tells what it may use, and a change low down never needs a file higher up.
  *
  *   composition  builds and wires: the HTTP server, the reconciler over every domain's reconcilers, engine boot
- *   domains      billing, webhooks, rag, agents, speech, video, realtime, portal
+ *   domains      billing, webhooks, speech, rag, agents, video, realtime, portal
  *   engines      one interface per capability (stt, tts, llm, video…) and the vendor adapters behind it
  *   platform     what a process holds: Infra (db, redis, storage, queues), API-key auth, the credit meter, keys
  *   kernel       no domain knowledge: errors, ids, config, db pool, storage, queue core, process, net, audio, media,

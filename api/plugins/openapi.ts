@@ -46,9 +46,13 @@ async function openapi(app: FastifyInstance): Promise<void> {
         description:
           'Speech, video jobs, voice agents, retrieval collections, realtime sessions and credits. Every /v1 route ' +
           'takes `Authorization: Bearer <key>`. Errors share one envelope: `{"error": {type, code, message, param, requestId}}`. ' +
-          'Fields the contract types as strings are strings or absent, never null: `nextCursor` is absent on the last ' +
-          'page, `expiresAt`/`lastUsedAt` of a key that never expires / was never used, `completed_at` of an unfinished ' +
-          'job. Fields the contract types as "string or null" (e.g. `ttsModel`, `collectionId`) keep null.',
+          'Fields the contract types as strings are strings or absent, never null: absent means not set. ' +
+          '`nextCursor` is absent on the last page, `expiresAt`/`lastUsedAt` of a key that never expires / was never ' +
+          "used, `completed_at`/`completedAt` of an unfinished job, the subscription's `paymentCustomerId`, " +
+          "`tierExpiresAt` and `subscriptionStatus` until they exist, a session's `startedAt`/`endedAt` until it " +
+          "starts/ends (and its `callId`, `recordingUrl`, `endReason`, `answeredBy` until known), a provider key's " +
+          '`verifiedAt` until verified. Fields the contract types as "string or null" (e.g. `ttsModel`, ' +
+          '`collectionId`) keep null.',
       },
       components: {
         securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'API key (vap_…)' } },

@@ -6,13 +6,14 @@ import {
   DubVideoBody,
   GenerateVideoBody,
   LipsyncVideoBody,
+  VideoEngineList,
   VideoJob,
   VideoJobParams,
   WebhookSecret,
   WebhookSecretQuery,
   type VideoJobType,
 } from '../../shared/kernel/contracts/video.ts';
-import { getVideoJobFor, submitVideoJob } from '../services/video.ts';
+import { getVideoJobFor, listAvatarEngines, submitVideoJob } from '../services/video.ts';
 import { readWebhookSecret } from '../services/webhooks.ts';
 
 const SUBMIT: { type: VideoJobType; body: z.ZodType; summary: string }[] = [
@@ -46,6 +47,18 @@ export const videoRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     );
   }
+
+  app.get(
+    '/v1/video/avatar/engines',
+    {
+      schema: {
+        tags,
+        summary: 'The avatar engines (local, five self-hosted GPU engines, one commercial) and which can run here',
+        response: { 200: VideoEngineList },
+      },
+    },
+    async (req) => listAvatarEngines(infra, req.auth.developerId, req.headers),
+  );
 
   app.get(
     '/v1/video/:jobId',

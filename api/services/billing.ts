@@ -5,6 +5,7 @@ import { claimBillingCustomer, getBillingCustomer } from '../../shared/domains/b
 import { requireStripe, stripeFailure } from '../../shared/domains/billing/stripe-client.ts';
 import { planFor, isTier } from '../../shared/platform/metering/tiers.ts';
 import { getDeveloper } from '../../shared/kernel/db/developers.ts';
+import { ifDate, ifSet } from '../../shared/kernel/contracts/absent.ts';
 import { ApiError } from '../../shared/kernel/errors/api-error.ts';
 import type { Infra } from '../../shared/platform/infra.ts';
 
@@ -32,9 +33,9 @@ export async function getSubscription(infra: Infra, developerId: string): Promis
       overageRate: plan.overageRate,
       carryoverMonths: plan.carryoverMonths,
     },
-    paymentCustomerId: customer?.stripe_customer_id ?? null,
-    tierExpiresAt: customer?.tier_expires_at?.toISOString() ?? null,
-    subscriptionStatus: customer?.subscription_status ?? null,
+    ...ifSet('paymentCustomerId', customer?.stripe_customer_id),
+    ...ifDate('tierExpiresAt', customer?.tier_expires_at),
+    ...ifSet('subscriptionStatus', customer?.subscription_status),
   };
 }
 

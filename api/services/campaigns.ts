@@ -1,3 +1,4 @@
+import { ifDate, ifSet } from '../../shared/kernel/contracts/absent.ts';
 import { campaignCallPath } from '../../shared/domains/campaigns/paths.ts';
 import { enqueueHangup, enqueueSettle } from '../../shared/domains/campaigns/dispatcher.ts';
 import {
@@ -31,7 +32,7 @@ function toCampaign(r: CampaignRow, counts: CampaignCounts | undefined): Campaig
   return {
     id: r.id,
     agentId: r.agent_id,
-    name: r.name,
+    ...ifSet('name', r.name),
     from: r.from_number,
     status: r.status,
     maxConcurrency: r.max_concurrency,
@@ -40,10 +41,10 @@ function toCampaign(r: CampaignRow, counts: CampaignCounts | undefined): Campaig
     retry: { maxAttempts: r.retry_max_attempts, backoff: r.retry_backoff_seconds, on: r.retry_on },
     maxDurationSeconds: r.max_duration_seconds,
     maxCredits: r.max_credits === null ? null : Number(r.max_credits),
-    webhookUrl: r.webhook_url,
+    ...ifSet('webhookUrl', r.webhook_url),
     counts: counts ?? { total: 0, pending: 0, calling: 0, done: 0, outcomes: {} },
     createdAt: r.created_at.toISOString(),
-    completedAt: r.completed_at?.toISOString() ?? null,
+    ...ifDate('completedAt', r.completed_at),
   };
 }
 
@@ -96,23 +97,23 @@ export async function getCampaignDetail(infra: Infra, developerId: string, id: s
       id: r.id,
       phone: r.phone,
       variables: r.variables,
-      timeZone: r.time_zone,
+      ...ifSet('timeZone', r.time_zone),
       state: r.state,
-      outcome: r.outcome as CallOutcome | null,
-      outcomeReason: r.outcome_reason,
-      answeredBy: attempts.at(-1)?.answered_by ?? null,
-      nextAttemptAt: r.state === 'pending' ? r.next_attempt_at.toISOString() : null,
+      ...ifSet('outcome', r.outcome as CallOutcome | null),
+      ...ifSet('outcomeReason', r.outcome_reason),
+      ...ifSet('answeredBy', attempts.at(-1)?.answered_by),
+      ...ifDate('nextAttemptAt', r.state === 'pending' ? r.next_attempt_at : null),
       attempts: attempts.map((k) => ({
         id: k.id,
         attempt: k.attempt,
         status: k.status,
-        callSid: k.call_sid,
-        sessionId: k.session_id,
-        answeredBy: k.answered_by,
-        outcome: k.outcome as CallOutcome | null,
-        error: k.error,
+        ...ifSet('callSid', k.call_sid),
+        ...ifSet('sessionId', k.session_id),
+        ...ifSet('answeredBy', k.answered_by),
+        ...ifSet('outcome', k.outcome as CallOutcome | null),
+        ...ifSet('error', k.error),
         startedAt: k.claimed_at.toISOString(),
-        endedAt: k.ended_at?.toISOString() ?? null,
+        ...ifDate('endedAt', k.ended_at),
       })),
     };
   });

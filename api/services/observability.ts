@@ -5,6 +5,7 @@ import type {
   SessionDetail,
   SessionSummary,
 } from '../../shared/kernel/contracts/sessions.ts';
+import { ifDate, ifSet } from '../../shared/kernel/contracts/absent.ts';
 import { LLM_PROVIDER_LABELS } from '../../shared/kernel/contracts/providers.ts';
 import { ApiError } from '../../shared/kernel/errors/api-error.ts';
 import { decodeCursor, toPage, type Page } from '../../shared/kernel/pagination.ts';
@@ -20,8 +21,6 @@ import {
 } from '../../shared/domains/realtime/store.ts';
 import { rootCause } from './observability-rules.ts';
 
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
-
 /** Sessions that started (pending ones that never connected are not traces). Newest first. */
 export async function listSessions(
   infra: Infra,
@@ -33,16 +32,16 @@ export async function listSessions(
   return toPage(rows, q.limit, (r) => ({
     id: r.id,
     agentId: r.agent_id,
-    startedAt: iso(r.started_at),
-    endedAt: iso(r.ended_at),
+    ...ifDate('startedAt', r.started_at),
+    ...ifDate('endedAt', r.ended_at),
     turns: r.turns,
     status: r.status,
     channel: r.channel,
-    callId: r.call_sid,
-    answeredBy: r.answered_by,
+    ...ifSet('callId', r.call_sid),
+    ...ifSet('answeredBy', r.answered_by),
     ...(r.end_reason ? { endReason: r.end_reason } : {}),
     ...(r.status === 'failed' && r.error ? { error: r.error } : {}),
-    agentVersion: r.agent_version,
+    ...ifSet('agentVersion', r.agent_version),
   }));
 }
 
@@ -66,9 +65,9 @@ export async function sessionDetail(
     agentId: s.agent_id,
     status: s.status,
     channel: s.channel,
-    callId: s.call_sid,
-    startedAt: iso(s.started_at),
-    endedAt: iso(s.ended_at),
+    ...ifSet('callId', s.call_sid),
+    ...ifDate('startedAt', s.started_at),
+    ...ifDate('endedAt', s.ended_at),
     turns: turns.map((t) => ({
       index: t.idx,
       speaker: t.speaker,
@@ -95,7 +94,7 @@ export async function sessionDetail(
       turn: t.turn_idx,
       name: t.name,
       ok: t.ok,
-      error: t.error,
+      ...ifSet('error', t.error),
       durationMs: t.duration_ms,
       atMs: t.at_ms,
     })),
@@ -107,10 +106,10 @@ export async function sessionDetail(
       bleedThroughWords: i.bleed_words,
     })),
     // Direct (browser) sessions have no CallSid: their recording is addressed by the session id (see recordingKey).
-    recordingUrl: s.recording_key ? `/v1/recordings/${encodeURIComponent(s.call_sid ?? s.id)}` : null,
-    endReason: s.end_reason ?? null,
-    answeredBy: s.answered_by,
-    agentVersion: s.agent_version,
+    ...ifSet('recordingUrl', s.recording_key && `/v1/recordings/${encodeURIComponent(s.call_sid ?? s.id)}`),
+    ...ifSet('endReason', s.end_reason),
+    ...ifSet('answeredBy', s.answered_by),
+    ...ifSet('agentVersion', s.agent_version),
     beepAtMs: s.beep_at_ms,
     transfer: s.transfer
       ? { target: s.transfer.target, to: s.transfer.to, mode: s.transfer.mode, atMs: s.transfer.atMs }
@@ -137,7 +136,7 @@ export async function sessionRootCause(
   const { turns, tools, interruptions } = await loadTrace(infra.db, s.id);
   return {
     sessionId: s.id,
-    callId: s.call_sid,
+    ...ifSet('callId', s.call_sid),
     issues: rootCause(turns, tools, interruptions, { endReason: s.end_reason ?? null }),
   };
 }
@@ -157,9 +156,9 @@ export async function interruptionQuality(
   const triple = ([avg, p50, p95]: InterruptionStats['stop']) => ({ avg: r(avg), p50: r(p50), p95: r(p95) });
   const nSessions = a.sessions;
   return {
-    agentId: q.agentId ?? null,
-    from: q.from ?? null,
-    to: q.to ?? null,
+    ...ifSet('agentId', q.agentId),
+    ...ifSet('from', q.from),
+    ...ifSet('to', q.to),
     sessions: nSessions,
     interruptions: a.n,
     interruptionsPerSession: nSessions ? Math.round((a.n / nSessions) * 100) / 100 : 0,
@@ -181,8 +180,8 @@ export async function cutInRates(
 ): Promise<CutInRates> {
   const rows = await cutInStats(infra.db, developerId, q);
   return {
-    from: q.from ?? null,
-    to: q.to ?? null,
+    ...ifSet('from', q.from),
+    ...ifSet('to', q.to),
     data: rows.map((r) => ({
       agentId: r.agent_id,
       replies: r.replies,

@@ -8,6 +8,7 @@ import {
   upsertProviderKey,
   type ProviderKeyRow,
 } from '../../shared/platform/keys/stored-keys.ts';
+import { ifDate } from '../../shared/kernel/contracts/absent.ts';
 import type { ProviderKeyItem, VerifyResult } from '../../shared/kernel/contracts/billing.ts';
 import { verifyVendorKey } from '../../shared/domains/billing/verify-key.ts';
 import { ApiError } from '../../shared/kernel/errors/api-error.ts';
@@ -57,7 +58,6 @@ export async function verifyProviderKey(
     return {
       provider,
       valid: false,
-      verifiedAt: null,
       detail: 'The stored key cannot be decrypted (its master key was removed); store it again.',
     };
   }
@@ -72,12 +72,12 @@ export async function verifyProviderKey(
       return {
         provider,
         valid: false,
-        verifiedAt: row.verified_at?.toISOString() ?? null,
+        ...ifDate('verifiedAt', row.verified_at),
         detail: `The provider rejected the key (HTTP ${outcome.status}).`,
       };
     case 'valid': {
       const at = await markProviderKeyVerified(infra.db, developerId, provider);
-      return { provider, valid: true, verifiedAt: at?.toISOString() ?? null, detail: 'The provider accepted the key.' };
+      return { provider, valid: true, ...ifDate('verifiedAt', at), detail: 'The provider accepted the key.' };
     }
   }
 }
@@ -91,6 +91,6 @@ function toItem(r: ProviderKeyRow): ProviderKeyItem {
     provider: r.provider,
     lastFour: r.last_four,
     createdAt: r.created_at.toISOString(),
-    verifiedAt: r.verified_at?.toISOString() ?? null,
+    ...ifDate('verifiedAt', r.verified_at),
   };
 }

@@ -5,6 +5,7 @@ import type {
   GenerateVideoBody,
   LipsyncVideoBody,
   VideoJob,
+  VideoEngine,
   VideoJobType,
 } from '../../shared/kernel/contracts/video.ts';
 import { withTransaction } from '../../shared/kernel/db/pool.ts';
@@ -16,7 +17,8 @@ import { precheckCredits } from '../../shared/domains/video/billing.ts';
 import { videoEngines } from '../../shared/domains/video/engines.ts';
 import { enqueueVideoJob } from '../../shared/domains/video/enqueue.ts';
 import { callerKeysFrom, sealJobKeys, type RequestHeaders } from '../../shared/domains/video/job-keys.ts';
-import { checkModelServer } from '../../shared/engines/core/model-server.ts';
+import { checkModelServer, type ModelServerKind } from '../../shared/engines/core/model-server.ts';
+import { avatarEngines, requireModelServer } from '../../shared/domains/video/engine-catalogue.ts';
 import { checkDubLanguages, dubSttLanguage, dubSttProvider } from '../../shared/domains/video/dub-languages.ts';
 import { toVideoJob } from '../../shared/domains/video/present.ts';
 import { sttEngineFor } from '../../shared/domains/speech/transcription.ts';
@@ -91,6 +93,15 @@ export async function submitVideoJob(
   return { ...(await toVideoJob(row, infra.storage, infra.config.VIDEO_URL_TTL_SECONDS)), billable };
 }
 
+/** GET /v1/video/avatar/engines: the contract's avatar engines, each with whether it can run here for the caller. */
+export async function listAvatarEngines(
+  infra: Infra,
+  developerId: string,
+  headers: RequestHeaders,
+): Promise<{ data: VideoEngine[] }> {
+  return { data: await avatarEngines(infra, developerId, headers) };
+}
+
 export async function getVideoJobFor(infra: Infra, developerId: string, id: string): Promise<VideoJob> {
   const row = await getOwnedVideoJob(infra.db, developerId, id);
   if (!row) throw ApiError.notFound('video job', id);
@@ -114,7 +125,8 @@ async function resolveProvider(
 ): Promise<string> {
   const engines = videoEngines(infra);
   const requested = body.provider;
-  const selfHosted = async (kind: string, provider: string) => {
+  const selfHosted = async (kind: ModelServerKind, provider: string) => {
+    requireModelServer(infra, kind, provider);
     const server = engines.servers.get(`${kind}:${provider}`);
     if (!server) return;
     const h = await checkModelServer(server);
@@ -125,14 +137,14 @@ async function resolveProvider(
     case 'generate': {
       let p = requested as string;
       if (p === 'auto') p = [...engines.servers.values()].find((s) => s.kind === 'generate')?.provider ?? 'default';
-      engines.generate.get(p);
       await selfHosted('generate', p);
+      engines.generate.get(p);
       return p;
     }
     case 'avatar': {
       const b = body as AvatarVideoBody;
-      engines.avatar.get(requested);
       await selfHosted('avatar', requested);
+      engines.avatar.get(requested);
       if (b.text) {
         await resolveProviderKey(infra, { engine: videoTts(infra, b.tts_provider), developerId, headers });
         if (b.target_language) checkLanguagePair('en', b.target_language, 'target_language');
@@ -140,23 +152,23 @@ async function resolveProvider(
       return requested;
     }
     case 'lipsync':
-      engines.lipsync.get(requested);
       await selfHosted('lipsync', requested);
+      engines.lipsync.get(requested);
       return requested;
     case 'dub': {
       const b = body as DubVideoBody;
-      engines.lipsync.get(b.lipsync_provider);
       await selfHosted('lipsync', b.lipsync_provider);
+      engines.lipsync.get(b.lipsync_provider);
       await resolveProviderKey(infra, { engine: videoTts(infra, b.tts_provider), developerId, headers });
-      checkDubLanguages(b);
+      await checkDubLanguages(infra, b, developerId, headers);
       // The STT engine and its key, as on POST /v1/transcribe (no key → 400 provider_unavailable now, not later).
       const stt = sttEngineFor(infra, { provider: dubSttProvider(b), language: dubSttLanguage(b) });
       await resolveProviderKey(infra, { engine: stt, developerId, headers });
       return 'default';
     }
     case 'analyze':
-      engines.analysis.get(requested);
       await selfHosted('analyze', requested);
+      engines.analysis.get(requested);
       return requested;
   }
 }

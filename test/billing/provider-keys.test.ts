@@ -76,7 +76,9 @@ describe('stored provider keys', () => {
       json: { provider: 'openai', apiKey: GOOD },
     });
     expect(stored.res.status).toBe(201);
-    expect(stored.json()).toMatchObject({ provider: 'openai', lastFour: GOOD.slice(-4), verifiedAt: null });
+    expect(stored.json()).toMatchObject({ provider: 'openai', lastFour: GOOD.slice(-4) });
+    // Not verified yet: the string field is absent, never null (the contract's choice, see the OpenAPI document).
+    expect(stored.json()).not.toHaveProperty('verifiedAt');
 
     const row = await getProviderKeyRow(platform.infra.db, developerId, 'openai');
     expect(row!.ciphertext.includes(Buffer.from(GOOD))).toBe(false);
@@ -84,7 +86,7 @@ describe('stored provider keys', () => {
 
     const list = await call('/v1/provider-keys', apiKey);
     expect(list.json()).toEqual({
-      data: [{ provider: 'openai', lastFour: GOOD.slice(-4), createdAt: expect.any(String), verifiedAt: null }],
+      data: [{ provider: 'openai', lastFour: GOOD.slice(-4), createdAt: expect.any(String) }],
       hasMore: false,
     });
 
@@ -93,14 +95,15 @@ describe('stored provider keys', () => {
     expect(ok.res.status).toBe(200);
     expect(ok.json()).toMatchObject({ provider: 'openai', valid: true, verifiedAt: expect.any(String) });
     expect(authorizations().slice(seen)).toEqual([`Bearer ${GOOD}`]);
-    const listed = (await call('/v1/provider-keys', apiKey)).json() as { data: { verifiedAt: string | null }[] };
+    const listed = (await call('/v1/provider-keys', apiKey)).json() as { data: { verifiedAt?: string }[] };
     expect(listed.data[0]!.verifiedAt).toBe(ok.json().verifiedAt);
 
     // Storing again replaces the key (and clears the verification).
     await call('/v1/provider-keys', apiKey, { method: 'POST', json: { provider: 'openai', apiKey: BAD } });
     const rejected = await call('/v1/provider-keys/openai/verify', apiKey, { method: 'POST' });
     expect(rejected.res.status).toBe(200);
-    expect(rejected.json()).toMatchObject({ valid: false, verifiedAt: null });
+    expect(rejected.json()).toMatchObject({ valid: false });
+    expect(rejected.json()).not.toHaveProperty('verifiedAt');
 
     const del = await call('/v1/provider-keys/openai', apiKey, { method: 'DELETE' });
     expect(del.res.status).toBe(204);

@@ -328,7 +328,10 @@ describe('without Stripe configured', () => {
       expect(hook.status).toBe(503);
       const sub = await bare.request('/v1/billing/subscription', { key: apiKey });
       expect(sub.status).toBe(200);
-      expect(await sub.json()).toMatchObject({ tier: 'starter', paymentCustomerId: null, tierExpiresAt: null });
+      const body = (await sub.json()) as Record<string, unknown>;
+      expect(body).toMatchObject({ tier: 'starter' });
+      // Not set: absent, never null (strings in the contract are strings or absent).
+      for (const f of ['paymentCustomerId', 'tierExpiresAt', 'subscriptionStatus']) expect(body).not.toHaveProperty(f);
     } finally {
       await bare.close();
     }

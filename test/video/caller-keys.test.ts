@@ -173,10 +173,14 @@ describe('caller provider keys (X-Provider-Key-*) on async video jobs', () => {
     // Metered as caller-keyed, like a synchronous route with a header key: recorded, 0 credits.
     const { rows: jobRow } = await p.infra.db.query('select billable from video_jobs where id = $1', [id]);
     expect(jobRow[0].billable).toBe(false);
-    const { rows: ledger } = await p.infra.db.query(
-      "select billable, credits from credit_ledger where request_id = $1 and status = 'committed'",
-      [id],
-    );
+    // The charge follows the completing transaction (lifecycle.finish), so a poll can see `completed` before it.
+    const ledger = await waitUntil(async () => {
+      const { rows } = await p.infra.db.query(
+        "select billable, credits from credit_ledger where request_id = $1 and status = 'committed'",
+        [id],
+      );
+      return rows.length ? rows : null;
+    });
     expect(ledger).toHaveLength(1);
     expect(ledger[0]).toMatchObject({ billable: false, credits: 0 });
 

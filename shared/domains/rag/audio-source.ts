@@ -1,18 +1,15 @@
-import { decodeToPcm } from '../../kernel/audio/index.ts';
-import { speechEngines } from '../../engines/speech-registry.ts';
 import type { TranscriptionResult } from '../../engines/stt/types.ts';
 import { safeFetchBuffer } from '../../kernel/net/safe-fetch.ts';
 import type { Infra } from '../../platform/infra.ts';
-import { ragEngineError } from './errors.ts';
+import { transcribeAudio } from '../speech/transcription.ts';
 
 /** Contract limit of transcription uploads, applied to fetched audio too. */
 const MAX_AUDIO_BYTES = 25 * 1024 * 1024;
-/** The local recogniser wants 16 kHz wideband audio. */
-const SAMPLE_RATE = 16_000;
 
 /**
- * Fetches audio SSRF-safely, decodes it (any container ffmpeg reads) to 16 kHz mono PCM and transcribes it with
- * the local `default` STT engine, with segment timestamps.
+ * Fetches audio SSRF-safely and transcribes it with the local `default` STT engine, with segment timestamps,
+ * through the speech domain's one media transcription (any container ffmpeg reads). The seconds are part of the
+ * ingest's charge, not metered on their own.
  */
 export async function transcribeAudioUrl(
   infra: Infra,
@@ -26,19 +23,17 @@ export async function transcribeAudioUrl(
     signal,
     param: 'sourceUrl',
   });
-  const decoded = await decodeToPcm(buf, { sampleRate: SAMPLE_RATE, signal, param: 'sourceUrl' });
-  const stt = speechEngines(infra).stt.get('default');
-  return stt
-    .transcribe({
-      pcm: decoded.pcm,
-      sampleRate: decoded.sampleRate,
-      language: 'en',
-      mode: 'accurate',
-      timestamps: 'segment',
-      diarize: false,
-      signal,
-    })
-    .catch((e: unknown) => {
-      throw ragEngineError(e, 'default');
-    });
+  const out = await transcribeAudio(infra, {
+    developerId: '',
+    requestId: '',
+    headers: {},
+    options: { provider: 'default', language: 'en', mode: 'accurate', timestamps: 'segment', diarize: false },
+    audio: buf,
+    param: 'sourceUrl',
+    operation: 'transcribe',
+    signal: signal ?? new AbortController().signal,
+    maxSeconds: infra.config.SPEECH_MAX_AUDIO_SECONDS,
+    chargedByCaller: true,
+  });
+  return out.result;
 }

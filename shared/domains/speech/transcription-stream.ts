@@ -1,7 +1,6 @@
-import { engineToApiError } from '../../kernel/errors/engine-error.ts';
 import type { SttProgress } from '../../engines/stt/types.ts';
 import type { Infra } from '../../platform/infra.ts';
-import { prepareTranscription, type TranscribeCall } from './transcription.ts';
+import { prepareTranscription, sttFailure, type TranscribeCall } from './transcription.ts';
 
 export interface TranscriptionStream {
   provider: string;
@@ -48,7 +47,7 @@ export async function transcribeAudioIncremental(infra: Infra, call: TranscribeC
           if (ev.type === 'segment') deliveredSeconds = Math.max(deliveredSeconds, Math.min(seconds, ev.segment.end));
         }
       } catch (e) {
-        throw engineToApiError(e, engine.provider);
+        throw sttFailure(e, engine.provider);
       } finally {
         await settlePartial();
         await progress.return(undefined);
@@ -57,6 +56,6 @@ export async function transcribeAudioIncremental(infra: Infra, call: TranscribeC
     return { provider: engine.provider, billable, events: events() };
   } catch (e) {
     await settlePartial();
-    throw engineToApiError(e, engine.provider);
+    throw sttFailure(e, engine.provider);
   }
 }

@@ -1,4 +1,4 @@
-import { engineToApiError } from '../../kernel/errors/engine-error.ts';
+import { engineToApiError, isEngineError } from '../../kernel/errors/engine-error.ts';
 import { decodeToPcm, type AudioInput } from '../../kernel/audio/ffmpeg.ts';
 import { sniffMedia } from '../../kernel/audio/formats.ts';
 import type { Reservation } from '../../platform/metering/types.ts';
@@ -144,8 +144,20 @@ export async function transcribeAudio(infra: Infra, call: TranscribeCall): Promi
     return { result, provider: engine.provider, billable };
   } catch (e) {
     await reservation.refund();
-    throw engineToApiError(e, engine.provider);
+    throw sttFailure(e, engine.provider);
   }
+}
+
+/**
+ * An engine failure as an API error: the local engine missing its model or binary is a 503 the operator fixes
+ * (`feature_not_configured`); vendor failures map like every other engine call (key rejected → 400, timeout →
+ * 504, anything else → 502), keeping their retryability.
+ */
+export function sttFailure(e: unknown, provider: string): unknown {
+  if (isEngineError(e) && provider === 'default' && e.kind === 'unavailable') {
+    return new ApiError('feature_not_configured', { detail: e.message });
+  }
+  return engineToApiError(e, provider);
 }
 
 /** Fetches `audioUrl` SSRF-safely (size and time bounded by OUTBOUND_* settings). */

@@ -1,8 +1,17 @@
 import type { DubVideoBody } from '../../kernel/contracts/video.ts';
-import { ApiError } from '../../kernel/errors/api-error.ts';
+import { ApiError, isApiError } from '../../kernel/errors/api-error.ts';
 import { VideoFailure } from '../../kernel/media/failure.ts';
+import { resolveProviderKey } from '../../platform/keys/provider-key.ts';
+import type { Infra } from '../../platform/infra.ts';
 import { apertium } from '../../engines/translate/apertium.ts';
+import { DeepLTranslateEngine } from '../../engines/translate/deepl.ts';
+import type { TranslateEngine } from '../../engines/translate/types.ts';
 import { isEnglish } from '../../engines/stt/pocketsphinx.ts';
+import type { RequestHeaders } from './job-keys.ts';
+
+type DubLanguageFields = Pick<DubVideoBody, 'stt_provider' | 'source_language' | 'target_language'> & {
+  translate_provider?: DubVideoBody['translate_provider'];
+};
 
 /** The STT engine of a dub (jobs accepted before `stt_provider` existed ran on the local recogniser). */
 export function dubSttProvider(body: Pick<DubVideoBody, 'stt_provider'>): DubVideoBody['stt_provider'] {
@@ -26,12 +35,66 @@ function pairsText(): string {
     : 'no Apertium pair is installed (Debian packages apertium-en-es, apertium-es-pt, …)';
 }
 
+const DEEPL_HINT = 'or configure DeepL (translate_provider "deepl": a stored deepl key or the platform DEEPL_API_KEY)';
+
+const deepl = new WeakMap<Infra, DeepLTranslateEngine>();
+function deeplEngine(infra: Infra): DeepLTranslateEngine {
+  let e = deepl.get(infra);
+  if (!e) deepl.set(infra, (e = new DeepLTranslateEngine({ baseUrl: infra.config.vendors.baseUrls.deepl })));
+  return e;
+}
+
+/** The DeepL key for a developer (stored, then platform; DeepL has no request header), or null. */
+async function deeplKey(infra: Infra, developerId: string, headers: RequestHeaders): Promise<string | null> {
+  try {
+    const k = await resolveProviderKey(infra, { vendor: 'deepl', developerId, headers });
+    return k.key;
+  } catch (e) {
+    if (isApiError(e) && e.code === 'provider_unavailable') return null;
+    throw e;
+  }
+}
+
+export interface DubTranslator {
+  engine: TranslateEngine;
+  apiKey?: string;
+}
+
+/**
+ * The translator of a dub from `source` ('' = not known yet: any language) to the target: Apertium when asked
+ * for or (auto) when it has a route; DeepL when asked for (a missing key is 400 provider_unavailable) or (auto)
+ * when Apertium has none and a DeepL key resolves. Null when nothing can translate.
+ */
+export async function dubTranslator(
+  infra: Infra,
+  body: DubLanguageFields,
+  source: string,
+  developerId: string,
+  headers: RequestHeaders,
+): Promise<DubTranslator | null> {
+  const choice = body.translate_provider ?? 'default';
+  if (choice === 'deepl') {
+    const key = await resolveProviderKey(infra, { vendor: 'deepl', developerId, headers });
+    return { engine: deeplEngine(infra), apiKey: key.key };
+  }
+  const local = source ? apertium().supports(source, body.target_language) : apertium().reaches(body.target_language);
+  if (local) return { engine: apertium() };
+  if (choice === 'default') return null;
+  const key = await deeplKey(infra, developerId, headers);
+  return key ? { engine: deeplEngine(infra), apiKey: key } : null;
+}
+
 /**
  * Refuses at submission a dub that cannot run: a non-English source on the local recogniser (say which STT to
- * configure instead), or a target no installed translation reaches from the source (or, when the source will be
+ * configure instead), or a target nothing can translate to from the source (or, when the source will be
  * detected, from any language). The detected language is checked again when it is known (`translationFailure`).
  */
-export function checkDubLanguages(body: DubVideoBody): void {
+export async function checkDubLanguages(
+  infra: Infra,
+  body: DubLanguageFields,
+  developerId: string,
+  headers: RequestHeaders,
+): Promise<void> {
   const stt = dubSttProvider(body);
   if (stt === 'default' && body.source_language && !isEnglish(body.source_language)) {
     throw new ApiError(
@@ -46,23 +109,28 @@ export function checkDubLanguages(body: DubVideoBody): void {
     );
   }
   const source = dubSttLanguage(body);
-  const ok = source ? apertium().supports(source, body.target_language) : apertium().reaches(body.target_language);
-  if (!ok) {
+  if (!(await dubTranslator(infra, body, source, developerId, headers))) {
     throw new ApiError(
       'unsupported_language',
       {
-        detail: `target_language: no translation ${source ? `from ${source} ` : ''}to ${body.target_language} is available; ${pairsText()}`,
+        detail: `target_language: no translation ${source ? `from ${source} ` : ''}to ${body.target_language} is available; ${pairsText()}; ${DEEPL_HINT}`,
       },
       'target_language',
     );
   }
 }
 
-/** The job's failure when the detected source language has no route to the target. */
-export function translationFailure(source: string, target: string): VideoFailure | null {
-  if (apertium().supports(source, target)) return null;
+/** The job's failure when the detected source language cannot be translated to the target. */
+export async function translationFailure(
+  infra: Infra,
+  body: DubLanguageFields,
+  source: string,
+  developerId: string,
+  headers: RequestHeaders,
+): Promise<VideoFailure | null> {
+  if (await dubTranslator(infra, body, source, developerId, headers)) return null;
   return new VideoFailure(
     'unsupported_language',
-    `The video's language was detected as "${source}", and no translation from ${source} to ${target} is available; ${pairsText()}. Give source_language, or pick another target_language.`,
+    `The video's language was detected as "${source}", and no translation from ${source} to ${body.target_language} is available; ${pairsText()}; ${DEEPL_HINT}. Give source_language, or pick another target_language.`,
   );
 }

@@ -34,10 +34,12 @@ export const Subscription = z.object({
   tierDisplay: z.string(),
   credits: Credits,
   plan: z.object({ monthlyCredits: z.number(), overageRate: z.number(), carryoverMonths: z.number() }),
-  paymentCustomerId: z.string().nullable(),
-  tierExpiresAt: z.string().nullable(),
-  /** The payment processor's subscription status (active, past_due, canceled, …); null without a subscription. */
-  subscriptionStatus: z.string().nullable(),
+  /** Absent until the developer has a payment customer. */
+  paymentCustomerId: z.string().optional(),
+  /** Absent while the tier does not expire. */
+  tierExpiresAt: z.string().optional(),
+  /** The payment processor's subscription status (active, past_due, canceled, …); absent without a subscription. */
+  subscriptionStatus: z.string().optional(),
 });
 export type Subscription = z.infer<typeof Subscription>;
 
@@ -69,7 +71,8 @@ export const ProviderKeyItem = z.object({
   provider: z.string(),
   lastFour: z.string(),
   createdAt: z.string(),
-  verifiedAt: z.string().nullable(),
+  /** Absent until the key has been verified with the vendor. */
+  verifiedAt: z.string().optional(),
 });
 export type ProviderKeyItem = z.infer<typeof ProviderKeyItem>;
 
@@ -84,7 +87,7 @@ export const ProviderParams = z.object({ provider: z.string().min(1).max(100) })
 export const VerifyResult = z.object({
   provider: z.string(),
   valid: z.boolean(),
-  verifiedAt: z.string().nullable(),
+  verifiedAt: z.string().optional(),
   detail: z.string(),
 });
 export type VerifyResult = z.infer<typeof VerifyResult>;

@@ -110,7 +110,8 @@ const Counts = z.object({
 export const Campaign = z.object({
   id: z.string(),
   agentId: z.string(),
-  name: z.string().nullable(),
+  /** Absent when none was given. */
+  name: z.string().optional(),
   from: z.string(),
   status: CampaignStatus,
   maxConcurrency: z.number(),
@@ -119,10 +120,11 @@ export const Campaign = z.object({
   retry: z.object({ maxAttempts: z.number(), backoff: z.number(), on: z.array(z.string()) }),
   maxDurationSeconds: z.number().nullable(),
   maxCredits: z.number().nullable(),
-  webhookUrl: z.string().nullable(),
+  webhookUrl: z.string().optional(),
   counts: Counts,
   createdAt: z.string(),
-  completedAt: z.string().nullable(),
+  /** Absent until the campaign completes. */
+  completedAt: z.string().optional(),
 });
 export type Campaign = z.infer<typeof Campaign>;
 
@@ -131,25 +133,28 @@ export const CampaignCall = z.object({
   attempt: z.number(),
   /** Twilio's CallStatus (`claimed`/`dialing` before Twilio has it). */
   status: z.string(),
-  callSid: z.string().nullable(),
-  sessionId: z.string().nullable(),
-  answeredBy: z.string().nullable(),
-  outcome: CallOutcome.nullable(),
-  error: z.string().nullable(),
+  /** Each absent until known (strings in this API are strings or absent, never null). */
+  callSid: z.string().optional(),
+  sessionId: z.string().optional(),
+  answeredBy: z.string().optional(),
+  outcome: CallOutcome.optional(),
+  error: z.string().optional(),
   startedAt: z.string(),
-  endedAt: z.string().nullable(),
+  endedAt: z.string().optional(),
 });
 
 export const CampaignRecipient = z.object({
   id: z.string(),
   phone: z.string(),
   variables: z.record(z.string(), z.unknown()),
-  timeZone: z.string().nullable(),
+  /** Absent when the campaign's time zone applies. */
+  timeZone: z.string().optional(),
   state: z.enum(['pending', 'calling', 'done']),
-  outcome: CallOutcome.nullable(),
-  outcomeReason: z.string().nullable(),
-  answeredBy: z.string().nullable(),
-  nextAttemptAt: z.string().nullable(),
+  outcome: CallOutcome.optional(),
+  outcomeReason: z.string().optional(),
+  answeredBy: z.string().optional(),
+  /** Present while the recipient is pending. */
+  nextAttemptAt: z.string().optional(),
   attempts: z.array(CampaignCall),
 });
 export type CampaignRecipient = z.infer<typeof CampaignRecipient>;

@@ -95,20 +95,23 @@ export const DirectSessionToken = z.object({
 export const SessionSummary = z.object({
   id: z.string(),
   agentId: z.string(),
-  startedAt: z.string().nullable(),
-  endedAt: z.string().nullable(),
+  /** Absent until the call connected. */
+  startedAt: z.string().optional(),
+  /** Absent while the call goes on. */
+  endedAt: z.string().optional(),
   turns: z.number(),
   status: z.string(),
   channel: z.string(),
-  callId: z.string().nullable(),
-  /** Outbound calls: who answered (null until decided, and on inbound calls). */
-  answeredBy: AnsweredBy.nullable(),
+  /** The telephony provider's call id; absent on direct (browser) sessions. */
+  callId: z.string().optional(),
+  /** Outbound calls: who answered (absent until decided, and on inbound calls). */
+  answeredBy: AnsweredBy.optional(),
   /** Why the session ended (absent while it runs), e.g. `caller_hangup`, `start_failed`. */
   endReason: z.string().optional(),
   /** Failed sessions: what went wrong, in words (a session that could not start says why). */
   error: z.string().optional(),
-  /** The agent configuration version the call ran (GET /v1/agents/{id}/versions/{n}); null before versions. */
-  agentVersion: z.number().int().nullable(),
+  /** The agent configuration version the call ran (GET /v1/agents/{id}/versions/{n}); absent before versions. */
+  agentVersion: z.number().int().optional(),
 });
 export type SessionSummary = z.infer<typeof SessionSummary>;
 
@@ -143,9 +146,9 @@ export const SessionDetail = z.object({
   agentId: z.string(),
   status: z.string(),
   channel: z.string(),
-  callId: z.string().nullable(),
-  startedAt: z.string().nullable(),
-  endedAt: z.string().nullable(),
+  callId: z.string().optional(),
+  startedAt: z.string().optional(),
+  endedAt: z.string().optional(),
   turns: z.array(SessionTurn),
   metrics: z.object({
     totalDurationMs: z.number(),
@@ -160,7 +163,8 @@ export const SessionDetail = z.object({
       turn: z.number(),
       name: z.string(),
       ok: z.boolean(),
-      error: z.string().nullable(),
+      /** Absent when the tool succeeded. */
+      error: z.string().optional(),
       durationMs: z.number(),
       atMs: z.number(),
     }),
@@ -174,12 +178,13 @@ export const SessionDetail = z.object({
       bleedThroughWords: z.number(),
     }),
   ),
-  recordingUrl: z.string().nullable(),
-  /** Why the session ended (caller-hangup, voicemail, transferred, agent-ended, …). */
-  endReason: z.string().nullable(),
-  answeredBy: AnsweredBy.nullable(),
-  /** The agent configuration version the call ran (GET /v1/agents/{id}/versions/{n}); null before versions. */
-  agentVersion: z.number().int().nullable(),
+  /** Absent when the call has no recording. */
+  recordingUrl: z.string().optional(),
+  /** Why the session ended (caller-hangup, voicemail, transferred, agent-ended, …); absent while it goes on. */
+  endReason: z.string().optional(),
+  answeredBy: AnsweredBy.optional(),
+  /** The agent configuration version the call ran (GET /v1/agents/{id}/versions/{n}); absent before versions. */
+  agentVersion: z.number().int().optional(),
   /** When the answering machine's beep started (ms from the session start). */
   beepAtMs: z.number().nullable(),
   /** Set when the agent handed the call to a person (transfer_call). */
@@ -202,7 +207,7 @@ export const RootCauseIssue = z.object({
 });
 export const RootCauseReport = z.object({
   sessionId: z.string(),
-  callId: z.string().nullable().optional(),
+  callId: z.string().optional(),
   issues: z.array(RootCauseIssue),
 });
 export type RootCauseIssue = z.infer<typeof RootCauseIssue>;
@@ -215,9 +220,10 @@ export const InterruptionQualityQuery = z.object({
 });
 const Dist = z.object({ avg: z.number().nullable(), p50: z.number().nullable(), p95: z.number().nullable() });
 export const InterruptionQuality = z.object({
-  agentId: z.string().nullable(),
-  from: z.string().nullable(),
-  to: z.string().nullable(),
+  /** The filters applied, absent when not given. */
+  agentId: z.string().optional(),
+  from: z.string().optional(),
+  to: z.string().optional(),
   sessions: z.number(),
   interruptions: z.number(),
   /** Interruptions per session that had any agent speech. */
@@ -232,8 +238,8 @@ export type InterruptionQuality = z.infer<typeof InterruptionQuality>;
 
 /** Suspected cut-ins per agent: replies after which the caller went on speaking within 500 ms. */
 export const CutInRates = z.object({
-  from: z.string().nullable(),
-  to: z.string().nullable(),
+  from: z.string().optional(),
+  to: z.string().optional(),
   data: z.array(z.object({ agentId: z.string(), replies: z.number(), suspectedCutIns: z.number(), rate: z.number() })),
 });
 export type CutInRates = z.infer<typeof CutInRates>;

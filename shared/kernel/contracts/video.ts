@@ -10,8 +10,12 @@ export const VIDEO_JOB_TYPES = ['generate', 'avatar', 'lipsync', 'dub', 'analyze
 export type VideoJobType = (typeof VIDEO_JOB_TYPES)[number];
 export const VIDEO_JOB_STATUSES = ['pending', 'processing', 'completed', 'failed'] as const;
 
-/** Six avatar engines: five on the service's GPUs (billed per generated second), one with the caller's key. */
-export const AVATAR_PROVIDERS = ['default', 'sadtalker', 'liveportrait', 'hallo', 'echomimic', 'heygen'] as const;
+/**
+ * Avatar engines: the local `default`, five self-hosted neural engines on the service's GPUs behind the
+ * model-server contract (billed per generated second), and one commercial engine on the caller's own key.
+ */
+export const AVATAR_GPU_PROVIDERS = ['sadtalker', 'liveportrait', 'hallo', 'echomimic', 'aniportrait'] as const;
+export const AVATAR_PROVIDERS = ['default', ...AVATAR_GPU_PROVIDERS, 'heygen'] as const;
 /** Lip-sync: three self-hosted, two commercial (synclabs needs the caller's key), plus the local default. */
 export const LIPSYNC_PROVIDERS = ['default', 'wav2lip', 'musetalk', 'latentsync', 'synclabs', 'replicate'] as const;
 /** Analysis: one commercial (twelvelabs, caller's key), the others self-hosted. */
@@ -95,6 +99,12 @@ export const DubVideoBody = z.strictObject({
   source_language: LanguageTag.optional().describe(
     'When omitted, detected by the STT engine (the local `default` recogniser assumes English)',
   ),
+  translate_provider: z
+    .enum(['auto', 'default', 'deepl'])
+    .default('auto')
+    .describe(
+      'Translator: `default` is local Apertium (installed pairs, pivoting through Spanish or English); `deepl` the vendor; `auto` Apertium where it has a route, else DeepL when a key is configured',
+    ),
   provider: z.enum(['default']).default('default').describe('Dub pipeline (its steps take their own providers)'),
   ...common,
 });
@@ -170,6 +180,19 @@ export interface AnalyzeSections {
     chunks: { start: number; end: number; text: string; embedding: number[] }[];
   };
 }
+
+/** One engine of a video job type, and whether this deployment can run it for the caller now. */
+export const VideoEngine = z.object({
+  id: z.string().describe('The `provider` value that selects it'),
+  kind: z.enum(['local', 'self-hosted', 'commercial']),
+  label: z.string(),
+  available: z.boolean(),
+  billing: z.enum(['credits', 'caller-key']).describe('credits: charged per generated second; caller-key: not charged'),
+  configure: z.string().optional().describe('Present when unavailable: what makes it available'),
+});
+export type VideoEngine = z.infer<typeof VideoEngine>;
+export const VideoEngineList = z.object({ data: z.array(VideoEngine) });
+export type VideoEngineList = z.infer<typeof VideoEngineList>;
 
 export const WebhookSecretQuery = z.object({ url: Url });
 export const WebhookSecret = z.object({

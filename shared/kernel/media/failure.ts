@@ -41,6 +41,7 @@ export function toVideoFailure(e: unknown, aborted: boolean): VideoFailure {
     if (e.kind === 'invalid_input') {
       if (e.problem === 'no_face') return new VideoFailure('no_face_detected', e.message);
       if (e.problem === 'unreadable') return new VideoFailure('input_unreadable', e.message);
+      if (e.problem === 'unsupported_language') return new VideoFailure('unsupported_language', e.message);
       return new VideoFailure('internal_error', e.message);
     }
     if (e.kind === 'not_configured') return new VideoFailure('engine_unavailable', e.message);

@@ -3,7 +3,6 @@ import { writeFile } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { encodeWav } from '../../../kernel/audio/wav.ts';
 import type { DubVideoBody } from '../../../kernel/contracts/video.ts';
-import { apertium } from '../../../engines/translate/apertium.ts';
 import type { Infra } from '../../../platform/infra.ts';
 import { ffmpeg } from '../../../kernel/media/ffmpeg.ts';
 import { fetchInput } from '../inputs.ts';
@@ -11,7 +10,7 @@ import type { JobOutcome, StepContext } from '../lifecycle.ts';
 import { probeMedia } from '../../../kernel/media/probe.ts';
 import { synthesizeToWav, transcribeMedia, voiceFor } from '../speech.ts';
 import { mergeState } from '../store.ts';
-import { dubSttLanguage, dubSttProvider, translationFailure } from '../dub-languages.ts';
+import { dubSttLanguage, dubSttProvider, dubTranslator, translationFailure } from '../dub-languages.ts';
 import { lipsyncFiles } from './lipsync.ts';
 import { storeOutput, storeWork } from './outputs.ts';
 
@@ -52,7 +51,7 @@ export async function dubTranscribe(infra: Infra, s: StepContext): Promise<void>
     : null;
   // The language the STT heard (a vendor's detection when source_language was omitted) drives the translation.
   const heard = t?.language || language || 'en';
-  const unreachable = translationFailure(heard, req(s).target_language);
+  const unreachable = await translationFailure(infra, req(s), heard, s.job.owner_id, {});
   if (unreachable) throw unreachable;
   const segments = (t?.segments ?? [])
     .filter((x) => x.text.trim())
@@ -66,14 +65,20 @@ export async function dubTranscribe(infra: Infra, s: StepContext): Promise<void>
   });
 }
 
-/** Step 2 (CPU): translate each segment (Apertium, pivoting where no direct pair exists), keeping its timing. */
+/**
+ * Step 2 (CPU): translate each segment, keeping its timing: Apertium (pivoting where no direct pair exists) or
+ * DeepL (`translate_provider`; `auto` takes DeepL only where Apertium has no route and a DeepL key resolves).
+ */
 export async function dubTranslate(infra: Infra, s: StepContext): Promise<void> {
   if (state(s).translation) return;
   const t = state(s).transcript!;
-  const texts = await apertium().translate({
+  const translator = await dubTranslator(infra, req(s), t.language, s.job.owner_id, {});
+  if (!translator) throw (await translationFailure(infra, req(s), t.language, s.job.owner_id, {}))!;
+  const texts = await translator.engine.translate({
     texts: t.segments.map((x) => x.text),
     source: t.language,
     target: req(s).target_language,
+    apiKey: translator.apiKey,
     signal: s.signal,
   });
   await mergeState(infra.db, s.job.id, {
