@@ -35,10 +35,7 @@ interface SessionDetail {
   startedAt: string | null;
   endReason: string | null;
   recordingUrl: string | null;
-  turns: (Omit<WaterfallTurn, 'endpointMs' | 'latencyMs'> & {
-    endpointMs?: number | null;
-    latencyMs?: number | null;
-  })[];
+  turns: WaterfallTurn[];
   toolExecutions: { name: string; ok: boolean }[];
 }
 
@@ -199,19 +196,8 @@ export async function runScenario(
   result.endReason = detail?.endReason ?? null;
   result.transcript = (detail?.turns ?? []).map((t) => ({ speaker: t.speaker, text: t.text }));
   result.recordingUrl = detail?.recordingUrl ?? null;
-  result.waterfall = (detail?.turns ?? []).map((t) => ({
-    index: t.index,
-    speaker: t.speaker,
-    text: t.text,
-    startMs: t.startMs,
-    endMs: t.endMs,
-    endpointMs: t.endpointMs ?? null,
-    sttMs: t.sttMs,
-    llmMs: t.llmMs,
-    ttsMs: t.ttsMs,
-    latencyMs: t.latencyMs ?? null,
-    suspectedCutIn: Boolean(t.suspectedCutIn),
-  }));
+  result.waterfall = detail?.turns ?? [];
+
   result.suspectedCutIns = result.waterfall.filter((t) => t.suspectedCutIn).length;
   Object.assign(result, evaluate(scenario, observed, detail, result));
   result.passed =

@@ -1,5 +1,6 @@
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { SessionTurn } from './sessions.ts';
 
 /**
  * Agent test scenarios (issue #21): a scripted caller, an optional scripted LLM, seeded line impairments and the
@@ -229,21 +230,8 @@ export const TurnResult = z.object({
 });
 export type TurnResult = z.infer<typeof TurnResult>;
 
-/** One reply's latency waterfall as the platform traced it (the call page's): endpoint → STT → LLM → TTS. */
-export const WaterfallTurn = z.object({
-  index: z.number().int(),
-  speaker: z.string(),
-  text: z.string(),
-  startMs: z.number(),
-  endMs: z.number(),
-  endpointMs: z.number().nullable(),
-  sttMs: z.number(),
-  llmMs: z.number(),
-  ttsMs: z.number(),
-  latencyMs: z.number().nullable(),
-  /** The caller went on within 500 ms of the agent starting this reply. */
-  suspectedCutIn: z.boolean(),
-});
+/** One recorded turn with its latency waterfall, as the call page shows it (the session trace's turn). */
+export const WaterfallTurn = SessionTurn;
 export type WaterfallTurn = z.infer<typeof WaterfallTurn>;
 
 export const ScenarioResult = z.object({
