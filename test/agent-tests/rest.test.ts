@@ -11,6 +11,7 @@ import { startTestPlatform, waitUntil, type TestPlatform } from '../../support/h
  */
 let p: TestPlatform;
 let key: string;
+let developerId: string;
 let otherKey: string;
 let agentId: string;
 
@@ -27,7 +28,7 @@ beforeAll(async () => {
       AGENT_TESTS_MAX_PARALLEL: '1',
     },
   });
-  ({ apiKey: key } = await p.developer('pro'));
+  ({ apiKey: key, developerId } = await p.developer('pro'));
   ({ apiKey: otherKey } = await p.developer('pro'));
   const r = await p.request('/v1/agents', {
     method: 'POST',
@@ -98,6 +99,39 @@ describe('POST /v1/agents/:id/tests', () => {
     expect(list.data.map((r) => r.id)).toContain(run.id);
     expect(list.data[0]).toMatchObject({ status: 'failed', progress: { done: 2, total: 2 } });
   }, 300_000);
+
+  it('plays a caller leg given as audio (an object in the developer storage) and refuses another tenant object', async () => {
+    const { encodeWav } = await import('../../shared/kernel/audio/wav.ts');
+    const { fliteUtterance } = await import('../../shared/domains/agent-tests/caller-speech.ts');
+    const leg = encodeWav(await fliteUtterance('Are you open on Saturday?'), 8000);
+    const mine = `${developerId}/uploads/caller-leg.wav`;
+    await p.infra.storage.put(mine, leg, 'audio/wav');
+    const scenario = (key: string) => ({
+      name: 'replayed caller leg',
+      llm: { replies: ['On Saturday we open at nine.'] },
+      turns: [{ audio: { key, transcript: 'Are you open on Saturday?' }, expect: { replyMatches: '(?i)saturday' } }],
+    });
+    const created = await p.request(`/v1/agents/${agentId}/tests`, {
+      method: 'POST',
+      key,
+      json: { scenarios: [scenario(mine), scenario('dev_someone_else/uploads/caller-leg.wav')] },
+    });
+    const run = await json<TestRun>(created);
+    const done = await waitUntil(
+      async () => {
+        const d = await json<TestRunDetail>(await p.request(`/v1/agent-tests/runs/${run.id}`, { key }));
+        return d.status !== 'queued' && d.status !== 'running' ? d : null;
+      },
+      180_000,
+      250,
+    );
+    const [played, refused] = done.results;
+    expect(played).toMatchObject({ passed: true, error: null });
+    expect(played!.turns[0]).toMatchObject({ said: 'Are you open on Saturday?' });
+    expect(played!.turns[0]!.heard).toMatch(/saturday/i);
+    expect(refused!.passed).toBe(false);
+    expect(refused!.error).toMatch(/not one of yours/);
+  }, 240_000);
 
   it("keeps one developer's runs from another: 404 on the run, the list and a create", async () => {
     const created = await p.request(`/v1/agents/${agentId}/tests`, {
