@@ -26,6 +26,9 @@ beforeAll(async () => {
       PUBLIC_BASE_URL: 'https://voice.example.com',
       REALTIME_SESSION_SECRET: 'test-secret-test-secret-test-secret-42',
       AGENT_TESTS_MAX_PARALLEL: '1',
+      // The reconciler looks at open runs at once and often, so a run whose job was lost is picked up in the test.
+      RECONCILE_AFTER_MS: '0',
+      RECONCILE_INTERVAL_MS: '500',
     },
   });
   ({ apiKey: key, developerId } = await p.developer('pro'));
@@ -160,6 +163,29 @@ describe('POST /v1/agents/:id/tests', () => {
     expect(done.status).toBe('failed');
     expect(done.results[0]!.error).toMatch(/llm\.replies/);
   }, 180_000);
+
+  it('puts a run whose job was lost back on the queue (Postgres is the source of truth)', async () => {
+    const { insertTestRun } = await import('../../shared/domains/agent-tests/store.ts');
+    const { newId } = await import('../../shared/kernel/ids.ts');
+    // A run stored but never enqueued: what a Redis loss (or a crash between the insert and the enqueue) leaves.
+    const row = await insertTestRun(p.infra.db, {
+      id: newId('testRun'),
+      developerId,
+      agentId,
+      version: null,
+      scenarios: [{ name: 'lost', transport: 'twilio', turns: [{ say: 'hello' }] }],
+      webhookUrl: null,
+    });
+    const done = await waitUntil(
+      async () => {
+        const d = await json<TestRunDetail>(await p.request(`/v1/agent-tests/runs/${row.id}`, { key }));
+        return d.status !== 'queued' && d.status !== 'running' ? d : null;
+      },
+      60_000,
+      250,
+    );
+    expect(done).toMatchObject({ status: 'failed', progress: { done: 1, total: 1 } });
+  }, 90_000);
 
   it('refuses bad scenarios with the field, and a file path over the API', async () => {
     const bad = await p.request(`/v1/agents/${agentId}/tests`, {

@@ -105,7 +105,7 @@ export async function executeTestRun(
     error = (e as Error).message;
     deps.log.warn({ err: e, runId }, 'agent test run failed');
   }
-  await finish(infra, runId, error);
+  await finishTestRunWithWebhook(infra, runId, error);
 }
 
 async function runPending(
@@ -148,7 +148,7 @@ async function runPending(
 }
 
 /** Ends the run and, in the same transaction, records its `agent_test.completed` webhook (when one was asked). */
-async function finish(infra: Infra, runId: string, error: string | null): Promise<void> {
+export async function finishTestRunWithWebhook(infra: Infra, runId: string, error: string | null): Promise<void> {
   const messageId = await withTransaction(infra.db, async (tx) => {
     const row = await finishTestRun(tx, runId, error);
     if (!row?.webhook_url) return null;
