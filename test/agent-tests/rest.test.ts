@@ -187,6 +187,14 @@ describe('POST /v1/agents/:id/tests', () => {
     expect(done).toMatchObject({ status: 'failed', progress: { done: 1, total: 1 } });
   }, 90_000);
 
+  it('documents the routes in the OpenAPI document', async () => {
+    const doc = (await (await p.request('/openapi.json')).json()) as { paths: Record<string, Record<string, unknown>> };
+    expect(doc.paths['/v1/agents/{id}/tests']?.post).toBeDefined();
+    expect(doc.paths['/v1/agents/{id}/tests']?.get).toBeDefined();
+    expect(doc.paths['/v1/agent-tests/runs/{runId}']?.get).toBeDefined();
+    expect(JSON.stringify(doc.paths['/v1/agent-tests/runs/{runId}'])).toContain('suspectedCutIns');
+  });
+
   it('refuses bad scenarios with the field, and a file path over the API', async () => {
     const bad = await p.request(`/v1/agents/${agentId}/tests`, {
       method: 'POST',
