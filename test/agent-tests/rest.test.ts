@@ -106,6 +106,14 @@ describe('POST /v1/agents/:id/tests', () => {
     // Offline runs cost nothing: the calls are recorded as test traffic and charged no credit.
     expect(ok!.costCredits).toBe(0);
     expect(await usage()).toBe(usedBefore);
+    // GET /v1/usage shows the two calls apart, as test traffic, at no cost.
+    const traffic = async () =>
+      ((await (await p.request('/v1/usage', { key })).json()) as { testTraffic: { sessions: number; credits: number } })
+        .testTraffic;
+    expect(await waitUntil(async () => ((await traffic()).sessions === 2 ? traffic() : null))).toEqual({
+      sessions: 2,
+      credits: 0,
+    });
     expect(broken!.passed).toBe(false);
     const failedCheck = broken!.checks.find((c) => !c.passed)!;
     expect(failedCheck.expectation).toBe('expect.replyNeverMatches (?i)price');
