@@ -4,6 +4,7 @@ import type { Logger } from '../kernel/observability/logger.ts';
 import type { Infra } from '../platform/infra.ts';
 import { chargeUnchargedJobs } from '../domains/video/billing.ts';
 import { reconcileVideoJobs } from '../domains/video/reconciler.ts';
+import { reconcileTestRuns } from '../domains/agent-tests/reconcile.ts';
 import {
   reconcileDialTasks,
   reconcileTranscriptions,
@@ -20,6 +21,7 @@ export async function reconcileOnce(infra: Infra, log: Logger = infra.log): Prom
     webhooks: () => reconcileWebhooks(infra),
     dials: () => reconcileDialTasks(infra),
     campaigns: () => reconcileCampaigns(infra),
+    agentTests: () => reconcileTestRuns(infra),
     overage: () => scheduleOverageReport(infra),
     holds: () => sweepHolds(infra, { afterMs: c.RECONCILE_AFTER_MS, unkeyedAfterMs: c.HOLD_SWEEP_AFTER_MS }),
     charges: () => chargeUnchargedJobs(infra, c.RECONCILE_AFTER_MS),

@@ -1,5 +1,6 @@
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { SessionTurn } from './sessions.ts';
 
 /**
  * Agent test scenarios (issue #21): a scripted caller, an optional scripted LLM, seeded line impairments and the
@@ -9,6 +10,9 @@ import { z } from 'zod';
  * case-insensitive. JavaScript's RegExp has no inline flags, so `compilePattern` turns the prefix into the `i` flag;
  * the schema checks that every pattern compiles, so a bad one is a 400 or a CLI error before any call starts.
  */
+
+/** Ledger provider prefix of an agent test's calls (`agent-test:deepgram`, …): test traffic in usage. */
+export const TEST_TRAFFIC_PROVIDER_PREFIX = 'agent-test:';
 
 /** Compiles a scenario pattern: `(?i)` prefix → the `i` flag. Throws SyntaxError on an invalid pattern. */
 export function compilePattern(pattern: string): RegExp {
@@ -229,21 +233,8 @@ export const TurnResult = z.object({
 });
 export type TurnResult = z.infer<typeof TurnResult>;
 
-/** One reply's latency waterfall as the platform traced it (the call page's): endpoint → STT → LLM → TTS. */
-export const WaterfallTurn = z.object({
-  index: z.number().int(),
-  speaker: z.string(),
-  text: z.string(),
-  startMs: z.number(),
-  endMs: z.number(),
-  endpointMs: z.number().nullable(),
-  sttMs: z.number(),
-  llmMs: z.number(),
-  ttsMs: z.number(),
-  latencyMs: z.number().nullable(),
-  /** The caller went on within 500 ms of the agent starting this reply. */
-  suspectedCutIn: z.boolean(),
-});
+/** One recorded turn with its latency waterfall, as the call page shows it (the session trace's turn). */
+export const WaterfallTurn = SessionTurn;
 export type WaterfallTurn = z.infer<typeof WaterfallTurn>;
 
 export const ScenarioResult = z.object({
