@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NO_KNOWLEDGE } from '../../shared/engines/llm/local-reply.ts';
 import { TwilioCaller } from '../../shared/domains/agent-tests/twilio-caller.ts';
@@ -184,5 +186,60 @@ describe('call replay', () => {
     const peek = await call(`/v1/calls/${callSid}/replay/${started.body.id}`, { key: other.apiKey });
     expect(peek.status).toBe(404);
     await replayed(started.body.id as string);
+  }, 120_000);
+});
+
+/** `npm run cli -- calls replay` as a developer runs it: its own process and platform, the deployment's stores. */
+function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/cli.ts', 'calls', 'replay', ...args], {
+    env: {
+      ...process.env,
+      DATABASE_URL: p.config.DATABASE_URL,
+      REDIS_PREFIX: p.config.REDIS_PREFIX,
+      S3_EMBEDDED_DIR: p.config.S3_EMBEDDED_DIR,
+      S3_EMBEDDED_PORT: '0',
+      REALTIME_SESSION_SECRET: 'replay-cli-secret-replay-cli-secret-0123',
+      // No vendor key at all: the CLI brings its own simulated STT, the agent answers with the local engine.
+      DEEPGRAM_API_KEY: '',
+      DEEPGRAM_BASE_URL: '',
+      LOG_LEVEL: 'silent',
+    },
+    timeout: 150_000,
+  }).then(
+    (r) => ({ code: 0, ...r }),
+    (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
+  );
+}
+
+describe('calls replay CLI', () => {
+  it('prints the per-turn diff against the agent now, and the replay resource with --json for a version', async () => {
+    const now = await cli([callSid]);
+    expect(now.stderr).toBe('');
+    expect(now.code).toBe(0);
+    expect(now.stdout).toMatch(/version 1 then, 2 now\): completed/);
+    expect(now.stdout).toMatch(/STT: simulated \(the recorded call’s transcript/);
+    expect(now.stdout).toContain(`≠ greeting\n    agent then:  ${FIRST_V1}\n    agent now:   ${FIRST_V2}`);
+    expect(now.stdout).toMatch(/≠ turn 1\n {4}caller then: What are your opening hours\?/);
+
+    const v1 = await cli([callSid, '--version', '1', '--json']);
+    expect(v1.code).toBe(0);
+    const r = JSON.parse(v1.stdout) as Json;
+    expect(r).toMatchObject({
+      status: 'completed',
+      agentVersion: { then: 1, now: 1 },
+      stt: expect.stringMatching(/simulated/),
+    });
+    expect(r.turns[1].reply).toMatchObject({ changed: false, now: expect.stringMatching(/9am to 5pm/) });
+    // Stored like an API replay: the developer can read it over the API.
+    expect((await call(`/v1/calls/${callSid}/replay/${r.id}`)).body.status).toBe('completed');
+  }, 240_000);
+
+  it('exits 2 on an unknown call or version, before any call is placed', async () => {
+    const unknown = await cli(['CAnope']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/no call CAnope/);
+    const badVersion = await cli([callSid, '--version', '42']);
+    expect(badVersion.code).toBe(2);
+    expect(badVersion.stderr).toMatch(/agent version/);
   }, 120_000);
 });
