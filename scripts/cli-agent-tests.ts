@@ -74,7 +74,11 @@ export async function agentTestsCommand(argv: string[]): Promise<number> {
       return 2;
     }
     key = await mintKey(db, developerId, 'agent-tests', 1);
-    const config = loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1', ...vendors.env });
+    // Its calls are offline test traffic: recorded as such in the ledger, charged nothing.
+    const config = {
+      ...loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1', ...vendors.env }),
+      agentTestPlatform: true,
+    };
     platform = await startPlatform(config, createLogger(config.LOG_LEVEL), ['api', 'realtime']);
     const ac = new AbortController();
     process.once('SIGINT', () => ac.abort());

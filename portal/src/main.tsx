@@ -2,6 +2,7 @@ import { render } from 'preact';
 import { useEffect } from 'preact/hooks';
 import { request, setUnauthorizedHandler } from './api.ts';
 import { AgentDetailPage } from './pages/agent-detail.tsx';
+import { AgentTestsPage } from './pages/agent-tests.tsx';
 import { AgentsPage } from './pages/agents.tsx';
 import { BillingPage } from './pages/billing.tsx';
 import { CallDetailPage } from './pages/call-detail.tsx';
@@ -41,6 +42,7 @@ function route(path: string) {
   if (path === '/billing') return <BillingPage />;
   if (path === '/agents') return <AgentsPage />;
   if ((p = match('/agents/:id', path))) return <AgentDetailPage key={p.id} id={p.id!} />;
+  if ((p = match('/agents/:id/tests', path))) return <AgentTestsPage key={p.id} id={p.id!} />;
   if (path === '/collections') return <CollectionsPage />;
   if ((p = match('/collections/:id', path))) return <CollectionDetailPage key={p.id} id={p.id!} />;
   if (path === '/calls') return <CallsPage />;

@@ -24,6 +24,7 @@ export const ID_PREFIX = {
   recipient: 'rcp',
   campaignCall: 'cac',
   callReplay: 'rpl',
+  testRun: 'atr',
 } as const;
 export type IdKind = keyof typeof ID_PREFIX;
 

@@ -7,6 +7,7 @@ import { junitXml } from '../../shared/domains/agent-tests/junit.ts';
 import { startOfflineVendors, type OfflineVendors } from '../../shared/domains/agent-tests/offline-vendors.ts';
 import { allChecks } from '../../shared/domains/agent-tests/results.ts';
 import { loadScenarioFiles, runSuite } from '../../shared/domains/agent-tests/suite.ts';
+import { FRONT_DESK_SUITE as SUITE } from './fixtures.ts';
 import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';
 
 /**
@@ -19,24 +20,6 @@ let vendors: OfflineVendors;
 let key: string;
 let agentId: string;
 let dir: string;
-
-const SUITE = `
-- name: asks for Saturday hours
-  llm:
-    replies: ["Yes, on Saturday we open at nine and close at noon."]
-  impairments: {noiseSnrDb: 30, packetLossPct: 2, jitterMs: 20, seed: 7}
-  turns:
-    - say: "Hi, are you open on Saturday morning?"
-      pauseAfterWords: {3: 400}
-      expect: {replyMatches: "(?i)SATURDAY"}
-  expect: {replyNeverMatches: "(?i)price", endedBy: caller}
-- name: never talks about prices
-  llm:
-    replies: ["A cleaning is ninety dollars; our prices are on the website."]
-  turns:
-    - say: "Can I book a cleaning next week?"
-  expect: {replyNeverMatches: "(?i)price"}
-`;
 
 beforeAll(async () => {
   vendors = await startOfflineVendors();

@@ -59,6 +59,7 @@ const OWNERS: Record<string, string[]> = {
   campaign_recipients: ['shared/domains/campaigns/store.ts'],
   campaign_calls: ['shared/domains/campaigns/store.ts'],
   call_replays: ['shared/domains/agent-tests/replay/store.ts'],
+  agent_test_runs: ['shared/domains/agent-tests/store.ts'],
 };
 
 function tablesInMigrations(): string[] {

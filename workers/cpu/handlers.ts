@@ -1,6 +1,7 @@
 import type { JobsOnPool } from '../../shared/kernel/queue/catalog.ts';
 import type { HandlerMap } from '../../shared/kernel/queue/worker-runner.ts';
 import type { Infra } from '../../shared/platform/infra.ts';
+import { agentTestsCpuHandlers } from './handlers/agent-tests.ts';
 import { billingCpuHandlers } from './handlers/billing.ts';
 import { callReplayCpuHandlers } from './handlers/call-replay.ts';
 import { campaignsCpuHandlers } from './handlers/campaigns.ts';
@@ -19,5 +20,6 @@ export function cpuHandlers(infra: Infra): HandlerMap<JobsOnPool<'cpu'>> {
     ...webhooksCpuHandlers(infra),
     ...campaignsCpuHandlers(infra),
     ...callReplayCpuHandlers(infra),
+    ...agentTestsCpuHandlers(infra),
   };
 }

@@ -7,7 +7,7 @@ import { ImpairedCaller } from './impaired-caller.ts';
 import { tokenFromTwiml, wsUrl } from './twilio-caller.ts';
 import { lineImpairment, speechRms, type LineImpairment } from './impairments.ts';
 import { SCRIPTED_LLM_LABEL, SIMULATED_STT_LABEL, type OfflineVendors } from './offline-vendors.ts';
-import type { ScenarioResult } from './results.ts';
+import type { ScenarioResult, WaterfallTurn } from './results.ts';
 
 /**
  * Runs one scenario as a phone call: a Twilio session is created for the agent (the TwiML Twilio would fetch; no
@@ -34,7 +34,8 @@ interface SessionDetail {
   status: string;
   startedAt: string | null;
   endReason: string | null;
-  turns: { speaker: string; text: string; startMs: number }[];
+  recordingUrl: string | null;
+  turns: WaterfallTurn[];
   toolExecutions: { name: string; ok: boolean }[];
 }
 
@@ -89,6 +90,9 @@ export async function runScenario(
     lostFrames: 0,
     durationMs: 0,
     error: null,
+    recordingUrl: null,
+    waterfall: [],
+    suspectedCutIns: 0,
   };
   const done = () => ((result.durationMs = Math.round(performance.now() - t0)), result);
   // Offline runs only, for now: the platform under test is pointed at the offline vendors when it boots.
@@ -191,6 +195,10 @@ export async function runScenario(
   result.costCredits = before !== null && after !== null ? Math.round((after - before) * 1000) / 1000 : null;
   result.endReason = detail?.endReason ?? null;
   result.transcript = (detail?.turns ?? []).map((t) => ({ speaker: t.speaker, text: t.text }));
+  result.recordingUrl = detail?.recordingUrl ?? null;
+  result.waterfall = detail?.turns ?? [];
+
+  result.suspectedCutIns = result.waterfall.filter((t) => t.suspectedCutIn).length;
   Object.assign(result, evaluate(scenario, observed, detail, result));
   result.passed =
     result.error === null && [...result.turns.flatMap((t) => t.checks), ...result.checks].every((x) => x.passed);

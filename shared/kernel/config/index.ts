@@ -12,6 +12,11 @@ export interface Config extends Env {
   realtimeSessionsPerDeveloper: Record<string, number>;
   outboundAllowlist: string[];
   s3Embedded: boolean;
+  /**
+   * Set only on an agent test run's private platform (shared/domains/agent-tests/execute.ts), never from the
+   * environment: every call it serves is offline test traffic, recorded in the ledger as such and not charged.
+   */
+  agentTestPlatform: boolean;
   vendors: VendorSettings;
   /** The portal's sign-in code delivery; null: portal sign-in is off (production without a sender). */
   portalOtpSender: OtpSenderKind | null;
@@ -35,6 +40,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       .map((s) => s.trim())
       .filter(Boolean),
     s3Embedded: !parsed.S3_ENDPOINT,
+    agentTestPlatform: false,
     vendors: vendorSettings(parsed),
     portalOtpSender: portalOtpSender(parsed),
   };

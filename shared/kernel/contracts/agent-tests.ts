@@ -1,5 +1,6 @@
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { SessionTurn } from './sessions.ts';
 
 /**
  * Agent test scenarios (issue #21): a scripted caller, an optional scripted LLM, seeded line impairments and the
@@ -201,3 +202,109 @@ export function parseScenarioFile(text: string, source = 'scenario file'): Scena
   const v = r.data;
   return Array.isArray(v) ? v : 'scenarios' in v ? v.scenarios : [v];
 }
+
+// ---- Results (what a run reports) and runs (POST/GET /v1/agents/:id/tests) ----
+
+/** One expectation as checked: why it failed, or what was observed when it held. */
+export const Check = z.object({
+  /** The expectation as written, e.g. `turns[0].expect.replyMatches (?i)saturday`. */
+  expectation: z.string(),
+  passed: z.boolean(),
+  reason: z.string(),
+});
+export type Check = z.infer<typeof Check>;
+
+export const TurnResult = z.object({
+  index: z.number().int(),
+  /** What the caller said (the scenario's words, or an audio turn's transcript). */
+  said: z.string(),
+  /** What the platform heard (its STT's finals in this turn). */
+  heard: z.string(),
+  /** What the agent answered in this turn. */
+  reply: z.string(),
+  /** Caller's last word sent → agent's first audio received, as the caller experiences it. */
+  latencyMs: z.number().nullable(),
+  /** The agent started speaking before the caller had finished the turn (over a mid-sentence pause). */
+  cutIn: z.boolean(),
+  checks: z.array(Check),
+});
+export type TurnResult = z.infer<typeof TurnResult>;
+
+/** One recorded turn with its latency waterfall, as the call page shows it (the session trace's turn). */
+export const WaterfallTurn = SessionTurn;
+export type WaterfallTurn = z.infer<typeof WaterfallTurn>;
+
+export const ScenarioResult = z.object({
+  name: z.string(),
+  /** The scenario's source: a file name (CLI), or `request` with its index (REST). */
+  file: z.string(),
+  passed: z.boolean(),
+  transport: z.string(),
+  /** Which STT and LLM answered: a scripted or simulated vendor is labelled as such. */
+  stt: z.string(),
+  llm: z.string(),
+  sessionId: z.string().nullable(),
+  endReason: z.string().nullable(),
+  /** Both sides in order, as the platform recorded them. */
+  transcript: z.array(z.object({ speaker: z.string(), text: z.string() })),
+  turns: z.array(TurnResult),
+  checks: z.array(Check),
+  /** Credits the developer's usage grew by during the scenario (null when usage could not be read). */
+  costCredits: z.number().nullable(),
+  lostFrames: z.number().int(),
+  durationMs: z.number(),
+  /** Set when the scenario could not run to the end (no greeting, a timeout, an unsupported option). */
+  error: z.string().nullable(),
+  /** The call's stereo recording (caller and agent legs), on the platform's authorised recordings route. */
+  recordingUrl: z.string().nullable().default(null),
+  /** Each recorded turn's latency waterfall (the call page's). */
+  waterfall: z.array(WaterfallTurn).default([]),
+  /** Replies after which the caller went on within 500 ms of the agent starting. */
+  suspectedCutIns: z.number().int().default(0),
+});
+export type ScenarioResult = z.infer<typeof ScenarioResult>;
+
+export const TEST_RUN_STATUSES = ['queued', 'running', 'passed', 'failed', 'error'] as const;
+export const TestRunStatus = z.enum(TEST_RUN_STATUSES);
+export type TestRunStatus = z.infer<typeof TestRunStatus>;
+
+/** POST /v1/agents/:id/tests: scenario objects, or the text of a scenario file (YAML or JSON). */
+export const CreateTestRunBody = z
+  .object({
+    scenarios: z.union([z.array(Scenario).min(1).max(100), z.string().min(1).max(1_000_000)]),
+    /** The agent configuration version to run (agent versions); the current one when absent. */
+    version: z.number().int().min(1).optional(),
+    /** Where to send `agent_test.completed` when the run ends (Standard Webhooks, signed). */
+    webhookUrl: z.string().url().max(2000).optional(),
+  })
+  .strict();
+export type CreateTestRunBody = z.infer<typeof CreateTestRunBody>;
+
+export const TestRun = z.object({
+  id: z.string(),
+  agentId: z.string(),
+  status: TestRunStatus,
+  /** Scenarios finished so far, of all of them. */
+  progress: z.object({ done: z.number().int(), total: z.number().int() }),
+  passed: z.number().int(),
+  failed: z.number().int(),
+  /** `offline`: scripted LLM, simulated STT and local TTS, at no cost. */
+  mode: z.enum(['offline']),
+  version: z.number().int().nullable(),
+  /** Why the run could not run (the scenarios' own failures are in results). */
+  error: z.string().nullable(),
+  createdAt: z.string(),
+  startedAt: z.string().nullable(),
+  finishedAt: z.string().nullable(),
+});
+export type TestRun = z.infer<typeof TestRun>;
+
+export const TestRunDetail = TestRun.extend({
+  scenarios: z.array(z.object({ name: z.string() })),
+  /** One per finished scenario, in the scenarios' order (null for one not finished yet). */
+  results: z.array(ScenarioResult.nullable()),
+});
+export type TestRunDetail = z.infer<typeof TestRunDetail>;
+
+export const AgentTestParams = z.object({ id: z.string().min(1).max(60) });
+export const TestRunParams = z.object({ runId: z.string().min(1).max(60) });

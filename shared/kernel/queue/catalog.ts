@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { JobDefinition, QueueName } from './define.ts';
+import { agentTestsJobs } from './jobs/agent-tests.ts';
 import { billingJobs } from './jobs/billing.ts';
 import { callReplayJobs } from './jobs/call-replay.ts';
 import { campaignsJobs } from './jobs/campaigns.ts';
@@ -20,6 +21,7 @@ export const catalog = {
   ...webhooksJobs,
   ...campaignsJobs,
   ...callReplayJobs,
+  ...agentTestsJobs,
 } satisfies Record<string, JobDefinition>;
 
 export type Catalog = typeof catalog;

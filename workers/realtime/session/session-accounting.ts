@@ -72,6 +72,7 @@ export class SessionAccounting {
       s.engines,
       { provider: s.runtime.provider, billable: s.runtime.key.billable },
       s.transport.channel,
+      s.infra.config.agentTestPlatform,
     );
     this.holds = this.makeHolds();
   }

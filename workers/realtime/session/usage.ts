@@ -13,8 +13,25 @@ export interface SessionMeterItem {
   billable: boolean;
 }
 
-/** The four ledger items of a session: minutes (always billable) and STT, TTS and LLM by who served them. */
+/**
+ * The four ledger items of a session: minutes (always billable) and STT, TTS and LLM by who served them. An offline
+ * agent test's call (`test`: its simulated STT, scripted LLM and local TTS cost nobody anything) is recorded with
+ * the provider `agent-test:<provider>` and charged nothing.
+ */
 export function sessionMeterItems(
+  engines: SessionEngines,
+  llm: { provider: string; billable: boolean },
+  channel: string,
+  test = false,
+): Record<SessionMeterKind, SessionMeterItem> {
+  const items = sessionItems(engines, llm, channel);
+  if (!test) return items;
+  for (const item of Object.values(items))
+    Object.assign(item, { billable: false, provider: `agent-test:${item.provider}` });
+  return items;
+}
+
+function sessionItems(
   engines: SessionEngines,
   llm: { provider: string; billable: boolean },
   channel: string,

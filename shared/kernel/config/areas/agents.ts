@@ -15,4 +15,10 @@ export const agentsEnv = {
     .describe(
       'Where a worker reaches the api and realtime roles to run call replays as a Twilio caller would (default: PUBLIC_BASE_URL).',
     ),
+  AGENT_TESTS_MAX_PARALLEL: envInt(1, 32)
+    .default(2)
+    .describe(
+      'Scenarios of one agent test run played at once by a CPU worker (docs/agent-tests.md); each runs on its own ' +
+        'private api + realtime pair, one call at a time, so this many calls and platforms share the worker.',
+    ),
 } satisfies z.ZodRawShape;

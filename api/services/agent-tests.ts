@@ -1,0 +1,81 @@
+import {
+  parseScenarioFile,
+  ScenarioFileError,
+  type CreateTestRunBody,
+  type Scenario,
+  type TestRun,
+  type TestRunDetail,
+} from '../../shared/kernel/contracts/agent-tests.ts';
+import { getTestRun, insertTestRun, listTestRuns } from '../../shared/domains/agent-tests/store.ts';
+import { toTestRun, toTestRunDetail } from '../../shared/domains/agent-tests/views.ts';
+import { ApiError } from '../../shared/kernel/errors/api-error.ts';
+import { newId } from '../../shared/kernel/ids.ts';
+import { decodeCursor, toPage, type Page, type PageQuery } from '../../shared/kernel/pagination.ts';
+import type { Infra } from '../../shared/platform/infra.ts';
+import { requireAgent } from './agents.ts';
+
+/** The scenarios of a request: objects as given, or a scenario file's text (YAML or JSON) parsed here. */
+function scenariosOf(body: CreateTestRunBody): Scenario[] {
+  let scenarios: Scenario[];
+  if (typeof body.scenarios === 'string') {
+    try {
+      scenarios = parseScenarioFile(body.scenarios, 'scenarios');
+    } catch (e) {
+      if (e instanceof ScenarioFileError) throw new ApiError('validation_failed', { detail: e.message }, 'scenarios');
+      throw e;
+    }
+  } else scenarios = body.scenarios;
+  if (scenarios.length > 100)
+    throw new ApiError('validation_failed', { detail: 'at most 100 scenarios in one run' }, 'scenarios');
+  // A file path means a file on the CLI's machine: the platform reads URLs and the developer's own objects only.
+  scenarios.forEach((s, i) =>
+    s.turns.forEach((t, k) => {
+      if (t.audio?.file)
+        throw new ApiError(
+          'validation_failed',
+          { detail: `scenarios[${i}].turns[${k}].audio.file: give audio.url or audio.key over the API` },
+          `scenarios[${i}].turns[${k}].audio.file`,
+        );
+    }),
+  );
+  return scenarios;
+}
+
+/** Stores the run and queues it (job id = run id); its calls start on a CPU worker. */
+export async function createTestRun(
+  infra: Infra,
+  developerId: string,
+  agentId: string,
+  body: CreateTestRunBody,
+): Promise<TestRun> {
+  await requireAgent(infra.db, developerId, agentId);
+  const scenarios = scenariosOf(body);
+  const row = await insertTestRun(infra.db, {
+    id: newId('testRun'),
+    developerId,
+    agentId,
+    version: body.version ?? null,
+    scenarios,
+    webhookUrl: body.webhookUrl ?? null,
+  });
+  // Postgres holds the run; a lost enqueue leaves it queued, and the next create or a retry of this one re-queues.
+  await infra.queues.enqueue('agent-tests.run', { runId: row.id }, { jobId: row.id });
+  return toTestRun(row);
+}
+
+export async function listTestRunPage(
+  infra: Infra,
+  developerId: string,
+  agentId: string,
+  q: PageQuery,
+): Promise<Page<TestRun>> {
+  await requireAgent(infra.db, developerId, agentId);
+  const rows = await listTestRuns(infra.db, developerId, agentId, { after: decodeCursor(q.cursor), limit: q.limit });
+  return toPage(rows, q.limit, toTestRun);
+}
+
+export async function getTestRunDetail(infra: Infra, developerId: string, runId: string): Promise<TestRunDetail> {
+  const row = await getTestRun(infra.db, developerId, runId);
+  if (!row) throw ApiError.notFound('agent test run', runId);
+  return toTestRunDetail(row);
+}

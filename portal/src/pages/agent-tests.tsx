@@ -1,0 +1,266 @@
+import { useEffect, useState } from 'preact/hooks';
+import { API_BASE, v1 } from '../api.ts';
+import { Waterfall } from '../charts/waterfall.tsx';
+import { navigate, useRoute } from '../router.ts';
+import type { Page } from '../types.ts';
+import { ErrorBox, fmtDate, fmtMs, Link, Loading, PageHeader, THead, useAction, useAsync } from '../ui.tsx';
+import type { Check, ScenarioResult, TestRun, TestRunDetail } from '../../../shared/kernel/contracts/agent-tests.ts';
+
+/**
+ * An agent's Tests page (docs/agent-tests.md): run scenario files against the agent offline (scripted LLM,
+ * simulated STT, flite caller over the phone media path; free, no number dialled), follow each run's progress,
+ * and read each scenario's result: its expectations with the reasons, both sides' transcript, the call's recording
+ * and its latency waterfall.
+ */
+
+/** A starting point: the README's front-desk agent, one scenario that holds and one broken reply. */
+const EXAMPLE = `# Format: docs/agent-tests.md · JSON Schema: GET /v1/agent-tests/schema
+scenarios:
+  - name: asks for Saturday hours with a pause mid-sentence
+    llm:
+      replies: ["We are open Monday to Friday, nine to five. On Saturday we are closed."]
+    turns:
+      - say: "Hi, are you open on Saturday morning?"
+        pauseAfterWords: {3: 500}
+        expect: {replyMatches: "(?i)saturday", noCutIn: true}
+    expect: {replyNeverMatches: "(?i)price", endedBy: caller}
+  - name: weekday hours on a noisy, lossy line
+    llm:
+      replies: ["We open at nine and close at five, Monday to Friday."]
+    impairments: {noiseSnrDb: 25, packetLossPct: 2, jitterMs: 30, seed: 7}
+    turns:
+      - say: "What time do you open on Monday?"
+        expect: {replyMatches: "(?i)nine"}
+`;
+
+const OPEN = new Set(['queued', 'running']);
+const statusClass = (s: string) => (s === 'passed' ? 'completed' : s === 'failed' || s === 'error' ? 'failed' : s);
+
+/** Re-runs `reload` every `ms` while `active` holds (a run in progress), so progress moves without a click. */
+function usePoll(active: boolean, reload: () => void, ms = 2000) {
+  useEffect(() => {
+    if (!active) return;
+    const t = setInterval(reload, ms);
+    return () => clearInterval(t);
+  }, [active, reload]);
+}
+
+export function AgentTestsPage(props: { id: string }) {
+  const enc = encodeURIComponent(props.id);
+  const { search } = useRoute();
+  const selected = search.get('run');
+  const runs = useAsync(() => v1<Page<TestRun>>(`/agents/${enc}/tests`, { query: { limit: 50 } }));
+  const rows = runs.data?.data ?? [];
+  usePoll(
+    rows.some((r) => OPEN.has(r.status)),
+    runs.reload,
+  );
+  const [text, setText] = useState(EXAMPLE);
+  const start = useAction();
+  const open = (runId: string) => navigate(`/agents/${enc}/tests?run=${encodeURIComponent(runId)}`);
+
+  async function upload(e: Event) {
+    const file = (e.currentTarget as HTMLInputElement).files?.[0];
+    if (file) setText(await file.text());
+  }
+
+  return (
+    <section class="agent-tests">
+      <PageHeader title="Agent tests">
+        <Link href={`/agents/${enc}`}>Back to the agent</Link>
+      </PageHeader>
+      <p class="muted">
+        Each scenario is played as a phone call against the agent as configured: a flite voice speaks the caller's lines
+        over the real media-stream path, a scripted LLM (<code>llm.replies</code>) and a simulated STT answer instead of
+        vendors. Offline runs cost nothing and dial no number.
+      </p>
+
+      <h2>Run scenarios</h2>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void start.act(async () => {
+            const run = await v1<TestRun>(`/agents/${enc}/tests`, { method: 'POST', json: { scenarios: text } });
+            runs.reload();
+            open(run.id);
+          });
+        }}
+      >
+        <label for="scenario-file">Scenario file (YAML or JSON)</label>
+        <input id="scenario-file" type="file" accept=".yaml,.yml,.json,text/yaml,application/json" onChange={upload} />
+        <label for="scenario-text">Scenarios</label>
+        <textarea
+          id="scenario-text"
+          rows={14}
+          spellcheck={false}
+          value={text}
+          onInput={(e) => setText((e.currentTarget as HTMLTextAreaElement).value)}
+        />
+        <ErrorBox error={start.error} />
+        <p>
+          <button type="submit" disabled={start.busy}>
+            {start.busy ? 'Starting…' : 'Run these scenarios'}
+          </button>{' '}
+          <button type="button" class="secondary" onClick={() => setText(EXAMPLE)}>
+            Load the example scenarios
+          </button>
+        </p>
+      </form>
+
+      <h2>Runs</h2>
+      <ErrorBox error={runs.error} />
+      {runs.loading && !runs.data ? <Loading what="test runs" /> : null}
+      {runs.data && !rows.length ? <p class="muted">No test runs yet.</p> : null}
+      {rows.length ? (
+        <table data-testid="test-runs">
+          <THead cols={['Run', 'Started', 'Progress', 'Result', 'Status']} />
+          <tbody>
+            {rows.map((r) => (
+              <tr key={r.id} aria-current={r.id === selected ? 'true' : undefined}>
+                <th scope="row">
+                  <Link href={`/agents/${enc}/tests?run=${encodeURIComponent(r.id)}`}>{r.id}</Link>
+                </th>
+                <td>{fmtDate(r.createdAt)}</td>
+                <td>
+                  <meter min={0} max={r.progress.total} value={r.progress.done} aria-label="Scenarios finished" />{' '}
+                  {r.progress.done} of {r.progress.total}
+                </td>
+                <td>
+                  {r.passed} passed, {r.failed} failed
+                </td>
+                <td>
+                  <span class={`badge ${statusClass(r.status)}`}>{r.status}</span>
+                  {r.error ? <div class="muted">{r.error}</div> : null}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+
+      {selected ? <RunDetail key={selected} runId={selected} /> : null}
+    </section>
+  );
+}
+
+function RunDetail(props: { runId: string }) {
+  const run = useAsync(() => v1<TestRunDetail>(`/agent-tests/runs/${encodeURIComponent(props.runId)}`));
+  const d = run.data;
+  usePoll(Boolean(d && OPEN.has(d.status)), run.reload);
+  return (
+    <section aria-labelledby="run-title">
+      <h2 id="run-title">
+        Run {props.runId} {d ? <span class={`badge ${statusClass(d.status)}`}>{d.status}</span> : null}
+      </h2>
+      <ErrorBox error={run.error} />
+      {run.loading && !d ? <Loading what="the run" /> : null}
+      {d ? (
+        <>
+          <p>
+            {d.progress.done} of {d.progress.total} scenarios finished · {d.passed} passed, {d.failed} failed · offline
+            (scripted LLM, simulated STT, local TTS; no cost)
+          </p>
+          {d.error ? <p class="error">{d.error}</p> : null}
+          {d.scenarios.map((s, i) => {
+            const r = d.results[i] ?? null;
+            return r ? (
+              <ScenarioView key={i} result={r} />
+            ) : (
+              <article key={i} class="scenario">
+                <h3>{s.name}</h3>
+                <p class="muted">{OPEN.has(d.status) ? 'Waiting to run…' : 'Not run.'}</p>
+              </article>
+            );
+          })}
+        </>
+      ) : null}
+    </section>
+  );
+}
+
+function Checks(props: { checks: Check[] }) {
+  if (!props.checks.length) return null;
+  return (
+    <ul class="checks">
+      {props.checks.map((c, k) => (
+        <li key={k} class={c.passed ? 'ok' : 'error'}>
+          {c.passed ? '✓' : '✗'} <code>{c.expectation}</code>: {c.reason}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function ScenarioView(props: { result: ScenarioResult }) {
+  const r = props.result;
+  // The recording route takes the CallSid (or the session id of a call without one), the recordingUrl's last part.
+  const recordingId = r.recordingUrl?.split('/').pop();
+  return (
+    <article class="scenario" data-testid="scenario-result">
+      <h3>
+        <span class={`badge ${r.passed ? 'completed' : 'failed'}`}>{r.passed ? 'PASS' : 'FAIL'}</span> {r.name}
+      </h3>
+      <p class="muted">
+        STT: {r.stt} · LLM: {r.llm} · {fmtMs(r.durationMs)} · cost{' '}
+        {r.costCredits === null ? 'unknown' : `${r.costCredits} credits`} · {r.suspectedCutIns} suspected cut-ins
+        {r.lostFrames ? ` · ${r.lostFrames} frames lost on the line` : ''}
+        {r.sessionId ? (
+          <>
+            {' '}
+            · <Link href={`/calls/${encodeURIComponent(r.sessionId)}`}>call page</Link>
+          </>
+        ) : null}
+      </p>
+      {r.error ? <p class="error">Could not run to the end: {r.error}</p> : null}
+      <Checks checks={r.checks} />
+      {r.turns.length ? (
+        <table>
+          <THead cols={['Turn', 'Caller said', 'Platform heard', 'Agent replied', 'Latency', 'Checks']} />
+          <tbody>
+            {r.turns.map((t) => (
+              <tr key={t.index}>
+                <th scope="row">{t.index + 1}</th>
+                <td>{t.said}</td>
+                <td>{t.heard || <em>(nothing)</em>}</td>
+                <td>{t.reply || <em>(no reply)</em>}</td>
+                <td>
+                  {fmtMs(t.latencyMs)}
+                  {t.cutIn ? <span class="badge failed"> cut in</span> : null}
+                </td>
+                <td>
+                  <Checks checks={t.checks} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      <h4>Recording</h4>
+      {recordingId ? (
+        <audio
+          class="recording"
+          controls
+          preload="none"
+          src={`${API_BASE}/recordings/${encodeURIComponent(recordingId)}/audio`}
+          aria-label={`Recording of ${r.name} (left: caller, right: agent)`}
+        />
+      ) : (
+        <p class="muted">No recording was stored for this call.</p>
+      )}
+      <h4>Latency waterfall</h4>
+      <Waterfall turns={r.waterfall} />
+      <h4>Transcript</h4>
+      {r.transcript.length ? (
+        <ol class="transcript">
+          {r.transcript.map((t, k) => (
+            <li key={k} class={t.speaker === 'assistant' ? 'agent' : 'you'}>
+              <span class="who">{t.speaker === 'assistant' ? 'Agent' : 'Caller'}:</span> {t.text}
+            </li>
+          ))}
+        </ol>
+      ) : (
+        <p class="muted">Nothing was recorded.</p>
+      )}
+    </article>
+  );
+}

@@ -1,0 +1,164 @@
+import type { Config } from '../../kernel/config/index.ts';
+import { vendorSettings } from '../../kernel/config/areas/providers.ts';
+import type { TurnAudio } from '../../kernel/contracts/agent-tests.ts';
+import { revokeKey } from '../../kernel/db/api-keys.ts';
+import { withTransaction } from '../../kernel/db/pool.ts';
+import { safeFetchBuffer } from '../../kernel/net/safe-fetch.ts';
+import type { Logger } from '../../kernel/observability/logger.ts';
+import { mintKey } from '../../platform/auth/mint-key.ts';
+import type { Infra } from '../../platform/infra.ts';
+import { getAgent } from '../agents/db.ts';
+import { enqueueFirstDelivery } from '../webhooks/delivery.ts';
+import { insertWebhookMessage } from '../webhooks/outbox.ts';
+import { startOfflineVendors, type OfflineVendors } from './offline-vendors.ts';
+import { runScenario } from './run-scenario.ts';
+import { finishTestRun, getTestRunById, markTestRunStarted, recordScenarioResult, type TestRunRow } from './store.ts';
+import { toTestRun } from './views.ts';
+
+export const TEST_RUN_COMPLETED_EVENT = 'agent_test.completed';
+
+/** A private api + realtime pair on 127.0.0.1 (scripts/platform.ts starts it; the role handler passes it in). */
+export type StartPrivatePlatform = (config: Config, log: Logger) => Promise<{ url: string; stop(): Promise<void> }>;
+
+/** LLM providers the scripted LLM answers for: it speaks the OpenAI Chat Completions protocol. */
+const SCRIPTABLE_LLM = new Set(['openai', 'groq']);
+
+/**
+ * The configuration of an offline run's private platform: this deployment's own (database, Redis, storage, the
+ * agent as stored), listening on 127.0.0.1 only, with its phone STT and OpenAI-protocol LLMs pointed at the run's
+ * simulated STT and scripted LLM. The deployment's vendor keys are not in it, so no request of the run can reach
+ * a paid vendor, and it has no Twilio account to dial with: a test never dials a number. Its calls are recorded as
+ * test traffic (provider `agent-test:…`) and charged nothing.
+ */
+export function offlineConfig(base: Config, vendors: OfflineVendors, embeddedS3Endpoint: string | null): Config {
+  const env: Record<string, unknown> = { ...base, ...vendors.env };
+  for (const v of ['OPENAI', 'GROQ']) {
+    env[`${v}_BASE_URL`] = vendors.env.OPENAI_BASE_URL;
+    env[`${v}_API_KEY`] = vendors.env.OPENAI_API_KEY;
+  }
+  const keep = new Set(
+    Object.keys(vendors.env).concat(['OPENAI_BASE_URL', 'OPENAI_API_KEY', 'GROQ_BASE_URL', 'GROQ_API_KEY']),
+  );
+  for (const k of Object.keys(env)) if (/_API_KEY$|^TWILIO_/.test(k) && !keep.has(k)) env[k] = undefined;
+  return {
+    ...(env as unknown as Config),
+    HOST: '127.0.0.1',
+    PORT: 0,
+    REALTIME_PHONE_STT_PROVIDER: 'deepgram',
+    // One call at a time per private platform: the run's parallelism is its number of platforms.
+    REALTIME_MAX_SESSIONS: 1,
+    // Its calls are test traffic: recorded as such in the ledger, charged nothing.
+    agentTestPlatform: true,
+    ...(embeddedS3Endpoint ? { S3_ENDPOINT: embeddedS3Endpoint, s3Embedded: false } : {}),
+    vendors: vendorSettings(env),
+  };
+}
+
+/** Reads an audio turn's bytes for a REST run: an https URL (SSRF-safe) or an object of the developer's own. */
+export function restAudioLoader(infra: Infra, developerId: string, signal?: AbortSignal) {
+  return async (audio: TurnAudio): Promise<Buffer> => {
+    if (audio.url) {
+      const { buf } = await safeFetchBuffer(audio.url, {
+        policy: infra.addressPolicy,
+        maxBytes: infra.config.OUTBOUND_MAX_BYTES,
+        timeoutMs: infra.config.OUTBOUND_TIMEOUT_MS,
+        signal,
+        param: 'audio.url',
+      });
+      return buf;
+    }
+    if (audio.key) {
+      // Keys are laid out under the developer's id (objectKey): another tenant's object is not theirs to read.
+      if (!audio.key.startsWith(`${developerId}/`)) throw new Error(`audio.key ${audio.key} is not one of yours`);
+      return infra.storage.getBuffer(audio.key);
+    }
+    throw new Error('audio.file names a file on the machine that runs the CLI; give a url or key over the API');
+  };
+}
+
+/**
+ * Runs a test run's unfinished scenarios (`agent-tests.run`): up to AGENT_TESTS_MAX_PARALLEL private platforms,
+ * each with its own simulated STT and scripted LLM, each taking the next scenario until none is left. Every result
+ * is stored as it finishes (progress), so a retried attempt resumes after the last one. The calls are made with a
+ * short-lived key of the agent's developer, revoked at the end: they are that developer's sessions, on the call
+ * pages like any other.
+ */
+export async function executeTestRun(
+  infra: Infra,
+  runId: string,
+  deps: { startPlatform: StartPrivatePlatform; signal: AbortSignal; log: Logger; progress?: (f: number) => void },
+): Promise<void> {
+  const run = await getTestRunById(infra.db, runId);
+  if (!run || (run.status !== 'queued' && run.status !== 'running')) return;
+  await markTestRunStarted(infra.db, runId);
+  let error: string | null = null;
+  try {
+    const agent = await getAgent(infra.db, run.developer_id, run.agent_id);
+    if (!agent) throw new Error(`the agent ${run.agent_id} no longer exists`);
+    if (!SCRIPTABLE_LLM.has(agent.llm_provider))
+      throw new Error(
+        `the agent's LLM provider is ${agent.llm_provider}; an offline run's scripted LLM answers for OpenAI-protocol providers (openai, groq): set llmProvider to openai to test it offline`,
+      );
+    await runPending(infra, run, deps);
+  } catch (e) {
+    if (deps.signal.aborted) throw e;
+    error = (e as Error).message;
+    deps.log.warn({ err: e, runId }, 'agent test run failed');
+  }
+  await finish(infra, runId, error);
+}
+
+async function runPending(
+  infra: Infra,
+  run: TestRunRow,
+  deps: { startPlatform: StartPrivatePlatform; signal: AbortSignal; log: Logger; progress?: (f: number) => void },
+): Promise<void> {
+  const pending = run.results.flatMap((r, i) => (r === null ? [i] : []));
+  if (pending.length === 0) return;
+  const slots = Math.max(1, Math.min(infra.config.AGENT_TESTS_MAX_PARALLEL, pending.length));
+  const key = await mintKey(infra.db, run.developer_id, `agent-tests ${run.id}`, 1);
+  const loadAudio = restAudioLoader(infra, run.developer_id, deps.signal);
+  let done = run.done;
+  const slot = async () => {
+    const vendors = await startOfflineVendors();
+    let platform: { url: string; stop(): Promise<void> } | null = null;
+    try {
+      const config = offlineConfig(infra.config, vendors, infra.embeddedS3?.endpoint ?? null);
+      platform = await deps.startPlatform(config, deps.log.child({ agentTestRun: run.id }));
+      for (let i = pending.shift(); i !== undefined && !deps.signal.aborted; i = pending.shift()) {
+        const result = await runScenario(
+          { url: platform.url, apiKey: key.key, agentId: run.agent_id },
+          run.scenarios[i]!,
+          vendors,
+          { file: `scenarios[${i}]`, signal: deps.signal, loadAudio },
+        );
+        await recordScenarioResult(infra.db, run.id, i, result);
+        deps.progress?.(++done / run.total);
+      }
+    } finally {
+      await platform?.stop();
+      await vendors.close();
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: slots }, slot));
+  } finally {
+    await revokeKey(infra.db, run.developer_id, key.id, 'revoked');
+  }
+}
+
+/** Ends the run and, in the same transaction, records its `agent_test.completed` webhook (when one was asked). */
+async function finish(infra: Infra, runId: string, error: string | null): Promise<void> {
+  const messageId = await withTransaction(infra.db, async (tx) => {
+    const row = await finishTestRun(tx, runId, error);
+    if (!row?.webhook_url) return null;
+    return insertWebhookMessage(tx, {
+      developerId: row.developer_id,
+      url: row.webhook_url,
+      source: `agent_test_run:${row.id}`,
+      type: TEST_RUN_COMPLETED_EVENT,
+      data: toTestRun(row),
+    });
+  });
+  if (messageId) await enqueueFirstDelivery(infra, messageId);
+}
