@@ -11,7 +11,7 @@ export async function requestReplay(
   callId: string,
   body: CallReplayBody,
 ): Promise<CallReplay> {
-  const row = await newCallReplay(infra, developerId, callId, body.version);
+  const row = await newCallReplay(infra, developerId, callId, body);
   await infra.queues.enqueue('call-replay.run', { replayId: row.id }, { jobId: row.id });
   return toCallReplay(row);
 }

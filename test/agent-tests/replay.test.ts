@@ -9,7 +9,6 @@ import {
 } from '../../shared/domains/agent-tests/simulators/deepgram-live.ts';
 import { startTestPlatform, waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
 import { fliteUtterance, tokenFromTwiml, wsUrl } from '../../support/realtime/helpers.ts';
-import { freePort } from '../resilience/services.ts';
 
 /**
  * Call replay end to end: a real phone call (the Twilio media path, recorded as the platform records every call)
@@ -78,14 +77,9 @@ beforeAll(async () => {
     energyThreshold: 300,
     script: () => QUESTION,
   });
-  // The platform's own URL (where the replay job calls it) must be known before it starts.
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
   p = await startTestPlatform({
     roles: ['api', 'realtime', 'cpu'],
     env: {
-      PORT: String(port),
-      PUBLIC_BASE_URL: url,
       REALTIME_SESSION_SECRET: 'replay-secret-replay-secret-replay-secret-1',
       DEEPGRAM_BASE_URL: dg.url,
       DEEPGRAM_API_KEY: dg.key,
@@ -138,7 +132,7 @@ describe('call replay', () => {
     expect(r.error).toBeNull();
     expect(r.status).toBe('completed');
     expect(r.progress).toEqual({ turnsDone: 1, turnsTotal: 1 });
-    expect(r.stt).toMatch(/deepgram/);
+    expect(r.stt).toMatch(/^simulated \(the recorded call’s transcript/);
     expect(r.llm).toMatch(/Local reply engine/);
     const [greeting, answer] = r.turns as Json[];
     expect(greeting).toMatchObject({
@@ -164,10 +158,14 @@ describe('call replay', () => {
   }, 120_000);
 
   it('replaying the version the call ran gives the same replies', async () => {
+    const used = async () => (await call('/v1/usage')).body.credits.used as number;
+    const before = await used();
     const started = await call(`/v1/calls/${callSid}/replay`, { method: 'POST', json: { version: 1 } });
     expect(started.status).toBe(202);
     const r = await replayed(started.body.id as string);
     expect(r.status).toBe('completed');
+    // Offline (simulated STT, the local reply engine): test traffic, charged nothing.
+    expect(await used()).toBe(before);
     expect(r.agentVersion).toEqual({ then: 1, now: 1 });
     expect((r.turns as Json[]).map((t) => t.reply.changed)).toEqual([false, false]);
     expect(r.turns[1].reply.now).toMatch(/9am to 5pm/);
@@ -181,6 +179,10 @@ describe('call replay', () => {
     expect(mine.status).toBe(404);
     expect(mine.body.error.param).toBe('version');
     expect((await call(`/v1/calls/${callSid}/replay`, { method: 'POST', json: { llm: 1 } })).status).toBe(400);
+    // Scripted replies speak the OpenAI protocol: a local-reply-engine agent cannot take them.
+    const scripted = await call(`/v1/calls/${callSid}/replay`, { method: 'POST', json: { llm: { replies: ['Hi.'] } } });
+    expect(scripted.status).toBe(409);
+    expect(scripted.body.error.param).toBe('llm');
     expect((await call('/v1/calls/CAnope/replay', { method: 'POST', json: {} })).status).toBe(404);
     const started = await call(`/v1/calls/${callSid}/replay`, { method: 'POST', json: { version: 1 } });
     const peek = await call(`/v1/calls/${callSid}/replay/${started.body.id}`, { key: other.apiKey });

@@ -1,8 +1,10 @@
+import type { CallReplayBody } from '../../../kernel/contracts/call-replay.ts';
 import { ApiError } from '../../../kernel/errors/api-error.ts';
 import { newId } from '../../../kernel/ids.ts';
 import type { Infra } from '../../../platform/infra.ts';
 import { getAgent } from '../../agents/db.ts';
 import { getAgentVersion } from '../../agents/versions.ts';
+import { SCRIPTABLE_LLM } from './job.ts';
 import { findCall } from './recorded-call.ts';
 import { insertCallReplay, type CallReplayRow } from './store.ts';
 
@@ -17,7 +19,7 @@ export async function newCallReplay(
   infra: Infra,
   developerId: string,
   callId: string,
-  version: number | undefined,
+  body: CallReplayBody,
 ): Promise<CallReplayRow> {
   const call = await findCall(infra, developerId, callId);
   if (!call) throw new ApiError('not_found', { resource: 'call', id: callId }, 'callId');
@@ -27,9 +29,15 @@ export async function newCallReplay(
   if (!agent) throw new ApiError('not_found', { resource: 'agent', id: call.agent_id }, 'callId');
   if (agent.status !== 'active')
     throw conflict(`Agent "${agent.id}" is archived; restore it with PUT {"status":"active"} to replay its calls.`);
-  const v = version ?? agent.version;
-  if (!(await getAgentVersion(infra.db, developerId, agent.id, v)))
-    throw new ApiError('not_found', { resource: 'agent version', id: `${agent.id}@${v}` }, 'version');
+  const v = body.version ?? agent.version;
+  const version = await getAgentVersion(infra.db, developerId, agent.id, v);
+  if (!version) throw new ApiError('not_found', { resource: 'agent version', id: `${agent.id}@${v}` }, 'version');
+  const provider = version.config.llm_provider ?? agent.llm_provider;
+  if (body.llm && !SCRIPTABLE_LLM.has(provider))
+    throw conflict(
+      `llm.replies are answered over the OpenAI protocol (openai, groq); version ${v} of the agent uses ${provider}.`,
+      'llm',
+    );
   return insertCallReplay(infra.db, {
     id: newId('callReplay'),
     developer_id: developerId,
@@ -38,5 +46,6 @@ export async function newCallReplay(
     agent_id: agent.id,
     agent_version_then: call.agent_version,
     agent_version_now: v,
+    llm_replies: body.llm?.replies ?? null,
   });
 }

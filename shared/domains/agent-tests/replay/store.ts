@@ -1,3 +1,4 @@
+import type { ScriptedLlm } from '../../../kernel/contracts/agent-tests.ts';
 import type { CallReplay, ReplaySummary, ReplayTurn } from '../../../kernel/contracts/call-replay.ts';
 import type { Queryable } from '../../../kernel/db/pool.ts';
 
@@ -10,6 +11,7 @@ export interface CallReplayRow {
   agent_id: string;
   agent_version_then: number | null;
   agent_version_now: number;
+  llm_replies: ScriptedLlm['replies'] | null;
   status: CallReplay['status'];
   turns_done: number;
   turns_total: number;
@@ -27,13 +29,30 @@ export async function insertCallReplay(
   db: Queryable,
   r: Pick<
     CallReplayRow,
-    'id' | 'developer_id' | 'call_id' | 'session_id' | 'agent_id' | 'agent_version_then' | 'agent_version_now'
+    | 'id'
+    | 'developer_id'
+    | 'call_id'
+    | 'session_id'
+    | 'agent_id'
+    | 'agent_version_then'
+    | 'agent_version_now'
+    | 'llm_replies'
   >,
 ): Promise<CallReplayRow> {
   const { rows } = await db.query<CallReplayRow>(
-    `insert into call_replays (id, developer_id, call_id, session_id, agent_id, agent_version_then, agent_version_now)
-     values ($1, $2, $3, $4, $5, $6, $7) returning *`,
-    [r.id, r.developer_id, r.call_id, r.session_id, r.agent_id, r.agent_version_then, r.agent_version_now],
+    `insert into call_replays (id, developer_id, call_id, session_id, agent_id, agent_version_then, agent_version_now,
+       llm_replies)
+     values ($1, $2, $3, $4, $5, $6, $7, $8) returning *`,
+    [
+      r.id,
+      r.developer_id,
+      r.call_id,
+      r.session_id,
+      r.agent_id,
+      r.agent_version_then,
+      r.agent_version_now,
+      r.llm_replies ? JSON.stringify(r.llm_replies) : null,
+    ],
   );
   return rows[0]!;
 }

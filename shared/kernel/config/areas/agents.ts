@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { envInt } from '../env.ts';
 
 /** Environment variables of the agents area (merged into EnvSchema; documented in docs/agents.md). */
@@ -9,12 +9,6 @@ export const agentsEnv = {
   AGENT_TURN_TIMEOUT_MS: envInt(1000, 600_000)
     .default(120_000)
     .describe('Upper bound on one chat turn (every LLM step and tool call together); past it the turn fails with 504.'),
-  AGENT_TESTS_PLATFORM_URL: z
-    .url()
-    .optional()
-    .describe(
-      'Where a worker reaches the api and realtime roles to run call replays as a Twilio caller would (default: PUBLIC_BASE_URL).',
-    ),
   AGENT_TESTS_MAX_PARALLEL: envInt(1, 32)
     .default(2)
     .describe(
