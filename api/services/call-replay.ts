@@ -1,5 +1,7 @@
 import { newCallReplay } from '../../shared/domains/agent-tests/replay/request.ts';
-import { getCallReplay, toCallReplay } from '../../shared/domains/agent-tests/replay/store.ts';
+import { findCall } from '../../shared/domains/agent-tests/replay/recorded-call.ts';
+import { getCallReplay, listCallReplays, toCallReplay } from '../../shared/domains/agent-tests/replay/store.ts';
+import { decodeCursor, toPage, type Page } from '../../shared/kernel/pagination.ts';
 import type { CallReplay, CallReplayBody } from '../../shared/kernel/contracts/call-replay.ts';
 import { ApiError } from '../../shared/kernel/errors/api-error.ts';
 import type { Infra } from '../../shared/platform/infra.ts';
@@ -26,4 +28,17 @@ export async function getReplay(
   const row = await getCallReplay(infra.db, developerId, replayId);
   if (!row || (row.call_id !== callId && row.session_id !== callId)) throw ApiError.notFound('call replay', replayId);
   return toCallReplay(row);
+}
+
+/** GET /v1/calls/:callId/replays: the call's replays, newest first. Another developer's call is 404. */
+export async function listReplays(
+  infra: Infra,
+  developerId: string,
+  callId: string,
+  q: { limit: number; cursor?: string },
+): Promise<Page<CallReplay>> {
+  const call = await findCall(infra, developerId, callId);
+  if (!call) throw new ApiError('not_found', { resource: 'call', id: callId }, 'callId');
+  const rows = await listCallReplays(infra.db, developerId, call.id, q.limit + 1, decodeCursor(q.cursor));
+  return toPage(rows, q.limit, toCallReplay);
 }

@@ -187,6 +187,13 @@ describe('call replay', () => {
     const started = await call(`/v1/calls/${callSid}/replay`, { method: 'POST', json: { version: 1 } });
     const peek = await call(`/v1/calls/${callSid}/replay/${started.body.id}`, { key: other.apiKey });
     expect(peek.status).toBe(404);
+    expect((await call(`/v1/calls/${callSid}/replays`, { key: other.apiKey })).status).toBe(404);
+    // The call's replays, newest first, paged.
+    const page = await call(`/v1/calls/${callSid}/replays?limit=1`);
+    expect(page.body.data.map((x: Json) => x.id)).toEqual([started.body.id]);
+    expect(page.body.hasMore).toBe(true);
+    const rest = await call(`/v1/calls/${callSid}/replays?limit=10&cursor=${page.body.nextCursor}`);
+    expect(rest.body.data).toHaveLength(2);
     await replayed(started.body.id as string);
   }, 120_000);
 });

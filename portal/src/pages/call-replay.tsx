@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { z } from 'zod';
 import { v1 } from '../api.ts';
 import type { CallReplay as CallReplaySchema } from '../../../shared/kernel/contracts/call-replay.ts';
+import type { Page } from '../types.ts';
 import { ErrorBox, fmtMs, THead, useAction } from '../ui.tsx';
 
 type CallReplay = z.infer<typeof CallReplaySchema>;
@@ -20,6 +21,14 @@ export function CallReplayPanel(props: { callId: string; replayable: boolean; ca
   const action = useAction();
   const enc = encodeURIComponent(props.callId);
   const running = run !== null && (run.status === 'queued' || run.status === 'running');
+  // The last replay of this call, if any, shows until a new one is asked for.
+  useEffect(() => {
+    if (!props.replayable) return;
+    v1<Page<CallReplay>>(`/calls/${enc}/replays`, { query: { limit: 1 } }).then(
+      (p) => setRun((cur) => cur ?? p.data[0] ?? null),
+      () => {},
+    );
+  }, [enc, props.replayable]);
   useEffect(() => {
     if (!running) return;
     const t = setTimeout(() => {

@@ -66,6 +66,22 @@ export async function getCallReplay(db: Queryable, developerId: string, id: stri
   return rows[0] ?? null;
 }
 
+/** A call's replays, newest first (ids sort by time); `afterId` is the last one of the previous page. */
+export async function listCallReplays(
+  db: Queryable,
+  developerId: string,
+  sessionId: string,
+  limit: number,
+  afterId: string | null,
+): Promise<CallReplayRow[]> {
+  const { rows } = await db.query<CallReplayRow>(
+    `select * from call_replays where developer_id = $1 and session_id = $2 and ($3::text is null or id < $3)
+      order by id desc limit $4`,
+    [developerId, sessionId, afterId, limit],
+  );
+  return rows;
+}
+
 /** The job's read: by id alone (the job carries no developer). */
 export async function loadCallReplay(db: Queryable, id: string): Promise<CallReplayRow | null> {
   const { rows } = await db.query<CallReplayRow>('select * from call_replays where id = $1', [id]);
