@@ -2,6 +2,9 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NO_KNOWLEDGE } from '../../shared/engines/llm/local-reply.ts';
+import { reconcileCallReplays, REPLAY_STOPPED } from '../../shared/domains/agent-tests/replay/reconcile.ts';
+import { newCallReplay } from '../../shared/domains/agent-tests/replay/request.ts';
+import { startCallReplay } from '../../shared/domains/agent-tests/replay/store.ts';
 import { TwilioCaller } from '../../shared/domains/agent-tests/twilio-caller.ts';
 import {
   startDeepgramLiveDouble,
@@ -195,6 +198,21 @@ describe('call replay', () => {
     const rest = await call(`/v1/calls/${callSid}/replays?limit=10&cursor=${page.body.nextCursor}`);
     expect(rest.body.data).toHaveLength(2);
     await replayed(started.body.id as string);
+  }, 120_000);
+});
+
+describe('call replay recovery', () => {
+  it('a replay whose job was lost runs after all; one whose worker died is failed, not run twice', async () => {
+    // Rows as the API leaves them, without their queue entries (a Redis flush), one of them already started.
+    const lost = await newCallReplay(p.infra, dev.developerId, callSid, { version: 1 });
+    const died = await newCallReplay(p.infra, dev.developerId, callSid, { version: 1 });
+    expect(await startCallReplay(p.infra.db, died.id, { turnsTotal: 1, stt: 'simulated', llm: 'local' })).toBe(true);
+    // The reconciler's pass, for rows of any age (the workers' own passes may get there first: same outcome).
+    await reconcileCallReplays({ ...p.infra, config: { ...p.infra.config, RECONCILE_AFTER_MS: 0 } });
+    const ran = await replayed(lost.id);
+    expect(ran.status).toBe('completed');
+    const failed = await replayed(died.id);
+    expect(failed).toMatchObject({ status: 'failed', error: REPLAY_STOPPED, replaySessionId: null });
   }, 120_000);
 });
 

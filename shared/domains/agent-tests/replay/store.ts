@@ -82,6 +82,30 @@ export async function listCallReplays(
   return rows;
 }
 
+/** Replays still queued or running after `olderThanMs` (the reconciler checks their queue entries). */
+export async function openCallReplays(
+  db: Queryable,
+  olderThanMs: number,
+): Promise<{ id: string; status: 'queued' | 'running' }[]> {
+  const { rows } = await db.query<{ id: string; status: 'queued' | 'running' }>(
+    `select id, status from call_replays
+      where status in ('queued', 'running') and created_at < now() - make_interval(secs => $1::double precision / 1000)
+      order by id limit 100`,
+    [olderThanMs],
+  );
+  return rows;
+}
+
+/** Fails a replay that is still open (a finished one keeps its result); false when it was not open. */
+export async function failOpenCallReplay(db: Queryable, id: string, error: string): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `update call_replays set status = 'failed', error = $2, finished_at = now()
+      where id = $1 and status in ('queued', 'running')`,
+    [id, error],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
 /** The job's read: by id alone (the job carries no developer). */
 export async function loadCallReplay(db: Queryable, id: string): Promise<CallReplayRow | null> {
   const { rows } = await db.query<CallReplayRow>('select * from call_replays where id = $1', [id]);
