@@ -24,6 +24,9 @@ const USAGE = `Operator CLI (prints one JSON line per result)
       the last sign-in code the development sink (PORTAL_OTP_SENDER=dev-log) sent to this phone
   npm run cli -- agents test <agentId> <files…> [--junit FILE]
       runs agent test scenarios offline (docs/agent-tests.md); exit 0 only when every expectation holds
+  npm run cli -- calls replay <callId> [--version N] [--reply TEXT …] [--developer ID] [--json]
+      replays a recorded call through its agent now (or version N) and prints the per-turn diff
+      (docs/agent-tests.md#call-replay); exit 0 when the replay ran, 1 when it failed, 2 on bad input
 `;
 
 const [group, action, ...rest] = process.argv.slice(2);
@@ -31,6 +34,10 @@ const [group, action, ...rest] = process.argv.slice(2);
 if (group === 'agents' && action === 'test') {
   const { agentTestsCommand } = await import('./cli-agent-tests.ts');
   process.exit(await agentTestsCommand(rest));
+}
+if (group === 'calls' && action === 'replay') {
+  const { callReplayCommand } = await import('./cli-call-replay.ts');
+  process.exit(await callReplayCommand(rest));
 }
 const { values } = parseArgs({
   args: rest,

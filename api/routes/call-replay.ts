@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { CallReplay, CallReplayBody, CallReplayParams } from '../../shared/kernel/contracts/call-replay.ts';
 import { CallIdParams } from '../../shared/kernel/contracts/sessions.ts';
-import { getReplay, requestReplay } from '../services/call-replay.ts';
+import { PageQuery, pageSchema } from '../../shared/kernel/pagination.ts';
+import { getReplay, listReplays, requestReplay } from '../services/call-replay.ts';
 
 const tags = ['Agents'];
 
@@ -21,6 +22,19 @@ export const callReplayRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (req, reply) =>
       reply.code(202).send(await requestReplay(infra, req.auth.developerId, req.params.callId, req.body ?? {})),
+  );
+  app.get(
+    '/v1/calls/:callId/replays',
+    {
+      schema: {
+        tags,
+        summary: "A call's replays, newest first",
+        params: CallIdParams,
+        querystring: PageQuery,
+        response: { 200: pageSchema(CallReplay) },
+      },
+    },
+    async (req) => listReplays(infra, req.auth.developerId, req.params.callId, req.query),
   );
   app.get(
     '/v1/calls/:callId/replay/:replayId',

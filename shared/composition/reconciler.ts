@@ -1,3 +1,4 @@
+import { reconcileCallReplays } from '../domains/agent-tests/replay/reconcile.ts';
 import { sweepHolds } from '../domains/billing/hold-sweeper.ts';
 import { reconcileCampaigns } from '../domains/campaigns/reconcile.ts';
 import type { Logger } from '../kernel/observability/logger.ts';
@@ -22,6 +23,7 @@ export async function reconcileOnce(infra: Infra, log: Logger = infra.log): Prom
     dials: () => reconcileDialTasks(infra),
     campaigns: () => reconcileCampaigns(infra),
     agentTests: () => reconcileTestRuns(infra),
+    replays: () => reconcileCallReplays(infra),
     overage: () => scheduleOverageReport(infra),
     holds: () => sweepHolds(infra, { afterMs: c.RECONCILE_AFTER_MS, unkeyedAfterMs: c.HOLD_SWEEP_AFTER_MS }),
     charges: () => chargeUnchargedJobs(infra, c.RECONCILE_AFTER_MS),

@@ -1,5 +1,10 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NO_KNOWLEDGE } from '../../shared/engines/llm/local-reply.ts';
+import { reconcileCallReplays, REPLAY_STOPPED } from '../../shared/domains/agent-tests/replay/reconcile.ts';
+import { newCallReplay } from '../../shared/domains/agent-tests/replay/request.ts';
+import { startCallReplay } from '../../shared/domains/agent-tests/replay/store.ts';
 import { TwilioCaller } from '../../shared/domains/agent-tests/twilio-caller.ts';
 import {
   startDeepgramLiveDouble,
@@ -7,7 +12,6 @@ import {
 } from '../../shared/domains/agent-tests/simulators/deepgram-live.ts';
 import { startTestPlatform, waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
 import { fliteUtterance, tokenFromTwiml, wsUrl } from '../../support/realtime/helpers.ts';
-import { freePort } from '../resilience/services.ts';
 
 /**
  * Call replay end to end: a real phone call (the Twilio media path, recorded as the platform records every call)
@@ -76,14 +80,9 @@ beforeAll(async () => {
     energyThreshold: 300,
     script: () => QUESTION,
   });
-  // The platform's own URL (where the replay job calls it) must be known before it starts.
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
   p = await startTestPlatform({
     roles: ['api', 'realtime', 'cpu'],
     env: {
-      PORT: String(port),
-      PUBLIC_BASE_URL: url,
       REALTIME_SESSION_SECRET: 'replay-secret-replay-secret-replay-secret-1',
       DEEPGRAM_BASE_URL: dg.url,
       DEEPGRAM_API_KEY: dg.key,
@@ -136,7 +135,7 @@ describe('call replay', () => {
     expect(r.error).toBeNull();
     expect(r.status).toBe('completed');
     expect(r.progress).toEqual({ turnsDone: 1, turnsTotal: 1 });
-    expect(r.stt).toMatch(/deepgram/);
+    expect(r.stt).toMatch(/^simulated \(the recorded call’s transcript/);
     expect(r.llm).toMatch(/Local reply engine/);
     const [greeting, answer] = r.turns as Json[];
     expect(greeting).toMatchObject({
@@ -162,10 +161,14 @@ describe('call replay', () => {
   }, 120_000);
 
   it('replaying the version the call ran gives the same replies', async () => {
+    const used = async () => (await call('/v1/usage')).body.credits.used as number;
+    const before = await used();
     const started = await call(`/v1/calls/${callSid}/replay`, { method: 'POST', json: { version: 1 } });
     expect(started.status).toBe(202);
     const r = await replayed(started.body.id as string);
     expect(r.status).toBe('completed');
+    // Offline (simulated STT, the local reply engine): test traffic, charged nothing.
+    expect(await used()).toBe(before);
     expect(r.agentVersion).toEqual({ then: 1, now: 1 });
     expect((r.turns as Json[]).map((t) => t.reply.changed)).toEqual([false, false]);
     expect(r.turns[1].reply.now).toMatch(/9am to 5pm/);
@@ -179,10 +182,91 @@ describe('call replay', () => {
     expect(mine.status).toBe(404);
     expect(mine.body.error.param).toBe('version');
     expect((await call(`/v1/calls/${callSid}/replay`, { method: 'POST', json: { llm: 1 } })).status).toBe(400);
+    // Scripted replies speak the OpenAI protocol: a local-reply-engine agent cannot take them.
+    const scripted = await call(`/v1/calls/${callSid}/replay`, { method: 'POST', json: { llm: { replies: ['Hi.'] } } });
+    expect(scripted.status).toBe(409);
+    expect(scripted.body.error.param).toBe('llm');
     expect((await call('/v1/calls/CAnope/replay', { method: 'POST', json: {} })).status).toBe(404);
     const started = await call(`/v1/calls/${callSid}/replay`, { method: 'POST', json: { version: 1 } });
     const peek = await call(`/v1/calls/${callSid}/replay/${started.body.id}`, { key: other.apiKey });
     expect(peek.status).toBe(404);
+    expect((await call(`/v1/calls/${callSid}/replays`, { key: other.apiKey })).status).toBe(404);
+    // The call's replays, newest first, paged.
+    const page = await call(`/v1/calls/${callSid}/replays?limit=1`);
+    expect(page.body.data.map((x: Json) => x.id)).toEqual([started.body.id]);
+    expect(page.body.hasMore).toBe(true);
+    const rest = await call(`/v1/calls/${callSid}/replays?limit=10&cursor=${page.body.nextCursor}`);
+    expect(rest.body.data).toHaveLength(2);
     await replayed(started.body.id as string);
+  }, 120_000);
+});
+
+describe('call replay recovery', () => {
+  it('a replay whose job was lost runs after all; one whose worker died is failed, not run twice', async () => {
+    // Rows as the API leaves them, without their queue entries (a Redis flush), one of them already started.
+    const lost = await newCallReplay(p.infra, dev.developerId, callSid, { version: 1 });
+    const died = await newCallReplay(p.infra, dev.developerId, callSid, { version: 1 });
+    expect(await startCallReplay(p.infra.db, died.id, { turnsTotal: 1, stt: 'simulated', llm: 'local' })).toBe(true);
+    // The reconciler's pass, for rows of any age (the workers' own passes may get there first: same outcome).
+    await reconcileCallReplays({ ...p.infra, config: { ...p.infra.config, RECONCILE_AFTER_MS: 0 } });
+    const ran = await replayed(lost.id);
+    expect(ran.status).toBe('completed');
+    const failed = await replayed(died.id);
+    expect(failed).toMatchObject({ status: 'failed', error: REPLAY_STOPPED, replaySessionId: null });
+  }, 120_000);
+});
+
+/** `npm run cli -- calls replay` as a developer runs it: its own process and platform, the deployment's stores. */
+function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/cli.ts', 'calls', 'replay', ...args], {
+    env: {
+      ...process.env,
+      DATABASE_URL: p.config.DATABASE_URL,
+      REDIS_PREFIX: p.config.REDIS_PREFIX,
+      S3_EMBEDDED_DIR: p.config.S3_EMBEDDED_DIR,
+      S3_EMBEDDED_PORT: '0',
+      REALTIME_SESSION_SECRET: 'replay-cli-secret-replay-cli-secret-0123',
+      // No vendor key at all: the CLI brings its own simulated STT, the agent answers with the local engine.
+      DEEPGRAM_API_KEY: '',
+      DEEPGRAM_BASE_URL: '',
+      LOG_LEVEL: 'silent',
+    },
+    timeout: 150_000,
+  }).then(
+    (r) => ({ code: 0, ...r }),
+    (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
+  );
+}
+
+describe('calls replay CLI', () => {
+  it('prints the per-turn diff against the agent now, and the replay resource with --json for a version', async () => {
+    const now = await cli([callSid]);
+    expect(now.stderr).toBe('');
+    expect(now.code).toBe(0);
+    expect(now.stdout).toMatch(/version 1 then, 2 now\): completed/);
+    expect(now.stdout).toMatch(/STT: simulated \(the recorded call’s transcript/);
+    expect(now.stdout).toContain(`≠ greeting\n    agent then:  ${FIRST_V1}\n    agent now:   ${FIRST_V2}`);
+    expect(now.stdout).toMatch(/≠ turn 1\n {4}caller then: What are your opening hours\?/);
+
+    const v1 = await cli([callSid, '--version', '1', '--json']);
+    expect(v1.code).toBe(0);
+    const r = JSON.parse(v1.stdout) as Json;
+    expect(r).toMatchObject({
+      status: 'completed',
+      agentVersion: { then: 1, now: 1 },
+      stt: expect.stringMatching(/simulated/),
+    });
+    expect(r.turns[1].reply).toMatchObject({ changed: false, now: expect.stringMatching(/9am to 5pm/) });
+    // Stored like an API replay: the developer can read it over the API.
+    expect((await call(`/v1/calls/${callSid}/replay/${r.id}`)).body.status).toBe('completed');
+  }, 240_000);
+
+  it('exits 2 on an unknown call or version, before any call is placed', async () => {
+    const unknown = await cli(['CAnope']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/no call CAnope/);
+    const badVersion = await cli([callSid, '--version', '42']);
+    expect(badVersion.code).toBe(2);
+    expect(badVersion.stderr).toMatch(/agent version/);
   }, 120_000);
 });

@@ -1,5 +1,6 @@
 import { API_BASE, v1 } from '../api.ts';
 import { Waterfall } from '../charts/waterfall.tsx';
+import { CallReplayPanel } from './call-replay.tsx';
 import type { CutInRates, RootCause, SessionDetail } from '../types.ts';
 import { ErrorBox, fmtDate, fmtMs, Link, Loading, PageHeader, useAsync, THead } from '../ui.tsx';
 
@@ -118,6 +119,14 @@ export function CallDetailPage(props: { id: string }) {
           ) : (
             <p class="muted">No recording was stored for this call.</p>
           )}
+
+          {recordingId ? (
+            <CallReplayPanel
+              callId={recordingId}
+              replayable={Boolean(d.recordingUrl) && d.status !== 'active'}
+              callVersion={d.agentVersion}
+            />
+          ) : null}
 
           <h2>Latency waterfall</h2>
           <Waterfall turns={d.turns} />

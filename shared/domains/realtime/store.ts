@@ -289,6 +289,15 @@ export async function sessionOwner(db: Queryable, id: string) {
   return rows[0] ?? null;
 }
 
+/** Developers with a started session of this CallSid or session id (operator tooling given only the call id). */
+export async function callOwners(db: Queryable, callId: string): Promise<string[]> {
+  const { rows } = await db.query<{ developer_id: string }>(
+    `select distinct developer_id from rt_sessions where (call_sid = $1 or id = $1) and started_at is not null`,
+    [callId],
+  );
+  return rows.map((r) => r.developer_id);
+}
+
 /** Attaches a recovered recording unless the session has one already. */
 export async function attachRecording(db: Queryable, id: string, key: string, ms: number): Promise<void> {
   await db.query(

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ScriptedLlm } from './agent-tests.ts';
 
 /**
  * Call replay (issue 21 item 4): a recorded call's caller leg, cut into the caller's turns at their original
@@ -14,6 +15,9 @@ export const CallReplayBody = z
       .max(2_147_483_647)
       .optional()
       .describe('Agent configuration version to replay against (default: the agent as it is now)'),
+    llm: ScriptedLlm.optional().describe(
+      "Scripted replies instead of the agent's LLM (OpenAI-protocol providers: openai, groq): an offline replay",
+    ),
   })
   .strict();
 export type CallReplayBody = z.infer<typeof CallReplayBody>;

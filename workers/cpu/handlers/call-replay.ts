@@ -6,9 +6,20 @@ import { runCallReplayJob } from '../../../shared/domains/agent-tests/replay/job
 
 type Names = Extract<keyof typeof callReplayJobs, JobsOn<'cpu'>>;
 
-/** CPU handler of call replays: one replay per job, run against the platform's own api and realtime roles. */
+/**
+ * CPU handler of call replays: a replay's call goes to a private api + realtime pair with the simulated STT;
+ * scripts/platform.ts is the one place that loads roles, so it is loaded here on demand, only when a replay comes
+ * (as the agent-test runs' handler does).
+ */
 export function callReplayCpuHandlers(infra: Infra): HandlerMap<Names> {
   return {
-    'call-replay.run': (p, ctx) => runCallReplayJob(infra, p.replayId, ctx.signal),
+    'call-replay.run': async (p, ctx) => {
+      const { startPlatform } = await import('../../../scripts/platform.ts');
+      await runCallReplayJob(infra, p.replayId, {
+        startPlatform: (config, log) => startPlatform(config, log, ['api', 'realtime']),
+        log: ctx.log,
+        signal: ctx.signal,
+      });
+    },
   };
 }

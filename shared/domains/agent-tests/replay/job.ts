@@ -1,15 +1,30 @@
+import type { Config } from '../../../kernel/config/index.ts';
+import { vendorSettings } from '../../../kernel/config/areas/providers.ts';
+import type { ScriptedLlm } from '../../../kernel/contracts/agent-tests.ts';
 import { revokeKey } from '../../../kernel/db/api-keys.ts';
+import type { Logger } from '../../../kernel/observability/logger.ts';
 import { mintKey } from '../../../platform/auth/mint-key.ts';
 import type { Infra } from '../../../platform/infra.ts';
+import { getAgentVersion } from '../../agents/versions.ts';
+import { offlineConfig, type StartPrivatePlatform } from '../execute.ts';
+import { SCRIPTED_LLM_LABEL, startOfflineVendors, type OfflineVendors } from '../offline-vendors.ts';
 import { replayDiff } from './diff.ts';
 import { replayPlan } from './plan.ts';
 import { loadRecordedCall, type RecordedCall } from './recorded-call.ts';
 import { runReplay, type ReplayTarget, type ScriptedStt } from './run-replay.ts';
 import { callReplayProgress, finishCallReplay, loadCallReplay, startCallReplay, type CallReplayRow } from './store.ts';
 
+/** What transcribes a replay, in its result: the simulated STT cannot hear the audio, it is told what was heard. */
+export const REPLAY_STT_LABEL =
+  'simulated (the recorded call’s transcript on the replayed audio’s clock, Deepgram-protocol simulator)';
+
+/** LLM providers the scripted LLM answers for (it speaks the OpenAI Chat Completions protocol). */
+export const SCRIPTABLE_LLM = new Set(['openai', 'groq']);
+
 /**
- * A replay from the recorded call to the stored diff, on a platform given as a target (the job's own deployment,
- * or the CLI's in-process platform with simulated vendors). Progress is the caller turns played so far.
+ * A replay from the recorded call to the stored diff, on a platform given as a target. Progress is the caller
+ * turns played so far. The engines' labels: the simulated STT's and the scripted LLM's when they answered, else
+ * the replay session's own as its trace recorded them.
  */
 export async function executeReplay(
   infra: Infra,
@@ -19,8 +34,8 @@ export async function executeReplay(
   opts: { stt?: ScriptedStt; sttLabel?: string; llmLabel?: string; signal?: AbortSignal },
 ): Promise<void> {
   const plan = replayPlan(call);
-  const sttLabel = opts.sttLabel ?? 'the platform’s own STT';
-  const llmLabel = opts.llmLabel ?? 'the agent’s own LLM';
+  const sttLabel = opts.sttLabel ?? 'the agent’s STT';
+  const llmLabel = opts.llmLabel ?? 'the agent’s LLM';
   if (!(await startCallReplay(infra.db, row.id, { turnsTotal: plan.turns.length, stt: sttLabel, llm: llmLabel })))
     return;
   try {
@@ -36,8 +51,7 @@ export async function executeReplay(
       summary: diff.summary,
       replaySessionId: run.sessionId,
       error: run.error,
-      // Unless a simulated engine was named, the replay session's own engines, as its trace recorded them.
-      stt: opts.sttLabel ? null : run.engines ? `${run.engines.stt} (the agent’s STT)` : null,
+      stt: opts.sttLabel ? null : run.engines ? run.engines.stt : null,
       llm: opts.llmLabel ? null : run.engines ? run.engines.llmLabel : null,
     });
   } catch (e) {
@@ -46,30 +60,82 @@ export async function executeReplay(
 }
 
 /**
- * The `call-replay.run` job: replays against this deployment's own api and realtime roles (AGENT_TESTS_PLATFORM_URL,
- * else PUBLIC_BASE_URL), as the call's developer with a key minted for this replay and revoked after it. The
- * agent's own engines answer (its STT and LLM as configured, metered like any call): the result names them.
+ * The private platform of a replay: this deployment's database, Redis and storage, on 127.0.0.1, its phone STT the
+ * simulated one. Offline (the local reply engine, or scripted replies): no vendor key at all, calls recorded as
+ * test traffic and charged nothing (offlineConfig, as agent test runs). Otherwise the agent's own LLM answers with
+ * the deployment's keys, metered like any call.
  */
-export async function runCallReplayJob(infra: Infra, replayId: string, signal?: AbortSignal): Promise<void> {
-  const row = await loadCallReplay(infra.db, replayId);
-  if (!row || row.status !== 'queued') return;
+export function replayConfig(base: Config, vendors: OfflineVendors, s3: string | null, offline: boolean): Config {
+  if (offline) return offlineConfig(base, vendors, s3);
+  const env: Record<string, unknown> = {
+    ...base,
+    DEEPGRAM_BASE_URL: vendors.env.DEEPGRAM_BASE_URL,
+    DEEPGRAM_API_KEY: vendors.env.DEEPGRAM_API_KEY,
+  };
+  return {
+    ...(env as unknown as Config),
+    HOST: '127.0.0.1',
+    PORT: 0,
+    REALTIME_PHONE_STT_PROVIDER: 'deepgram',
+    REALTIME_MAX_SESSIONS: 1,
+    ...(s3 ? { S3_ENDPOINT: s3, s3Embedded: false } : {}),
+    vendors: vendorSettings(env),
+  };
+}
+
+/**
+ * Replays on a private api + realtime pair (the `call-replay.run` job and the CLI): the simulated STT hears the
+ * call's transcript, the agent (the version named) answers, the caller is this process. The calls are made with
+ * a one-day key of the call's developer, revoked after: the replay is that developer's session, on the call pages.
+ */
+export async function replayOnPrivatePlatform(
+  infra: Infra,
+  row: CallReplayRow,
+  deps: { startPlatform: StartPrivatePlatform; log: Logger; signal?: AbortSignal },
+): Promise<void> {
   const call = await loadRecordedCall(infra, row.developer_id, row.session_id);
   if (!call) {
     await finishCallReplay(infra.db, row.id, { status: 'failed', error: 'the recorded call no longer exists' });
     return;
   }
+  const version = await getAgentVersion(infra.db, row.developer_id, row.agent_id, row.agent_version_now);
+  const provider = version?.config.llm_provider;
+  const replies = row.llm_replies;
+  const offline = provider === 'local' || replies !== null;
+  const vendors = await startOfflineVendors();
+  let platform: { url: string; stop(): Promise<void> } | null = null;
   const key = await mintKey(infra.db, row.developer_id, `call replay ${row.id}`, 1);
   try {
-    const url = infra.config.AGENT_TESTS_PLATFORM_URL ?? infra.config.PUBLIC_BASE_URL;
+    const config = replayConfig(infra.config, vendors, infra.embeddedS3?.endpoint ?? null, offline);
+    platform = await deps.startPlatform(config, deps.log.child({ callReplay: row.id }));
+    const llm: ScriptedLlm | undefined = replies ? { replies } : undefined;
     await executeReplay(
       infra,
       row,
       call,
-      { url: url.replace(/\/+$/, ''), apiKey: key.key, agentId: row.agent_id, agentVersion: row.agent_version_now },
-      { signal },
+      { url: platform.url, apiKey: key.key, agentId: row.agent_id, agentVersion: row.agent_version_now },
+      {
+        stt: { use: (lines) => vendors.use({ name: 'replay', transport: 'twilio', llm, turns: [] }, lines) },
+        sttLabel: REPLAY_STT_LABEL,
+        ...(llm ? { llmLabel: SCRIPTED_LLM_LABEL } : {}),
+        signal: deps.signal,
+      },
     );
   } finally {
+    await platform?.stop();
+    await vendors.close();
     const revoked = await revokeKey(infra.db, row.developer_id, key.id, 'revoked');
     if (revoked) await infra.authenticator.invalidateKey(revoked.key_hash);
   }
+}
+
+/** The `call-replay.run` job (not retried: a second attempt would place a second call). */
+export async function runCallReplayJob(
+  infra: Infra,
+  replayId: string,
+  deps: { startPlatform: StartPrivatePlatform; log: Logger; signal?: AbortSignal },
+): Promise<void> {
+  const row = await loadCallReplay(infra.db, replayId);
+  if (!row || row.status !== 'queued') return;
+  await replayOnPrivatePlatform(infra, row, deps);
 }

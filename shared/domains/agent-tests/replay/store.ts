@@ -1,3 +1,4 @@
+import type { ScriptedLlm } from '../../../kernel/contracts/agent-tests.ts';
 import type { CallReplay, ReplaySummary, ReplayTurn } from '../../../kernel/contracts/call-replay.ts';
 import type { Queryable } from '../../../kernel/db/pool.ts';
 
@@ -10,6 +11,7 @@ export interface CallReplayRow {
   agent_id: string;
   agent_version_then: number | null;
   agent_version_now: number;
+  llm_replies: ScriptedLlm['replies'] | null;
   status: CallReplay['status'];
   turns_done: number;
   turns_total: number;
@@ -27,13 +29,30 @@ export async function insertCallReplay(
   db: Queryable,
   r: Pick<
     CallReplayRow,
-    'id' | 'developer_id' | 'call_id' | 'session_id' | 'agent_id' | 'agent_version_then' | 'agent_version_now'
+    | 'id'
+    | 'developer_id'
+    | 'call_id'
+    | 'session_id'
+    | 'agent_id'
+    | 'agent_version_then'
+    | 'agent_version_now'
+    | 'llm_replies'
   >,
 ): Promise<CallReplayRow> {
   const { rows } = await db.query<CallReplayRow>(
-    `insert into call_replays (id, developer_id, call_id, session_id, agent_id, agent_version_then, agent_version_now)
-     values ($1, $2, $3, $4, $5, $6, $7) returning *`,
-    [r.id, r.developer_id, r.call_id, r.session_id, r.agent_id, r.agent_version_then, r.agent_version_now],
+    `insert into call_replays (id, developer_id, call_id, session_id, agent_id, agent_version_then, agent_version_now,
+       llm_replies)
+     values ($1, $2, $3, $4, $5, $6, $7, $8) returning *`,
+    [
+      r.id,
+      r.developer_id,
+      r.call_id,
+      r.session_id,
+      r.agent_id,
+      r.agent_version_then,
+      r.agent_version_now,
+      r.llm_replies ? JSON.stringify(r.llm_replies) : null,
+    ],
   );
   return rows[0]!;
 }
@@ -45,6 +64,46 @@ export async function getCallReplay(db: Queryable, developerId: string, id: stri
     id,
   ]);
   return rows[0] ?? null;
+}
+
+/** A call's replays, newest first (ids sort by time); `afterId` is the last one of the previous page. */
+export async function listCallReplays(
+  db: Queryable,
+  developerId: string,
+  sessionId: string,
+  limit: number,
+  afterId: string | null,
+): Promise<CallReplayRow[]> {
+  const { rows } = await db.query<CallReplayRow>(
+    `select * from call_replays where developer_id = $1 and session_id = $2 and ($3::text is null or id < $3)
+      order by id desc limit $4`,
+    [developerId, sessionId, afterId, limit],
+  );
+  return rows;
+}
+
+/** Replays still queued or running after `olderThanMs` (the reconciler checks their queue entries). */
+export async function openCallReplays(
+  db: Queryable,
+  olderThanMs: number,
+): Promise<{ id: string; status: 'queued' | 'running' }[]> {
+  const { rows } = await db.query<{ id: string; status: 'queued' | 'running' }>(
+    `select id, status from call_replays
+      where status in ('queued', 'running') and created_at < now() - make_interval(secs => $1::double precision / 1000)
+      order by id limit 100`,
+    [olderThanMs],
+  );
+  return rows;
+}
+
+/** Fails a replay that is still open (a finished one keeps its result); false when it was not open. */
+export async function failOpenCallReplay(db: Queryable, id: string, error: string): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `update call_replays set status = 'failed', error = $2, finished_at = now()
+      where id = $1 and status in ('queued', 'running')`,
+    [id, error],
+  );
+  return (rowCount ?? 0) > 0;
 }
 
 /** The job's read: by id alone (the job carries no developer). */

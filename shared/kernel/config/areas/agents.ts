@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { envInt } from '../env.ts';
 
 /** Environment variables of the agents area (merged into EnvSchema; documented in docs/agents.md). */
@@ -14,11 +14,5 @@ export const agentsEnv = {
     .describe(
       'Scenarios of one agent test run played at once by a CPU worker (docs/agent-tests.md); each runs on its own ' +
         'private api + realtime pair, one call at a time, so this many calls and platforms share the worker.',
-    ),
-  AGENT_TESTS_PLATFORM_URL: z
-    .url()
-    .optional()
-    .describe(
-      'Where a worker reaches the api and realtime roles to run call replays as a Twilio caller would (default: PUBLIC_BASE_URL).',
     ),
 } satisfies z.ZodRawShape;

@@ -9,6 +9,8 @@ create table call_replays (
   agent_id text not null,
   agent_version_then int,
   agent_version_now int not null,
+  -- Scripted LLM replies (the request's llm.replies): the replay runs offline with them instead of the agent's LLM.
+  llm_replies jsonb,
   status text not null default 'queued' check (status in ('queued', 'running', 'completed', 'failed')),
   turns_done int not null default 0,
   turns_total int not null default 0,
