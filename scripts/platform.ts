@@ -46,7 +46,11 @@ export async function startPlatform(config: Config, log: Logger, roles: Role[]):
   if (roles.includes('realtime')) await (await import('../workers/realtime/server.ts')).registerRealtimeRole(app);
   if (roles.includes('api')) await (await import('../api/server.ts')).registerApiRole(app);
   const workers: RunningWorker[] = [];
-  if (roles.includes('cpu')) workers.push(...(await import('../workers/cpu/role.ts')).startCpuWorkers(infra));
+  if (roles.includes('cpu')) {
+    // Agent test runs and call replays play their calls on a private api + realtime pair: started here, where roles load.
+    const privatePlatform = (c: Config, l: Logger) => startPlatform(c, l, ['api', 'realtime']);
+    workers.push(...(await import('../workers/cpu/role.ts')).startCpuWorkers(infra, privatePlatform));
+  }
   if (roles.includes('gpu')) workers.push(...(await import('../workers/gpu/role.ts')).startGpuWorkers(infra));
   // Every worker process reconciles Postgres with the queues on its own timer (nothing to install in Redis).
   const reconciler = workers.length

@@ -1,5 +1,6 @@
 import type { JobsOnPool } from '../../shared/kernel/queue/catalog.ts';
 import type { HandlerMap } from '../../shared/kernel/queue/worker-runner.ts';
+import type { StartPrivatePlatform } from '../../shared/domains/agent-tests/execute.ts';
 import type { Infra } from '../../shared/platform/infra.ts';
 import { agentTestsCpuHandlers } from './handlers/agent-tests.ts';
 import { billingCpuHandlers } from './handlers/billing.ts';
@@ -11,7 +12,7 @@ import { videoCpuHandlers } from './handlers/video.ts';
 import { webhooksCpuHandlers } from './handlers/webhooks.ts';
 
 /** Every CPU job needs a handler here; the type makes a missing one a compile error. */
-export function cpuHandlers(infra: Infra): HandlerMap<JobsOnPool<'cpu'>> {
+export function cpuHandlers(infra: Infra, privatePlatform?: StartPrivatePlatform): HandlerMap<JobsOnPool<'cpu'>> {
   return {
     ...speechCpuHandlers(infra),
     ...videoCpuHandlers(infra),
@@ -19,7 +20,7 @@ export function cpuHandlers(infra: Infra): HandlerMap<JobsOnPool<'cpu'>> {
     ...billingCpuHandlers(infra),
     ...webhooksCpuHandlers(infra),
     ...campaignsCpuHandlers(infra),
-    ...agentTestsCpuHandlers(infra),
-    ...callReplayCpuHandlers(infra),
+    ...agentTestsCpuHandlers(infra, privatePlatform),
+    ...callReplayCpuHandlers(infra, privatePlatform),
   };
 }
