@@ -1,3 +1,4 @@
+import { ifSet } from '../../shared/kernel/contracts/absent.ts';
 import { allTurns, getConversation, listConversations } from '../../shared/domains/agents/conversations-db.ts';
 import type { Conversation, ConversationSummary } from '../../shared/kernel/contracts/agents.ts';
 import type { Queryable } from '../../shared/kernel/db/pool.ts';
@@ -18,7 +19,7 @@ export async function listAgentConversations(
   return toPage(rows, limit, (r) => ({
     id: r.id,
     agentId: r.agent_id,
-    instanceId: r.instance_id,
+    ...ifSet('instanceId', r.instance_id),
     turnCount: r.turn_count,
     createdAt: r.created_at.toISOString(),
     updatedAt: r.updated_at.toISOString(),
@@ -39,7 +40,7 @@ export async function getAgentConversation(
   return {
     id: conv.id,
     agentId: conv.agent_id,
-    instanceId: conv.instance_id,
+    ...ifSet('instanceId', conv.instance_id),
     turnCount: turns.length,
     createdAt: conv.created_at.toISOString(),
     updatedAt: conv.updated_at.toISOString(),

@@ -14,7 +14,8 @@ const CONTRACT_STRING_OR_NULL = new Set(['ttsModel', 'collectionId']);
  * "absent" with its area's tests; listed so that no new nullable string slips in beside them.
  */
 const NOT_YET: [RegExp, string[]][] = [
-  [/^\/v1\/agents/, ['goodbyeMessage', 'result', 'error', 'instanceId', 'phoneNumber']],
+  // A chat turn's tool calls are stored as recorded (result or error null); their view is still to be mapped.
+  [/^\/v1\/agents/, ['result', 'error']],
 ];
 
 let p: TestPlatform;

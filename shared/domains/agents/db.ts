@@ -1,3 +1,4 @@
+import { ifSet } from '../../kernel/contracts/absent.ts';
 import type {
   Agent,
   AgentTool,
@@ -98,7 +99,7 @@ export function toAgent(r: AgentRow, opts: { withSecret?: boolean } = {}): Agent
     maxTokens: r.max_tokens,
     maxDurationSeconds: r.max_duration_seconds,
     maxCredits: r.max_credits,
-    goodbyeMessage: r.goodbye_message,
+    ...ifSet('goodbyeMessage', r.goodbye_message),
     status: r.status,
     metadata: r.metadata,
     tools: r.tools,

@@ -1,3 +1,4 @@
+import { ifSet } from '../../kernel/contracts/absent.ts';
 import type { AgentInstance, CreateInstanceBody } from '../../kernel/contracts/agents.ts';
 import type { Queryable } from '../../kernel/db/pool.ts';
 import { newId } from '../../kernel/ids.ts';
@@ -18,7 +19,7 @@ export function toInstance(r: InstanceRow): AgentInstance {
     id: r.id,
     agentId: r.agent_id,
     name: r.name,
-    phoneNumber: r.phone_number,
+    ...ifSet('phoneNumber', r.phone_number),
     context: r.context,
     metadata: r.metadata,
     createdAt: r.created_at.toISOString(),

@@ -239,7 +239,8 @@ export const Agent = z.object({
   maxTokens: z.number(),
   maxDurationSeconds: z.number().nullable(),
   maxCredits: z.number().nullable(),
-  goodbyeMessage: z.string().nullable(),
+  /** Absent when the agent has none (the platform's goodbye is said). */
+  goodbyeMessage: z.string().optional(),
   status: z.enum(['active', 'archived']),
   metadata: z.record(z.string(), z.unknown()),
   tools: z.array(AgentTool),
@@ -366,7 +367,8 @@ export type ChatResponse = z.infer<typeof ChatResponse>;
 export const ConversationSummary = z.object({
   id: z.string(),
   agentId: z.string(),
-  instanceId: z.string().nullable(),
+  /** Absent when the conversation is not an instance's. */
+  instanceId: z.string().optional(),
   turnCount: z.number(),
   createdAt: z.string(),
   updatedAt: z.string(),
@@ -414,7 +416,8 @@ export const AgentInstance = z.object({
   id: z.string(),
   agentId: z.string(),
   name: z.string(),
-  phoneNumber: z.string().nullable(),
+  /** Absent when the instance has no number. */
+  phoneNumber: z.string().optional(),
   context: z.record(z.string(), ContextValue),
   metadata: z.record(z.string(), z.unknown()),
   createdAt: z.string(),
