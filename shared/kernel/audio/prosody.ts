@@ -2,8 +2,8 @@
  * How the end of an utterance sounds, from the audio alone and cheaply (plain TypeScript, no model weights): the
  * pitch contour of the last voiced stretch against the speaker's own level (a statement falls at its end), final
  * lengthening (the last syllable before a turn end is drawn out) and how the energy fades (a finished phrase decays;
- * a speaker who stops to think is often cut off mid-level). Computed once per pause on the last ~1.5 s of speech,
- * not per frame: a few milliseconds of CPU per pause at 8 kHz.
+ * a speaker who stops to think is often cut off mid-level). Computed at most once per pause on the last ~1.5 s of
+ * speech, not per frame, and only when the turn decision reads it: a few milliseconds of CPU per reading at 8 kHz.
  */
 
 /** The cues and what they add up to. */
