@@ -94,6 +94,7 @@ export async function executeTestRun(
     const agent = await getAgent(infra.db, run.developer_id, run.agent_id);
     if (!agent) throw new Error(`the agent ${run.agent_id} no longer exists`);
     await runPending(infra, run, deps);
+    if (deps.signal.aborted) throw new Error('the run was interrupted; its next attempt resumes it');
   } catch (e) {
     if (deps.signal.aborted) throw e;
     error = (e as Error).message;
@@ -129,6 +130,9 @@ async function runPending(
           vendors,
           { file: `scenarios[${i}]`, signal: deps.signal, loadAudio },
         );
+        // A scenario cut short by the job's end (a timeout, the worker draining) is not its result: the job's next
+        // attempt plays it again.
+        if (deps.signal.aborted) break;
         await recordScenarioResult(infra.db, run.id, i, result);
         deps.progress?.(++done / run.total);
       }
