@@ -10,6 +10,7 @@ import { migrate } from '../shared/kernel/db/migrate.ts';
 import { createDb } from '../shared/kernel/db/pool.ts';
 import { createLogger } from '../shared/kernel/observability/logger.ts';
 import { junitXml } from '../shared/domains/agent-tests/junit.ts';
+import { offlineConfig } from '../shared/domains/agent-tests/execute.ts';
 import { startOfflineVendors } from '../shared/domains/agent-tests/offline-vendors.ts';
 import { describeResult, loadScenarioFiles, runSuite } from '../shared/domains/agent-tests/suite.ts';
 import { startPlatform } from './platform.ts';
@@ -74,11 +75,8 @@ export async function agentTestsCommand(argv: string[]): Promise<number> {
       return 2;
     }
     key = await mintKey(db, developerId, 'agent-tests', 1);
-    // Its calls are offline test traffic: recorded as such in the ledger, charged nothing.
-    const config = {
-      ...loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1', ...vendors.env }),
-      agentTestPlatform: true,
-    };
+    // The same private platform as a REST run's: vendors simulated or scripted, calls recorded as test traffic.
+    const config = offlineConfig(loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1' }), vendors, null);
     platform = await startPlatform(config, createLogger(config.LOG_LEVEL), ['api', 'realtime']);
     const ac = new AbortController();
     process.once('SIGINT', () => ac.abort());

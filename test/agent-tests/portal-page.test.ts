@@ -37,7 +37,6 @@ beforeAll(async () => {
       name: 'Front desk',
       systemPrompt: 'You answer the phone for a dental practice.',
       firstMessage: 'Hello, thanks for calling.',
-      llmProvider: 'openai',
     },
   });
   expect(created.status).toBe(201);

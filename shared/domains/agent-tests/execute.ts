@@ -1,6 +1,7 @@
 import type { Config } from '../../kernel/config/index.ts';
-import { vendorSettings } from '../../kernel/config/areas/providers.ts';
+import { vendorEnvName, vendorSettings } from '../../kernel/config/areas/providers.ts';
 import type { TurnAudio } from '../../kernel/contracts/agent-tests.ts';
+import { KEYED_VENDORS, LLM_PROVIDERS } from '../../kernel/contracts/providers.ts';
 import { revokeKey } from '../../kernel/db/api-keys.ts';
 import { withTransaction } from '../../kernel/db/pool.ts';
 import { safeFetchBuffer } from '../../kernel/net/safe-fetch.ts';
@@ -22,26 +23,21 @@ export const TEST_RUN_COMPLETED_EVENT = 'agent_test.completed';
 /** A private api + realtime pair on 127.0.0.1 (scripts/platform.ts starts it; the role handler passes it in). */
 export type StartPrivatePlatform = (config: Config, log: Logger) => Promise<{ url: string; stop(): Promise<void> }>;
 
-/** LLM providers the scripted LLM answers for: it speaks the OpenAI Chat Completions protocol. */
-const SCRIPTABLE_LLM = new Set(['openai', 'groq']);
-
 /**
  * The configuration of an offline run's private platform: this deployment's own (database, Redis, storage, the
- * agent as stored), listening on 127.0.0.1 only, with its phone STT and OpenAI-protocol LLMs pointed at the run's
- * simulated STT and scripted LLM. The deployment's vendor keys are not in it, so no request of the run can reach
- * a paid vendor, and it has no Twilio account to dial with: a test never dials a number. Its calls are recorded as
- * test traffic (provider `agent-test:…`) and charged nothing.
+ * agent as stored), listening on 127.0.0.1 only, with its phone STT pointed at the run's simulated STT and every
+ * LLM provider answered by its scripted LLM (config.agentTestPlatform: shared/engines/llm/registry.ts). The
+ * deployment's vendor keys are not in it, so no request of the run can reach a paid vendor, and it has no Twilio
+ * account to dial with: a test never dials a number. Its calls are recorded as test traffic (provider
+ * `agent-test:…`) and charged nothing.
  */
 export function offlineConfig(base: Config, vendors: OfflineVendors, embeddedS3Endpoint: string | null): Config {
-  const env: Record<string, unknown> = { ...base, ...vendors.env };
-  for (const v of ['OPENAI', 'GROQ']) {
-    env[`${v}_BASE_URL`] = vendors.env.OPENAI_BASE_URL;
-    env[`${v}_API_KEY`] = vendors.env.OPENAI_API_KEY;
-  }
-  const keep = new Set(
-    Object.keys(vendors.env).concat(['OPENAI_BASE_URL', 'OPENAI_API_KEY', 'GROQ_BASE_URL', 'GROQ_API_KEY']),
-  );
-  for (const k of Object.keys(env)) if (/_API_KEY$|^TWILIO_/.test(k) && !keep.has(k)) env[k] = undefined;
+  const env: Record<string, unknown> = { ...base, TWILIO_ACCOUNT_SID: undefined, TWILIO_AUTH_TOKEN: undefined };
+  for (const v of KEYED_VENDORS) env[vendorEnvName(v, 'API_KEY')] = env[vendorEnvName(v, 'BASE_URL')] = undefined;
+  Object.assign(env, vendors.env);
+  const settings = vendorSettings(env);
+  // Whatever LLM provider the agent names, its key resolves to the scripted LLM's (the run's own server).
+  for (const provider of LLM_PROVIDERS) settings.platformKeys[provider] = vendors.env.OPENAI_API_KEY;
   return {
     ...(env as unknown as Config),
     HOST: '127.0.0.1',
@@ -49,10 +45,10 @@ export function offlineConfig(base: Config, vendors: OfflineVendors, embeddedS3E
     REALTIME_PHONE_STT_PROVIDER: 'deepgram',
     // One call at a time per private platform: the run's parallelism is its number of platforms.
     REALTIME_MAX_SESSIONS: 1,
-    // Its calls are test traffic: recorded as such in the ledger, charged nothing.
+    // Its calls are test traffic: recorded as such in the ledger, charged nothing; its LLM is the scripted one.
     agentTestPlatform: true,
     ...(embeddedS3Endpoint ? { S3_ENDPOINT: embeddedS3Endpoint, s3Embedded: false } : {}),
-    vendors: vendorSettings(env),
+    vendors: settings,
   };
 }
 
@@ -97,11 +93,8 @@ export async function executeTestRun(
   try {
     const agent = await getAgent(infra.db, run.developer_id, run.agent_id);
     if (!agent) throw new Error(`the agent ${run.agent_id} no longer exists`);
-    if (!SCRIPTABLE_LLM.has(agent.llm_provider))
-      throw new Error(
-        `the agent's LLM provider is ${agent.llm_provider}; an offline run's scripted LLM answers for OpenAI-protocol providers (openai, groq): set llmProvider to openai to test it offline`,
-      );
     await runPending(infra, run, deps);
+    if (deps.signal.aborted) throw new Error('the run was interrupted; its next attempt resumes it');
   } catch (e) {
     if (deps.signal.aborted) throw e;
     error = (e as Error).message;
@@ -137,6 +130,9 @@ async function runPending(
           vendors,
           { file: `scenarios[${i}]`, signal: deps.signal, loadAudio },
         );
+        // A scenario cut short by the job's end (a timeout, the worker draining) is not its result: the job's next
+        // attempt plays it again.
+        if (deps.signal.aborted) break;
         await recordScenarioResult(infra.db, run.id, i, result);
         deps.progress?.(++done / run.total);
       }

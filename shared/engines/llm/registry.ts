@@ -19,6 +19,7 @@ export const DEFAULT_LLM_MODELS = {
 /** Builds the LLM adapters from config: `<VENDOR>_BASE_URL` points any adapter at a compatible server. */
 export function buildLlmRegistry(config: Config): EngineRegistry<LlmEngine> {
   const urls = config.vendors.baseUrls;
+  if (config.agentTestPlatform) return scriptedLlmRegistry(urls.openai);
   return new EngineRegistry<LlmEngine>('llm')
     .register(
       'openai',
@@ -47,6 +48,27 @@ export function buildLlmRegistry(config: Config): EngineRegistry<LlmEngine> {
       }),
     )
     .register('local', new LocalReplyLlm());
+}
+
+/**
+ * An agent test's private platform (config.agentTestPlatform): whatever provider the agent names, its replies come
+ * from the run's scripted LLM, an OpenAI-protocol server at OPENAI_BASE_URL, so an agent on any provider (the local
+ * reply engine of a fresh machine included) is tested offline. Results label the LLM `scripted`.
+ */
+function scriptedLlmRegistry(baseUrl: string | undefined): EngineRegistry<LlmEngine> {
+  if (!baseUrl) throw new Error('an agent test platform needs OPENAI_BASE_URL (its scripted LLM)');
+  const registry = new EngineRegistry<LlmEngine>('llm');
+  for (const provider of LLM_PROVIDERS)
+    registry.register(
+      provider,
+      new OpenAiCompatibleLlm({
+        provider,
+        baseUrl,
+        defaultModel: DEFAULT_LLM_MODELS[provider],
+        includeUsageOption: true,
+      }),
+    );
+  return registry;
 }
 
 /**

@@ -40,6 +40,11 @@ export const DEEPGRAM_TYPICAL: LatencyProfile = {
 
 interface Common {
   key?: string;
+  /**
+   * Accept any key: the agent tests' simulated STT, which a platform may reach with a developer's own stored key
+   * (it never leaves the process) as well as with the run's.
+   */
+  anyKey?: boolean;
   script?: Script;
 }
 export interface DeepgramPacedOptions extends Common, Partial<PacedProfile> {
@@ -111,7 +116,7 @@ export function startDeepgramLiveDouble(opts: DeepgramLiveOptions = {}): Promise
     {
       path: '/v1/listen',
       refuse(query, headers, key) {
-        if (headers.authorization !== `Token ${key}`) return [401, 'Invalid credentials.'];
+        if (!opts.anyKey && headers.authorization !== `Token ${key}`) return [401, 'Invalid credentials.'];
         if (!['linear16', 'mulaw'].includes(query.get('encoding') ?? '') || !(Number(query.get('sample_rate')) > 0)) {
           return [400, 'encoding and sample_rate are required for raw audio'];
         }
