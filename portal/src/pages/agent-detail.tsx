@@ -18,7 +18,7 @@ export function AgentDetailPage(props: { id: string }) {
   return (
     <section>
       <PageHeader title={agent.data ? `Agent: ${agent.data.name}` : 'Agent'}>
-        <Link href="/agents">All agents</Link>
+        <Link href={`/agents/${enc}/tests`}>Tests</Link> · <Link href="/agents">All agents</Link>
       </PageHeader>
       <ErrorBox error={agent.error} />
       {agent.loading && !agent.data ? <Loading what="the agent" /> : null}
