@@ -16,7 +16,12 @@ import {
   useAction,
   useAsync,
 } from '../ui.tsx';
-import type { Check, ScenarioResult, TestRun, TestRunDetail } from '../../../shared/kernel/contracts/agent-tests.ts';
+import type {
+  Check,
+  ScenarioResultView,
+  TestRun,
+  TestRunDetail,
+} from '../../../shared/kernel/contracts/agent-tests.ts';
 
 /**
  * An agent's Tests page (docs/agent-tests.md): run scenario files against the agent offline (scripted LLM,
@@ -215,7 +220,7 @@ function Checks(props: { checks: Check[] }) {
   );
 }
 
-function ScenarioView(props: { result: ScenarioResult; open: boolean; onOpen: () => void }) {
+function ScenarioView(props: { result: ScenarioResultView; open: boolean; onOpen: () => void }) {
   const r = props.result;
   return (
     <article class="scenario" data-testid="scenario-result">
@@ -271,7 +276,7 @@ function ScenarioView(props: { result: ScenarioResult; open: boolean; onOpen: ()
 }
 
 /** The call of one scenario: its recording (both legs), latency waterfall and transcript. */
-function ScenarioCall(props: { result: ScenarioResult }) {
+function ScenarioCall(props: { result: ScenarioResultView }) {
   const r = props.result;
   // The recording route takes the CallSid (or the session id of a call without one), the recordingUrl's last part.
   const recordingId = r.recordingUrl?.split('/').pop();

@@ -1,7 +1,6 @@
-import type { TestRun, TestRunDetail } from '../../kernel/contracts/agent-tests.ts';
+import type { ScenarioResult, ScenarioResultView, TestRun, TestRunDetail } from '../../kernel/contracts/agent-tests.ts';
+import { ifDate, ifSet } from '../../kernel/contracts/absent.ts';
 import type { TestRunRow } from './store.ts';
-
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 /** A run as the API shows it in lists and webhooks: status and progress, no scenario bodies. */
 export function toTestRun(r: Omit<TestRunRow, 'scenarios' | 'results'>): TestRun {
@@ -13,11 +12,23 @@ export function toTestRun(r: Omit<TestRunRow, 'scenarios' | 'results'>): TestRun
     passed: r.passed,
     failed: r.failed,
     mode: r.mode,
-    version: r.version,
-    error: r.error,
+    ...ifSet('version', r.version),
+    ...ifSet('error', r.error),
     createdAt: r.created_at.toISOString(),
-    startedAt: iso(r.started_at),
-    finishedAt: iso(r.finished_at),
+    ...ifDate('startedAt', r.started_at),
+    ...ifDate('finishedAt', r.finished_at),
+  };
+}
+
+/** A stored scenario result with its unset strings left out. */
+function toResultView(r: ScenarioResult): ScenarioResultView {
+  const { sessionId, endReason, error, recordingUrl, ...rest } = r;
+  return {
+    ...rest,
+    ...ifSet('sessionId', sessionId),
+    ...ifSet('endReason', endReason),
+    ...ifSet('error', error),
+    ...ifSet('recordingUrl', recordingUrl),
   };
 }
 
@@ -26,6 +37,6 @@ export function toTestRunDetail(r: TestRunRow): TestRunDetail {
   return {
     ...toTestRun(r),
     scenarios: r.scenarios.map((s) => ({ name: s.name })),
-    results: r.results,
+    results: r.results.map((x) => (x ? toResultView(x) : null)),
   };
 }

@@ -293,19 +293,33 @@ export const TestRun = z.object({
   failed: z.number().int(),
   /** `offline`: scripted LLM, simulated STT and local TTS, at no cost. */
   mode: z.enum(['offline']),
-  version: z.number().int().nullable(),
-  /** Why the run could not run (the scenarios' own failures are in results). */
-  error: z.string().nullable(),
+  /** The agent version asked for; absent for the agent as it is. */
+  version: z.number().int().optional(),
+  /** Why the run could not run (the scenarios' own failures are in results); absent otherwise. */
+  error: z.string().optional(),
   createdAt: z.string(),
-  startedAt: z.string().nullable(),
-  finishedAt: z.string().nullable(),
+  /** Absent until the run starts / ends. */
+  startedAt: z.string().optional(),
+  finishedAt: z.string().optional(),
 });
 export type TestRun = z.infer<typeof TestRun>;
+
+/**
+ * A scenario's result as the API shows it: the runner's record (ScenarioResult, which the CLI and the stored run
+ * keep as they are) with its unset strings absent rather than null, as everywhere in the API (issue 23).
+ */
+export const ScenarioResultView = ScenarioResult.extend({
+  sessionId: z.string().optional(),
+  endReason: z.string().optional(),
+  error: z.string().optional(),
+  recordingUrl: z.string().optional(),
+});
+export type ScenarioResultView = z.infer<typeof ScenarioResultView>;
 
 export const TestRunDetail = TestRun.extend({
   scenarios: z.array(z.object({ name: z.string() })),
   /** One per finished scenario, in the scenarios' order (null for one not finished yet). */
-  results: z.array(ScenarioResult.nullable()),
+  results: z.array(ScenarioResultView.nullable()),
 });
 export type TestRunDetail = z.infer<typeof TestRunDetail>;
 
