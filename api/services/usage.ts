@@ -1,6 +1,6 @@
 import type { Usage } from '../../shared/kernel/contracts/billing.ts';
 import { accountLimit, ensureAccount } from '../../shared/platform/metering/accounts.ts';
-import { usageByCategory, waivedByReason } from '../../shared/platform/metering/ledger-reads.ts';
+import { testTrafficUsage, usageByCategory, waivedByReason } from '../../shared/platform/metering/ledger-reads.ts';
 import type { Infra } from '../../shared/platform/infra.ts';
 
 /**
@@ -10,9 +10,10 @@ import type { Infra } from '../../shared/platform/infra.ts';
 export async function usageReport(infra: Infra, developerId: string): Promise<Usage> {
   const a = await ensureAccount(infra.db, infra.config, developerId);
   infra.meter.publish(a);
-  const [rows, waived] = await Promise.all([
+  const [rows, waived, testTraffic] = await Promise.all([
     usageByCategory(infra.db, developerId, a.period_start, a.period_end),
     waivedByReason(infra.db, developerId, a.period_start, a.period_end),
+    testTrafficUsage(infra.db, developerId, a.period_start, a.period_end),
   ]);
   const breakdown = { tts: 0, stt: 0, llm: 0, rag: 0, video: 0, session: 0 };
   let requestCount = 0;
@@ -27,5 +28,6 @@ export async function usageReport(infra: Infra, developerId: string): Promise<Us
     requestCount,
     period: { start: a.period_start.toISOString(), end: a.period_end.toISOString() },
     waived: { credits: waived.reduce((n, w) => n + w.credits, 0), byReason: waived },
+    testTraffic,
   };
 }

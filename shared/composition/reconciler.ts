@@ -5,6 +5,7 @@ import type { Logger } from '../kernel/observability/logger.ts';
 import type { Infra } from '../platform/infra.ts';
 import { chargeUnchargedJobs } from '../domains/video/billing.ts';
 import { reconcileVideoJobs } from '../domains/video/reconciler.ts';
+import { reconcileTestRuns } from '../domains/agent-tests/reconcile.ts';
 import {
   reconcileDialTasks,
   reconcileTranscriptions,
@@ -22,6 +23,7 @@ export async function reconcileOnce(infra: Infra, log: Logger = infra.log): Prom
     dials: () => reconcileDialTasks(infra),
     campaigns: () => reconcileCampaigns(infra),
     replays: () => reconcileCallReplays(infra),
+    agentTests: () => reconcileTestRuns(infra),
     overage: () => scheduleOverageReport(infra),
     holds: () => sweepHolds(infra, { afterMs: c.RECONCILE_AFTER_MS, unkeyedAfterMs: c.HOLD_SWEEP_AFTER_MS }),
     charges: () => chargeUnchargedJobs(infra, c.RECONCILE_AFTER_MS),

@@ -1,3 +1,5 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestRun, TestRunDetail } from '../../shared/kernel/contracts/agent-tests.ts';
 import { FRONT_DESK_SUITE as SUITE } from './fixtures.ts';
@@ -14,18 +16,36 @@ let key: string;
 let developerId: string;
 let otherKey: string;
 let agentId: string;
+let hooks: Server;
+let hooksUrl: string;
+const received: { type: string; data: Record<string, unknown>; signed: boolean }[] = [];
 
 async function json<T>(r: Response): Promise<T> {
   return (await r.json()) as T;
 }
 
 beforeAll(async () => {
+  hooks = createServer((req, res) => {
+    const parts: Buffer[] = [];
+    req.on('data', (c: Buffer) => parts.push(c));
+    req.on('end', () => {
+      const body = JSON.parse(Buffer.concat(parts).toString('utf8')) as { type: string; data: Record<string, unknown> };
+      received.push({ ...body, signed: String(req.headers['webhook-signature'] ?? '').startsWith('v1,') });
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((r) => hooks.listen(0, '127.0.0.1', r));
+  hooksUrl = `http://127.0.0.1:${(hooks.address() as AddressInfo).port}/hooks`;
   p = await startTestPlatform({
     roles: ['api', 'realtime', 'cpu'],
     env: {
       PUBLIC_BASE_URL: 'https://voice.example.com',
       REALTIME_SESSION_SECRET: 'test-secret-test-secret-test-secret-42',
       AGENT_TESTS_MAX_PARALLEL: '1',
+      OUTBOUND_ALLOWLIST: '127.0.0.1',
+      // The reconciler looks at open runs at once and often, so a run whose job was lost is picked up in the test.
+      RECONCILE_AFTER_MS: '0',
+      RECONCILE_INTERVAL_MS: '500',
     },
   });
   ({ apiKey: key, developerId } = await p.developer('pro'));
@@ -47,6 +67,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await p?.close();
+  await new Promise((r) => hooks?.close(() => r(null)));
 });
 
 describe('POST /v1/agents/:id/tests', () => {
@@ -85,6 +106,14 @@ describe('POST /v1/agents/:id/tests', () => {
     // Offline runs cost nothing: the calls are recorded as test traffic and charged no credit.
     expect(ok!.costCredits).toBe(0);
     expect(await usage()).toBe(usedBefore);
+    // GET /v1/usage shows the two calls apart, as test traffic, at no cost.
+    const traffic = async () =>
+      ((await (await p.request('/v1/usage', { key })).json()) as { testTraffic: { sessions: number; credits: number } })
+        .testTraffic;
+    expect(await waitUntil(async () => ((await traffic()).sessions === 2 ? traffic() : null))).toEqual({
+      sessions: 2,
+      credits: 0,
+    });
     expect(broken!.passed).toBe(false);
     const failedCheck = broken!.checks.find((c) => !c.passed)!;
     expect(failedCheck.expectation).toBe('expect.replyNeverMatches (?i)price');
@@ -137,7 +166,7 @@ describe('POST /v1/agents/:id/tests', () => {
     const created = await p.request(`/v1/agents/${agentId}/tests`, {
       method: 'POST',
       key,
-      json: { scenarios: [{ name: 'no script', turns: [{ say: 'hello' }] }] },
+      json: { scenarios: [{ name: 'no script', turns: [{ say: 'hello' }] }], webhookUrl: hooksUrl },
     });
     const run = await json<TestRun>(created);
     expect((await p.request(`/v1/agent-tests/runs/${run.id}`, { key: otherKey })).status).toBe(404);
@@ -159,7 +188,45 @@ describe('POST /v1/agents/:id/tests', () => {
     );
     expect(done.status).toBe('failed');
     expect(done.results[0]!.error).toMatch(/llm\.replies/);
+    // The end of the run is announced to its webhook, signed, with the run's status and progress.
+    const hook = await waitUntil(() => received.find((w) => w.data.id === run.id), 30_000);
+    expect(hook).toMatchObject({
+      type: 'agent_test.completed',
+      signed: true,
+      data: { status: 'failed', progress: { done: 1, total: 1 }, agentId },
+    });
   }, 180_000);
+
+  it('puts a run whose job was lost back on the queue (Postgres is the source of truth)', async () => {
+    const { insertTestRun } = await import('../../shared/domains/agent-tests/store.ts');
+    const { newId } = await import('../../shared/kernel/ids.ts');
+    // A run stored but never enqueued: what a Redis loss (or a crash between the insert and the enqueue) leaves.
+    const row = await insertTestRun(p.infra.db, {
+      id: newId('testRun'),
+      developerId,
+      agentId,
+      version: null,
+      scenarios: [{ name: 'lost', transport: 'twilio', turns: [{ say: 'hello' }] }],
+      webhookUrl: null,
+    });
+    const done = await waitUntil(
+      async () => {
+        const d = await json<TestRunDetail>(await p.request(`/v1/agent-tests/runs/${row.id}`, { key }));
+        return d.status !== 'queued' && d.status !== 'running' ? d : null;
+      },
+      60_000,
+      250,
+    );
+    expect(done).toMatchObject({ status: 'failed', progress: { done: 1, total: 1 } });
+  }, 90_000);
+
+  it('documents the routes in the OpenAPI document', async () => {
+    const doc = (await (await p.request('/openapi.json')).json()) as { paths: Record<string, Record<string, unknown>> };
+    expect(doc.paths['/v1/agents/{id}/tests']?.post).toBeDefined();
+    expect(doc.paths['/v1/agents/{id}/tests']?.get).toBeDefined();
+    expect(doc.paths['/v1/agent-tests/runs/{runId}']?.get).toBeDefined();
+    expect(JSON.stringify(doc.paths['/v1/agent-tests/runs/{runId}'])).toContain('suspectedCutIns');
+  });
 
   it('refuses bad scenarios with the field, and a file path over the API', async () => {
     const bad = await p.request(`/v1/agents/${agentId}/tests`, {

@@ -3,7 +3,19 @@ import { API_BASE, v1 } from '../api.ts';
 import { Waterfall } from '../charts/waterfall.tsx';
 import { navigate, useRoute } from '../router.ts';
 import type { Page } from '../types.ts';
-import { ErrorBox, fmtDate, fmtMs, Link, Loading, PageHeader, THead, useAction, useAsync } from '../ui.tsx';
+import {
+  ErrorBox,
+  Field,
+  fieldError,
+  fmtDate,
+  fmtMs,
+  Link,
+  Loading,
+  PageHeader,
+  THead,
+  useAction,
+  useAsync,
+} from '../ui.tsx';
 import type { Check, ScenarioResult, TestRun, TestRunDetail } from '../../../shared/kernel/contracts/agent-tests.ts';
 
 /**
@@ -86,17 +98,25 @@ export function AgentTestsPage(props: { id: string }) {
           });
         }}
       >
-        <label for="scenario-file">Scenario file (YAML or JSON)</label>
-        <input id="scenario-file" type="file" accept=".yaml,.yml,.json,text/yaml,application/json" onChange={upload} />
-        <label for="scenario-text">Scenarios</label>
-        <textarea
-          id="scenario-text"
+        <Field
+          label="Scenario file (YAML or JSON)"
+          name="scenario-file"
+          type="file"
+          accept=".yaml,.yml,.json,text/yaml,application/json"
+          onChange={upload}
+        />
+        <Field
+          label="Scenarios"
+          name="scenarios"
+          as="textarea"
           rows={14}
           spellcheck={false}
           value={text}
-          onInput={(e) => setText((e.currentTarget as HTMLTextAreaElement).value)}
+          hint="The format and its JSON Schema: docs/agent-tests.md, GET /v1/agent-tests/schema."
+          error={fieldError(start.error, 'scenarios')}
+          onInput={(e) => setText((e.currentTarget as HTMLInputElement).value)}
         />
-        <ErrorBox error={start.error} />
+        {fieldError(start.error, 'scenarios') ? null : <ErrorBox error={start.error} />}
         <p>
           <button type="submit" disabled={start.busy}>
             {start.busy ? 'Starting…' : 'Run these scenarios'}
@@ -147,6 +167,10 @@ function RunDetail(props: { runId: string }) {
   const run = useAsync(() => v1<TestRunDetail>(`/agent-tests/runs/${encodeURIComponent(props.runId)}`));
   const d = run.data;
   usePoll(Boolean(d && OPEN.has(d.status)), run.reload);
+  // One scenario shows its audio, waterfall and transcript at a time (the first that failed, unless one is picked).
+  const [picked, setPicked] = useState<number | null>(null);
+  const firstFailed = d ? d.results.findIndex((r) => r && !r.passed) : -1;
+  const openIdx = picked ?? (firstFailed >= 0 ? firstFailed : 0);
   return (
     <section aria-labelledby="run-title">
       <h2 id="run-title">
@@ -164,7 +188,7 @@ function RunDetail(props: { runId: string }) {
           {d.scenarios.map((s, i) => {
             const r = d.results[i] ?? null;
             return r ? (
-              <ScenarioView key={i} result={r} />
+              <ScenarioView key={i} result={r} open={i === openIdx} onOpen={() => setPicked(i)} />
             ) : (
               <article key={i} class="scenario">
                 <h3>{s.name}</h3>
@@ -191,10 +215,8 @@ function Checks(props: { checks: Check[] }) {
   );
 }
 
-function ScenarioView(props: { result: ScenarioResult }) {
+function ScenarioView(props: { result: ScenarioResult; open: boolean; onOpen: () => void }) {
   const r = props.result;
-  // The recording route takes the CallSid (or the session id of a call without one), the recordingUrl's last part.
-  const recordingId = r.recordingUrl?.split('/').pop();
   return (
     <article class="scenario" data-testid="scenario-result">
       <h3>
@@ -235,6 +257,26 @@ function ScenarioView(props: { result: ScenarioResult }) {
           </tbody>
         </table>
       ) : null}
+      {props.open ? (
+        <ScenarioCall result={r} />
+      ) : (
+        <p>
+          <button type="button" class="secondary" onClick={props.onOpen}>
+            Show its recording, waterfall and transcript
+          </button>
+        </p>
+      )}
+    </article>
+  );
+}
+
+/** The call of one scenario: its recording (both legs), latency waterfall and transcript. */
+function ScenarioCall(props: { result: ScenarioResult }) {
+  const r = props.result;
+  // The recording route takes the CallSid (or the session id of a call without one), the recordingUrl's last part.
+  const recordingId = r.recordingUrl?.split('/').pop();
+  return (
+    <>
       <h4>Recording</h4>
       {recordingId ? (
         <audio
@@ -261,6 +303,6 @@ function ScenarioView(props: { result: ScenarioResult }) {
       ) : (
         <p class="muted">Nothing was recorded.</p>
       )}
-    </article>
+    </>
   );
 }

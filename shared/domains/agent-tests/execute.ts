@@ -8,6 +8,8 @@ import type { Logger } from '../../kernel/observability/logger.ts';
 import { mintKey } from '../../platform/auth/mint-key.ts';
 import type { Infra } from '../../platform/infra.ts';
 import { getAgent } from '../agents/db.ts';
+import { sessionCap } from '../realtime/session-claim.ts';
+import { countActiveSessions } from '../realtime/store.ts';
 import { enqueueFirstDelivery } from '../webhooks/delivery.ts';
 import { insertWebhookMessage } from '../webhooks/outbox.ts';
 import { startOfflineVendors, type OfflineVendors } from './offline-vendors.ts';
@@ -105,7 +107,7 @@ export async function executeTestRun(
     error = (e as Error).message;
     deps.log.warn({ err: e, runId }, 'agent test run failed');
   }
-  await finish(infra, runId, error);
+  await finishTestRunWithWebhook(infra, runId, error);
 }
 
 async function runPending(
@@ -115,7 +117,10 @@ async function runPending(
 ): Promise<void> {
   const pending = run.results.flatMap((r, i) => (r === null ? [i] : []));
   if (pending.length === 0) return;
-  const slots = Math.max(1, Math.min(infra.config.AGENT_TESTS_MAX_PARALLEL, pending.length));
+  // No more calls at once than the developer's tier lets them run beside the calls they have now (a scenario
+  // whose call is refused waits for a slot: run-scenario.ts), and no more than this worker is sized for.
+  const free = (await sessionCap(infra, run.developer_id)) - (await countActiveSessions(infra.db, run.developer_id));
+  const slots = Math.max(1, Math.min(infra.config.AGENT_TESTS_MAX_PARALLEL, pending.length, free));
   const key = await mintKey(infra.db, run.developer_id, `agent-tests ${run.id}`, 1);
   const loadAudio = restAudioLoader(infra, run.developer_id, deps.signal);
   let done = run.done;
@@ -148,7 +153,7 @@ async function runPending(
 }
 
 /** Ends the run and, in the same transaction, records its `agent_test.completed` webhook (when one was asked). */
-async function finish(infra: Infra, runId: string, error: string | null): Promise<void> {
+export async function finishTestRunWithWebhook(infra: Infra, runId: string, error: string | null): Promise<void> {
   const messageId = await withTransaction(infra.db, async (tx) => {
     const row = await finishTestRun(tx, runId, error);
     if (!row?.webhook_url) return null;

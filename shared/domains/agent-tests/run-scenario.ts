@@ -39,13 +39,42 @@ interface SessionDetail {
   toolExecutions: { name: string; ok: boolean }[];
 }
 
-async function api<T>(t: Target, path: string, init: RequestInit = {}): Promise<{ status: number; body: T }> {
+async function api<T>(
+  t: Target,
+  path: string,
+  init: RequestInit = {},
+): Promise<{ status: number; body: T; retryAfterS: number | null }> {
   const res = await fetch(`${t.url}${path}`, {
     ...init,
     headers: { authorization: `Bearer ${t.apiKey}`, 'content-type': 'application/json', ...init.headers },
   });
   const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : null) as T };
+  const retryAfter = Number(res.headers.get('retry-after'));
+  return {
+    status: res.status,
+    body: (text ? JSON.parse(text) : null) as T,
+    retryAfterS: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : null,
+  };
+}
+
+/**
+ * How long a scenario waits for the platform to admit its call: a test never takes a call slot the fleet does not
+ * have (503 over capacity) or the developer's concurrency allows (429); it waits for one, as a caller's retry would.
+ */
+const ADMISSION_WAIT_MS = 120_000;
+
+/** POST /v1/sessions/twilio, waiting (Retry-After, else 1 s) while the platform answers 503 or 429. */
+async function createSession(t: Target, signal?: AbortSignal) {
+  const deadline = performance.now() + ADMISSION_WAIT_MS;
+  for (;;) {
+    const r = await api<{ twiml: string; sessionId: string; message?: string }>(t, '/v1/sessions/twilio', {
+      method: 'POST',
+      body: JSON.stringify({ agentId: t.agentId, from: '+15550100001', to: '+15550100002' }),
+      signal,
+    });
+    if ((r.status !== 503 && r.status !== 429) || performance.now() > deadline || signal?.aborted) return r;
+    await new Promise((res) => setTimeout(res, Math.min(10, r.retryAfterS ?? 1) * 1000));
+  }
 }
 
 async function creditsUsed(t: Target): Promise<number | null> {
@@ -122,11 +151,7 @@ export async function runScenario(
   );
   const before = await creditsUsed(target);
 
-  const created = await api<{ twiml: string; sessionId: string; message?: string }>(target, '/v1/sessions/twilio', {
-    method: 'POST',
-    body: JSON.stringify({ agentId: target.agentId, from: '+15550100001', to: '+15550100002' }),
-    signal: opts.signal,
-  });
+  const created = await createSession(target, opts.signal);
   if (created.status !== 200) {
     result.error = `session create answered ${created.status}: ${JSON.stringify(created.body)}`;
     return done();

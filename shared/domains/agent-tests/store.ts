@@ -121,3 +121,13 @@ export async function finishTestRun(db: Queryable, id: string, error: string | n
   );
   return rows[0] ?? null;
 }
+
+/** Runs still open (queued or running) created more than `afterMs` ago: the reconciler checks their queue entry. */
+export async function openTestRuns(db: Queryable, afterMs: number, limit = 100): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    `select id from agent_test_runs where status in ('queued', 'running')
+        and created_at < now() - make_interval(secs => $1::float / 1000) order by id limit $2`,
+    [afterMs, limit],
+  );
+  return rows.map((r) => r.id);
+}

@@ -11,6 +11,9 @@ import { SessionTurn } from './sessions.ts';
  * the schema checks that every pattern compiles, so a bad one is a 400 or a CLI error before any call starts.
  */
 
+/** Ledger provider prefix of an agent test's calls (`agent-test:deepgram`, …): test traffic in usage. */
+export const TEST_TRAFFIC_PROVIDER_PREFIX = 'agent-test:';
+
 /** Compiles a scenario pattern: `(?i)` prefix → the `i` flag. Throws SyntaxError on an invalid pattern. */
 export function compilePattern(pattern: string): RegExp {
   const m = /^\(\?([a-z]+)\)/.exec(pattern);

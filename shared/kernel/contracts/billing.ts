@@ -26,6 +26,11 @@ export const Usage = z.object({
     credits: z.number(),
     byReason: z.array(z.object({ reason: z.string(), credits: z.number() })),
   }),
+  /**
+   * Extension: agent-test calls in the period (docs/agent-tests.md), included in `requestCount`: how many, and the
+   * credits they were charged (offline runs: 0).
+   */
+  testTraffic: z.object({ sessions: z.number(), credits: z.number() }),
 });
 export type Usage = z.infer<typeof Usage>;
 

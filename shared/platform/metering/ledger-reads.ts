@@ -1,3 +1,4 @@
+import { TEST_TRAFFIC_PROVIDER_PREFIX } from '../../kernel/contracts/agent-tests.ts';
 import type { Queryable } from '../../kernel/db/pool.ts';
 import type { MeterCategory } from './types.ts';
 
@@ -98,4 +99,24 @@ export async function waivedByReason(
     [developerId, start, end],
   );
   return rows.map((r) => ({ reason: r.reason, credits: Number(r.credits) }));
+}
+
+/**
+ * Agent-test calls in [start, end): the sessions whose ledger items carry the test-traffic provider prefix, and the
+ * credits they were charged (0 for offline runs). GET /v1/usage shows them apart from the breakdown.
+ */
+export async function testTrafficUsage(
+  db: Queryable,
+  developerId: string,
+  start: Date,
+  end: Date,
+): Promise<{ sessions: number; credits: number }> {
+  const { rows } = await db.query<{ sessions: string | number; credits: string | number }>(
+    `select count(distinct request_id)::bigint as sessions, coalesce(sum(credits), 0)::bigint as credits
+       from credit_ledger
+      where developer_id = $1 and created_at >= $2 and created_at < $3 and status <> 'refunded'
+        and starts_with(provider, $4)`,
+    [developerId, start, end, TEST_TRAFFIC_PROVIDER_PREFIX],
+  );
+  return { sessions: Number(rows[0]?.sessions ?? 0), credits: Number(rows[0]?.credits ?? 0) };
 }

@@ -1,5 +1,6 @@
 import type { Meter, MeterCategory, MeterInput, Reservation } from '../../../shared/platform/metering/types.ts';
 import type { SessionEngines } from '../../../shared/domains/realtime/engines.ts';
+import { TEST_TRAFFIC_PROVIDER_PREFIX } from '../../../shared/kernel/contracts/agent-tests.ts';
 
 /** What a session meters: its connected minutes and its engines' own usage. */
 export type SessionMeterKind = 'minutes' | 'stt' | 'tts' | 'llm';
@@ -27,7 +28,7 @@ export function sessionMeterItems(
   const items = sessionItems(engines, llm, channel);
   if (!test) return items;
   for (const item of Object.values(items))
-    Object.assign(item, { billable: false, provider: `agent-test:${item.provider}` });
+    Object.assign(item, { billable: false, provider: `${TEST_TRAFFIC_PROVIDER_PREFIX}${item.provider}` });
   return items;
 }
 
