@@ -19,9 +19,15 @@ export const callReplayRoutes: FastifyPluginAsyncZod = async (app) => {
         body: CallReplayBody,
         response: { 202: CallReplay },
       },
+      // No body at all (or an empty one, see input-guard.ts) is the default replay: the agent as it is now. A JSON
+      // `null` is still a 400 (as POST /v1/keys).
+      preValidation: (req, _reply, done) => {
+        if (req.body == null && req.headers['content-type'] === undefined) (req as { body: unknown }).body = {};
+        done();
+      },
     },
     async (req, reply) =>
-      reply.code(202).send(await requestReplay(infra, req.auth.developerId, req.params.callId, req.body ?? {})),
+      reply.code(202).send(await requestReplay(infra, req.auth.developerId, req.params.callId, req.body)),
   );
   app.get(
     '/v1/calls/:callId/replays',

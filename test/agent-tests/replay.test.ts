@@ -187,7 +187,11 @@ describe('call replay', () => {
     expect(scripted.status).toBe(409);
     expect(scripted.body.error.param).toBe('llm');
     expect((await call('/v1/calls/CAnope/replay', { method: 'POST', json: {} })).status).toBe(404);
-    const started = await call(`/v1/calls/${callSid}/replay`, { method: 'POST', json: { version: 1 } });
+    // No body at all: the agent as it is now.
+    const bare = await p.request(`/v1/calls/${callSid}/replay`, { method: 'POST', key: dev.apiKey });
+    expect(bare.status, await bare.clone().text()).toBe(202);
+    const started = { body: (await bare.json()) as Json };
+    expect(started.body.agentVersion).toEqual({ then: 1, now: 2 });
     const peek = await call(`/v1/calls/${callSid}/replay/${started.body.id}`, { key: other.apiKey });
     expect(peek.status).toBe(404);
     expect((await call(`/v1/calls/${callSid}/replays`, { key: other.apiKey })).status).toBe(404);

@@ -63,13 +63,16 @@ async function api<T>(
  */
 const ADMISSION_WAIT_MS = 120_000;
 
-/** POST /v1/sessions/twilio, waiting (Retry-After, else 1 s) while the platform answers 503 or 429. */
-async function createSession(t: Target, signal?: AbortSignal) {
+/**
+ * POST /v1/sessions/twilio, waiting (Retry-After, else 1 s) while the platform answers 503 or 429. `extra` joins the
+ * body (a call replay's `agentVersion`).
+ */
+export async function createSession(t: Target, signal?: AbortSignal, extra: Record<string, unknown> = {}) {
   const deadline = performance.now() + ADMISSION_WAIT_MS;
   for (;;) {
     const r = await api<{ twiml: string; sessionId: string; message?: string }>(t, '/v1/sessions/twilio', {
       method: 'POST',
-      body: JSON.stringify({ agentId: t.agentId, from: '+15550100001', to: '+15550100002' }),
+      body: JSON.stringify({ agentId: t.agentId, from: '+15550100001', to: '+15550100002', ...extra }),
       signal,
     });
     if ((r.status !== 503 && r.status !== 429) || performance.now() > deadline || signal?.aborted) return r;

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SessionDetail } from '../../../kernel/contracts/sessions.ts';
+import { createSession } from '../run-scenario.ts';
 import { TwilioCaller, tokenFromTwiml, wsUrl } from '../twilio-caller.ts';
 import type { ReplayPlan } from './plan.ts';
 import type { RecordedTurn } from './recorded-call.ts';
@@ -80,23 +81,18 @@ export async function runReplay(
   error: string | null;
 }> {
   opts.stt?.use(plan.turns.map((t) => t.text));
-  const created = await api<{ twiml: string; sessionId: string; admitted?: boolean; error?: { message: string } }>(
+  // Admitted like any call: while the fleet or the developer's concurrency is full, the replay waits for a slot.
+  const created = await createSession(
     target,
-    '/v1/sessions/twilio',
-    {
-      method: 'POST',
-      // Numbers of the reserved 555-01xx range: a replay never reaches a real phone.
-      body: JSON.stringify({
-        agentId: target.agentId,
-        from: '+15550100001',
-        to: '+15550100002',
-        ...(target.agentVersion ? { agentVersion: target.agentVersion } : {}),
-      }),
-      signal: opts.signal,
-    },
+    opts.signal,
+    target.agentVersion ? { agentVersion: target.agentVersion } : {},
   );
-  if (created.status !== 200) throw new Error(created.body.error?.message ?? `session create: ${created.status}`);
-  if (created.body.admitted === false) throw new Error('the realtime fleet was at capacity');
+  if (created.status !== 200) {
+    const e = created.body as unknown as { error?: { message?: string } } | null;
+    throw new Error(e?.error?.message ?? `session create: ${created.status}`);
+  }
+  if ((created.body as { admitted?: boolean }).admitted === false)
+    throw new Error('the realtime fleet was at capacity');
   const sessionId = created.body.sessionId;
   const c = new TwilioCaller({
     url: wsUrl(target.url, '/v1/sessions/twilio/stream'),
