@@ -41,6 +41,16 @@ export const ReplayTurn = z.object({
 });
 export type ReplayTurn = z.infer<typeof ReplayTurn>;
 
+const ThenNowText = z.object({ then: z.string().optional(), now: z.string().optional() });
+
+/** A turn as the API shows it: the diff's record with its unset texts absent rather than null (issue 23). */
+export const ReplayTurnView = ReplayTurn.extend({
+  caller: ThenNowText,
+  reply: ThenNowText.extend({ changed: z.boolean() }),
+  skipped: z.string().optional(),
+});
+export type ReplayTurnView = z.infer<typeof ReplayTurnView>;
+
 export const ReplaySummary = z.object({
   turns: z.number().int(),
   changedReplies: z.number().int(),
@@ -63,15 +73,15 @@ export const CallReplay = z.object({
   status: ReplayStatus,
   progress: z.object({ turnsDone: z.number().int(), turnsTotal: z.number().int() }),
   /** What transcribed and what answered in the replay, labelled for what they are (simulated STT, local engine…). */
-  stt: z.string().nullable(),
-  llm: z.string().nullable(),
-  /** The replay's own session (its call page, recording and trace). */
-  replaySessionId: z.string().nullable(),
-  turns: z.array(ReplayTurn),
+  stt: z.string().optional(),
+  llm: z.string().optional(),
+  /** The replay's own session (its call page, recording and trace); absent until it starts. */
+  replaySessionId: z.string().optional(),
+  turns: z.array(ReplayTurnView),
   summary: ReplaySummary.nullable(),
-  error: z.string().nullable(),
+  error: z.string().optional(),
   createdAt: z.string(),
-  finishedAt: z.string().nullable(),
+  finishedAt: z.string().optional(),
 });
 export type CallReplay = z.infer<typeof CallReplay>;
 

@@ -1,5 +1,6 @@
 import type { ScriptedLlm } from '../../../kernel/contracts/agent-tests.ts';
-import type { CallReplay, ReplaySummary, ReplayTurn } from '../../../kernel/contracts/call-replay.ts';
+import type { CallReplay, ReplaySummary, ReplayTurn, ReplayTurnView } from '../../../kernel/contracts/call-replay.ts';
+import { ifDate, ifSet } from '../../../kernel/contracts/absent.ts';
 import type { Queryable } from '../../../kernel/db/pool.ts';
 
 /** Every statement on call_replays (migration 0902). */
@@ -175,13 +176,25 @@ export function toCallReplay(r: CallReplayRow): CallReplay {
     agentVersion: { then: r.agent_version_then, now: r.agent_version_now },
     status: r.status,
     progress: { turnsDone: r.turns_done, turnsTotal: r.turns_total },
-    stt: r.stt,
-    llm: r.llm,
-    replaySessionId: r.replay_session_id,
-    turns: r.turns,
+    ...ifSet('stt', r.stt),
+    ...ifSet('llm', r.llm),
+    ...ifSet('replaySessionId', r.replay_session_id),
+    turns: r.turns.map(toTurnView),
     summary: r.summary,
-    error: r.error,
+    ...ifSet('error', r.error),
     createdAt: r.created_at.toISOString(),
-    finishedAt: r.finished_at ? r.finished_at.toISOString() : null,
+    ...ifDate('finishedAt', r.finished_at),
+  };
+}
+
+function toTurnView(t: ReplayTurn): ReplayTurnView {
+  const { then: callerThen, now: callerNow } = t.caller;
+  const { then: replyThen, now: replyNow, changed } = t.reply;
+  const { skipped, ...rest } = t;
+  return {
+    ...rest,
+    caller: { ...ifSet('then', callerThen), ...ifSet('now', callerNow) },
+    reply: { ...ifSet('then', replyThen), ...ifSet('now', replyNow), changed },
+    ...ifSet('skipped', skipped),
   };
 }
