@@ -1,3 +1,4 @@
+import { toToolCallView } from '../../shared/domains/agents/tool-call-view.ts';
 import { PassThrough, type Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
 import {
@@ -111,7 +112,7 @@ export async function chatStream(
 function sendEvent(send: (event: string, data: unknown) => void, ev: Exclude<TurnEvent, { type: 'done' }>): void {
   if (ev.type === 'text') send('delta', { text: ev.delta });
   else if (ev.type === 'tool_call') send('tool_call', { id: ev.id, name: ev.name, arguments: ev.arguments });
-  else send('tool_result', ev.call);
+  else send('tool_result', toToolCallView(ev.call));
 }
 
 async function prepareTurn(infra: Infra, req: FastifyRequest, agentId: string, body: ChatBody): Promise<PreparedTurn> {
@@ -191,7 +192,13 @@ async function finishTurn(t: PreparedTurn, result: TurnResult): Promise<ChatResp
     });
   });
   await t.reservation?.commit(result.usage.inputTokens + result.usage.outputTokens);
-  return { reply: result.reply, conversationId, turnIndex, toolCalls: result.toolCalls, usage: result.usage };
+  return {
+    reply: result.reply,
+    conversationId,
+    turnIndex,
+    toolCalls: result.toolCalls.map(toToolCallView),
+    usage: result.usage,
+  };
 }
 
 /** Refunds the hold and turns the failure into the API error to report. */

@@ -1,3 +1,4 @@
+import { toToolCallView } from '../../shared/domains/agents/tool-call-view.ts';
 import { ifSet } from '../../shared/kernel/contracts/absent.ts';
 import { allTurns, getConversation, listConversations } from '../../shared/domains/agents/conversations-db.ts';
 import type { Conversation, ConversationSummary } from '../../shared/kernel/contracts/agents.ts';
@@ -48,7 +49,7 @@ export async function getAgentConversation(
       turnIndex: t.turn_index,
       message: t.user_message,
       reply: t.reply,
-      toolCalls: t.tool_calls,
+      toolCalls: t.tool_calls.map(toToolCallView),
       usage: { inputTokens: t.input_tokens, outputTokens: t.output_tokens },
       createdAt: t.created_at.toISOString(),
     })),

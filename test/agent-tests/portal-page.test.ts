@@ -75,7 +75,7 @@ describe("the agent's Tests page", () => {
     await setScenarios('name: x');
     await clickText(page, 'button', 'Run these scenarios');
     await page.waitForSelector('#f-scenarios-err', { visible: true });
-    expect(await page.$eval('#f-scenarios-err', (e) => e.textContent)).toMatch(/turns/);
+    expect(await page.$eval('#f-scenarios-err', (e) => e.textContent)).toMatch(/turns/i);
     await setScenarios(FRONT_DESK_SUITE);
     await clickText(page, 'button', 'Run these scenarios');
     await page.waitForFunction(`new URLSearchParams(location.search).has('run')`);

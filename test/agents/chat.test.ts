@@ -193,11 +193,8 @@ describe('chat', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('x-provider-used')).toBe(provider);
     expect(body.reply).toBe(`Done via ${provider}`);
-    expect((body.toolCalls as Json[])[0]).toMatchObject({
-      name: 'lookup_order',
-      arguments: { orderId: 'Q9' },
-      error: null,
-    });
+    expect((body.toolCalls as Json[])[0]).toMatchObject({ name: 'lookup_order', arguments: { orderId: 'Q9' } });
+    expect((body.toolCalls as Json[])[0]).not.toHaveProperty('error');
     expect(double().requests.length - before).toBe(2);
   });
 
@@ -231,7 +228,8 @@ describe('chat', () => {
     expect(res.status).toBe(200);
     expect(body.reply).toContain('The warranty lasts 37 months.');
     const call = (body.toolCalls as Json[])[0]!;
-    expect(call).toMatchObject({ name: 'search_knowledge', arguments: { query: 'Zorblax warranty' }, error: null });
+    expect(call).toMatchObject({ name: 'search_knowledge', arguments: { query: 'Zorblax warranty' } });
+    expect(call).not.toHaveProperty('error');
     expect(String(call.result)).toContain('37 months');
     expect(call.durationMs).toBeGreaterThanOrEqual(0);
     const first = openai.requests[before]!.json as Json;
@@ -304,11 +302,14 @@ describe('chat', () => {
     expect(Date.now() - started).toBeLessThan(1_900);
 
     const calls = body.toolCalls as Json[];
-    expect(calls[0]).toMatchObject({ name: 'lookup_order', arguments: { orderId: 'A1' }, error: null });
+    expect(calls[0]).toMatchObject({ name: 'lookup_order', arguments: { orderId: 'A1' } });
+    expect(calls[0]).not.toHaveProperty('error');
     expect(JSON.parse(String(calls[0]!.result))).toMatchObject({ status: 'shipped' });
-    expect(calls[1]).toMatchObject({ name: 'slow_tool', result: null });
+    expect(calls[1]).toMatchObject({ name: 'slow_tool' });
+    expect(calls[1]).not.toHaveProperty('result');
     expect(String(calls[1]!.error)).toMatch(/timed out after 300 ms/);
-    expect(calls[2]).toMatchObject({ name: 'broken_tool', result: null, error: expect.stringContaining('503') });
+    expect(calls[2]).toMatchObject({ name: 'broken_tool', error: expect.stringContaining('503') });
+    expect(calls[2]).not.toHaveProperty('result');
     expect(body.reply).toContain('shipped');
     expect(body.reply).toContain('timed out');
 
@@ -369,7 +370,8 @@ describe('chat', () => {
     expect(res.status).toBe(200);
 
     const [rejected, accepted] = body.toolCalls as Json[];
-    expect(rejected).toMatchObject({ name: 'lookup_order', arguments: bad, result: null });
+    expect(rejected).toMatchObject({ name: 'lookup_order', arguments: bad });
+    expect(rejected).not.toHaveProperty('result');
     const error = String(rejected!.error);
     expect(error).toMatch(/^arguments do not match the tool's parameters: /);
     expect(error).toContain('orderId must be string');
@@ -379,7 +381,8 @@ describe('chat', () => {
     expect(JSON.parse(String(seen.content))).toEqual({ error });
 
     // Only the corrected call reached the tool endpoint.
-    expect(accepted).toMatchObject({ arguments: { orderId: 'A7' }, error: null });
+    expect(accepted).toMatchObject({ arguments: { orderId: 'A7' } });
+    expect(accepted).not.toHaveProperty('error');
     const received = tools.requests.filter((r) => r.path === '/validated');
     expect(received.map((r) => (r.json as { data: Json }).data.arguments)).toEqual([{ orderId: 'A7' }]);
     expect(body.reply).toContain('arguments do not match');
@@ -469,7 +472,8 @@ describe('chat', () => {
       .map((e) => e.data.text)
       .join('');
     const done = events.at(-1)!.data;
-    expect(done).toMatchObject({ reply: text, turnIndex: 0, toolCalls: [{ name: 'lookup_order', error: null }] });
+    expect(done).toMatchObject({ reply: text, turnIndex: 0, toolCalls: [{ name: 'lookup_order' }] });
+    expect((done.toolCalls as Json[])[0]).not.toHaveProperty('error');
     const next = await chat(a.id, { message: 'thanks', conversationId: done.conversationId });
     expect(next.body.turnIndex).toBe(1);
 

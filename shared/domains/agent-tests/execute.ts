@@ -125,7 +125,12 @@ async function runPending(
       platform = await deps.startPlatform(config, deps.log.child({ agentTestRun: run.id }));
       for (let i = pending.shift(); i !== undefined && !deps.signal.aborted; i = pending.shift()) {
         const result = await runScenario(
-          { url: platform.url, apiKey: key.key, agentId: run.agent_id },
+          {
+            url: platform.url,
+            apiKey: key.key,
+            agentId: run.agent_id,
+            ...(run.version ? { agentVersion: run.version } : {}),
+          },
           run.scenarios[i]!,
           vendors,
           { file: `scenarios[${i}]`, signal: deps.signal, loadAudio },

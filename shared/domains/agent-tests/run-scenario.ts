@@ -21,6 +21,8 @@ export interface Target {
   url: string;
   apiKey: string;
   agentId: string;
+  /** The agent configuration version to call (agent versions); the agent as it is when absent. */
+  agentVersion?: number;
 }
 
 /**
@@ -154,7 +156,11 @@ export async function runScenario(
   );
   const before = await creditsUsed(target);
 
-  const created = await createSession(target, opts.signal);
+  const created = await createSession(
+    target,
+    opts.signal,
+    target.agentVersion ? { agentVersion: target.agentVersion } : {},
+  );
   if (created.status !== 200) {
     result.error = `session create answered ${created.status}: ${JSON.stringify(created.body)}`;
     return done();

@@ -352,13 +352,17 @@ export const ToolCallRecord = z.object({
 });
 export type ToolCallRecord = z.infer<typeof ToolCallRecord>;
 
+/** A tool call as the API shows it: the record with `result` or `error` absent when unset, not null (issue 23). */
+export const ToolCallView = ToolCallRecord.extend({ result: z.string().optional(), error: z.string().optional() });
+export type ToolCallView = z.infer<typeof ToolCallView>;
+
 export const Usage = z.object({ inputTokens: z.number(), outputTokens: z.number() });
 
 export const ChatResponse = z.object({
   reply: z.string(),
   conversationId: z.string(),
   turnIndex: z.number(),
-  toolCalls: z.array(ToolCallRecord),
+  toolCalls: z.array(ToolCallView),
   usage: Usage,
 });
 export type ChatResponse = z.infer<typeof ChatResponse>;
@@ -379,7 +383,7 @@ export const ConversationTurn = z.object({
   turnIndex: z.number(),
   message: z.string(),
   reply: z.string(),
-  toolCalls: z.array(ToolCallRecord),
+  toolCalls: z.array(ToolCallView),
   usage: Usage,
   createdAt: z.string(),
 });

@@ -1,0 +1,8 @@
+import type { ToolCallRecord, ToolCallView } from '../../kernel/contracts/agents.ts';
+import { ifSet } from '../../kernel/contracts/absent.ts';
+
+/** A recorded tool call as the API shows it: `result` and `error` left out when unset (stored records keep null). */
+export function toToolCallView(c: ToolCallRecord): ToolCallView {
+  const { result, error, ...rest } = c;
+  return { ...rest, ...ifSet('result', result), ...ifSet('error', error) };
+}
