@@ -5,13 +5,9 @@ import { NO_KNOWLEDGE } from '../../shared/engines/llm/local-reply.ts';
 import { reconcileCallReplays, REPLAY_STOPPED } from '../../shared/domains/agent-tests/replay/reconcile.ts';
 import { newCallReplay } from '../../shared/domains/agent-tests/replay/request.ts';
 import { startCallReplay } from '../../shared/domains/agent-tests/replay/store.ts';
-import { TwilioCaller } from '../../shared/domains/agent-tests/twilio-caller.ts';
-import {
-  startDeepgramLiveDouble,
-  type DeepgramLiveDouble,
-} from '../../shared/domains/agent-tests/simulators/deepgram-live.ts';
-import { startTestPlatform, waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
-import { fliteUtterance, tokenFromTwiml, wsUrl } from '../../support/realtime/helpers.ts';
+import type { DeepgramLiveDouble } from '../../shared/domains/agent-tests/simulators/deepgram-live.ts';
+import { waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
+import { FIRST_V1, FIRST_V2, FRONT_DESK, QUESTION, recordedPhoneCall, replayPlatform } from './replay-fixtures.ts';
 
 /**
  * Call replay end to end: a real phone call (the Twilio media path, recorded as the platform records every call)
@@ -28,39 +24,9 @@ let other: { apiKey: string; developerId: string };
 let agentId: string;
 let callSid: string;
 
-const QUESTION = 'What are your opening hours?';
-const HOURS = 'We are open 9am to 5pm, Monday to Friday.';
-const FIRST_V1 = 'Hello, thanks for calling the front desk.';
-const FIRST_V2 = 'Good morning, this is the new front desk.';
-
 async function call(path: string, init: { method?: string; json?: unknown; key?: string } = {}) {
   const res = await p.request(path, { key: dev.apiKey, ...init });
   return { status: res.status, body: (await res.json()) as Json };
-}
-
-/** One phone call: greeting, the question, the answer, hang up. Returns the CallSid once its recording is stored. */
-async function phoneCall(): Promise<string> {
-  const created = await call('/v1/sessions/twilio', {
-    method: 'POST',
-    json: { agentId, from: '+15550100001', to: '+15550100002' },
-  });
-  expect(created.status, JSON.stringify(created.body)).toBe(200);
-  const c = new TwilioCaller({
-    url: wsUrl(p.url, '/v1/sessions/twilio/stream'),
-    token: tokenFromTwiml(created.body.twiml as string),
-  });
-  await c.start();
-  await c.until(() => c.media.length > 0, 15_000);
-  await c.until(() => !c.playing && performance.now() - c.media.at(-1)!.at > 800, 15_000);
-  const n = c.media.length;
-  const end = await c.say(await fliteUtterance(QUESTION));
-  await c.until(() => c.media.some((m, i) => i >= n && m.at > end), 15_000);
-  await c.until(() => !c.playing && performance.now() - c.media.at(-1)!.at > 1200, 20_000);
-  c.stop();
-  c.close();
-  const sid = created.body.sessionId as string;
-  await waitUntil(async () => (await call(`/v1/observability/sessions/${sid}`)).body.recordingUrl, 20_000);
-  return c.call;
 }
 
 async function replayed(id: string, key = dev.apiKey): Promise<Json> {
@@ -75,35 +41,14 @@ async function replayed(id: string, key = dev.apiKey): Promise<Json> {
 }
 
 beforeAll(async () => {
-  dg = await startDeepgramLiveDouble({
-    key: 'replay-test-deepgram',
-    energyThreshold: 300,
-    script: () => QUESTION,
-  });
-  p = await startTestPlatform({
-    roles: ['api', 'realtime', 'cpu'],
-    env: {
-      REALTIME_SESSION_SECRET: 'replay-secret-replay-secret-replay-secret-1',
-      DEEPGRAM_BASE_URL: dg.url,
-      DEEPGRAM_API_KEY: dg.key,
-    },
-  });
+  ({ p, dg } = await replayPlatform());
   dev = await p.developer('pro');
   other = await p.developer('pro');
-  const r = await call('/v1/agents/provision', {
-    method: 'POST',
-    json: {
-      name: 'Front desk',
-      llmProvider: 'local',
-      firstMessage: FIRST_V1,
-      collection: { name: 'hours' },
-      initialContent: [{ content: HOURS }],
-    },
-  });
+  const r = await call('/v1/agents/provision', { method: 'POST', json: FRONT_DESK });
   expect(r.status, JSON.stringify(r.body)).toBe(201);
   agentId = r.body.agent.id as string;
   expect(r.body.agent.version).toBe(1);
-  callSid = await phoneCall();
+  ({ callSid } = await recordedPhoneCall(p, dev.apiKey, agentId));
 }, 120_000);
 
 afterAll(async () => {

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { v1 } from '../api.ts';
 import type { CallReplay as CallReplaySchema } from '../../../shared/kernel/contracts/call-replay.ts';
 import type { Page } from '../types.ts';
-import { ErrorBox, fmtMs, THead, useAction } from '../ui.tsx';
+import { ErrorBox, fmtMs, Link, THead, useAction } from '../ui.tsx';
 
 type CallReplay = z.infer<typeof CallReplaySchema>;
 const POLL_MS = 1000;
@@ -87,6 +87,12 @@ function ReplayResult(props: { run: CallReplay }) {
         {r.agentVersion.now} now · {r.progress.turnsDone} of {r.progress.turnsTotal} caller turns played
         {r.stt ? ` · STT: ${r.stt}` : ''}
         {r.llm ? ` · replies: ${r.llm}` : ''}
+        {r.replaySessionId ? (
+          <>
+            {' · '}
+            <Link href={`/calls/${encodeURIComponent(r.replaySessionId)}`}>the replay’s own call</Link>
+          </>
+        ) : null}
       </p>
       {r.error ? <p class="badge failed">{r.error}</p> : null}
       {r.summary ? (
