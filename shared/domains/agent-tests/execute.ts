@@ -31,7 +31,12 @@ export type StartPrivatePlatform = (config: Config, log: Logger) => Promise<{ ur
  * account to dial with: a test never dials a number. Its calls are recorded as test traffic (provider
  * `agent-test:…`) and charged nothing.
  */
-export function offlineConfig(base: Config, vendors: OfflineVendors, embeddedS3Endpoint: string | null): Config {
+export function offlineConfig(
+  base: Config,
+  vendors: OfflineVendors,
+  embeddedS3Endpoint: string | null,
+  opts: { scriptedLlm: boolean } = { scriptedLlm: true },
+): Config {
   const env: Record<string, unknown> = { ...base, TWILIO_ACCOUNT_SID: undefined, TWILIO_AUTH_TOKEN: undefined };
   for (const v of KEYED_VENDORS) env[vendorEnvName(v, 'API_KEY')] = env[vendorEnvName(v, 'BASE_URL')] = undefined;
   Object.assign(env, vendors.env);
@@ -47,6 +52,7 @@ export function offlineConfig(base: Config, vendors: OfflineVendors, embeddedS3E
     REALTIME_MAX_SESSIONS: 1,
     // Its calls are test traffic: recorded as such in the ledger, charged nothing; its LLM is the scripted one.
     agentTestPlatform: true,
+    agentTestScriptedLlm: opts.scriptedLlm,
     ...(embeddedS3Endpoint ? { S3_ENDPOINT: embeddedS3Endpoint, s3Embedded: false } : {}),
     vendors: settings,
   };

@@ -17,6 +17,11 @@ export interface Config extends Env {
    * environment: every call it serves is offline test traffic, recorded in the ledger as such and not charged.
    */
   agentTestPlatform: boolean;
+  /**
+   * On such a platform, every LLM provider is answered by the run's scripted LLM (agent test runs, replays with
+   * scripted replies). Unset for a replay of a local-reply-engine agent, which answers with that engine itself.
+   */
+  agentTestScriptedLlm?: boolean;
   vendors: VendorSettings;
   /** The portal's sign-in code delivery; null: portal sign-in is off (production without a sender). */
   portalOtpSender: OtpSenderKind | null;

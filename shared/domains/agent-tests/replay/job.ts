@@ -65,8 +65,14 @@ export async function executeReplay(
  * test traffic and charged nothing (offlineConfig, as agent test runs). Otherwise the agent's own LLM answers with
  * the deployment's keys, metered like any call.
  */
-export function replayConfig(base: Config, vendors: OfflineVendors, s3: string | null, offline: boolean): Config {
-  if (offline) return offlineConfig(base, vendors, s3);
+export function replayConfig(
+  base: Config,
+  vendors: OfflineVendors,
+  s3: string | null,
+  offline: 'scripted' | 'local' | false,
+): Config {
+  // A local-reply-engine agent answers with that engine itself; scripted replies come from the scripted LLM.
+  if (offline) return offlineConfig(base, vendors, s3, { scriptedLlm: offline === 'scripted' });
   const env: Record<string, unknown> = {
     ...base,
     DEEPGRAM_BASE_URL: vendors.env.DEEPGRAM_BASE_URL,
@@ -101,7 +107,7 @@ export async function replayOnPrivatePlatform(
   const version = await getAgentVersion(infra.db, row.developer_id, row.agent_id, row.agent_version_now);
   const provider = version?.config.llm_provider;
   const replies = row.llm_replies;
-  const offline = provider === 'local' || replies !== null;
+  const offline = replies !== null ? 'scripted' : provider === 'local' ? 'local' : false;
   const vendors = await startOfflineVendors();
   let platform: { url: string; stop(): Promise<void> } | null = null;
   const key = await mintKey(infra.db, row.developer_id, `call replay ${row.id}`, 1);
