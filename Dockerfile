@@ -18,6 +18,7 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends \
       ffmpeg flite espeak-ng pocketsphinx pocketsphinx-en-us \
       tesseract-ocr tesseract-ocr-eng apertium apertium-en-es apertium-eo-en \
+      apertium-es-pt apertium-es-it apertium-es-ca apertium-es-gl apertium-es-ro apertium-fr-es apertium-en-ca apertium-en-gl \
       sox fonts-dejavu-core tini ca-certificates \
  && rm -rf /var/lib/apt/lists/*
 

@@ -16,7 +16,8 @@ hash -r
 
 log "checking system packages"
 APT_PACKAGES=(ffmpeg flite espeak-ng pocketsphinx pocketsphinx-en-us tesseract-ocr tesseract-ocr-eng apertium
-  apertium-en-es apertium-eo-en redis-server postgresql postgresql-contrib build-essential dpkg-dev sox fonts-dejavu-core curl ca-certificates)
+  apertium-en-es apertium-eo-en apertium-es-pt apertium-es-it apertium-es-ca apertium-es-gl apertium-es-ro apertium-fr-es
+  apertium-en-ca apertium-en-gl redis-server postgresql postgresql-contrib build-essential dpkg-dev sox fonts-dejavu-core curl ca-certificates)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 pg_major=$(pg_major_version)

@@ -97,4 +97,34 @@ describe('agent tests over the Twilio media path', () => {
     const barge = results[2]!;
     expect(barge.turns[1]!.reply).toMatch(/holidays/);
   }, 180_000);
+
+  it('a simulated STT word error rate mishears words, seeded, and the result says which STT heard', async () => {
+    const said = 'I would like to book a cleaning for my daughter next Thursday afternoon please';
+    const scenario = (seed: number) => ({
+      file: 'wer.yaml',
+      scenario: parseScenarioFile(
+        JSON.stringify({
+          name: `mishears (seed ${seed})`,
+          llm: { replies: ['Okay.'] },
+          impairments: { sttWordErrorRate: 0.5, seed },
+          turns: [{ say: said }],
+        }),
+        'wer.json',
+      )[0]!,
+    });
+    const [a, b] = await runSuite({ url: p.url, apiKey: key, agentId }, [scenario(3), scenario(3)], vendors);
+    expect(a!.error).toBeNull();
+    expect(a!.stt).toMatch(/50 % word errors/);
+    const heard = a!.turns[0]!.heard;
+    expect(heard).not.toBe('');
+    expect(heard.toLowerCase()).not.toBe(said.toLowerCase());
+    // Without errors the same caller is heard word for word.
+    const [clean] = await runSuite(
+      { url: p.url, apiKey: key, agentId },
+      [{ file: 'clean.json', scenario: { ...scenario(3).scenario, impairments: undefined } }],
+      vendors,
+    );
+    expect(clean!.turns[0]!.heard.replace(/[.?!]$/, '').toLowerCase()).toBe(said.toLowerCase());
+    expect(b!.turns[0]!.heard).not.toBe('');
+  }, 120_000);
 });

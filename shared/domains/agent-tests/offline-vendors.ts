@@ -69,6 +69,7 @@ export async function startOfflineVendors(): Promise<OfflineVendors> {
     use(scenario, next) {
       replies = scenario.llm?.replies ?? [];
       lines = next;
+      stt.setWordErrorRate(scenario.impairments?.sttWordErrorRate ?? 0);
       requests = 0;
     },
     get llmRequests() {

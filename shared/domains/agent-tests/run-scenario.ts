@@ -113,7 +113,9 @@ export async function runScenario(
     file: opts.file,
     passed: false,
     transport: scenario.transport,
-    stt: SIMULATED_STT_LABEL,
+    stt: scenario.impairments?.sttWordErrorRate
+      ? `${SIMULATED_STT_LABEL}, ${Math.round(scenario.impairments.sttWordErrorRate * 100)} % word errors`
+      : SIMULATED_STT_LABEL,
     llm: scenario.llm ? SCRIPTED_LLM_LABEL : 'agent’s own LLM (not run: see error)',
     sessionId: null,
     endReason: null,

@@ -63,6 +63,11 @@ export const Impairments = z
     packetLossPct: z.number().min(0).max(50).optional(),
     /** Each frame is held back 0..jitterMs (uniform), so frames arrive unevenly and may reorder. */
     jitterMs: z.number().int().min(0).max(500).optional(),
+    /**
+     * Word error rate of the simulated STT (0–0.5): substitutions, deletions and insertions in equal shares, seeded,
+     * the same in a turn's interims and final. Offline runs only (a real STT makes its own errors).
+     */
+    sttWordErrorRate: z.number().min(0).max(0.5).optional(),
     /** The PRNG seed: the same seed gives the same noise, losses and delays. */
     seed: z
       .number()

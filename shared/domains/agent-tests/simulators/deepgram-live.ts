@@ -27,7 +27,10 @@ import { PACED, pacedEar, type Hypothesis, type PacedEar, type PacedProfile } fr
  *   delayed by a declared `latency` profile. The STT adapter tests, as for the other vendors' live doubles.
  */
 
-export type DeepgramLiveDouble = LiveDouble;
+export type DeepgramLiveDouble = LiveDouble & {
+  /** The paced model's word error rate from the next utterance on (agent-test scenarios set their own). */
+  setWordErrorRate(rate: number): void;
+};
 export type { LiveConnection } from './live-double.ts';
 
 /** Roughly what Deepgram's hosted nova models show on a good link (endpointing model). */
@@ -112,6 +115,9 @@ export function startDeepgramLiveDouble(opts: DeepgramLiveOptions = {}): Promise
     const u = s.flush();
     return u && fromUtterance(u, u.words);
   };
+  const setWordErrorRate = (rate: number) => {
+    if (paced) paced.wordErrorRate = rate;
+  };
   return startLiveDouble(
     {
       path: '/v1/listen',
@@ -163,5 +169,5 @@ export function startDeepgramLiveDouble(opts: DeepgramLiveOptions = {}): Promise
       },
     },
     { latency, script: opts.script, key: opts.key ?? 'test-key-deepgram' },
-  );
+  ).then((d) => Object.assign(d, { setWordErrorRate }));
 }
