@@ -195,6 +195,32 @@ describe('SessionAccounting', () => {
     expect(acct[0]!.used).toBe(50_000);
   });
 
+  it('a look-ahead the balance cannot cover in full holds nothing, so the next reply still fits', async () => {
+    const { acc, developerId } = await books();
+    const spend = await p.infra.meter.reserve({
+      developerId,
+      category: 'tts',
+      units: 50_000 - 20 - 115, // leaves the first minute (20) and 115: one reply (~103), not two
+      unit: 'characters',
+      provider: 'default',
+      billable: true,
+      requestId: `req_spend_${developerId}`,
+      operation: 'synthesize',
+    });
+    await spend.commit();
+    await acc.holdFirstMinute();
+    // Two replies ahead do not fit: nothing is grown (a second minute held here would leave too little for the LLM).
+    expect(await acc.reserveAhead(5_000, { reply: true, replies: 2 })).toBeNull();
+    const { rows } = await p.infra.db.query<{ used: number }>(
+      'select used from credit_accounts where developer_id = $1',
+      [developerId],
+    );
+    expect(rows[0]!.used).toBe(50_000 - 115);
+    // The reply itself is reserved, and fits.
+    expect(await acc.reserveAhead(5_000, { reply: true })).toBeNull();
+    await acc.settle(10_000);
+  });
+
   it('a per-call credit cap stops the reply that would pass it, before anything is held for it', async () => {
     const { acc } = await books();
     acc.setLimits({ maxCredits: 50, apiKeyId: null });

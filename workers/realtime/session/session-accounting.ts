@@ -114,7 +114,7 @@ export class SessionAccounting {
     const need = this.needed(elapsedMs, opts);
     const now = this.answeredByHolds(need);
     if (now !== undefined) return Promise.resolve(now);
-    const next = this.queue.then(() => this.reserve(need));
+    const next = this.queue.then(() => this.reserve(need, (opts.replies ?? 1) > 1));
     this.queue = next.catch(() => undefined);
     return next;
   }
@@ -131,7 +131,7 @@ export class SessionAccounting {
     return undefined;
   }
 
-  private async reserve(need: Record<SessionMeterKind, number>): Promise<LimitReason | null> {
+  private async reserve(need: Record<SessionMeterKind, number>, lookAhead = false): Promise<LimitReason | null> {
     // The reservations ahead of this one may have covered it meanwhile.
     const answered = this.answeredByHolds(need);
     if (answered !== undefined) return answered;
@@ -144,6 +144,13 @@ export class SessionAccounting {
       llm: this.holds.llm.units,
     });
     const growth = credits - held;
+    // A look-ahead grows the holds only when the balance covers all of it: grown in part (some items held, the
+    // others refused), it would spend the balance the next reply's own check needs, and end a call that one more
+    // reply still fits in.
+    if (lookAhead && growth > 0) {
+      const balance = await this.s.infra.meter.snapshot(this.s.developerId);
+      if (balance.remaining < growth) return null;
+    }
     if (growth > 0) {
       const headroom = await dailyHeadroom(this.s.infra.db, this.s.developerId, this.limits.apiKeyId);
       if (headroom && growth > headroom.remaining) return 'daily-cap';
