@@ -53,6 +53,21 @@ async function books(opts: { sttAudioSeconds?: () => number; logLines?: string[]
   return { acc, sessionId, developerId: dev.developerId, started };
 }
 
+/** Spends part of the developer's balance on a synthesis of `characters` (the tests size it against a starter's 50,000). */
+async function spendCredits(developerId: string, characters: number): Promise<void> {
+  const spend = await p.infra.meter.reserve({
+    developerId,
+    category: 'tts',
+    units: characters,
+    unit: 'characters',
+    provider: 'default',
+    billable: true,
+    requestId: `req_spend_${developerId}`,
+    operation: 'synthesize',
+  });
+  await spend.commit();
+}
+
 /** The developer's ledger in the order it was written. */
 async function ledger(developerId: string) {
   const { rows } = await p.infra.db.query<{
@@ -136,17 +151,7 @@ describe('SessionAccounting', () => {
 
   it('out of credits: the hold is refused, and the end charges no minutes and no unused engine', async () => {
     const { acc, developerId } = await books();
-    const spend = await p.infra.meter.reserve({
-      developerId,
-      category: 'tts',
-      units: 50_000, // a starter developer's whole monthly balance
-      unit: 'characters',
-      provider: 'default',
-      billable: true,
-      requestId: `req_spend_${developerId}`,
-      operation: 'synthesize',
-    });
-    await spend.commit();
+    await spendCredits(developerId, 50_000); // a starter developer's whole monthly balance
     await expect(acc.holdFirstMinute()).rejects.toMatchObject({ code: 'insufficient_credits' });
     await acc.settle(5_000);
     expect(await ledger(developerId)).toMatchObject([{ category: 'tts', operation: 'synthesize' }]);
@@ -154,17 +159,7 @@ describe('SessionAccounting', () => {
 
   it('reserves each reply ahead: a balance that cannot cover it answers `balance`; usage past it is waived with why', async () => {
     const { acc, developerId } = await books();
-    const spend = await p.infra.meter.reserve({
-      developerId,
-      category: 'tts',
-      units: 50_000 - 25, // leaves 25 credits: the first minute (20) and 5
-      unit: 'characters',
-      provider: 'default',
-      billable: true,
-      requestId: `req_spend_${developerId}`,
-      operation: 'synthesize',
-    });
-    await spend.commit();
+    await spendCredits(developerId, 50_000 - 25); // leaves 25 credits: the first minute (20) and 5
     await acc.holdFirstMinute();
     // Nothing used yet but the minute: the usage so far is covered.
     expect(await acc.reserveAhead(5_000, { reply: false, aheadMs: 20_000 })).toBeNull();
@@ -197,17 +192,7 @@ describe('SessionAccounting', () => {
 
   it('a look-ahead the balance cannot cover in full holds nothing, so the next reply still fits', async () => {
     const { acc, developerId } = await books();
-    const spend = await p.infra.meter.reserve({
-      developerId,
-      category: 'tts',
-      units: 50_000 - 20 - 115, // leaves the first minute (20) and 115: one reply (~103), not two
-      unit: 'characters',
-      provider: 'default',
-      billable: true,
-      requestId: `req_spend_${developerId}`,
-      operation: 'synthesize',
-    });
-    await spend.commit();
+    await spendCredits(developerId, 50_000 - 20 - 115); // leaves the first minute (20) and 115: one reply (~103), not two
     await acc.holdFirstMinute();
     // Two replies ahead do not fit: nothing is grown (a second minute held here would leave too little for the LLM).
     expect(await acc.reserveAhead(5_000, { reply: true, replies: 2 })).toBeNull();

@@ -7,7 +7,7 @@ import { fetchInput } from '../inputs.ts';
 import type { JobOutcome, StepContext } from '../lifecycle.ts';
 import { synthesizeToWav, voiceFor } from '../speech.ts';
 import { resolveJobVideoKey } from '../vendor-keys.ts';
-import { presign, storeOutput } from './outputs.ts';
+import { presign, storedVideoOutcome } from './outputs.ts';
 
 /**
  * Avatar: fetch the image (and audio) into S3; or translate the text (when target_language is set; the text is
@@ -60,15 +60,5 @@ export async function runAvatar(infra: Infra, s: StepContext): Promise<JobOutcom
     signal: s.signal,
     onProgress: (f) => s.progress(0.15 + 0.8 * f),
   });
-  const key = await storeOutput(infra, s, outPath, 'avatar.mp4');
-  return {
-    result: {
-      video_key: key,
-      duration_seconds: out.durationSeconds,
-      width: out.width,
-      height: out.height,
-      provider: out.provider,
-    },
-    units: out.durationSeconds,
-  };
+  return storedVideoOutcome(infra, s, outPath, 'avatar.mp4', out);
 }

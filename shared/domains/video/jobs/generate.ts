@@ -3,7 +3,7 @@ import type { Infra } from '../../../platform/infra.ts';
 import { videoEngines } from '../engines.ts';
 import type { JobOutcome, StepContext } from '../lifecycle.ts';
 import { resolveJobVideoKey } from '../vendor-keys.ts';
-import { storeOutput } from './outputs.ts';
+import { storedVideoOutcome } from './outputs.ts';
 
 /** Generate: text-to-video with the resolved provider (`auto` was resolved at submission). */
 export async function runGenerate(infra: Infra, s: StepContext): Promise<JobOutcome> {
@@ -22,15 +22,5 @@ export async function runGenerate(infra: Infra, s: StepContext): Promise<JobOutc
     signal: s.signal,
     onProgress: (f) => s.progress(0.9 * f),
   });
-  const key = await storeOutput(infra, s, outPath, 'generated.mp4');
-  return {
-    result: {
-      video_key: key,
-      duration_seconds: out.durationSeconds,
-      width: out.width,
-      height: out.height,
-      provider: out.provider,
-    },
-    units: out.durationSeconds,
-  };
+  return storedVideoOutcome(infra, s, outPath, 'generated.mp4', out);
 }

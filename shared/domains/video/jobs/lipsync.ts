@@ -4,7 +4,7 @@ import { videoEngines } from '../engines.ts';
 import { fetchInput } from '../inputs.ts';
 import type { JobOutcome, StepContext } from '../lifecycle.ts';
 import { resolveJobVideoKey } from '../vendor-keys.ts';
-import { presign, storeOutput } from './outputs.ts';
+import { presign, storedVideoOutcome } from './outputs.ts';
 
 /** Runs a lip-sync engine on local files (shared by the lipsync job and the dub flow's lipsync step). */
 export async function lipsyncFiles(
@@ -46,15 +46,5 @@ export async function runLipsync(infra: Infra, s: StepContext): Promise<JobOutco
     outPath,
     [0.1, 0.95],
   );
-  const key = await storeOutput(infra, s, outPath, 'lipsync.mp4');
-  return {
-    result: {
-      video_key: key,
-      duration_seconds: out.durationSeconds,
-      width: out.width,
-      height: out.height,
-      provider: out.provider,
-    },
-    units: out.durationSeconds,
-  };
+  return storedVideoOutcome(infra, s, outPath, 'lipsync.mp4', out);
 }
