@@ -112,3 +112,71 @@ describe('meter: settle without a hold', () => {
     expect(rows).toEqual([{ credits: 30, status: 'committed' }]);
   });
 });
+
+describe('meter: holds opened and grown together (holdAll)', () => {
+  const used = async (developerId: string) =>
+    (
+      await p.infra.db.query<{ used: number }>('select used from credit_accounts where developer_id = $1', [
+        developerId,
+      ])
+    ).rows[0]!.used;
+
+  it('opens new holds and grows held ones in one step, and settles each on its own', async () => {
+    const { developerId } = await p.developer('starter');
+    const a = await p.infra.meter.reserve(input(developerId, { units: 5 }));
+    const [a2, b] = await p.infra.meter.holdAll([
+      { hold: a, input: input(developerId, { units: 12 }) },
+      { hold: null, input: input(developerId, { units: 8 }) },
+    ]);
+    expect(a2).toBe(a);
+    expect(a.credits).toBe(12);
+    expect(b!.credits).toBe(8);
+    expect(await used(developerId)).toBe(20);
+    // A hold never shrinks: asking for less leaves it as it is, with no statement at all.
+    await p.infra.meter.holdAll([{ hold: a, input: input(developerId, { units: 3 }) }]);
+    expect(a.credits).toBe(12);
+    await a.commit(10);
+    await b!.commit(0);
+    expect(await used(developerId)).toBe(10);
+  });
+
+  it('all or none: a growth the balance cannot cover together leaves every hold as it was', async () => {
+    const { developerId } = await p.developer('starter');
+    const a = await p.infra.meter.reserve(input(developerId, { units: 20 }));
+    const b = await p.infra.meter.reserve(input(developerId, { units: 20 }));
+    // 10 more fits; 10 + 10 + a new 5 does not (50 - 40 = 10 remain).
+    const err = await p.infra.meter
+      .holdAll([
+        { hold: a, input: input(developerId, { units: 30 }) },
+        { hold: b, input: input(developerId, { units: 30 }) },
+        { hold: null, input: input(developerId, { units: 5 }) },
+      ])
+      .catch((e: unknown) => e);
+    expect(isApiError(err) && err.code).toBe('insufficient_credits');
+    expect((err as Error).message).toContain('needs 25 and 10 remain');
+    expect([a.credits, b.credits]).toEqual([20, 20]);
+    expect(await used(developerId)).toBe(40);
+    const { rows } = await p.infra.db.query<{ n: number }>(
+      'select count(*)::int as n from credit_ledger where developer_id = $1',
+      [developerId],
+    );
+    expect(rows[0]!.n).toBe(2);
+    await p.infra.meter.holdAll([{ hold: a, input: input(developerId, { units: 30 }) }]);
+    expect(await used(developerId)).toBe(50);
+  });
+
+  it('50 concurrent groups of two holds against a balance of 50 spend exactly 50', async () => {
+    const { developerId } = await p.developer('starter');
+    const results = await Promise.allSettled(
+      Array.from({ length: 50 }, () =>
+        p.infra.meter.holdAll([
+          { hold: null, input: input(developerId) },
+          { hold: null, input: input(developerId) },
+        ]),
+      ),
+    );
+    const ok = results.filter((r) => r.status === 'fulfilled').length;
+    expect(ok).toBe(25);
+    expect(await used(developerId)).toBe(50);
+  });
+});

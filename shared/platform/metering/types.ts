@@ -60,8 +60,21 @@ export interface UsageSnapshot {
   remaining: number;
 }
 
+/** One hold of `Meter.holdAll`: a new one (`hold` null) at `input.units`, or `hold` grown to `input.units`. */
+export interface HoldItem {
+  hold: Reservation | null;
+  input: MeterInput;
+}
+
 export interface Meter {
   reserve(input: MeterInput): Promise<Reservation>;
+  /**
+   * Opens and grows several holds of one developer at once (a voice call's minutes, STT, TTS and LLM ahead of a
+   * reply), all or none: one statement, so they meet once on the account row. A hold never shrinks. Throws
+   * `insufficient_credits` when the balance cannot cover the growth together; the holds keep what they had. Returns
+   * the holds in the order given (the new ones opened). Keyed holds are opened with `reserve`.
+   */
+  holdAll(items: HoldItem[]): Promise<Reservation[]>;
   /**
    * Throws `insufficient_credits` (402) when `reserve(input)` would, without holding or recording anything: for
    * work that starts later (a voice session starts when the call connects) but should be refused now.

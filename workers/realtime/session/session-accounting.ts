@@ -155,11 +155,16 @@ export class SessionAccounting {
       const headroom = await dailyHeadroom(this.s.infra.db, this.s.developerId, this.limits.apiKeyId);
       if (headroom && growth > headroom.remaining) return 'daily-cap';
     }
-    // One round trip for all four (they meet on the account row's lock, which keeps the balance exact).
-    const grown = await Promise.allSettled(kinds.map((k) => this.holds[k].cover(need[k])));
-    const failed = grown.filter((g): g is PromiseRejectedResult => g.status === 'rejected').map((g) => g.reason);
-    if (failed.some((e) => isApiError(e) && e.code === 'insufficient_credits')) return 'balance';
-    if (failed.length) throw failed[0];
+    // One statement for all four, all or none: they meet once on the account row's lock.
+    try {
+      await RunningHold.coverAll(
+        this.s.infra.meter,
+        kinds.map((k) => [this.holds[k], need[k]]),
+      );
+    } catch (e) {
+      if (isApiError(e) && e.code === 'insufficient_credits') return 'balance';
+      throw e;
+    }
     return null;
   }
 

@@ -90,6 +90,24 @@ export class RunningHold {
     return this.heldUnits;
   }
 
+  /**
+   * Grows these holds together, each to at least its units: one statement (`Meter.holdAll`), all or none. Throws
+   * `insufficient_credits` when the balance cannot cover the growth together.
+   */
+  static async coverAll(meter: Meter, wanted: Array<[RunningHold, number]>): Promise<void> {
+    // A hold still opening (the first minute's) is waited for: it must not be opened twice.
+    await Promise.all(wanted.map(([h]) => h.opening?.catch(() => undefined)));
+    const todo = wanted.filter(([h, units]) => !(units <= h.heldUnits && (h.hold || units <= 0)));
+    if (todo.length === 0) return;
+    const got = await meter.holdAll(
+      todo.map(([h, units]) => ({ hold: h.hold, input: { ...h.base(), units: Math.max(0, units) } })),
+    );
+    todo.forEach(([h, units], i) => {
+      h.hold = got[i]!;
+      h.heldUnits = Math.max(h.heldUnits, units);
+    });
+  }
+
   /** Grows the hold to at least `units` (never shrinks it). */
   async cover(units: number): Promise<void> {
     if (units <= this.heldUnits && (this.hold || units <= 0)) return;
