@@ -3,7 +3,7 @@ import type { CreateOutboundCallBody } from '../../shared/kernel/contracts/sessi
 import { ApiError } from '../../shared/kernel/errors/api-error.ts';
 import { newId } from '../../shared/kernel/ids.ts';
 import { fromTwilioAnsweredBy, recordAnswer } from '../../shared/domains/realtime/amd/outcome.ts';
-import { twilioCreds } from '../../shared/domains/realtime/outbound.ts';
+import { twilioAccount } from '../../shared/domains/realtime/twilio-calls.ts';
 import {
   attachTaskSession,
   deletePendingSession,
@@ -23,7 +23,7 @@ export async function createOutboundTask(
   developerId: string,
   body: CreateOutboundCallBody,
 ): Promise<{ taskId: string; status: string }> {
-  twilioCreds(infra);
+  twilioAccount(infra);
   await requireActiveAgent(infra, developerId, body.agentId);
   const taskId = newId('task');
   await insertOutboundTask(infra.db, {
