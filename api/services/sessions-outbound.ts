@@ -6,14 +6,12 @@ import { fromTwilioAnsweredBy, recordAnswer } from '../../shared/domains/realtim
 import { twilioAccount } from '../../shared/domains/realtime/twilio-calls.ts';
 import {
   attachTaskSession,
-  deletePendingSession,
   getOutboundTask,
   insertOutboundTask,
   recordTaskAnsweredBy,
-  sessionTokenFields,
-  sessionTransfer,
   updateOutboundTask,
-} from '../../shared/domains/realtime/store.ts';
+} from '../../shared/domains/realtime/outbound-tasks.ts';
+import { deletePendingSession, sessionTokenFields, sessionTransfer } from '../../shared/domains/realtime/sessions.ts';
 import type { Infra } from '../../shared/platform/infra.ts';
 import { createTwilioSession, requireActiveAgent, twilioSessionAnswer } from './sessions.ts';
 

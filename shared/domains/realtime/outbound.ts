@@ -2,7 +2,7 @@ import { isEngineError } from '../../kernel/errors/engine-error.ts';
 import { createCall } from '../../engines/telephony/twilio-rest.ts';
 import type { Logger } from '../../kernel/observability/logger.ts';
 import type { Infra } from '../../platform/infra.ts';
-import { getOutboundTask, updateOutboundTask } from './store.ts';
+import { getOutboundTask, updateOutboundTask } from './outbound-tasks.ts';
 import { twilioAccount } from './twilio-calls.ts';
 
 export const taskPath = (taskId: string, what: 'status' | 'connect' | 'amd') =>
