@@ -3,7 +3,7 @@ import { describeReplay } from '../shared/domains/agent-tests/replay/describe.ts
 import { replayOnPrivatePlatform } from '../shared/domains/agent-tests/replay/job.ts';
 import { newCallReplay } from '../shared/domains/agent-tests/replay/request.ts';
 import { loadCallReplay, toCallReplay } from '../shared/domains/agent-tests/replay/store.ts';
-import { callOwners } from '../shared/domains/realtime/store.ts';
+import { callOwners } from '../shared/domains/realtime/sessions.ts';
 import { loadConfig } from '../shared/kernel/config/index.ts';
 import { isApiError } from '../shared/kernel/errors/api-error.ts';
 import { createLogger } from '../shared/kernel/observability/logger.ts';

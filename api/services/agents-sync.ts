@@ -2,6 +2,8 @@ import { getSyncedId, recordSync, type AgentRow } from '../../shared/domains/age
 import { resolveProviderKey } from '../../shared/platform/keys/provider-key.ts';
 import type { SyncResponse } from '../../shared/kernel/contracts/agents.ts';
 import { ApiError } from '../../shared/kernel/errors/api-error.ts';
+import { isEngineError, type EngineError } from '../../shared/kernel/errors/engine-error.ts';
+import { trimSlash, vendorFetch } from '../../shared/engines/core/vendor-client.ts';
 import type { Infra } from '../../shared/platform/infra.ts';
 import { requireActiveAgent } from './agents.ts';
 
@@ -69,7 +71,7 @@ export async function syncAgent(
     );
   }
   const key = await resolveProviderKey(infra, { vendor: provider, developerId });
-  const base = (infra.config.vendors.baseUrls.vapi ?? VAPI_DEFAULT_BASE).replace(/\/+$/, '');
+  const base = trimSlash(infra.config.vendors.baseUrls.vapi ?? VAPI_DEFAULT_BASE);
   const body = vapiAssistant(agent);
   const known = await getSyncedId(infra.db, developerId, agentId, provider);
 
@@ -88,40 +90,61 @@ interface VendorResponse {
   json: unknown;
 }
 
-async function call(url: string, method: string, apiKey: string, body: unknown): Promise<VendorResponse> {
+/**
+ * One Vapi call through the vendor client, within one deadline for the whole call. PATCH sends the whole
+ * assistant, so sending it again leaves the same assistant and it may be retried; POST creates one, so it is sent
+ * again only when Vapi never received it (refused connection, 429). A PATCH of an assistant Vapi no longer has
+ * answers 404 (the caller creates a new one); every other failure is the API's error below.
+ */
+async function call(url: string, method: 'POST' | 'PATCH', apiKey: string, body: unknown): Promise<VendorResponse> {
+  const signal = AbortSignal.timeout(SYNC_TIMEOUT_MS);
   let res: Response;
+  let text: string;
   try {
-    res = await fetch(url, {
+    res = await vendorFetch('vapi', url, {
       method,
-      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-      signal: AbortSignal.timeout(SYNC_TIMEOUT_MS),
+      headers: { authorization: `Bearer ${apiKey}` },
+      json: body,
+      signal,
+      idempotent: method === 'PATCH',
     });
+    text = await res.text();
   } catch (e) {
-    if ((e as Error).name === 'TimeoutError') throw new ApiError('upstream_timeout', { provider: 'vapi' });
-    throw new ApiError('upstream_error', { provider: 'vapi', detail: 'unreachable' });
+    if (isEngineError(e) && e.status === 404 && method === 'PATCH') return { status: 404, json: null };
+    throw syncError(e);
   }
-  const text = await res.text();
-  let json: unknown = null;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    /* not JSON: handled by status below */
-  }
-  if (res.status === 401 || res.status === 403) {
-    throw new ApiError(
+  return { status: res.status, json: parseJson(text) };
+}
+
+/** A failed Vapi call as the API's answer: a refused key is the developer's to fix, the rest is Vapi's fault. */
+function syncError(e: unknown): ApiError {
+  const status = isEngineError(e) ? e.status : undefined;
+  if (status === 401 || status === 403) {
+    return new ApiError(
       'provider_unavailable',
-      { provider: 'vapi', detail: `Vapi rejected the API key (HTTP ${res.status})` },
+      { provider: 'vapi', detail: `Vapi rejected the API key (HTTP ${status})` },
       'provider',
     );
   }
-  if (res.status === 404 && method === 'PATCH') return { status: 404, json };
-  if (!res.ok) {
-    const msg = (json as { message?: unknown })?.message;
-    const detail = `HTTP ${res.status}${msg ? `: ${String(Array.isArray(msg) ? msg.join('; ') : msg).slice(0, 300)}` : ''}`;
-    throw new ApiError('upstream_error', { provider: 'vapi', detail });
+  if (status !== undefined) {
+    const msg = (parseJson((e as EngineError).vendorBody ?? '') as { message?: unknown } | null)?.message;
+    const detail = `HTTP ${status}${msg ? `: ${String(Array.isArray(msg) ? msg.join('; ') : msg).slice(0, 300)}` : ''}`;
+    return new ApiError('upstream_error', { provider: 'vapi', detail });
   }
-  return { status: res.status, json };
+  // No answer, or one that broke off: the deadline, or the network.
+  const timedOut = isEngineError(e) ? e.kind === 'timeout' : (e as Error).name === 'TimeoutError';
+  return timedOut
+    ? new ApiError('upstream_timeout', { provider: 'vapi' })
+    : new ApiError('upstream_error', { provider: 'vapi', detail: 'unreachable' });
+}
+
+/** The answer's JSON, or null when it is not JSON (readId then reports the missing id). */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
 }
 
 function readId(res: VendorResponse, fallback: string | null): string {

@@ -22,7 +22,7 @@ import type {
 } from '../../shared/kernel/contracts/campaigns.ts';
 import { ApiError, isApiError } from '../../shared/kernel/errors/api-error.ts';
 import { decodeCursor, toPage, type Page, type PageQuery } from '../../shared/kernel/pagination.ts';
-import { twilioCreds } from '../../shared/domains/realtime/outbound.ts';
+import { twilioAccount } from '../../shared/domains/realtime/twilio-calls.ts';
 import type { Infra } from '../../shared/platform/infra.ts';
 import type { CreateTwilioSessionBody } from '../../shared/kernel/contracts/sessions.ts';
 import { verifyTwilioSignature } from './sessions-outbound.ts';
@@ -50,7 +50,7 @@ function toCampaign(r: CampaignRow, counts: CampaignCounts | undefined): Campaig
 
 /** POST /v1/campaigns: stored (campaign and every recipient in one transaction), then the dispatcher is queued. */
 export async function createCampaign(infra: Infra, developerId: string, body: CreateCampaignBody): Promise<Campaign> {
-  twilioCreds(infra); // 503 feature_not_configured before anything is stored
+  twilioAccount(infra); // 503 feature_not_configured before anything is stored
   await requireActiveAgent(infra, developerId, body.agentId);
   const id = await insertCampaign(infra.db, {
     developerId,

@@ -1,5 +1,5 @@
 import type { RootCauseIssue } from '../../shared/kernel/contracts/sessions.ts';
-import type { InterruptionRow, ToolRow, TurnRow } from '../../shared/domains/realtime/store.ts';
+import type { InterruptionRow, ToolRow, TurnRow } from '../../shared/domains/realtime/session-trace.ts';
 
 /** What the root-cause rules read about a session: its rows of rt_turns, rt_tool_executions, rt_interruptions. */
 export type TraceTurn = Pick<

@@ -17,8 +17,8 @@ import {
   type InterruptionStats,
   latestRecordingKey,
   listStartedSessions,
-  loadTrace,
-} from '../../shared/domains/realtime/store.ts';
+} from '../../shared/domains/realtime/session-reads.ts';
+import { loadTrace } from '../../shared/domains/realtime/session-trace.ts';
 import { rootCause } from './observability-rules.ts';
 
 /** Sessions that started (pending ones that never connected are not traces). Newest first. */

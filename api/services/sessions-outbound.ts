@@ -3,17 +3,15 @@ import type { CreateOutboundCallBody } from '../../shared/kernel/contracts/sessi
 import { ApiError } from '../../shared/kernel/errors/api-error.ts';
 import { newId } from '../../shared/kernel/ids.ts';
 import { fromTwilioAnsweredBy, recordAnswer } from '../../shared/domains/realtime/amd/outcome.ts';
-import { twilioCreds } from '../../shared/domains/realtime/outbound.ts';
+import { twilioAccount } from '../../shared/domains/realtime/twilio-calls.ts';
 import {
   attachTaskSession,
-  deletePendingSession,
   getOutboundTask,
   insertOutboundTask,
   recordTaskAnsweredBy,
-  sessionTokenFields,
-  sessionTransfer,
   updateOutboundTask,
-} from '../../shared/domains/realtime/store.ts';
+} from '../../shared/domains/realtime/outbound-tasks.ts';
+import { deletePendingSession, sessionTokenFields, sessionTransfer } from '../../shared/domains/realtime/sessions.ts';
 import type { Infra } from '../../shared/platform/infra.ts';
 import { createTwilioSession, requireActiveAgent, twilioSessionAnswer } from './sessions.ts';
 
@@ -23,7 +21,7 @@ export async function createOutboundTask(
   developerId: string,
   body: CreateOutboundCallBody,
 ): Promise<{ taskId: string; status: string }> {
-  twilioCreds(infra);
+  twilioAccount(infra);
   await requireActiveAgent(infra, developerId, body.agentId);
   const taskId = newId('task');
   await insertOutboundTask(infra.db, {

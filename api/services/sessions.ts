@@ -22,7 +22,7 @@ import {
   insertPendingDirectSession,
   insertPendingTwilioSession,
   markSessionFailedToStart,
-} from '../../shared/domains/realtime/store.ts';
+} from '../../shared/domains/realtime/sessions.ts';
 import { admissionRefused } from '../../shared/kernel/observability/metrics.ts';
 import { signSessionToken, type SessionClaims } from '../../shared/domains/realtime/token.ts';
 

@@ -1,6 +1,6 @@
 import { stripeBilling } from '../domains/billing/stripe-client.ts';
 import { failTranscriptionJob, staleProcessingTranscriptions } from '../kernel/db/transcription-jobs.ts';
-import { failUndialledTask, undialledOutboundTasks } from '../domains/realtime/store.ts';
+import { failUndialledTask, undialledOutboundTasks } from '../domains/realtime/outbound-tasks.ts';
 import type { Infra } from '../platform/infra.ts';
 import { deliveryJobId } from '../domains/webhooks/delivery.ts';
 import { overdueMessages } from '../domains/webhooks/outbox.ts';

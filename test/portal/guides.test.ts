@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { markSessionFailedToStart } from '../../shared/domains/realtime/store.ts';
+import { markSessionFailedToStart } from '../../shared/domains/realtime/sessions.ts';
 import { verifyWebhook } from '../../shared/domains/webhooks/standard-webhooks.ts';
 import { devOtp } from '../../support/helpers/portal.ts';
 import { startTestPlatform, waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';

@@ -10,7 +10,7 @@ import { mintKey } from '../../platform/auth/mint-key.ts';
 import type { Infra } from '../../platform/infra.ts';
 import { getAgent } from '../agents/db.ts';
 import { sessionCap } from '../realtime/session-claim.ts';
-import { countActiveSessions } from '../realtime/store.ts';
+import { countActiveSessions } from '../realtime/sessions.ts';
 import { enqueueFirstDelivery } from '../webhooks/delivery.ts';
 import { insertWebhookMessage } from '../webhooks/outbox.ts';
 import { startOfflineVendors, type OfflineVendors } from './offline-vendors.ts';

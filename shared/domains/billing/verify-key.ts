@@ -1,4 +1,6 @@
 import type { Config } from '../../kernel/config/index.ts';
+import { isEngineError } from '../../kernel/errors/engine-error.ts';
+import { trimSlash, vendorFetch } from '../../engines/core/vendor-client.ts';
 
 /** How to check a vendor key: the vendor's cheapest authenticated call (a list or account read, never a paid one). */
 interface Verifier {
@@ -6,9 +8,8 @@ interface Verifier {
   headers(key: string): Record<string, string>;
 }
 
-const root = (base: string | undefined, fallback: string): string =>
-  (base ?? fallback).replace(/\/+$/, '').replace(/\/v\d+$/, '');
-const trim = (base: string | undefined, fallback: string): string => (base ?? fallback).replace(/\/+$/, '');
+const root = (base: string | undefined, fallback: string): string => trimSlash(base ?? fallback).replace(/\/v\d+$/, '');
+const trim = (base: string | undefined, fallback: string): string => trimSlash(base ?? fallback);
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
 
 /**
@@ -56,7 +57,11 @@ export type VerifyOutcome =
   | { kind: 'unreachable'; detail: string }
   | { kind: 'unsupported' };
 
-/** Calls the vendor with the key. 401/403 mean the key is wrong; anything else unexpected is the vendor's fault. */
+/**
+ * Calls the vendor with the key, within one deadline for the whole check (retries of a 5xx or a dropped connection
+ * included: the vendor client's, as the call only reads). 401/403 mean the key is wrong; anything else unexpected is
+ * the vendor's fault.
+ */
 export async function verifyVendorKey(
   config: Config,
   vendor: string,
@@ -67,15 +72,16 @@ export async function verifyVendorKey(
   if (!v) return { kind: 'unsupported' };
   const timeout = AbortSignal.timeout(Math.min(config.OUTBOUND_TIMEOUT_MS, 15_000));
   try {
-    const res = await fetch(v.url(config.vendors.baseUrls[vendor]), {
+    const res = await vendorFetch(vendor, v.url(config.vendors.baseUrls[vendor]), {
       headers: { accept: 'application/json', ...v.headers(key) },
       signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
     });
     await res.body?.cancel().catch(() => {});
-    if (res.ok) return { kind: 'valid' };
-    if (res.status === 401 || res.status === 403) return { kind: 'rejected', status: res.status };
-    return { kind: 'unreachable', detail: `HTTP ${res.status}` };
+    return { kind: 'valid' };
   } catch (e) {
-    return { kind: 'unreachable', detail: (e as Error).name === 'TimeoutError' ? 'timed out' : 'network error' };
+    if (!isEngineError(e)) throw e;
+    if (e.kind === 'auth') return { kind: 'rejected', status: e.status ?? 401 };
+    if (e.status !== undefined) return { kind: 'unreachable', detail: `HTTP ${e.status}` };
+    return { kind: 'unreachable', detail: e.kind === 'timeout' ? 'timed out' : 'network error' };
   }
 }

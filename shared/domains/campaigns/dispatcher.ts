@@ -2,7 +2,8 @@ import { EngineError } from '../../kernel/errors/engine-error.ts';
 import type { Logger } from '../../kernel/observability/logger.ts';
 import type { Infra } from '../../platform/infra.ts';
 import { fleetHeadroom } from '../realtime/admission.ts';
-import { updateLiveCall } from '../realtime/twilio-calls.ts';
+import { createCall, listCalls } from '../../engines/telephony/twilio-rest.ts';
+import { twilioAccount, updateLiveCall } from '../realtime/twilio-calls.ts';
 import { campaignCallPath } from './paths.ts';
 import {
   claimDueRecipients,
@@ -22,7 +23,6 @@ const FULL_RETRY_MS = 5000;
 const TIME_LIMIT_MARGIN_SECONDS = 60;
 /** Twilio's largest `TimeLimit` (4 hours, also its default). */
 const TWILIO_MAX_TIME_LIMIT_SECONDS = 4 * 3600;
-import { findCalls, placeCall } from './twilio-calls.ts';
 
 /**
  * The dispatcher (`campaign.dispatch`): claims as many due recipients as the campaign has free slots (one
@@ -74,9 +74,10 @@ export async function dialCampaignCall(infra: Infra, callId: string, signal: Abo
     return;
   }
   if (t.status === 'dialing') {
-    const placed = await findCalls(infra, { to: t.to_number, from: t.from_number, since: t.claimed_at }, signal);
+    // Newest first, kept from the claim on (less 2 s: Twilio's creation times are whole seconds on its clock).
+    const placed = await listCalls(twilioAccount(infra), { to: t.to_number, from: t.from_number }, signal);
     for (const c of placed) {
-      if (await knownCallSid(infra.db, c.sid)) continue;
+      if (c.createdAt.getTime() < t.claimed_at.getTime() - 2000 || (await knownCallSid(infra.db, c.sid))) continue;
       if (await recordDialed(infra.db, callId, c.sid, c.status)) await enqueueHangup(infra, callId);
       log.info({ callId, callSid: c.sid }, 'campaign call found at twilio; not dialled again');
       return;
@@ -85,8 +86,8 @@ export async function dialCampaignCall(infra: Infra, callId: string, signal: Abo
   const pub = infra.config.PUBLIC_BASE_URL.replace(/\/+$/, '');
   const cap = Math.min(t.max_duration_seconds ?? Infinity, infra.config.REALTIME_MAX_SESSION_SECONDS);
   try {
-    const call = await placeCall(
-      infra,
+    const call = await createCall(
+      twilioAccount(infra),
       {
         to: t.to_number,
         from: t.from_number,

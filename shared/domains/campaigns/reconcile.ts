@@ -1,7 +1,9 @@
 import { EngineError } from '../../kernel/errors/engine-error.ts';
 import { catalog } from '../../kernel/queue/catalog.ts';
 import { entryState } from '../../kernel/queue/entry-state.ts';
+import { getCall } from '../../engines/telephony/twilio-rest.ts';
 import type { Infra } from '../../platform/infra.ts';
+import { twilioAccount } from '../realtime/twilio-calls.ts';
 import { enqueueHangup, enqueueSettle } from './dispatcher.ts';
 import {
   campaignsWithDueRecipients,
@@ -13,7 +15,6 @@ import {
   unsentHangups,
   unsettledCalls,
 } from './store.ts';
-import { lookupCall } from './twilio-calls.ts';
 
 /** One look-up at Twilio per overdue call and pass; a slow API must not hold the reconciler. */
 const LOOKUP_TIMEOUT_MS = 10_000;
@@ -92,7 +93,7 @@ async function settleOverdueCalls(infra: Infra): Promise<number> {
   for (const k of overdue) {
     let u: { status: string; answeredBy: string | null; error: string | null } | null = null;
     try {
-      const call = await lookupCall(infra, k.call_sid, AbortSignal.timeout(LOOKUP_TIMEOUT_MS));
+      const call = await getCall(twilioAccount(infra), k.call_sid, AbortSignal.timeout(LOOKUP_TIMEOUT_MS));
       if (FINAL_STATUSES.includes(call.status))
         u = {
           status: call.status,

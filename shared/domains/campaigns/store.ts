@@ -2,7 +2,7 @@ import type { Db, Queryable } from '../../kernel/db/pool.ts';
 import { withTransaction } from '../../kernel/db/pool.ts';
 import { newId } from '../../kernel/ids.ts';
 import { agentVoicemailSql } from '../agents/db.ts';
-import { sessionOutcomeSql } from '../realtime/store.ts';
+import { sessionOutcomeSql } from '../realtime/sessions.ts';
 import { CAMPAIGN_CANCELED_REASON } from './outcome.ts';
 
 /**
@@ -473,7 +473,7 @@ export interface SettleInput {
 
 /**
  * An ended attempt with what decides its outcome: the session's answer and end and the agent's `voicemail` come
- * through their owners' subqueries (realtime/store.ts, agents/db.ts), so this stays one statement.
+ * through their owners' subqueries (realtime/sessions.ts, agents/db.ts), so this stays one statement.
  */
 export async function getSettleInput(db: Queryable, callId: string): Promise<SettleInput | null> {
   const { rows } = await db.query<SettleInput>(

@@ -1,7 +1,7 @@
 import { getDeveloper } from '../../kernel/db/developers.ts';
 import { ApiError } from '../../kernel/errors/api-error.ts';
 import type { Infra } from '../../platform/infra.ts';
-import { admitSession, countActiveSessions, type Admission } from './store.ts';
+import { admitSession, countActiveSessions, type Admission } from './sessions.ts';
 
 /**
  * WebSocket close codes of the session sockets beyond the standard ones (1000 normal, 1003 binary on Twilio,

@@ -1,14 +1,26 @@
-import { EngineError } from '../../kernel/errors/engine-error.ts';
+import { ApiError } from '../../kernel/errors/api-error.ts';
+import { updateCall, type CallUpdate, type TwilioAccount } from '../../engines/telephony/twilio-rest.ts';
 import type { Infra } from '../../platform/infra.ts';
-import { TWILIO_DEFAULT_BASE, twilioCreds } from './outbound.ts';
-
-/** What a live call is made to do instead of streaming to the agent. */
-export type CallUpdate = { twiml: string } | { status: 'completed' };
 
 /**
- * Updates a live call through Twilio's REST API (`POST /2010-04-01/Accounts/{sid}/Calls/{CallSid}.json`): new
- * TwiML (a `<Dial>` hands the caller to a person; it ends the media stream) or `Status=completed` (hang up).
- * Network failures and 5xx throw retryable EngineErrors; the caller decides whether to try again.
+ * The Twilio account that places and changes calls (outbound calls, campaigns, transfers and hang-ups);
+ * 400 `feature_not_configured` without one.
+ */
+export function twilioAccount(infra: Infra): TwilioAccount {
+  const sid = infra.config.TWILIO_ACCOUNT_SID;
+  const token = infra.config.TWILIO_AUTH_TOKEN;
+  if (!sid || !token) {
+    throw new ApiError('feature_not_configured', {
+      detail: 'Outbound calls need TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN on the server.',
+    });
+  }
+  return { baseUrl: infra.config.TWILIO_API_BASE_URL, sid, token };
+}
+
+/**
+ * Updates a live call through Twilio's REST API: new TwiML or `Status=completed` (engines/telephony/twilio-rest.ts).
+ * Without the caller's own signal it gives up after 10 s. Network failures and 5xx throw retryable EngineErrors;
+ * the caller decides whether to try again.
  */
 export async function updateLiveCall(
   infra: Infra,
@@ -16,28 +28,7 @@ export async function updateLiveCall(
   update: CallUpdate,
   signal?: AbortSignal,
 ): Promise<void> {
-  const { sid, token } = twilioCreds(infra);
-  const base = (infra.config.TWILIO_API_BASE_URL ?? TWILIO_DEFAULT_BASE).replace(/\/+$/, '');
-  const form = new URLSearchParams('twiml' in update ? { Twiml: update.twiml } : { Status: update.status });
-  let res: Response;
-  try {
-    res = await fetch(
-      `${base}/2010-04-01/Accounts/${encodeURIComponent(sid)}/Calls/${encodeURIComponent(callSid)}.json`,
-      {
-        method: 'POST',
-        headers: {
-          authorization: `Basic ${Buffer.from(`${sid}:${token}`).toString('base64')}`,
-          'content-type': 'application/x-www-form-urlencoded',
-        },
-        body: form,
-        signal: signal ?? AbortSignal.timeout(10_000),
-      },
-    );
-  } catch (e) {
-    throw EngineError.network('twilio', e);
-  }
-  const text = await res.text();
-  if (!res.ok) throw EngineError.fromStatus('twilio', res.status, text);
+  await updateCall(twilioAccount(infra), callSid, update, signal ?? AbortSignal.timeout(10_000));
 }
 
 /** The whisper a warm transfer plays to the person before the caller is put through (`<Number url>`). */

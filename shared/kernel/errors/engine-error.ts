@@ -38,6 +38,11 @@ export class EngineError extends Error {
   /** With kind `invalid_input`: what was wrong with the input, and the request field it came from. */
   problem?: InputProblem;
   param?: string;
+  /**
+   * With a vendor's error status: the start of its answer (fromStatus), for a caller that reads the vendor's own
+   * error format (Vapi's `message`); the `message` carries only its first 300 characters.
+   */
+  vendorBody?: string;
 
   /** The caller's input cannot be served by this engine; `message` is written for the caller. */
   static invalidInput(provider: string, problem: InputProblem, message: string, param?: string): EngineError {
@@ -63,13 +68,15 @@ export class EngineError extends Error {
             : status >= 500
               ? 'upstream'
               : 'bad_request';
-    return new EngineError(
+    const e = new EngineError(
       provider,
       kind,
       `${provider} answered HTTP ${status}: ${body.slice(0, 300)}`,
       retryableStatus(status),
       status,
     );
+    e.vendorBody = body.slice(0, 2000);
+    return e;
   }
 
   static network(provider: string, e: unknown): EngineError {

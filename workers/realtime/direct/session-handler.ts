@@ -5,7 +5,7 @@ import { isApiError } from '../../../shared/kernel/errors/api-error.ts';
 import { newId } from '../../../shared/kernel/ids.ts';
 import { admitRealtimeSession, CLOSE } from '../../../shared/domains/realtime/session-claim.ts';
 import { sessionSecret } from '../../../shared/domains/realtime/secret.ts';
-import { markSessionFailedToStart, SessionAlreadyStartedError } from '../../../shared/domains/realtime/store.ts';
+import { markSessionFailedToStart, SessionAlreadyStartedError } from '../../../shared/domains/realtime/sessions.ts';
 import { verifySessionToken } from '../../../shared/domains/realtime/token.ts';
 import type { Infra } from '../../../shared/platform/infra.ts';
 import { IdleWatch } from '../idle-watch.ts';

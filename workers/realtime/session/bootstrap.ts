@@ -12,7 +12,7 @@ import { resolveSessionEngines, speechFor } from '../../../shared/domains/realti
 import { endpointingPolicy } from './endpointing.ts';
 import { TraceStore } from './trace-store.ts';
 import type { CallControl } from '../../../shared/domains/agents/tools/call-control.ts';
-import { getOutboundTask } from '../../../shared/domains/realtime/store.ts';
+import { getOutboundTask } from '../../../shared/domains/realtime/outbound-tasks.ts';
 
 /** Spoken-style guidance added to the agent's system prompt for voice sessions. */
 export const VOICE_INSTRUCTIONS = [

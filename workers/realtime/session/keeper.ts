@@ -6,7 +6,7 @@ import {
   failLostSessions,
   sessionOwner,
   touchSessions,
-} from '../../../shared/domains/realtime/store.ts';
+} from '../../../shared/domains/realtime/sessions.ts';
 import type { Infra } from '../../../shared/platform/infra.ts';
 import { liveSessionIds } from './live.ts';
 import { listSpillFiles, recordingObjectKey, recoverSpillFile } from './recorder.ts';

@@ -1,13 +1,11 @@
 import type { Db } from '../../../shared/kernel/db/pool.ts';
+import { insertInterruption, insertToolExecution, upsertTurn } from '../../../shared/domains/realtime/session-trace.ts';
 import {
-  insertInterruption,
-  insertToolExecution,
   markSessionEnded,
   markSessionFailedToStart,
   markSessionStarted,
-  upsertTurn,
   type StartedSession,
-} from '../../../shared/domains/realtime/store.ts';
+} from '../../../shared/domains/realtime/sessions.ts';
 
 export interface TurnRecord {
   idx: number;

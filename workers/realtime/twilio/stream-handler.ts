@@ -1,7 +1,7 @@
 import type { WebSocket } from 'ws';
 import { isApiError } from '../../../shared/kernel/errors/api-error.ts';
 import { admitRealtimeSession, CLOSE } from '../../../shared/domains/realtime/session-claim.ts';
-import { SessionAlreadyStartedError } from '../../../shared/domains/realtime/store.ts';
+import { SessionAlreadyStartedError } from '../../../shared/domains/realtime/sessions.ts';
 import { sessionSecret } from '../../../shared/domains/realtime/secret.ts';
 import { verifySessionToken } from '../../../shared/domains/realtime/token.ts';
 import type { Infra } from '../../../shared/platform/infra.ts';

@@ -1,7 +1,8 @@
 import { parseWav } from '../../../kernel/audio/wav.ts';
 import { resamplePcm } from '../../../kernel/audio/resampler.ts';
 import type { Infra } from '../../../platform/infra.ts';
-import { findStartedSession, loadTrace } from '../../realtime/store.ts';
+import { findStartedSession } from '../../realtime/session-reads.ts';
+import { loadTrace } from '../../realtime/session-trace.ts';
 
 /** The phone line's rate: the replay's caller speaks over Twilio's 8 kHz μ-law media stream. */
 export const CALLER_RATE = 8000;

@@ -2,7 +2,9 @@ import { withTransaction } from '../../../kernel/db/pool.ts';
 import type { Infra } from '../../../platform/infra.ts';
 import { enqueueFirstDelivery } from '../../webhooks/delivery.ts';
 import { insertWebhookMessage } from '../../webhooks/outbox.ts';
-import { recordSessionAnsweredBy, sessionEventContext, type AnsweredBy } from '../store.ts';
+import { copySessionAnswerToTask } from '../outbound-tasks.ts';
+import { recordSessionAnsweredBy, sessionEventContext } from '../sessions.ts';
+import type { AnsweredBy } from './detector.ts';
 
 /**
  * Records who answered a call (the first decision wins: the platform's detector or Twilio's AMD callback) and,
@@ -16,6 +18,7 @@ export async function recordAnswer(
 ): Promise<boolean> {
   const done = await withTransaction(infra.db, async (tx) => {
     const first = await recordSessionAnsweredBy(tx, sessionId, a);
+    await copySessionAnswerToTask(tx, sessionId, a.answeredBy);
     if (!first) return { first, messageId: null };
     const s = await sessionEventContext(tx, sessionId);
     if (!s?.webhook_url) return { first, messageId: null };

@@ -1,0 +1,155 @@
+import type { Queryable } from '../../kernel/db/pool.ts';
+import type { AnsweredBy } from './amd/detector.ts';
+import type { TransferRecord } from './sessions.ts';
+
+/**
+ * The observability reads over sessions and their trace rows (rt_sessions with rt_turns and rt_interruptions):
+ * the calls list, one session, interruption and cut-in statistics, a call's recording. Writes are in sessions.ts
+ * and session-trace.ts.
+ */
+
+export interface SessionRow {
+  id: string;
+  agent_id: string;
+  status: string;
+  channel: string;
+  call_sid: string | null;
+  started_at: Date | null;
+  ended_at: Date | null;
+  recording_key: string | null;
+  end_reason?: string | null;
+  /** Why a failed session failed (listStartedSessions, for the calls list). */
+  error?: string | null;
+  answered_by: AnsweredBy | null;
+  beep_at_ms: number | null;
+  transfer?: TransferRecord | null;
+  agent_version: number | null;
+  turns: number;
+  /** The engines the session ran on (findStartedSession only). */
+  stt_provider?: string | null;
+  tts_provider?: string | null;
+  llm_provider?: string | null;
+}
+
+/** Sessions that started (pending ones that never connected are not traces), newest first, one extra for paging. */
+export async function listStartedSessions(
+  db: Queryable,
+  developerId: string,
+  q: { agentId?: string; after: string | null; limit: number },
+): Promise<SessionRow[]> {
+  const { rows } = await db.query<SessionRow>(
+    `select s.id, s.agent_id, s.status, s.channel, s.call_sid, s.started_at, s.ended_at, s.recording_key,
+            s.end_reason, s.error, s.answered_by, s.beep_at_ms, s.agent_version,
+            (select count(*)::int from rt_turns t where t.session_id = s.id) as turns
+       from rt_sessions s
+      where s.developer_id = $1 and s.started_at is not null
+        and ($2::text is null or s.agent_id = $2) and ($3::text is null or s.id < $3)
+      order by s.id desc limit $4`,
+    [developerId, q.agentId ?? null, q.after, q.limit + 1],
+  );
+  return rows;
+}
+
+export async function findStartedSession(
+  db: Queryable,
+  developerId: string,
+  by: { id?: string; callSid?: string },
+): Promise<SessionRow | null> {
+  const { rows } = await db.query<SessionRow>(
+    `select s.id, s.agent_id, s.status, s.channel, s.call_sid, s.started_at, s.ended_at, s.recording_key,
+            s.end_reason, s.answered_by, s.beep_at_ms, s.transfer, s.stt_provider, s.tts_provider, s.llm_provider,
+            s.agent_version, 0 as turns
+       from rt_sessions s
+      where s.developer_id = $1 and s.started_at is not null
+        and ${by.id ? 's.id = $2' : 's.call_sid = $2'}
+      order by s.id desc limit 1`,
+    [developerId, by.id ?? by.callSid],
+  );
+  return rows[0] ?? null;
+}
+
+type Stat = number | null;
+export interface InterruptionStats {
+  n: number;
+  sessions: number;
+  detection: [Stat, Stat, Stat];
+  stop: [Stat, Stat, Stat];
+  bleed: [Stat, Stat, Stat];
+  bleedTotal: number;
+}
+
+/** avg / p50 / p95 of detection, stop and bleed-through over a developer's interruptions, plus the session count. */
+export async function interruptionStats(
+  db: Queryable,
+  developerId: string,
+  q: { agentId?: string; from?: string; to?: string },
+): Promise<InterruptionStats> {
+  const params = [developerId, q.agentId ?? null, q.from ?? null, q.to ?? null];
+  const stats = (col: string, p: string) =>
+    `avg(${col})::float8 as ${p}_avg, percentile_cont(0.5) within group (order by ${col})::float8 as ${p}_p50,
+     percentile_cont(0.95) within group (order by ${col})::float8 as ${p}_p95`;
+  const [agg, sessions] = await Promise.all([
+    db.query<Record<string, number | null>>(
+      `select count(*)::int as n, ${stats('detection_ms', 'd')}, ${stats('stop_ms', 's')},
+              ${stats('bleed_words', 'b')}, sum(bleed_words)::int as b_total
+         from rt_interruptions
+        where developer_id = $1 and ($2::text is null or agent_id = $2)
+          and ($3::timestamptz is null or created_at >= $3) and ($4::timestamptz is null or created_at < $4)`,
+      params,
+    ),
+    db.query<{ n: number }>(
+      `select count(*)::int as n from rt_sessions
+        where developer_id = $1 and started_at is not null and ($2::text is null or agent_id = $2)
+          and ($3::timestamptz is null or started_at >= $3) and ($4::timestamptz is null or started_at < $4)`,
+      params,
+    ),
+  ]);
+  const a = agg.rows[0]!;
+  const triple = (p: string): [Stat, Stat, Stat] => [a[`${p}_avg`]!, a[`${p}_p50`]!, a[`${p}_p95`]!];
+  return {
+    n: a.n ?? 0,
+    sessions: sessions.rows[0]?.n ?? 0,
+    detection: triple('d'),
+    stop: triple('s'),
+    bleed: triple('b'),
+    bleedTotal: a.b_total ?? 0,
+  };
+}
+
+export interface CutInRow {
+  agent_id: string;
+  /** Replies to caller speech (assistant turns with a latency). */
+  replies: number;
+  suspected: number;
+}
+
+/**
+ * Suspected cut-ins per agent (issue 25): replies to caller speech after which the caller went on within 500 ms,
+ * over sessions that started in [from, to). One row per agent with replies; `agentId` narrows to one.
+ */
+export async function cutInStats(
+  db: Queryable,
+  developerId: string,
+  q: { agentId?: string; from?: string; to?: string },
+): Promise<CutInRow[]> {
+  const { rows } = await db.query<CutInRow>(
+    `select s.agent_id, count(*)::int as replies, count(*) filter (where t.suspected_cut_in)::int as suspected
+       from rt_turns t join rt_sessions s on s.id = t.session_id
+      where s.developer_id = $1 and ($2::text is null or s.agent_id = $2)
+        and ($3::timestamptz is null or s.started_at >= $3) and ($4::timestamptz is null or s.started_at < $4)
+        and t.speaker = 'assistant' and t.latency_ms is not null
+      group by s.agent_id order by s.agent_id`,
+    [developerId, q.agentId ?? null, q.from ?? null, q.to ?? null],
+  );
+  return rows;
+}
+
+/** The newest recording of a call, by Twilio CallSid or (direct sessions) session id. */
+export async function latestRecordingKey(db: Queryable, developerId: string, callSid: string) {
+  const { rows } = await db.query<{ recording_key: string }>(
+    `select recording_key from rt_sessions
+      where developer_id = $1 and (call_sid = $2 or id = $2) and recording_key is not null order by id desc limit 1`,
+    [developerId, callSid],
+  );
+  return rows[0]?.recording_key ?? null;
+}
