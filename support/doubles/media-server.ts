@@ -16,6 +16,13 @@ const FIXTURES = new URL('../../test/fixtures/video/', import.meta.url);
 export function makeMedia(): Record<string, { body: Buffer; type: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'vap-vfx-'));
   const run = (bin: string, args: string[]) => execFileSync(bin, args, { stdio: 'ignore' });
+  /** The face photo as a 192 px, 25 fps video with the flite speech under it (`extra`: e.g. a length). */
+  const faceTalking = (out: string, extra: string[] = []) =>
+    run('ffmpeg', [
+      ...['-v', 'error', '-y', '-loop', '1', '-i', new URL('face.jpg', FIXTURES).pathname, '-i', `${dir}/speech.wav`],
+      ...['-vf', 'scale=192:192,format=yuv420p', '-r', '25', ...extra],
+      ...['-c:v', 'libx264', '-preset', 'ultrafast', '-c:a', 'aac', '-shortest', out],
+    ]);
   run('flite', ['-t', 'Hello there. This is a short test of the talking head.', '-o', `${dir}/speech.wav`]);
   run('ffmpeg', [
     '-v',
@@ -29,31 +36,7 @@ export function makeMedia(): Record<string, { body: Buffer; type: string }> {
     '1',
     `${dir}/noface.png`,
   ]);
-  run('ffmpeg', [
-    '-v',
-    'error',
-    '-y',
-    '-loop',
-    '1',
-    '-i',
-    new URL('face.jpg', FIXTURES).pathname,
-    '-i',
-    `${dir}/speech.wav`,
-    '-vf',
-    'scale=192:192,format=yuv420p',
-    '-r',
-    '25',
-    '-t',
-    '2',
-    '-c:v',
-    'libx264',
-    '-preset',
-    'ultrafast',
-    '-c:a',
-    'aac',
-    '-shortest',
-    `${dir}/talk.mp4`,
-  ]);
+  faceTalking(`${dir}/talk.mp4`, ['-t', '2']);
   writeFileSync(`${dir}/garbage.jpg`, randomBytes(4096));
   // Two scenes: the face talking, then a white card with large text (for OCR), with the speech under both.
   const font = '/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf';
@@ -64,29 +47,7 @@ export function makeMedia(): Record<string, { body: Buffer; type: string }> {
     `[0:v]scale=256:256,setsar=1,fps=25,format=yuv420p[a];[1:v]drawtext=fontfile=${font}:text='OPEN LATE':fontsize=40:fontcolor=black:x=(w-text_w)/2:y=(h-text_h)/2,setsar=1,format=yuv420p[b];[a][b]concat=n=2:v=1:a=0[v]`,
     ...['-map', '[v]', '-map', '2:a', '-c:v', 'libx264', '-preset', 'ultrafast', '-c:a', 'aac', `${dir}/scenes.mp4`],
   ]);
-  run('ffmpeg', [
-    '-v',
-    'error',
-    '-y',
-    '-loop',
-    '1',
-    '-i',
-    new URL('face.jpg', FIXTURES).pathname,
-    '-i',
-    `${dir}/speech.wav`,
-    '-vf',
-    'scale=192:192,format=yuv420p',
-    '-r',
-    '25',
-    '-c:v',
-    'libx264',
-    '-preset',
-    'ultrafast',
-    '-c:a',
-    'aac',
-    '-shortest',
-    `${dir}/speaker.mp4`,
-  ]);
+  faceTalking(`${dir}/speaker.mp4`);
   return {
     '/face.jpg': { body: readFileSync(new URL('face.jpg', FIXTURES)), type: 'image/jpeg' },
     '/speech.wav': { body: readFileSync(`${dir}/speech.wav`), type: 'audio/wav' },
