@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compilePattern, parseScenarioFile, ScenarioFileError } from '../../shared/kernel/contracts/agent-tests.ts';
-import { decodeLeg, segments, turnSpeech } from '../../shared/domains/agent-tests/caller-speech.ts';
+import { callerSpeech, decodeLeg, segments, turnSpeech } from '../../shared/domains/agent-tests/caller-speech.ts';
 import { encodeWav, wavHeader } from '../../shared/kernel/audio/wav.ts';
-import { lineImpairment } from '../../shared/domains/agent-tests/impairments.ts';
+import { clipFor, hardClip, lineImpairment, speechRms } from '../../shared/domains/agent-tests/impairments.ts';
 import { mulawToPcm, pcmToMulaw } from '../../shared/kernel/audio/mulaw.ts';
 import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';
 
@@ -116,6 +116,57 @@ describe('seeded bad line', () => {
     // Noise changed the frames that went through.
     const kept = a.fates.findIndex((f) => f.frame);
     expect(a.fates[kept]!.frame!.equals(frames[kept]!)).toBe(false);
+  });
+});
+
+describe('clipping (impairments.clipPct)', () => {
+  /** Two seconds of a voice-like tone: a 200 Hz tone whose loudness swells and fades like syllables. */
+  const voice = Buffer.alloc(16000 * 2);
+  for (let i = 0; i < 16000; i++) {
+    const env = 0.15 + 0.85 * Math.abs(Math.sin((Math.PI * i) / 2000));
+    voice.writeInt16LE(Math.round(12000 * env * Math.sin((2 * Math.PI * 200 * i) / 8000)), i * 2);
+  }
+  const samples = (pcm: Buffer) => Array.from({ length: pcm.length / 2 }, (_, i) => pcm.readInt16LE(i * 2));
+  const peakOf = (pcm: Buffer) => Math.max(...samples(pcm).map(Math.abs));
+
+  it('flattens that share of the voiced samples at the voice peak, louder and square-topped, the same every time', () => {
+    const clip = clipFor([voice], 10)!;
+    const out = hardClip(voice, clip);
+    const peak = peakOf(voice);
+    expect(peakOf(out)).toBe(peak);
+    const voiced = samples(voice).filter((x) => Math.abs(x) >= 100).length;
+    const flat = samples(out).filter((x) => Math.abs(x) === peak).length;
+    expect(flat / voiced).toBeGreaterThan(0.09);
+    expect(flat / voiced).toBeLessThan(0.12);
+    // Overdriven: the speech level rises while the peak stays, so the crest factor falls.
+    expect(speechRms(out)).toBeGreaterThan(speechRms(voice) * 1.05);
+    expect(peak / speechRms(out)).toBeLessThan(peak / speechRms(voice));
+    // A sample under the clip level is only amplified; one over it is flattened.
+    const i = samples(voice).findIndex((x) => x > 0 && x * clip.gain < peak - 1);
+    expect(out.readInt16LE(i * 2)).toBe(Math.round(voice.readInt16LE(i * 2) * clip.gain));
+    expect(hardClip(voice, clip).equals(out)).toBe(true);
+    // More clipping flattens more.
+    const heavy = hardClip(voice, clipFor([voice], 40)!);
+    expect(samples(heavy).filter((x) => Math.abs(x) === peak).length).toBeGreaterThan(flat * 3);
+    expect(clipFor([voice], 0)).toBeNull();
+  });
+
+  it("clips a scenario's caller speech before the line, and its backchannels through the same handset", async () => {
+    const [s] = parseScenarioFile(`
+name: loud caller
+impairments: {clipPct: 20}
+turns: [{audio: {key: voice.wav, transcript: "hello"}}, {audio: {key: voice.wav, startMs: 0, endMs: 500}}]
+`);
+    const wav = encodeWav(voice, 8000);
+    const clean = await callerSpeech({ ...s!, impairments: undefined }, async () => wav);
+    expect(clean.turns[0]!.pcm.equals(voice)).toBe(true);
+    const loud = await callerSpeech(s!, async () => wav);
+    const peak = peakOf(voice);
+    expect(peakOf(loud.turns[0]!.pcm)).toBe(peak);
+    expect(loud.turns[0]!.pcm.equals(voice)).toBe(false);
+    expect(loud.turns[1]!.pcm.equals(loud.turns[0]!.pcm.subarray(0, 500 * 16))).toBe(true);
+    expect(loud.voice(voice).equals(loud.turns[0]!.pcm)).toBe(true);
+    expect(loud.turns[0]!.script).toBe('hello');
   });
 });
 

@@ -98,6 +98,83 @@ describe('agent tests over the Twilio media path', () => {
     expect(barge.turns[1]!.reply).toMatch(/holidays/);
   }, 180_000);
 
+  /** A reply long enough (about 13 s of speech) for the caller to say several backchannels over it. */
+  const LONG_REPLY =
+    'We are open from nine in the morning until five in the afternoon on weekdays, from ten until two on ' +
+    'Saturdays, and we are closed on Sundays and on public holidays, but you can always leave us a message.';
+  const listening = (name: string, words: string[] | undefined, turns: object[], replies: string[]) => ({
+    file: 'backchannels.json',
+    scenario: parseScenarioFile(
+      JSON.stringify({
+        name,
+        llm: { replies },
+        impairments: { clipPct: 5, backchannels: { everyMs: 1500, ...(words ? { words } : {}) }, seed: 5 },
+        turns,
+        expect: { ignoresBackchannels: true },
+      }),
+      'backchannels.json',
+    )[0]!,
+  });
+
+  it('the agent talks through caller backchannels on a clipped line, and the next turn is heard as said', async () => {
+    const [r] = await runSuite(
+      { url: p.url, apiKey: key, agentId },
+      [
+        listening(
+          'listens',
+          undefined,
+          [
+            { say: 'What are your opening hours?' },
+            { say: 'Thank you, goodbye.', expect: { replyMatches: '(?i)bye' } },
+          ],
+          [LONG_REPLY, 'Goodbye, and thanks for calling.'],
+        ),
+      ],
+      vendors,
+    );
+    expect(r!.error).toBeNull();
+    expect(allChecks(r!).filter((c) => !c.passed)).toEqual([]);
+    expect(r!.turns[0]!.backchannels).toBeGreaterThanOrEqual(2);
+    expect(r!.turns[0]!.backchannelInterruptions).toBe(0);
+    expect(r!.backchannels.filter((b) => b.interrupted || b.tookTurn)).toEqual([]);
+    // The whole reply was played (an interrupted one is stored as what was heard), and the turn after the
+    // backchannels is heard as said and answered with the next scripted reply: nothing shifted.
+    expect(r!.turns[0]!.reply).toContain('leave us a message');
+    expect(r!.turns[1]!.heard).toMatch(/^thank you, goodbye\.?$/i);
+    expect(r!.turns[1]!.reply).toMatch(/^Goodbye, and thanks for calling/);
+  }, 120_000);
+
+  it('reports a backchannel the platform takes for a barge-in', async () => {
+    // "mm-hm" (one m at the end) is not in the realtime worker's backchannel list, which has "mm-hmm" and "mhm".
+    const [r] = await runSuite(
+      { url: p.url, apiKey: key, agentId },
+      [
+        listening(
+          'mm-hm',
+          ['mm-hm'],
+          // The caller stays on the line a while after the cut reply, as a puzzled caller would.
+          [{ say: 'What are your opening hours?' }, { say: 'Hello?', silenceBeforeMs: 3000 }],
+          [LONG_REPLY, 'Sorry, go on.', 'I said we open at nine.'],
+        ),
+      ],
+      vendors,
+    );
+    expect(r!.error).toBeNull();
+    expect(r!.passed).toBe(false);
+    // The platform stops the agent for it, takes it as the caller's turn and answers it with the next reply.
+    const bad = r!.backchannels.find((b) => b.interrupted)!;
+    expect(bad).toMatchObject({ turn: 0, word: 'mm-hm', interrupted: true, tookTurn: true });
+    expect(r!.turns[0]!.backchannelInterruptions).toBeGreaterThanOrEqual(1);
+    const why = allChecks(r!).find((c) => !c.passed)!;
+    expect(why.expectation).toBe('expect.ignoresBackchannels');
+    expect(why.reason).toMatch(
+      /^"mm-hm" at \d+\.\d s \(over turn 0's reply\) interrupted the agent and was taken as a caller turn/,
+    );
+    expect(r!.turns[0]!.reply).not.toContain('leave us a message');
+    expect(r!.transcript).toContainEqual({ speaker: 'user', text: 'mm-hm' });
+    expect(r!.turns[0]!.reply).toMatch(/Sorry, go on\.$/);
+  }, 120_000);
+
   it('a simulated STT word error rate mishears words, seeded, and the result says which STT heard', async () => {
     const said = 'I would like to book a cleaning for my daughter next Thursday afternoon please';
     const scenario = (seed: number) => ({

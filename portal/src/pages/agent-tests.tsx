@@ -253,6 +253,11 @@ function ScenarioView(props: { result: ScenarioResultView; open: boolean; onOpen
                 <td>
                   {fmtMs(t.latencyMs)}
                   {t.cutIn ? <span class="badge failed"> cut in</span> : null}
+                  {t.backchannelInterruptions ? (
+                    <span class="badge failed"> interrupted by a backchannel</span>
+                  ) : t.backchannels ? (
+                    <span class="badge"> talked through {t.backchannels} backchannels</span>
+                  ) : null}
                 </td>
                 <td>
                   <Checks checks={t.checks} />

@@ -5,8 +5,9 @@ import { mulawToPcm } from '../../kernel/audio/mulaw.ts';
 import { resamplePcm } from '../../kernel/audio/resampler.ts';
 import { trimSilence } from '../../kernel/audio/trim-silence.ts';
 import { parseWav } from '../../kernel/audio/wav.ts';
-import type { ScenarioTurn, TurnAudio } from '../../kernel/contracts/agent-tests.ts';
+import type { Scenario, ScenarioTurn, TurnAudio } from '../../kernel/contracts/agent-tests.ts';
 import { runProcess } from '../../kernel/process/spawn.ts';
+import { clipFor, hardClip } from './impairments.ts';
 
 /**
  * A turn's caller audio, 8 kHz PCM (what a phone line carries): a `say` turn's words synthesized by the local flite
@@ -117,4 +118,26 @@ export async function turnSpeech(turn: ScenarioTurn, loadAudio?: AudioLoader): P
     pauses: segs.filter((s) => s.pauseMs).map((s) => s.pauseMs),
     lastSegmentMs: last.length / 16,
   };
+}
+
+/**
+ * Everything the caller says in a scenario, through its handset: each turn's speech (clipped when
+ * `impairments.clipPct` says so, before the line's μ-law encoding, as a handset's converter clips), and `voice`,
+ * which puts other speech of the caller (backchannels) through the same handset.
+ */
+export async function callerSpeech(
+  scenario: Scenario,
+  loadAudio?: AudioLoader,
+): Promise<{ turns: TurnSpeech[]; voice: (pcm: Buffer) => Buffer }> {
+  const turns: TurnSpeech[] = [];
+  for (const turn of scenario.turns) turns.push(await turnSpeech(turn, loadAudio));
+  const pct = scenario.impairments?.clipPct;
+  const clip = pct
+    ? clipFor(
+        turns.map((t) => t.pcm),
+        pct,
+      )
+    : null;
+  const voice = (pcm: Buffer) => (clip ? hardClip(pcm, clip) : pcm);
+  return { turns: turns.map((t) => ({ ...t, pcm: voice(t.pcm) })), voice };
 }

@@ -1,4 +1,5 @@
 import { compilePattern, type Scenario } from '../../kernel/contracts/agent-tests.ts';
+import { backchannelResults, ignoresBackchannelsCheck, type SaidBackchannel } from './backchannels.ts';
 import { turnText } from './caller-speech.ts';
 import type { Check, ScenarioResult, TurnResult } from './results.ts';
 
@@ -8,6 +9,8 @@ export interface Observed {
   turnStartsWall: number[];
   latencies: (number | null)[];
   cutIns: boolean[];
+  /** Backchannels the caller said over the agent (impairments.backchannels). */
+  backchannels?: SaidBackchannel[];
 }
 
 interface Detail {
@@ -44,7 +47,7 @@ export function evaluate(
   obs: Observed,
   detail: Detail | null,
   run: Pick<ScenarioResult, 'costCredits' | 'endReason' | 'error'>,
-): Pick<ScenarioResult, 'turns' | 'checks'> {
+): Pick<ScenarioResult, 'turns' | 'checks' | 'backchannels'> {
   const t0 = detail?.startedAt ? Date.parse(detail.startedAt) : 0;
   // Each recorded turn belongs to the scenario turn the caller was in when it started (the greeting to none).
   const owner = (startMs: number) => {
@@ -56,6 +59,12 @@ export function evaluate(
     return k;
   };
   const recorded = (detail?.turns ?? []).map((t) => ({ ...t, k: owner(t.startMs) }));
+  const said = obs.backchannels ?? [];
+  const backchannels = backchannelResults(
+    said,
+    t0 || (said[0]?.startWall ?? 0),
+    recorded.filter((t) => !AGENT.has(t.speaker)).map((t) => t0 + t.startMs),
+  );
   const turns: TurnResult[] = scenario.turns.map((turn, k) => {
     const reply = recorded
       .filter((t) => t.k === k && AGENT.has(t.speaker))
@@ -93,7 +102,18 @@ export function evaluate(
             ? 'no reply was heard after the caller finished'
             : `the first reply audio came ${latencyMs} ms after the caller's last word`,
       });
-    return { index: k, said: turnText(turn), heard, reply, latencyMs, cutIn, checks };
+    const over = backchannels.filter((b) => b.turn === k);
+    return {
+      index: k,
+      said: turnText(turn),
+      heard,
+      reply,
+      latencyMs,
+      cutIn,
+      backchannels: over.length,
+      backchannelInterruptions: over.filter((b) => b.interrupted || b.tookTurn).length,
+      checks,
+    };
   });
 
   const checks: Check[] = [];
@@ -132,6 +152,7 @@ export function evaluate(
       passed: run.costCredits !== null && run.costCredits <= x.maxCredits,
       reason: run.costCredits === null ? 'usage could not be read' : `the call cost ${run.costCredits} credits`,
     });
+  if (x?.ignoresBackchannels) checks.push(ignoresBackchannelsCheck(backchannels));
   if (run.error) checks.push({ expectation: 'the call ran to the end', passed: false, reason: run.error });
-  return { turns, checks };
+  return { turns, checks, backchannels };
 }

@@ -68,3 +68,49 @@ export function lineImpairment(imp: Impairments, speechLevelRms: number, codec: 
     },
   };
 }
+
+/** Samples under this magnitude are silence, not voice (as speechRms counts them). */
+const VOICED = 100;
+
+/**
+ * The caller's handset overdriven (impairments.clipPct): the voice is amplified by `gain` and flattened at `peak`,
+ * its loudest sample's level, so `pct` % of its voiced samples sit at ±peak. Found from all of a scenario's caller
+ * speech, so one handset clips every turn alike (a quiet turn less than a loud one).
+ */
+export interface Clip {
+  gain: number;
+  peak: number;
+}
+
+/** The clip that flattens `pct` % of the voiced samples of `pcms` (s16le); null when nothing would be clipped. */
+export function clipFor(pcms: Buffer[], pct: number): Clip | null {
+  // A histogram of magnitudes: the level that pct % of voiced samples exceed, exactly and in one pass.
+  const counts = new Uint32Array(32769);
+  let voiced = 0;
+  let peak = 0;
+  for (const pcm of pcms)
+    for (let i = 0; i + 1 < pcm.length; i += 2) {
+      const a = Math.abs(pcm.readInt16LE(i));
+      if (a < VOICED) continue;
+      counts[a]!++;
+      voiced++;
+      if (a > peak) peak = a;
+    }
+  const over = Math.floor((voiced * pct) / 100);
+  if (pct <= 0 || over === 0) return null;
+  let above = 0;
+  let level = peak;
+  // Walk down from the peak until `over` samples lie above the level.
+  while (level > VOICED && above + counts[level]! <= over) above += counts[level--]!;
+  return level >= peak ? null : { gain: peak / level, peak };
+}
+
+/** `pcm` through the overdriven handset: amplified by the clip's gain, flattened at ±peak. Deterministic. */
+export function hardClip(pcm: Buffer, clip: Clip): Buffer {
+  const out = Buffer.alloc(pcm.length & ~1);
+  for (let i = 0; i + 1 < out.length; i += 2) {
+    const v = Math.round(pcm.readInt16LE(i) * clip.gain);
+    out.writeInt16LE(Math.max(-clip.peak, Math.min(clip.peak, v)), i);
+  }
+  return out;
+}

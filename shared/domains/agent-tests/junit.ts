@@ -1,3 +1,4 @@
+import { backchannelTrouble } from './backchannels.ts';
 import { allChecks, type ScenarioResult } from './results.ts';
 
 const esc = (s: string) =>
@@ -23,11 +24,18 @@ export function junitXml(agentId: string, results: ScenarioResult[]): string {
         : `\n      <failure message="${esc(fails.map((f) => `${f.expectation}: ${f.reason}`).join('; ') || (r.error ?? 'failed'))}" type="expectation">${esc(
             fails.map((f) => `${f.expectation}\n  ${f.reason}`).join('\n'),
           )}</failure>`;
+      const trouble = backchannelTrouble(r.backchannels);
       const out = [
         `stt: ${r.stt}`,
         `llm: ${r.llm}`,
         `session: ${r.sessionId ?? '-'}; end: ${r.endReason ?? '-'}; cost: ${r.costCredits ?? '-'} credits; lost frames: ${r.lostFrames}`,
-        ...r.turns.map((t) => `turn ${t.index}: latency ${t.latencyMs ?? '-'} ms${t.cutIn ? ' (cut-in)' : ''}`),
+        ...r.turns.map(
+          (t) =>
+            `turn ${t.index}: latency ${t.latencyMs ?? '-'} ms${t.cutIn ? ' (cut-in)' : ''}${
+              t.backchannels ? `; ${t.backchannels} backchannels, ${t.backchannelInterruptions} interrupting` : ''
+            }`,
+        ),
+        ...(trouble ? [`backchannels: ${trouble}`] : []),
         ...r.transcript.map((t) => `${t.speaker}: ${t.text}`),
       ].join('\n');
       return `    <testcase classname="${esc(`agent ${agentId}.${file}`)}" name="${esc(r.name)}" time="${secs(r.durationMs)}">${failure}

@@ -8,7 +8,8 @@ import type { Scenario } from '../../kernel/contracts/agent-tests.ts';
  * the platform's own Deepgram and OpenAI adapters run unchanged:
  * - the scripted LLM (OpenAI Chat Completions, streamed): the scenario's `llm.replies`, one per turn of the conversation, in order (a dropped, re-asked request gets the same one);
  * - the simulated STT (Deepgram live): it transcribes the scenario's own text on the audio's clock (each stretch of
- *   caller speech is the next scripted segment, finalized after a short silence), not the audio's words.
+ *   caller speech is the next scripted segment, finalized after a short silence), not the audio's words; a
+ *   backchannel the caller says over the agent is heard as its own word (`hearBackchannel`).
  * Both are labelled as such in every result. Scenarios run one at a time against one set of vendors: `use` points
  * them at the next scenario.
  */
@@ -22,6 +23,12 @@ export interface OfflineVendors {
   /** Platform env that routes its STT and LLM to these servers. */
   env: Record<string, string>;
   use(scenario: Scenario, lines: string[]): void;
+  /**
+   * The caller is saying a backchannel: speech the simulated STT begins to hear from now on is that word, not the
+   * script's next line, until the caller is done with backchannels (null: before it speaks its next turn). Out of
+   * band, so that a backchannel the STT misses (lost, under the noise) or hears as two stretches shifts no turn.
+   */
+  hearBackchannel(word: string | null): void;
   /** LLM requests answered for the current scenario, and the tool calls it scripted. */
   readonly llmRequests: number;
   close(): Promise<void>;
@@ -31,6 +38,9 @@ export async function startOfflineVendors(): Promise<OfflineVendors> {
   let replies: NonNullable<Scenario['llm']>['replies'] = [];
   let lines: string[] = [];
   let requests = 0;
+  let backchannel: string | null = null;
+  /** Script lines taken so far by each STT connection: only a turn's speech takes one, never a backchannel. */
+  const linesTaken = new Map<number, number>();
   // The reply is chosen by the conversation it answers, not by how many requests came: a reply prepared on an
   // interim transcript and dropped when the caller went on asks again for the same turn, and must get the same
   // scripted reply. Each user or tool message answered so far moves the script one step (users + tools − 1).
@@ -57,7 +67,12 @@ export async function startOfflineVendors(): Promise<OfflineVendors> {
     key: 'agent-tests-simulated-stt',
     anyKey: true,
     energyThreshold: STT_ENERGY_THRESHOLD,
-    script: (_conn, u) => lines[u] ?? '',
+    script: (conn) => {
+      if (backchannel !== null) return backchannel;
+      const u = linesTaken.get(conn) ?? 0;
+      linesTaken.set(conn, u + 1);
+      return lines[u] ?? '';
+    },
   });
   return {
     env: {
@@ -69,8 +84,13 @@ export async function startOfflineVendors(): Promise<OfflineVendors> {
     use(scenario, next) {
       replies = scenario.llm?.replies ?? [];
       lines = next;
+      backchannel = null;
+      linesTaken.clear();
       stt.setWordErrorRate(scenario.impairments?.sttWordErrorRate ?? 0);
       requests = 0;
+    },
+    hearBackchannel(word) {
+      backchannel = word;
     },
     get llmRequests() {
       return requests;

@@ -1,7 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import * as mulaw from '../../kernel/audio/mulaw.ts';
 import type { Scenario } from '../../kernel/contracts/agent-tests.ts';
-import { turnSpeech, type AudioLoader, type TurnSpeech } from './caller-speech.ts';
+import { backchannelSpeaker, type BackchannelSpeaker } from './backchannels.ts';
+import { callerSpeech, type AudioLoader, type TurnSpeech } from './caller-speech.ts';
 import { evaluate, type Observed } from './evaluate.ts';
 import { ImpairedCaller } from './impaired-caller.ts';
 import { tokenFromTwiml, wsUrl } from './twilio-caller.ts';
@@ -129,6 +130,7 @@ export async function runScenario(
     recordingUrl: null,
     waterfall: [],
     suspectedCutIns: 0,
+    backchannels: [],
   };
   const done = () => ((result.durationMs = Math.round(performance.now() - t0)), result);
   // Offline runs only, for now: the platform under test is pointed at the offline vendors when it boots.
@@ -141,9 +143,14 @@ export async function runScenario(
     return done();
   }
 
-  const speech: TurnSpeech[] = [];
+  let speech: TurnSpeech[];
+  let backchannels: BackchannelSpeaker;
   try {
-    for (const turn of scenario.turns) speech.push(await turnSpeech(turn, opts.loadAudio));
+    const caller = await callerSpeech(scenario, opts.loadAudio);
+    speech = caller.turns;
+    backchannels = await backchannelSpeaker(scenario.impairments, caller.voice, (word) =>
+      vendors.hearBackchannel(word),
+    );
   } catch (e) {
     result.error = `caller audio: ${(e as Error).message}`;
     return done();
@@ -172,7 +179,7 @@ export async function runScenario(
     { url: wsUrl(target.url, '/v1/sessions/twilio/stream'), token: tokenFromTwiml(created.body.twiml) },
     line,
   );
-  const observed: Observed = { turnStartsWall: [], latencies: [], cutIns: [] };
+  const observed: Observed = { turnStartsWall: [], latencies: [], cutIns: [], backchannels: backchannels.said };
   /** Index in c.media of each turn's reply's first frame (the greeting's is 0). */
   const replyStarts: number[] = [];
   const quiet = () => !c.playing && performance.now() - (c.media.at(-1)?.at ?? 0) > QUIET_MS;
@@ -186,12 +193,18 @@ export async function runScenario(
     for (let k = 0; k < scenario.turns.length; k++) {
       if (opts.signal?.aborted) throw new Error('aborted');
       const turn = scenario.turns[k]!;
-      // Let the agent finish what it is saying, or barge in that far into it.
+      // Let the agent finish what it is saying, or barge in that far into it (backchannels meanwhile, if any).
       if (turn.bargeInAfterMs !== undefined) {
         const startedAt = c.media[k === 0 ? 0 : (replyStarts[k - 1] ?? 0)]?.at ?? performance.now();
-        await c.until(() => performance.now() - startedAt >= turn.bargeInAfterMs!, 60_000).catch(() => {});
+        const at = startedAt + turn.bargeInAfterMs;
+        await backchannels.over(
+          c,
+          k - 1,
+          c.until(() => performance.now() >= at, 60_000).catch(() => {}),
+          at,
+        );
       } else {
-        await c.until(quiet, 60_000);
+        await backchannels.over(c, k - 1, c.until(quiet, 60_000));
       }
       if (turn.silenceBeforeMs) await new Promise((r) => setTimeout(r, turn.silenceBeforeMs));
       const n = c.media.length;
@@ -215,9 +228,14 @@ export async function runScenario(
     }
     // The caller hangs up once the last reply has played, unless the agent is expected to end the call.
     if (scenario.expect?.endedBy === 'agent') {
-      await Promise.race([c.closed, new Promise((r) => setTimeout(r, REPLY_TIMEOUT_MS))]);
+      const closed = Promise.race([c.closed, new Promise((r) => setTimeout(r, REPLY_TIMEOUT_MS))]);
+      await backchannels.over(c, scenario.turns.length - 1, closed);
     } else {
-      await c.until(quiet, 60_000).catch(() => {});
+      await backchannels.over(
+        c,
+        scenario.turns.length - 1,
+        c.until(quiet, 60_000).catch(() => {}),
+      );
     }
   } catch (e) {
     result.error = (e as Error).message;

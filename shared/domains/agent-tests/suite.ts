@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { parseScenarioFile, type Scenario, type TurnAudio } from '../../kernel/contracts/agent-tests.ts';
+import { backchannelTrouble } from './backchannels.ts';
 import type { OfflineVendors } from './offline-vendors.ts';
 import { allChecks, type ScenarioResult } from './results.ts';
 import { runScenario, type Target } from './run-scenario.ts';
@@ -48,5 +49,7 @@ export async function runSuite(
 export function describeResult(r: ScenarioResult): string {
   const lines = [`${r.passed ? 'PASS' : 'FAIL'} ${r.file}: ${r.name}  (stt: ${r.stt}; llm: ${r.llm})`];
   for (const c of allChecks(r)) lines.push(`  ${c.passed ? '✓' : '✗'} ${c.expectation}: ${c.reason}`);
+  const trouble = backchannelTrouble(r.backchannels);
+  if (trouble) lines.push(`  ! backchannels: ${trouble}`);
   return lines.join('\n');
 }

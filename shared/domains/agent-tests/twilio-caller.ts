@@ -225,6 +225,13 @@ export class TwilioCaller {
     return this.playQueue.some((x) => 'mulaw' in x);
   }
 
+  /** Agent audio still to play, ms (what is queued in the playback buffer). */
+  get bufferedMs(): number {
+    let bytes = 0;
+    for (const x of this.playQueue) if ('mulaw' in x) bytes += x.mulaw.length;
+    return bytes / 8;
+  }
+
   private onMessage(text: string): void {
     const m = JSON.parse(text) as { event: string; media?: { payload: string }; mark?: { name: string } };
     this.received.push(m as Record<string, unknown>);

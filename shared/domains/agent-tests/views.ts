@@ -20,11 +20,20 @@ export function toTestRun(r: Omit<TestRunRow, 'scenarios' | 'results'>): TestRun
   };
 }
 
-/** A stored scenario result with its unset strings left out. */
+/**
+ * A stored scenario result with its unset strings left out. Results stored before backchannels were reported lack
+ * their counts: none were said.
+ */
 function toResultView(r: ScenarioResult): ScenarioResultView {
   const { sessionId, endReason, error, recordingUrl, ...rest } = r;
   return {
     ...rest,
+    backchannels: rest.backchannels ?? [],
+    turns: rest.turns.map((t) => ({
+      ...t,
+      backchannels: t.backchannels ?? 0,
+      backchannelInterruptions: t.backchannelInterruptions ?? 0,
+    })),
     ...ifSet('sessionId', sessionId),
     ...ifSet('endReason', endReason),
     ...ifSet('error', error),

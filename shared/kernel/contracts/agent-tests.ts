@@ -55,6 +55,25 @@ export const ScriptedLlm = z
   .strict();
 export type ScriptedLlm = z.infer<typeof ScriptedLlm>;
 
+/** A backchannel is a short acknowledgement: up to three words, letters and hyphens (`mm-hmm`, `I see`). */
+const BackchannelWord = z
+  .string()
+  .max(40)
+  .regex(/^[\p{L}'’-]+( [\p{L}'’-]+){0,2}$/u, 'up to three words of letters, hyphens or apostrophes');
+
+export const Backchannels = z
+  .object({
+    /**
+     * About how often, while the agent speaks: each gap is this ±40 % (seeded). A backchannel is said only over
+     * agent audio still to play (it never runs into the caller's next turn or the agent's silence).
+     */
+    everyMs: z.number().int().min(1000).max(30_000).default(2500),
+    /** What the caller says, one picked at random (seeded) each time. */
+    words: z.array(BackchannelWord).min(1).max(20).default(['mm-hmm', 'uh-huh', 'okay', 'right', 'yeah']),
+  })
+  .strict();
+export type Backchannels = z.infer<typeof Backchannels>;
+
 export const Impairments = z
   .object({
     /** Background noise this many dB below the caller's speech (white noise, on every frame). */
@@ -68,7 +87,15 @@ export const Impairments = z
      * the same in a turn's interims and final. Offline runs only (a real STT makes its own errors).
      */
     sttWordErrorRate: z.number().min(0).max(0.5).optional(),
-    /** The PRNG seed: the same seed gives the same noise, losses and delays. */
+    /**
+     * Hard clipping of the caller's voice (0–50): the share of its voiced samples that overdrive the handset's
+     * converter. The voice is amplified until that share passes the level of its loudest sample, and flattened
+     * there, as a caller too loud for the line sounds: louder, square-topped speech.
+     */
+    clipPct: z.number().min(0).max(50).optional(),
+    /** The caller acknowledges the agent ("mm-hmm", "okay") while it speaks: these must not take the turn. */
+    backchannels: Backchannels.optional(),
+    /** The PRNG seed: the same seed gives the same noise, losses, delays and backchannels. */
     seed: z
       .number()
       .int()
@@ -158,6 +185,8 @@ export const ScenarioExpect = z
     replyMatches: Pattern.optional(),
     endedBy: z.enum(ENDED_BY).optional(),
     maxCredits: z.number().min(0).optional(),
+    /** No backchannel (impairments.backchannels) interrupted the agent or was taken as a caller turn. */
+    ignoresBackchannels: z.boolean().optional(),
   })
   .strict();
 export type ScenarioExpect = z.infer<typeof ScenarioExpect>;
@@ -171,7 +200,11 @@ export const Scenario = z
     turns: z.array(ScenarioTurn).min(1).max(50),
     expect: ScenarioExpect.optional(),
   })
-  .strict();
+  .strict()
+  .refine((s) => !s.expect?.ignoresBackchannels || s.impairments?.backchannels !== undefined, {
+    message: 'needs impairments.backchannels (the caller says none otherwise)',
+    path: ['expect', 'ignoresBackchannels'],
+  });
 export type Scenario = z.infer<typeof Scenario>;
 
 /** A file holds one scenario, a list of them, or `{scenarios: [...]}`. */
@@ -234,9 +267,26 @@ export const TurnResult = z.object({
   latencyMs: z.number().nullable(),
   /** The agent started speaking before the caller had finished the turn (over a mid-sentence pause). */
   cutIn: z.boolean(),
+  /** Backchannels the caller said over the agent's reply in this turn, and how many of them interrupted it. */
+  backchannels: z.number().int().default(0),
+  backchannelInterruptions: z.number().int().default(0),
   checks: z.array(Check),
 });
 export type TurnResult = z.infer<typeof TurnResult>;
+
+/** One backchannel the caller said over the agent (impairments.backchannels), and what the platform made of it. */
+export const BackchannelResult = z.object({
+  /** The caller's turn whose reply it was said over; null for the greeting. */
+  turn: z.number().int().nullable(),
+  word: z.string(),
+  /** When the caller began saying it, ms from the call's start. */
+  atMs: z.number(),
+  /** The agent stopped talking for it (a barge-in: the platform cleared the caller's playback). */
+  interrupted: z.boolean(),
+  /** The platform recorded it as a caller turn. */
+  tookTurn: z.boolean(),
+});
+export type BackchannelResult = z.infer<typeof BackchannelResult>;
 
 /** One recorded turn with its latency waterfall, as the call page shows it (the session trace's turn). */
 export const WaterfallTurn = SessionTurn;
@@ -269,6 +319,8 @@ export const ScenarioResult = z.object({
   waterfall: z.array(WaterfallTurn).default([]),
   /** Replies after which the caller went on within 500 ms of the agent starting. */
   suspectedCutIns: z.number().int().default(0),
+  /** Every backchannel the caller said, in order (impairments.backchannels). */
+  backchannels: z.array(BackchannelResult).default([]),
 });
 export type ScenarioResult = z.infer<typeof ScenarioResult>;
 
