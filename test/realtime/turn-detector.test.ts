@@ -36,6 +36,10 @@ describe('turn detector', () => {
 
   it('tells backchannels from real interruptions', () => {
     for (const b of ['yeah', 'Ok.', 'uh-huh', 'I see', 'got it', 'yeah yeah']) expect(isBackchannel(b)).toBe(true);
+    // Hums, however the STT spells them.
+    for (const b of ['Mm-hm.', 'mhmm', 'Mmhmm', 'hm', 'Hmmm.', 'um-hum', 'uhhuh', 'mm'])
+      expect(isBackchannel(b)).toBe(true);
+    for (const b of ['mom', 'hum', 'ham', 'him']) expect(isBackchannel(b)).toBe(false);
     for (const s of ['wait, stop', 'no that is wrong', 'can you repeat', 'yeah but what about Tuesday', ''])
       expect(isBackchannel(s)).toBe(false);
   });

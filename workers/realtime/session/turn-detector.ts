@@ -188,6 +188,13 @@ const BACKCHANNELS = new Set([
   'nice',
 ]);
 
+/**
+ * A hum of assent however an STT spells it: "mm", "hm", "hmm", "mhm", "mhmm", "mm-hm", "mmhmm", "uh-huh",
+ * "uhhuh", "um-hum". Spellings vary by vendor and by how long the caller hums, so they are matched by shape (an
+ * agent cut off by "mm-hm" because the list had only "mm-hmm" was found by an agent test's backchannels).
+ */
+const HUM = /^(?:h?m+|m+-?h+m+|u+h+-?h+u+h+|u+m+-?h+u+m+)$/;
+
 /** Words of a transcript, lower-cased, punctuation stripped. */
 export function words(text: string): string[] {
   return text
@@ -203,5 +210,5 @@ export function words(text: string): string[] {
  */
 export function isBackchannel(text: string): boolean {
   const w = words(text);
-  return w.length > 0 && w.length <= 3 && w.every((x) => BACKCHANNELS.has(x));
+  return w.length > 0 && w.length <= 3 && w.every((x) => BACKCHANNELS.has(x) || HUM.test(x));
 }
