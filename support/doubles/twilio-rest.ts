@@ -14,6 +14,8 @@ export interface TwilioRestDouble extends HttpDouble {
   dropNextCallAnswer(): void;
   /** Form bodies of the messages sent, oldest first. */
   messages: URLSearchParams[];
+  /** The next message is sent but its answer is lost (the connection drops): an SMS whose result never came. */
+  dropNextMessageAnswer(): void;
   /** Live-call updates, oldest first. */
   updates: CallUpdate[];
   /** Each call's status as `GET /Calls/{CallSid}.json` reports it (set by whoever runs the call: `onCall`'s `setStatus`). */
@@ -59,7 +61,8 @@ const ERROR_CODES: Record<number, [number, string]> = {
  * `GET /Accounts/{sid}/Calls.json?To=&From=` (list) and `GET /Accounts/{sid}/Calls/{CallSid}.json` (one call) and
  * `POST /Accounts/{sid}/Messages.json` (send an SMS), form-encoded bodies, HTTP Basic auth with the account SID and
  * auth token; 201 with the created resource. Errors `{code, message, more_info, status}`. A message to a number in
- * `unreachable` is refused with 400 / 21211, as Twilio refuses numbers it cannot reach.
+ * `unreachable` is refused with 400 / 21211, as Twilio refuses numbers it cannot reach; one without `To`, a sender
+ * (`From` or `MessagingServiceSid`) or `Body` with 400 / 21604, 21603, 21602.
  */
 export async function startTwilioRestDouble(opts: {
   accountSid: string;
@@ -74,6 +77,7 @@ export async function startTwilioRestDouble(opts: {
   const calls: URLSearchParams[] = [];
   const created: Array<{ sid: string; at: Date }> = [];
   let dropNext = false;
+  let dropNextMessage = false;
   const messages: URLSearchParams[] = [];
   const updates: CallUpdate[] = [];
   const statuses = new Map<string, { status: string; answeredBy: string | null }>();
@@ -203,13 +207,37 @@ export async function startTwilioRestDouble(opts: {
             });
             return true;
           }
+          const from = form.get('From');
+          const service = form.get('MessagingServiceSid');
+          // Twilio's refusals of a message missing a part, checked in its order.
+          const missing: Array<[boolean, number, string]> = [
+            [!form.get('To'), 21604, "A 'To' phone number is required."],
+            [!(from || service), 21603, "A 'From' or 'MessagingServiceSid' parameter is required to send a message."],
+            [!form.get('Body'), 21602, 'Message body is required.'],
+          ];
+          const refusal = missing.find(([absent]) => absent);
+          if (refusal) {
+            const [, code, message] = refusal;
+            d.sendJson(res, 400, {
+              code,
+              message,
+              more_info: `https://www.twilio.com/docs/errors/${code}`,
+              status: 400,
+            });
+            return true;
+          }
           messages.push(form);
+          if (dropNextMessage) {
+            dropNextMessage = false;
+            res.destroy();
+            return true;
+          }
           d.sendJson(res, 201, {
             sid: `SM${String(messages.length).padStart(32, '0')}`,
             account_sid: sid,
             to: form.get('To'),
-            from: form.get('From'),
-            messaging_service_sid: form.get('MessagingServiceSid'),
+            from,
+            messaging_service_sid: service,
             body: form.get('Body'),
             status: 'queued',
             num_segments: '1',
@@ -254,5 +282,6 @@ export async function startTwilioRestDouble(opts: {
     onUpdate: null,
     sendAmd,
     dropNextCallAnswer: () => void (dropNext = true),
+    dropNextMessageAnswer: () => void (dropNextMessage = true),
   });
 }

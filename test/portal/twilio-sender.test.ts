@@ -60,6 +60,22 @@ describe('Twilio Messaging sender', () => {
       expect(err).toMatchObject({ code: 'invalid_phone_number', param: 'phone' });
     }
   });
+
+  it('answers a Twilio outage with 502 upstream_error after one request (no second SMS); a retry then sends', async () => {
+    const ph = '+14155550143';
+    const b = new PortalBrowser(p);
+    const sent = twilio.messages.length;
+    twilio.requests.length = 0;
+    twilio.failNext(503);
+    const res = await b.fetch('/portal/api/auth/otp', { method: 'POST', json: { phone: ph } });
+    expect(res.status).toBe(502);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('upstream_error');
+    expect(twilio.requests).toHaveLength(1);
+    // The failed code was discarded: the resend cooldown does not block the person's retry.
+    const retry = await b.fetch('/portal/api/auth/otp', { method: 'POST', json: { phone: ph } });
+    expect(retry.status).toBe(202);
+    expect(twilio.messages.length - sent).toBe(1);
+  });
 });
 
 describe('portal configuration', () => {

@@ -3,6 +3,7 @@ import {
   createCall,
   getCall,
   listCalls,
+  sendMessage,
   updateCall,
   type TwilioAccount,
 } from '../../shared/engines/telephony/twilio-rest.ts';
@@ -11,18 +12,19 @@ import { engineError } from '../speech/vendors/conformance.ts';
 
 /**
  * The one Twilio REST client against the Twilio double (real sockets, Twilio's wire format): what it sends, and
- * which failures it sends again. Placing a call is never repeated blindly (a duplicate call is worse than a
- * failure); reads and a hang-up are.
+ * which failures it sends again. Placing a call or sending an SMS is never repeated blindly (a duplicate is worse
+ * than a failure); reads and a hang-up are.
  */
 const SID = 'AC00000000000000000000000000000042';
 const TOKEN = 'twilio-rest-token';
 let rest: TwilioRestDouble;
 let account: TwilioAccount;
 const signal = () => AbortSignal.timeout(10_000);
+const UNREACHABLE = '+15550009999';
 const newCall = { to: '+15550004444', from: '+15550001111', url: 'https://x/connect', statusCallback: 'https://x/st' };
 
 beforeAll(async () => {
-  rest = await startTwilioRestDouble({ accountSid: SID, authToken: TOKEN });
+  rest = await startTwilioRestDouble({ accountSid: SID, authToken: TOKEN, unreachable: [UNREACHABLE] });
   account = { baseUrl: `${rest.url}/`, sid: SID, token: TOKEN };
 });
 afterAll(() => rest.close());
@@ -112,5 +114,50 @@ describe('Twilio REST client', () => {
     expect(missing).toMatchObject({ kind: 'bad_request', status: 404, retryable: false });
     const wrong = await engineError(createCall({ ...account, token: 'nope' }, newCall, signal()));
     expect(wrong).toMatchObject({ kind: 'auth', status: 401, retryable: false });
+  });
+
+  it('sends an SMS from a number or a Messaging Service: To, From or MessagingServiceSid, Body', async () => {
+    const sms = { to: '+15550004444', from: '+15550001111', body: '123456 is your code' };
+    const sent = await sendMessage(account, sms, signal());
+    expect(sent.sid).toMatch(/^SM/);
+    expect([...rest.messages.at(-1)!]).toEqual([
+      ['To', sms.to],
+      ['From', sms.from],
+      ['Body', sms.body],
+    ]);
+    expect(rest.requests.at(-1)!.headers['content-type']).toContain('application/x-www-form-urlencoded');
+    await sendMessage(account, { ...sms, from: 'MG00000000000000000000000000000001' }, signal());
+    expect(Object.fromEntries(rest.messages.at(-1)!)).toEqual({
+      To: sms.to,
+      MessagingServiceSid: 'MG00000000000000000000000000000001',
+      Body: sms.body,
+    });
+  });
+
+  it('does not send an SMS twice: a 5xx or a lost answer fails after one request; a 429 is sent again', async () => {
+    const sms = { to: '+15550004444', from: '+15550001111', body: 'once' };
+    const sent = rest.messages.length;
+    rest.failNext(503);
+    expect(await engineError(sendMessage(account, sms, signal()))).toMatchObject({ status: 503, retryable: true });
+    expect(rest.requests).toHaveLength(1);
+
+    rest.dropNextMessageAnswer();
+    const lost = await engineError(sendMessage(account, sms, signal()));
+    expect(lost).toMatchObject({ kind: 'unavailable', retryable: true });
+    expect(rest.messages.length - sent).toBe(1); // sent once at Twilio, not again
+
+    rest.requests.length = 0;
+    rest.failNext(429);
+    await sendMessage(account, sms, signal());
+    expect(rest.requests).toHaveLength(2);
+    expect(rest.messages.length - sent).toBe(2);
+  });
+
+  it("maps Twilio's refusal of a destination to a permanent bad_request carrying status 400", async () => {
+    const refused = await engineError(
+      sendMessage(account, { to: UNREACHABLE, from: '+15550001111', body: 'x' }, signal()),
+    );
+    expect(refused).toMatchObject({ provider: 'twilio', kind: 'bad_request', status: 400, retryable: false });
+    expect(refused.message).toContain('21211');
   });
 });

@@ -1,7 +1,8 @@
 import type { Redis } from 'ioredis';
-import twilio from 'twilio';
+import { sendMessage, type TwilioAccount } from '../../engines/telephony/twilio-rest.ts';
 import type { Config } from '../../kernel/config/index.ts';
 import { ApiError } from '../../kernel/errors/api-error.ts';
+import { EngineError } from '../../kernel/errors/engine-error.ts';
 import type { Logger } from '../../kernel/observability/logger.ts';
 
 /** Delivers a sign-in code to a phone. Adapters: the development sink and Twilio Messaging (SMS). */
@@ -36,43 +37,38 @@ export async function readDevOtp(redis: Redis, prefix: string, phone: string): P
   return redis.get(devKey(prefix, phone));
 }
 
+/** The whole send, retries included (the vendor client's header deadline bounds each attempt). */
+const SEND_DEADLINE_MS = 30_000;
+
 /**
- * Points the SDK at TWILIO_API_BASE_URL (a local double in tests): every https://<service>.twilio.com URL the SDK
- * builds is rewritten to the base, keeping the path, so one double can serve every Twilio service.
+ * Twilio Messaging: one SMS through the Messages API (engines/telephony/twilio-rest.ts), from a number or a
+ * Messaging Service, never sent twice blindly (two texts with the same code).
  */
-type RequestOptions<T> = Parameters<InstanceType<typeof twilio.RequestClient>['request']>[0] & { data?: T };
-type Response<T> = Awaited<ReturnType<InstanceType<typeof twilio.RequestClient>['request']>> & { body: T };
-
-class BaseUrlClient extends twilio.RequestClient {
-  constructor(private readonly base: string) {
-    super({ timeout: 15_000 });
-  }
-  override request<TData>(opts: RequestOptions<TData>): Promise<Response<TData>> {
-    const uri = opts.uri.replace(/^https:\/\/[a-z0-9.-]*twilio\.com/i, this.base);
-    return super.request<TData>({ ...opts, uri });
-  }
-}
-
-/** Twilio Messaging: one SMS through the Messages API, from a number or a Messaging Service. */
 export function twilioMessagingSender(config: Config, log: Logger): OtpSender {
-  const sid = config.TWILIO_ACCOUNT_SID!;
+  const account: TwilioAccount = {
+    baseUrl: config.TWILIO_API_BASE_URL,
+    sid: config.TWILIO_ACCOUNT_SID!,
+    token: config.TWILIO_AUTH_TOKEN!,
+  };
   const from = config.PORTAL_TWILIO_FROM!;
-  const base = config.TWILIO_API_BASE_URL?.replace(/\/+$/, '');
-  const client = twilio(sid, config.TWILIO_AUTH_TOKEN!, base ? { httpClient: new BaseUrlClient(base) } : {});
   return {
     kind: 'twilio-messaging',
     async send(phone, code, ttlSeconds) {
       const minutes = Math.round(ttlSeconds / 60);
       try {
-        const msg = await client.messages.create({
-          to: phone,
-          body: `${code} is your developer portal sign-in code. It expires in ${minutes} minutes. Do not share it.`,
-          ...(from.startsWith('MG') ? { messagingServiceSid: from } : { from }),
-        });
+        const msg = await sendMessage(
+          account,
+          {
+            to: phone,
+            from,
+            body: `${code} is your developer portal sign-in code. It expires in ${minutes} minutes. Do not share it.`,
+          },
+          AbortSignal.timeout(SEND_DEADLINE_MS),
+        );
         // The code is never logged; the message sid lets an operator find the SMS in Twilio's console.
         log.info({ messageSid: msg.sid }, 'portal sign-in code sent by SMS');
       } catch (e) {
-        const status = (e as { status?: number }).status;
+        const status = e instanceof EngineError ? e.status : undefined;
         log.warn({ status, err: (e as Error).message }, 'portal sign-in SMS failed');
         // Twilio's 400s are about the destination (e.g. 21211 invalid "To"); the caller can fix those.
         if (status === 400) throw new ApiError('invalid_phone_number', { detail: SMS_REFUSED }, 'phone');

@@ -2,10 +2,11 @@ import { EngineError } from '../../kernel/errors/engine-error.ts';
 import { trimSlash, vendorFetch, vendorJson, type VendorRequest } from '../core/vendor-client.ts';
 
 /**
- * Twilio's REST API (2010-04-01), its Calls resource: the one client of every Twilio call the platform places,
- * looks up or changes (the outbound dialler, the campaign dialler and reconciler, a live session's transfer and
- * hang-up). Form-encoded bodies and HTTP Basic auth with the account SID and auth token, over the vendor client:
- * header deadline, EngineError mapping, and retries only where sending twice cannot place or change a call twice.
+ * Twilio's REST API (2010-04-01): the one client of every Twilio call the platform places, looks up or changes
+ * (Calls: the outbound dialler, the campaign dialler and reconciler, a live session's transfer and hang-up) and of
+ * every SMS it sends (Messages: the portal's sign-in codes). Form-encoded bodies and HTTP Basic auth with the
+ * account SID and auth token, over the vendor client: header deadline, EngineError mapping, and retries only where
+ * sending twice cannot place or change a call, or send an SMS, twice.
  */
 
 const DEFAULT_BASE = 'https://api.twilio.com';
@@ -126,9 +127,43 @@ export async function updateCall(
   await res.body?.cancel().catch(() => {});
 }
 
+export interface NewMessage {
+  to: string;
+  /** An SMS-capable Twilio number (`From`), or a Messaging Service SID, MG… (`MessagingServiceSid`). */
+  from: string;
+  body: string;
+}
+
+/**
+ * Longest wait for Twilio to accept or refuse an SMS: it answers a Messages POST at once (delivery happens later),
+ * and the person asking for a sign-in code is waiting on the answer.
+ */
+const MESSAGE_HEADERS_TIMEOUT_MS = 15_000;
+
+/**
+ * POST /Messages.json: sends one SMS; returns Twilio's MessageSid. Like placing a call, never sent twice blindly (the
+ * person would get two texts, and a sign-in code twice): re-sent only when Twilio never received it or refused it
+ * with 429. A timeout, a 5xx or a lost answer fails (retryable) after one request.
+ */
+export async function sendMessage(a: TwilioAccount, m: NewMessage, signal: AbortSignal): Promise<{ sid: string }> {
+  // The fields and order the twilio SDK sends (To, then From or MessagingServiceSid, then Body).
+  const form = new URLSearchParams({ To: m.to });
+  form.set(m.from.startsWith('MG') ? 'MessagingServiceSid' : 'From', m.from);
+  form.set('Body', m.body);
+  const msg = await vendorJson<{ sid?: string }>('twilio', accountUrl(a, 'Messages.json'), {
+    ...post(a, form, signal),
+    headersTimeoutMs: MESSAGE_HEADERS_TIMEOUT_MS,
+  });
+  if (!msg.sid) throw EngineError.fromStatus('twilio', 502, 'no sid in the created message');
+  return { sid: msg.sid };
+}
+
+function accountUrl(a: TwilioAccount, resource: string): string {
+  return `${trimSlash(a.baseUrl ?? DEFAULT_BASE)}/2010-04-01/Accounts/${encodeURIComponent(a.sid)}/${resource}`;
+}
+
 function callsUrl(a: TwilioAccount, callSid?: string): string {
-  const calls = `${trimSlash(a.baseUrl ?? DEFAULT_BASE)}/2010-04-01/Accounts/${encodeURIComponent(a.sid)}/Calls`;
-  return callSid === undefined ? `${calls}.json` : `${calls}/${encodeURIComponent(callSid)}.json`;
+  return accountUrl(a, callSid === undefined ? 'Calls.json' : `Calls/${encodeURIComponent(callSid)}.json`);
 }
 
 function basicAuth(a: TwilioAccount): Record<string, string> {
