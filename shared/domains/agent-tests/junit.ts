@@ -24,6 +24,7 @@ export function junitXml(agentId: string, results: ScenarioResult[]): string {
             fails.map((f) => `${f.expectation}\n  ${f.reason}`).join('\n'),
           )}</failure>`;
       const out = [
+        `${r.transport}, ${r.mode}`,
         `stt: ${r.stt}`,
         `llm: ${r.llm}`,
         `session: ${r.sessionId ?? '-'}; end: ${r.endReason ?? '-'}; cost: ${r.costCredits ?? '-'} credits; lost frames: ${r.lostFrames}`,

@@ -25,6 +25,8 @@ function toResultView(r: ScenarioResult): ScenarioResultView {
   const { sessionId, endReason, error, recordingUrl, ...rest } = r;
   return {
     ...rest,
+    // Results stored before runs could be metered carry no mode: they were offline.
+    mode: (r.mode as ScenarioResult['mode'] | undefined) ?? 'offline',
     ...ifSet('sessionId', sessionId),
     ...ifSet('endReason', endReason),
     ...ifSet('error', error),
