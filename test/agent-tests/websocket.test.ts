@@ -11,7 +11,8 @@ import { startTestPlatform, type TestPlatform } from '../../support/helpers/plat
  * `transport: websocket`: a scenario's call over the direct protocol (POST /v1/sessions/direct's token, 16 kHz PCM
  * both ways, marks echoed as played, `clear` honoured) on the same private platform a run uses (scripted LLM), the
  * caller heard by the local default STT (pocketsphinx, a real recogniser). A two-turn scenario runs end to end;
- * one with bargeInAfterMs cuts the agent's long reply short.
+ * one with bargeInAfterMs cuts the agent's long reply short; a versioned run calls that version over the socket;
+ * an agent naming a vendor STT is heard by the simulated STT instead.
  */
 let p: TestPlatform;
 let slot: PlatformSlot;
@@ -120,5 +121,56 @@ describe('agent tests over the direct WebSocket protocol', () => {
     expect(r!.turns[1]!.reply).toMatch(/public holidays/);
     // The seeded bad line applied to the socket's PCM frames too.
     expect(r!.lostFrames).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('calls the agent version a run names over the socket too (direct sessions take agentVersion)', async () => {
+    const put = await p.request(`/v1/agents/${agentId}`, {
+      method: 'PUT',
+      key,
+      json: { firstMessage: 'Good morning, this is the new web desk.' },
+    });
+    expect(put.status).toBe(200);
+    expect(((await put.json()) as { version: number }).version).toBe(2);
+    const scenario: Scenario = {
+      name: 'version 1 greets',
+      transport: 'websocket',
+      llm: { replies: ['Okay.'] },
+      turns: [{ say: 'Hello?' }],
+      expect: { replyMatches: '(?i)thanks for calling' },
+    };
+    const [r] = await runSuite({ apiKey: key, agentId, agentVersion: 1 }, [{ file: 'v.json', scenario }], (s) =>
+      slot.forScenario(s, 'local'),
+    );
+    expect(r!.error).toBeNull();
+    expect(r!.transcript[0]).toMatchObject({ text: 'Hello, thanks for calling.' });
+    expect(r!.passed).toBe(true);
+    // A version the agent does not have is refused before any socket opens.
+    const missing = await p.request('/v1/sessions/direct', { method: 'POST', key, json: { agentId, agentVersion: 9 } });
+    expect(missing.status).toBe(404);
+    expect(((await missing.json()) as { error: { param: string } }).error.param).toBe('agentVersion');
+  }, 120_000);
+
+  it('an agent naming a vendor STT is heard by the simulated STT on the socket, never the vendor', async () => {
+    const a = await p.request('/v1/agents', {
+      method: 'POST',
+      key,
+      json: { name: 'Vendor ears', firstMessage: 'Hi there.', metadata: { sttProvider: 'assemblyai' } },
+    });
+    expect(a.status).toBe(201);
+    const vendorEars = ((await a.json()) as { id: string }).id;
+    const said = 'I would like to book a cleaning on Friday';
+    const scenario: Scenario = {
+      name: 'simulated ears',
+      transport: 'websocket',
+      llm: { replies: ['Friday works.'] },
+      turns: [{ say: said, expect: { replyMatches: 'Friday works' } }],
+    };
+    const [r] = await runSuite({ apiKey: key, agentId: vendorEars }, [{ file: 'v.json', scenario }], (s) =>
+      slot.forScenario(s, 'local'),
+    );
+    expect(r!.error).toBeNull();
+    expect(r!.stt).toMatch(/^simulated/);
+    expect(r!.turns[0]!.heard.replace(/[.?!]$/, '').toLowerCase()).toBe(said.toLowerCase());
+    expect(r!.passed).toBe(true);
   }, 120_000);
 });
