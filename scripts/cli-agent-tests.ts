@@ -10,16 +10,16 @@ import { migrate } from '../shared/kernel/db/migrate.ts';
 import { createDb } from '../shared/kernel/db/pool.ts';
 import { createLogger } from '../shared/kernel/observability/logger.ts';
 import { junitXml } from '../shared/domains/agent-tests/junit.ts';
-import { offlineConfig } from '../shared/domains/agent-tests/execute.ts';
-import { startOfflineVendors } from '../shared/domains/agent-tests/offline-vendors.ts';
+import { agentLlmProvider, PlatformSlot } from '../shared/domains/agent-tests/platform-slot.ts';
 import { describeResult, loadScenarioFiles, runSuite } from '../shared/domains/agent-tests/suite.ts';
 import { startPlatform } from './platform.ts';
 
 export const AGENT_TESTS_USAGE = `  npm run cli -- agents test <agentId> <files…> [--junit FILE]
-      runs scenario files (YAML or JSON, docs/agent-tests.md) against the agent as configured, offline: the api and
-      realtime roles start in this process on a free port with the deployment's database, Redis and storage, and
-      with a scripted LLM and a simulated STT; prints one JSON line per scenario, a summary on stderr; exit 0 only
-      when every expectation holds (1 when one fails, 2 on bad input)`;
+      runs scenario files (YAML or JSON, docs/agent-tests.md) against the agent as configured: the api and realtime
+      roles start in this process on a free port with the deployment's database, Redis and storage, a simulated STT
+      and a scripted LLM (llm.replies) — offline; a scenario without llm.replies runs on the agent's own LLM (a
+      vendor's at real cost, metered as test traffic); prints one JSON line per scenario, a summary on stderr; exit
+      0 only when every expectation holds (1 when one fails, 2 on bad input)`;
 
 /**
  * `agents test`: validates every file first (a bad one exits 2 before any call), then runs each scenario as a
@@ -61,26 +61,29 @@ export async function agentTestsCommand(argv: string[]): Promise<number> {
     throw e;
   }
 
-  const vendors = await startOfflineVendors();
   const base = loadConfig();
   const db = createDb(base.DATABASE_URL, 2);
-  let platform: Awaited<ReturnType<typeof startPlatform>> | null = null;
+  let slot: PlatformSlot | null = null;
   let key: { id: string; key: string } | null = null;
   let developerId: string | null = null;
   try {
     await migrate(db);
     developerId = await agentOwner(db, agentId);
-    if (!developerId) {
+    const provider = developerId && (await agentLlmProvider(db, developerId, agentId, null));
+    if (!developerId || !provider) {
       console.error(`no agent ${agentId}`);
       return 2;
     }
     key = await mintKey(db, developerId, 'agent-tests', 1);
-    // The same private platform as a REST run's: vendors simulated or scripted, calls recorded as test traffic.
-    const config = offlineConfig(loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1' }), vendors, null);
-    platform = await startPlatform(config, createLogger(config.LOG_LEVEL), ['api', 'realtime']);
+    // The same private platforms as a REST run's, one at a time: each scenario on one of its kind (scripted,
+    // the local reply engine, or the agent's vendor LLM, metered), every call recorded as test traffic.
+    const config = loadConfig({ ...process.env, PORT: '0', HOST: '127.0.0.1' });
+    const log = createLogger(config.LOG_LEVEL);
+    slot = await PlatformSlot.open((c) => startPlatform(c, log, ['api', 'realtime']), config, null);
+    const platforms = slot;
     const ac = new AbortController();
     process.once('SIGINT', () => ac.abort());
-    const results = await runSuite({ url: platform.url, apiKey: key.key, agentId }, scenarios, vendors, {
+    const results = await runSuite({ apiKey: key.key, agentId }, scenarios, (s) => platforms.forScenario(s, provider), {
       signal: ac.signal,
       loadAudio,
       onResult: (r) => {
@@ -93,9 +96,8 @@ export async function agentTestsCommand(argv: string[]): Promise<number> {
     console.error(`\n${results.length - failed} passed, ${failed} failed`);
     return failed === 0 && results.length === scenarios.length ? 0 : 1;
   } finally {
-    await platform?.stop();
+    await slot?.close();
     if (key && developerId) await revokeKey(db, developerId, key.id, 'revoked');
     await db.end();
-    await vendors.close();
   }
 }

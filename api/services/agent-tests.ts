@@ -6,6 +6,8 @@ import {
   type TestRun,
   type TestRunDetail,
 } from '../../shared/kernel/contracts/agent-tests.ts';
+import { runMode } from '../../shared/domains/agent-tests/platform-config.ts';
+import { agentLlmProvider } from '../../shared/domains/agent-tests/platform-slot.ts';
 import { getTestRun, insertTestRun, listTestRuns } from '../../shared/domains/agent-tests/store.ts';
 import { toTestRun, toTestRunDetail } from '../../shared/domains/agent-tests/views.ts';
 import { ApiError } from '../../shared/kernel/errors/api-error.ts';
@@ -48,15 +50,19 @@ export async function createTestRun(
   agentId: string,
   body: CreateTestRunBody,
 ): Promise<TestRun> {
-  await requireAgent(infra.db, developerId, agentId);
+  const agent = await requireAgent(infra.db, developerId, agentId);
   const scenarios = scenariosOf(body);
+  const version = body.version ?? null;
+  // Metered when a scenario without llm.replies meets a vendor LLM (read again when the run starts).
+  const provider = (await agentLlmProvider(infra.db, developerId, agentId, version)) ?? agent.llm_provider;
   const row = await insertTestRun(infra.db, {
     id: newId('testRun'),
     developerId,
     agentId,
-    version: body.version ?? null,
+    version,
     scenarios,
     webhookUrl: body.webhookUrl ?? null,
+    mode: runMode(scenarios, provider),
   });
   // Postgres holds the run; a lost enqueue leaves it queued, and the next create or a retry of this one re-queues.
   await infra.queues.enqueue('agent-tests.run', { runId: row.id }, { jobId: row.id });

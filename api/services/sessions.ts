@@ -187,7 +187,7 @@ export async function createDirectSession(
 ): Promise<{ sessionId: string; agentId: string; token: string; url: string; expiresAt: string }> {
   const { agentId, instanceId } = body;
   const headers = opts.headers ?? {};
-  const agent = await requireActiveAgent(infra, developerId, agentId);
+  const agent = await requireActiveAgent(infra, developerId, agentId, body.agentVersion);
   // The checks the socket would make, before a token exists: a missing key is a clear 400 now instead of a
   // socket that connects and then closes with 1011 (the "talk to it" button of a fresh machine).
   await resolveSessionEngines(infra, speechFor(infra), developerId, agent, 'direct', headers);
@@ -216,6 +216,7 @@ export async function createDirectSession(
     ch: 'direct',
     exp,
     ...(instanceId ? { ins: instanceId } : {}),
+    ...(body.agentVersion ? { ver: body.agentVersion } : {}),
   });
   const scheme = infra.config.PUBLIC_BASE_URL.startsWith('https') ? 'wss' : 'ws';
   const url = `${streamUrl(infra.config.PUBLIC_BASE_URL, DIRECT_SESSION_PATH(agentId), scheme)}?token=${token}`;

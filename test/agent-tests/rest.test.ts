@@ -179,7 +179,7 @@ describe('POST /v1/agents/:id/tests', () => {
       json: { scenarios: SUITE },
     });
     expect(r.status).toBe(404);
-    // A scenario without a scripted LLM fails with the reason, not silently against a vendor.
+    // Without a scripted LLM the agent's own answers: here the local reply engine, offline and free.
     const done = await waitUntil(
       async () => {
         const d = await json<TestRunDetail>(await p.request(`/v1/agent-tests/runs/${run.id}`, { key }));
@@ -188,14 +188,15 @@ describe('POST /v1/agents/:id/tests', () => {
       120_000,
       250,
     );
-    expect(done.status).toBe('failed');
-    expect(done.results[0]!.error).toMatch(/llm\.replies/);
+    expect(done).toMatchObject({ status: 'passed', mode: 'offline' });
+    expect(done.results[0]).toMatchObject({ mode: 'offline', costCredits: 0 });
+    expect(done.results[0]!.llm).toMatch(/Local reply engine/);
     // The end of the run is announced to its webhook, signed, with the run's status and progress.
     const hook = await waitUntil(() => received.find((w) => w.data.id === run.id), 30_000);
     expect(hook).toMatchObject({
       type: 'agent_test.completed',
       signed: true,
-      data: { status: 'failed', progress: { done: 1, total: 1 }, agentId },
+      data: { status: 'passed', mode: 'offline', progress: { done: 1, total: 1 }, agentId },
     });
   }, 180_000);
 
@@ -219,7 +220,9 @@ describe('POST /v1/agents/:id/tests', () => {
       60_000,
       250,
     );
-    expect(done).toMatchObject({ status: 'failed', progress: { done: 1, total: 1 } });
+    // Its scenario ran (on the agent's local reply engine: no scripted replies).
+    expect(done).toMatchObject({ status: 'passed', progress: { done: 1, total: 1 } });
+    expect(done.results[0]).toMatchObject({ name: 'lost', mode: 'offline' });
   }, 90_000);
 
   it('documents the routes in the OpenAPI document', async () => {

@@ -48,6 +48,9 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'agent-tests-'));
 }, 60_000);
 
+/** Every scenario on this test's platform, pointed at the runner's vendors (its LLM answers with the script). */
+const here = () => Promise.resolve({ url: p.url, vendors, kind: 'scripted' as const });
+
 afterAll(async () => {
   await p?.close();
   await vendors?.close();
@@ -60,7 +63,7 @@ describe('agent tests over the Twilio media path', () => {
       file: 'front-desk.yaml',
       scenario,
     }));
-    const [ok, broken] = await runSuite({ url: p.url, apiKey: key, agentId }, scenarios, vendors);
+    const [ok, broken] = await runSuite({ apiKey: key, agentId }, scenarios, here);
 
     expect(ok!.error).toBeNull();
     expect(allChecks(ok!).filter((c) => !c.passed)).toEqual([]);
@@ -91,7 +94,7 @@ describe('agent tests over the Twilio media path', () => {
 
   it('passes the documented example suite (pauses, a bad line, a barge-in)', async () => {
     const scenarios = await loadScenarioFiles(['examples/agent-tests/front-desk.yaml']);
-    const results = await runSuite({ url: p.url, apiKey: key, agentId }, scenarios, vendors);
+    const results = await runSuite({ apiKey: key, agentId }, scenarios, here);
     for (const r of results)
       expect({ name: r.name, failed: allChecks(r).filter((c) => !c.passed) }).toEqual({ name: r.name, failed: [] });
     const barge = results[2]!;
@@ -118,7 +121,7 @@ describe('agent tests over the Twilio media path', () => {
 
   it('the agent talks through caller backchannels on a clipped line, and the next turn is heard as said', async () => {
     const [r] = await runSuite(
-      { url: p.url, apiKey: key, agentId },
+      { apiKey: key, agentId },
       [
         listening(
           'listens',
@@ -130,7 +133,7 @@ describe('agent tests over the Twilio media path', () => {
           [LONG_REPLY, 'Goodbye, and thanks for calling.'],
         ),
       ],
-      vendors,
+      here,
     );
     expect(r!.error).toBeNull();
     expect(allChecks(r!).filter((c) => !c.passed)).toEqual([]);
@@ -149,7 +152,7 @@ describe('agent tests over the Twilio media path', () => {
     // it shows how a result reports a backchannel that cut the agent off. ("mm-hm" did, until hums were matched
     // by shape: workers/realtime/session/turn-detector.ts.)
     const [r] = await runSuite(
-      { url: p.url, apiKey: key, agentId },
+      { apiKey: key, agentId },
       [
         listening(
           'really',
@@ -159,7 +162,7 @@ describe('agent tests over the Twilio media path', () => {
           [LONG_REPLY, 'Sorry, go on.', 'I said we open at nine.'],
         ),
       ],
-      vendors,
+      here,
     );
     expect(r!.error).toBeNull();
     expect(r!.passed).toBe(false);
@@ -191,7 +194,7 @@ describe('agent tests over the Twilio media path', () => {
         'wer.json',
       )[0]!,
     });
-    const [a, b] = await runSuite({ url: p.url, apiKey: key, agentId }, [scenario(3), scenario(3)], vendors);
+    const [a, b] = await runSuite({ apiKey: key, agentId }, [scenario(3), scenario(3)], here);
     expect(a!.error).toBeNull();
     expect(a!.stt).toMatch(/50 % word errors/);
     const heard = a!.turns[0]!.heard;
@@ -199,9 +202,9 @@ describe('agent tests over the Twilio media path', () => {
     expect(heard.toLowerCase()).not.toBe(said.toLowerCase());
     // Without errors the same caller is heard word for word.
     const [clean] = await runSuite(
-      { url: p.url, apiKey: key, agentId },
+      { apiKey: key, agentId },
       [{ file: 'clean.json', scenario: { ...scenario(3).scenario, impairments: undefined } }],
-      vendors,
+      here,
     );
     expect(clean!.turns[0]!.heard.replace(/[.?!]$/, '').toLowerCase()).toBe(said.toLowerCase());
     expect(b!.turns[0]!.heard).not.toBe('');

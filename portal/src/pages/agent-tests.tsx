@@ -87,9 +87,10 @@ export function AgentTestsPage(props: { id: string }) {
         <Link href={`/agents/${enc}`}>Back to the agent</Link>
       </PageHeader>
       <p class="muted">
-        Each scenario is played as a phone call against the agent as configured: a flite voice speaks the caller's lines
-        over the real media-stream path, a scripted LLM (<code>llm.replies</code>) and a simulated STT answer instead of
-        vendors. Offline runs cost nothing and dial no number.
+        Each scenario is played as a call against the agent as configured: a flite voice speaks the caller's lines over
+        the real media-stream path (or the direct WebSocket protocol), a scripted LLM (<code>llm.replies</code>) and a
+        simulated STT answer instead of vendors. Offline runs cost nothing and dial no number; a scenario without{' '}
+        <code>llm.replies</code> runs on the agent's own LLM, at its vendor's real cost (marked as test traffic).
       </p>
 
       <h2>Run scenarios</h2>
@@ -186,8 +187,10 @@ function RunDetail(props: { runId: string }) {
       {d ? (
         <>
           <p>
-            {d.progress.done} of {d.progress.total} scenarios finished · {d.passed} passed, {d.failed} failed · offline
-            (scripted LLM, simulated STT, local TTS; no cost)
+            {d.progress.done} of {d.progress.total} scenarios finished · {d.passed} passed, {d.failed} failed ·{' '}
+            {d.mode === 'metered'
+              ? 'metered (the agent’s own vendor LLM where a scenario has no llm.replies; real cost, test traffic)'
+              : 'offline (scripted LLM or the local reply engine, simulated STT, local TTS; no cost)'}
           </p>
           {d.error ? <p class="error">{d.error}</p> : null}
           {d.scenarios.map((s, i) => {
@@ -228,7 +231,7 @@ function ScenarioView(props: { result: ScenarioResultView; open: boolean; onOpen
         <span class={`badge ${r.passed ? 'completed' : 'failed'}`}>{r.passed ? 'PASS' : 'FAIL'}</span> {r.name}
       </h3>
       <p class="muted">
-        STT: {r.stt} · LLM: {r.llm} · {fmtMs(r.durationMs)} · cost{' '}
+        {r.transport} · {r.mode} · STT: {r.stt} · LLM: {r.llm} · {fmtMs(r.durationMs)} · cost{' '}
         {r.costCredits === null ? 'unknown' : `${r.costCredits} credits`} · {r.suspectedCutIns} suspected cut-ins
         {r.lostFrames ? ` · ${r.lostFrames} frames lost on the line` : ''}
         {r.sessionId ? (

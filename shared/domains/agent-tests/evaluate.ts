@@ -21,9 +21,10 @@ interface Detail {
 }
 
 const AGENT = new Set(['assistant', 'agent']);
-// The platform records both spellings (the shared name and the realtime role's own).
+// The platform records both spellings (the shared name and the realtime role's own); a direct-protocol caller hangs
+// up with `stop` (client_stop).
 const ENDED: Record<string, string[]> = {
-  caller: ['caller-hangup', 'caller_hangup'],
+  caller: ['caller-hangup', 'caller_hangup', 'client_stop'],
   agent: ['agent-ended', 'agent_ended'],
 };
 

@@ -1,6 +1,7 @@
 import WebSocket from 'ws';
 import { TwilioCaller, type CallerOptions } from './twilio-caller.ts';
-import type { LineImpairment } from './impairments.ts';
+import { DirectCaller } from './direct-caller.ts';
+import type { LineImpairment, MulawCodec } from './impairments.ts';
 
 /**
  * The voice-latency benchmark's scripted Twilio caller (real-time 20 ms μ-law frames over the media-stream socket,
@@ -41,3 +42,41 @@ export class ImpairedCaller extends TwilioCaller {
     super.close();
   }
 }
+
+/**
+ * The direct-protocol caller over the same kind of bad line: every outgoing 20 ms PCM frame (16 kHz, so the line's
+ * codec is PCM itself: `PCM_LINE`) goes through the scenario's seeded impairment. Control messages (mark, stop)
+ * are never impaired.
+ */
+export class ImpairedDirectCaller extends DirectCaller {
+  private pending = new Set<NodeJS.Timeout>();
+
+  constructor(
+    url: string,
+    private readonly line: LineImpairment | null,
+  ) {
+    super(url);
+  }
+
+  protected override sendFrame(frame: Buffer): void {
+    if (!this.line) return super.sendFrame(frame);
+    const fate = this.line.apply(frame);
+    const out = fate.frame;
+    if (!out) return;
+    if (fate.delayMs <= 0) return super.sendFrame(out);
+    const t = setTimeout(() => {
+      this.pending.delete(t);
+      super.sendFrame(out);
+    }, fate.delayMs);
+    this.pending.add(t);
+  }
+
+  override close(): void {
+    for (const t of this.pending) clearTimeout(t);
+    this.pending.clear();
+    super.close();
+  }
+}
+
+/** The line "codec" of a transport that carries PCM itself (the direct protocol): impairments work on it as is. */
+export const PCM_LINE: MulawCodec = { mulawToPcm: (pcm) => Buffer.from(pcm), pcmToMulaw: (pcm) => pcm };

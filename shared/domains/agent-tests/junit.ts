@@ -26,6 +26,7 @@ export function junitXml(agentId: string, results: ScenarioResult[]): string {
           )}</failure>`;
       const trouble = backchannelTrouble(r.backchannels);
       const out = [
+        `${r.transport}, ${r.mode}`,
         `stt: ${r.stt}`,
         `llm: ${r.llm}`,
         `session: ${r.sessionId ?? '-'}; end: ${r.endReason ?? '-'}; cost: ${r.costCredits ?? '-'} credits; lost frames: ${r.lostFrames}`,

@@ -1,30 +1,25 @@
 import { performance } from 'node:perf_hooks';
-import * as mulaw from '../../kernel/audio/mulaw.ts';
 import type { Scenario } from '../../kernel/contracts/agent-tests.ts';
+import type { SessionDetail as PlatformSession } from '../../kernel/contracts/sessions.ts';
 import { backchannelSpeaker, type BackchannelSpeaker } from './backchannels.ts';
 import { callerSpeech, type AudioLoader, type TurnSpeech } from './caller-speech.ts';
+import { CALL_TRANSPORTS } from './call-transport.ts';
 import { evaluate, type Observed } from './evaluate.ts';
-import { ImpairedCaller } from './impaired-caller.ts';
-import { tokenFromTwiml, wsUrl } from './twilio-caller.ts';
 import { lineImpairment, speechRms, type LineImpairment } from './impairments.ts';
-import { SCRIPTED_LLM_LABEL, SIMULATED_STT_LABEL, type OfflineVendors } from './offline-vendors.ts';
+import { engineLabels } from './labels.ts';
+import { testMode } from './platform-config.ts';
+import type { ScenarioPlatform } from './platform-slot.ts';
 import type { ScenarioResult, WaterfallTurn } from './results.ts';
+import { api, type Target } from './session-api.ts';
 
 /**
- * Runs one scenario as a phone call: a Twilio session is created for the agent (the TwiML Twilio would fetch; no
- * number is dialled), the scripted caller connects to the real media-stream socket, waits for the greeting, speaks
- * each turn in real time (pauses included, over the seeded bad line) and listens to the agent like Twilio plays it.
- * Afterwards the platform's own record of the call (transcripts, tool executions, end reason) and the developer's
- * usage are read back through the API and every expectation is checked (evaluate.ts).
+ * Runs one scenario as one call: a session is created for the agent (a phone call's TwiML, no number dialled, or a
+ * direct-protocol token), the scripted caller connects over the scenario's transport, waits for the greeting,
+ * speaks each turn in real time (pauses included, over the seeded bad line) and listens to the agent like the far
+ * end plays it. The transport is the only thing that differs (call-transport.ts). Afterwards the platform's own
+ * record of the call (transcripts, tool executions, end reason, the engines it ran on) and the developer's usage
+ * are read back through the API and every expectation is checked (evaluate.ts).
  */
-export interface Target {
-  /** The platform's base URL (api and realtime roles). */
-  url: string;
-  apiKey: string;
-  agentId: string;
-  /** The agent configuration version to call (agent versions); the agent as it is when absent. */
-  agentVersion?: number;
-}
 
 /**
  * A reply is over when nothing plays and no agent audio came for this long: its sentences arrive one by one, each
@@ -40,52 +35,27 @@ interface SessionDetail {
   recordingUrl: string | null;
   turns: WaterfallTurn[];
   toolExecutions: { name: string; ok: boolean }[];
-}
-
-async function api<T>(
-  t: Target,
-  path: string,
-  init: RequestInit = {},
-): Promise<{ status: number; body: T; retryAfterS: number | null }> {
-  const res = await fetch(`${t.url}${path}`, {
-    ...init,
-    headers: { authorization: `Bearer ${t.apiKey}`, 'content-type': 'application/json', ...init.headers },
-  });
-  const text = await res.text();
-  const retryAfter = Number(res.headers.get('retry-after'));
-  return {
-    status: res.status,
-    body: (text ? JSON.parse(text) : null) as T,
-    retryAfterS: Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : null,
-  };
-}
-
-/**
- * How long a scenario waits for the platform to admit its call: a test never takes a call slot the fleet does not
- * have (503 over capacity) or the developer's concurrency allows (429); it waits for one, as a caller's retry would.
- */
-const ADMISSION_WAIT_MS = 120_000;
-
-/**
- * POST /v1/sessions/twilio, waiting (Retry-After, else 1 s) while the platform answers 503 or 429. `extra` joins the
- * body (a call replay's `agentVersion`).
- */
-export async function createSession(t: Target, signal?: AbortSignal, extra: Record<string, unknown> = {}) {
-  const deadline = performance.now() + ADMISSION_WAIT_MS;
-  for (;;) {
-    const r = await api<{ twiml: string; sessionId: string; message?: string }>(t, '/v1/sessions/twilio', {
-      method: 'POST',
-      body: JSON.stringify({ agentId: t.agentId, from: '+15550100001', to: '+15550100002', ...extra }),
-      signal,
-    });
-    if ((r.status !== 503 && r.status !== 429) || performance.now() > deadline || signal?.aborted) return r;
-    await new Promise((res) => setTimeout(res, Math.min(10, r.retryAfterS ?? 1) * 1000));
-  }
+  engines?: PlatformSession['engines'];
 }
 
 async function creditsUsed(t: Target): Promise<number | null> {
   const r = await api<{ credits?: { used?: number } }>(t, '/v1/usage').catch(() => null);
   return r?.status === 200 && typeof r.body.credits?.used === 'number' ? r.body.credits.used : null;
+}
+
+/**
+ * The developer's credits once the call's charges are in: the session's record is closed a moment before its holds
+ * are settled to the real usage, so a metered call's cost is read when two reads 300 ms apart agree.
+ */
+async function settledCreditsUsed(t: Target): Promise<number | null> {
+  let last = await creditsUsed(t);
+  for (let i = 0; i < 15; i++) {
+    await new Promise((res) => setTimeout(res, 300));
+    const now = await creditsUsed(t);
+    if (now === last) return now;
+    last = now;
+  }
+  return last;
 }
 
 /** The session's record once the platform has closed it (the trace is written as the session ends). */
@@ -105,19 +75,19 @@ async function finishedSession(t: Target, id: string, signal?: AbortSignal): Pro
 export async function runScenario(
   target: Target,
   scenario: Scenario,
-  vendors: OfflineVendors,
+  on: Pick<ScenarioPlatform, 'vendors' | 'kind'>,
   opts: { file: string; signal?: AbortSignal; loadAudio?: AudioLoader },
 ): Promise<ScenarioResult> {
   const t0 = performance.now();
+  const labels = engineLabels(scenario, on.kind);
   const result: ScenarioResult = {
     name: scenario.name,
     file: opts.file,
     passed: false,
     transport: scenario.transport,
-    stt: scenario.impairments?.sttWordErrorRate
-      ? `${SIMULATED_STT_LABEL}, ${Math.round(scenario.impairments.sttWordErrorRate * 100)} % word errors`
-      : SIMULATED_STT_LABEL,
-    llm: scenario.llm ? SCRIPTED_LLM_LABEL : 'agent’s own LLM (not run: see error)',
+    stt: labels.stt(null),
+    llm: labels.llm(null),
+    mode: testMode(on.kind),
     sessionId: null,
     endReason: null,
     transcript: [],
@@ -133,15 +103,6 @@ export async function runScenario(
     backchannels: [],
   };
   const done = () => ((result.durationMs = Math.round(performance.now() - t0)), result);
-  // Offline runs only, for now: the platform under test is pointed at the offline vendors when it boots.
-  if (scenario.transport !== 'twilio') {
-    result.error = `transport ${scenario.transport} is not supported by this runner yet (twilio only)`;
-    return done();
-  }
-  if (!scenario.llm) {
-    result.error = 'offline runs need llm.replies (a run with the agent’s own LLM is not supported yet)';
-    return done();
-  }
 
   let speech: TurnSpeech[];
   let backchannels: BackchannelSpeaker;
@@ -149,36 +110,30 @@ export async function runScenario(
     const caller = await callerSpeech(scenario, opts.loadAudio);
     speech = caller.turns;
     backchannels = await backchannelSpeaker(scenario.impairments, caller.voice, (word) =>
-      vendors.hearBackchannel(word),
+      on.vendors.hearBackchannel(word),
     );
   } catch (e) {
     result.error = `caller audio: ${(e as Error).message}`;
     return done();
   }
+  const transport = CALL_TRANSPORTS[scenario.transport];
   let line: LineImpairment | null = null;
   if (scenario.impairments) {
-    line = lineImpairment(scenario.impairments, speechRms(Buffer.concat(speech.map((s) => s.pcm))), mulaw);
+    line = lineImpairment(scenario.impairments, speechRms(Buffer.concat(speech.map((s) => s.pcm))), transport.codec);
   }
-  vendors.use(
+  on.vendors.use(
     scenario,
     speech.map((s) => s.script),
   );
   const before = await creditsUsed(target);
 
-  const created = await createSession(
-    target,
-    opts.signal,
-    target.agentVersion ? { agentVersion: target.agentVersion } : {},
-  );
-  if (created.status !== 200) {
-    result.error = `session create answered ${created.status}: ${JSON.stringify(created.body)}`;
+  const connected = await transport.connect(target, line, opts.signal);
+  if ('error' in connected) {
+    result.error = connected.error;
     return done();
   }
-  result.sessionId = created.body.sessionId;
-  const c = new ImpairedCaller(
-    { url: wsUrl(target.url, '/v1/sessions/twilio/stream'), token: tokenFromTwiml(created.body.twiml) },
-    line,
-  );
+  result.sessionId = connected.sessionId;
+  const c = connected.caller;
   const observed: Observed = { turnStartsWall: [], latencies: [], cutIns: [], backchannels: backchannels.said };
   /** Index in c.media of each turn's reply's first frame (the greeting's is 0). */
   const replyStarts: number[] = [];
@@ -245,9 +200,11 @@ export async function runScenario(
   }
   result.lostFrames = line?.lost ?? 0;
   const detail = await finishedSession(target, result.sessionId, opts.signal);
-  const after = await creditsUsed(target);
+  const after = on.kind === 'metered' ? await settledCreditsUsed(target) : await creditsUsed(target);
   result.costCredits = before !== null && after !== null ? Math.round((after - before) * 1000) / 1000 : null;
   result.endReason = detail?.endReason ?? null;
+  result.stt = labels.stt(detail?.engines ?? null);
+  result.llm = labels.llm(detail?.engines ?? null);
   result.transcript = (detail?.turns ?? []).map((t) => ({ speaker: t.speaker, text: t.text }));
   result.recordingUrl = detail?.recordingUrl ?? null;
   result.waterfall = detail?.turns ?? [];

@@ -1,5 +1,5 @@
 import type { Queryable } from '../../kernel/db/pool.ts';
-import type { Scenario, ScenarioResult, TestRunStatus } from '../../kernel/contracts/agent-tests.ts';
+import type { Scenario, ScenarioResult, TestMode, TestRunStatus } from '../../kernel/contracts/agent-tests.ts';
 
 /** Every statement on `agent_test_runs` (the table's owner). */
 export interface TestRunRow {
@@ -7,7 +7,7 @@ export interface TestRunRow {
   developer_id: string;
   agent_id: string;
   status: TestRunStatus;
-  mode: 'offline';
+  mode: TestMode;
   version: number | null;
   scenarios: Scenario[];
   results: (ScenarioResult | null)[];
@@ -31,11 +31,12 @@ export async function insertTestRun(
     version: number | null;
     scenarios: Scenario[];
     webhookUrl: string | null;
+    mode?: TestMode;
   },
 ): Promise<TestRunRow> {
   const { rows } = await db.query<TestRunRow>(
-    `insert into agent_test_runs (id, developer_id, agent_id, version, scenarios, results, total, webhook_url)
-     values ($1, $2, $3, $4, $5, $6, $7, $8) returning *`,
+    `insert into agent_test_runs (id, developer_id, agent_id, version, scenarios, results, total, webhook_url, mode)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9) returning *`,
     [
       run.id,
       run.developerId,
@@ -45,6 +46,7 @@ export async function insertTestRun(
       JSON.stringify(run.scenarios.map(() => null)),
       run.scenarios.length,
       run.webhookUrl,
+      run.mode ?? 'offline',
     ],
   );
   return rows[0]!;
@@ -82,12 +84,15 @@ export async function listTestRuns(
   return rows;
 }
 
-/** queued → running (a retried attempt finds it running already and goes on). */
-export async function markTestRunStarted(db: Queryable, id: string): Promise<void> {
+/**
+ * queued → running (a retried attempt finds it running already and goes on), with the mode the run has now: the
+ * agent's LLM is read again as the run starts (it may have changed since the run was asked for).
+ */
+export async function markTestRunStarted(db: Queryable, id: string, mode: TestMode): Promise<void> {
   await db.query(
-    `update agent_test_runs set status = 'running', started_at = coalesce(started_at, now())
+    `update agent_test_runs set status = 'running', started_at = coalesce(started_at, now()), mode = $2
       where id = $1 and status in ('queued', 'running')`,
-    [id],
+    [id, mode],
   );
 }
 

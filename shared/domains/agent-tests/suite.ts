@@ -1,9 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { parseScenarioFile, type Scenario, type TurnAudio } from '../../kernel/contracts/agent-tests.ts';
 import { backchannelTrouble } from './backchannels.ts';
-import type { OfflineVendors } from './offline-vendors.ts';
+import type { ScenarioPlatform } from './platform-slot.ts';
 import { allChecks, type ScenarioResult } from './results.ts';
-import { runScenario, type Target } from './run-scenario.ts';
+import { runScenario } from './run-scenario.ts';
+import type { Target } from './session-api.ts';
 
 /** Reads and validates every scenario file before any call starts: a bad file fails the run at once. */
 export async function loadScenarioFiles(files: string[]): Promise<{ file: string; scenario: Scenario }[]> {
@@ -16,13 +17,14 @@ export async function loadScenarioFiles(files: string[]): Promise<{ file: string
 }
 
 /**
- * Runs scenarios one after another (the offline vendors follow one scenario at a time) and reports each as it
- * finishes. Every scenario runs even after a failure, so one report shows all of them.
+ * Runs scenarios one after another (the offline vendors follow one scenario at a time), each on the platform
+ * `platformFor` gives it (of the scenario's kind: platform-slot.ts), and reports each as it finishes. Every scenario
+ * runs even after a failure, so one report shows all of them. `as`: the developer's key and the agent called.
  */
 export async function runSuite(
-  target: Target,
+  as: Omit<Target, 'url'>,
   scenarios: { file: string; scenario: Scenario }[],
-  vendors: OfflineVendors,
+  platformFor: (scenario: Scenario) => Promise<ScenarioPlatform>,
   opts: {
     signal?: AbortSignal;
     onResult?: (r: ScenarioResult) => void;
@@ -34,7 +36,8 @@ export async function runSuite(
   for (const { file, scenario } of scenarios) {
     if (opts.signal?.aborted) break;
     const load = opts.loadAudio;
-    const r = await runScenario(target, scenario, vendors, {
+    const on = await platformFor(scenario);
+    const r = await runScenario({ ...as, url: on.url }, scenario, on, {
       file,
       signal: opts.signal,
       loadAudio: load && ((a) => load(a, file)),
@@ -47,7 +50,7 @@ export async function runSuite(
 
 /** A human summary of one result, for the CLI's stderr. */
 export function describeResult(r: ScenarioResult): string {
-  const lines = [`${r.passed ? 'PASS' : 'FAIL'} ${r.file}: ${r.name}  (stt: ${r.stt}; llm: ${r.llm})`];
+  const lines = [`${r.passed ? 'PASS' : 'FAIL'} ${r.file}: ${r.name}  (${r.mode}; stt: ${r.stt}; llm: ${r.llm})`];
   for (const c of allChecks(r)) lines.push(`  ${c.passed ? '✓' : '✗'} ${c.expectation}: ${c.reason}`);
   const trouble = backchannelTrouble(r.backchannels);
   if (trouble) lines.push(`  ! backchannels: ${trouble}`);

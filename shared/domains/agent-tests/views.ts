@@ -34,6 +34,8 @@ function toResultView(r: ScenarioResult): ScenarioResultView {
       backchannels: t.backchannels ?? 0,
       backchannelInterruptions: t.backchannelInterruptions ?? 0,
     })),
+    // Results stored before runs could be metered carry no mode: they were offline.
+    mode: (r.mode as ScenarioResult['mode'] | undefined) ?? 'offline',
     ...ifSet('sessionId', sessionId),
     ...ifSet('endReason', endReason),
     ...ifSet('error', error),

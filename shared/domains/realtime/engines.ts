@@ -7,6 +7,7 @@ import type { VadEngine } from '../../engines/vad/types.ts';
 import { ApiError } from '../../kernel/errors/api-error.ts';
 import { engineToApiError } from '../../kernel/errors/engine-error.ts';
 import { speechEngines } from '../../engines/speech-registry.ts';
+import type { Config } from '../../kernel/config/index.ts';
 import type { Infra } from '../../platform/infra.ts';
 
 /** The speech engines a process has (built by the speech area). */
@@ -50,7 +51,8 @@ export async function resolveSessionEngines(
   channel: 'twilio' | 'direct',
   headers: Record<string, string | string[] | undefined> = {},
 ): Promise<SessionEngines> {
-  const sttProvider = channel === 'twilio' ? infra.config.REALTIME_PHONE_STT_PROVIDER : directSttProvider(agent);
+  const sttProvider =
+    channel === 'twilio' ? infra.config.REALTIME_PHONE_STT_PROVIDER : directSttProvider(agent, infra.config);
   if (channel === 'twilio' && (sttProvider === 'default' || !speech.stt.has(sttProvider))) {
     throw new ApiError('provider_unavailable', { provider: sttProvider, detail: PHONE_STT_HELP }, 'stt');
   }
@@ -82,10 +84,15 @@ export async function resolveSessionEngines(
   return { stt, sttProvider, sttKey, tts, ttsProvider, ttsKey, vad: speech.vad };
 }
 
-/** Direct sessions use the agent's metadata.sttProvider when set, else the local default engine. */
-function directSttProvider(agent: AgentRow): string {
+/**
+ * Direct sessions use the agent's metadata.sttProvider when set, else the local default engine. On an agent test's
+ * private platform a vendor STT is answered by the phone STT, which there is the run's simulated STT (a vendor's
+ * key is not on an offline platform, and a test never sends audio to a paid STT).
+ */
+function directSttProvider(agent: AgentRow, config: Config): string {
   const v = agent.metadata?.sttProvider;
-  return typeof v === 'string' && v ? v : 'default';
+  if (typeof v !== 'string' || !v || v === 'default') return 'default';
+  return config.agentTestPlatform ? config.REALTIME_PHONE_STT_PROVIDER : v;
 }
 
 /** A registry lookup whose "not configured here" is answered in the API's terms (the sockets close with its code). */

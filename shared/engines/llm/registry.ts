@@ -19,7 +19,7 @@ export const DEFAULT_LLM_MODELS = {
 /** Builds the LLM adapters from config: `<VENDOR>_BASE_URL` points any adapter at a compatible server. */
 export function buildLlmRegistry(config: Config): EngineRegistry<LlmEngine> {
   const urls = config.vendors.baseUrls;
-  if (config.agentTestPlatform && config.agentTestScriptedLlm) return scriptedLlmRegistry(urls.openai);
+  if (config.agentTestPlatform === 'scripted') return scriptedLlmRegistry(urls.openai);
   return new EngineRegistry<LlmEngine>('llm')
     .register(
       'openai',
@@ -51,8 +51,8 @@ export function buildLlmRegistry(config: Config): EngineRegistry<LlmEngine> {
 }
 
 /**
- * An agent test's private platform (config.agentTestScriptedLlm): whatever provider the agent names, its replies come
- * from the run's scripted LLM, an OpenAI-protocol server at OPENAI_BASE_URL, so an agent on any provider (the local
+ * A scripted agent-test platform (config.agentTestPlatform `scripted`): whatever provider the agent names, its replies
+ * come from the run's scripted LLM, an OpenAI-protocol server at OPENAI_BASE_URL, so an agent on any provider (the local
  * reply engine of a fresh machine included) is tested offline. Results label the LLM `scripted`.
  */
 function scriptedLlmRegistry(baseUrl: string | undefined): EngineRegistry<LlmEngine> {

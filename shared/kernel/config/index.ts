@@ -6,6 +6,9 @@ import { EnvSchema, type Env } from './schema.ts';
 export { ConfigError } from './env.ts';
 export { EnvSchema, type Env } from './schema.ts';
 
+/** The kinds of agent-test private platform (config.agentTestPlatform). */
+export type AgentTestPlatform = 'scripted' | 'local' | 'metered';
+
 export interface Config extends Env {
   rateLimits: Record<string, number>;
   /** REALTIME_SESSIONS_PER_DEVELOPER by tier. */
@@ -13,15 +16,15 @@ export interface Config extends Env {
   outboundAllowlist: string[];
   s3Embedded: boolean;
   /**
-   * Set only on an agent test run's private platform (shared/domains/agent-tests/execute.ts), never from the
-   * environment: every call it serves is offline test traffic, recorded in the ledger as such and not charged.
+   * Set only on an agent test's private platform (shared/domains/agent-tests/platform-config.ts), never from the
+   * environment; null everywhere else. Every call such a platform serves is test traffic, recorded in the ledger
+   * with the provider `agent-test:<provider>`. Its kind says what answers and what it costs:
+   * - `scripted`: every LLM provider is answered by the run's scripted LLM (`llm.replies`); charged nothing;
+   * - `local`: the agent's own local reply engine answers (no vendor at all); charged nothing;
+   * - `metered`: the agent's own vendor LLM (and TTS voice) answers with the deployment's keys, charged at its real
+   *   cost like any call.
    */
-  agentTestPlatform: boolean;
-  /**
-   * On such a platform, every LLM provider is answered by the run's scripted LLM (agent test runs, replays with
-   * scripted replies). Unset for a replay of a local-reply-engine agent, which answers with that engine itself.
-   */
-  agentTestScriptedLlm?: boolean;
+  agentTestPlatform: AgentTestPlatform | null;
   vendors: VendorSettings;
   /** The portal's sign-in code delivery; null: portal sign-in is off (production without a sender). */
   portalOtpSender: OtpSenderKind | null;
@@ -45,7 +48,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       .map((s) => s.trim())
       .filter(Boolean),
     s3Embedded: !parsed.S3_ENDPOINT,
-    agentTestPlatform: false,
+    agentTestPlatform: null,
     vendors: vendorSettings(parsed),
     portalOtpSender: portalOtpSender(parsed),
   };

@@ -194,7 +194,9 @@ export type ScenarioExpect = z.infer<typeof ScenarioExpect>;
 export const Scenario = z
   .object({
     name: z.string().min(1).max(200),
+    /** `twilio`: a phone call over the media-stream socket; `websocket`: the direct protocol (16 kHz PCM). */
     transport: z.enum(['twilio', 'websocket']).default('twilio'),
+    /** The scripted LLM; without it the agent's own LLM answers (a vendor's at real cost, metered as test traffic). */
     llm: ScriptedLlm.optional(),
     impairments: Impairments.optional(),
     turns: z.array(ScenarioTurn).min(1).max(50),
@@ -245,6 +247,13 @@ export function parseScenarioFile(text: string, source = 'scenario file'): Scena
 }
 
 // ---- Results (what a run reports) and runs (POST/GET /v1/agents/:id/tests) ----
+
+/**
+ * `offline`: a scripted LLM or the local reply engine, simulated (or local) STT, local TTS: charged nothing.
+ * `metered`: the agent's own vendor LLM (a scenario without `llm.replies`), charged at its real cost as test traffic.
+ */
+export const TestMode = z.enum(['offline', 'metered']);
+export type TestMode = z.infer<typeof TestMode>;
 
 /** One expectation as checked: why it failed, or what was observed when it held. */
 export const Check = z.object({
@@ -301,6 +310,8 @@ export const ScenarioResult = z.object({
   /** Which STT and LLM answered: a scripted or simulated vendor is labelled as such. */
   stt: z.string(),
   llm: z.string(),
+  /** Whether this scenario's call was offline (free) or on the agent's own vendor LLM (metered, test traffic). */
+  mode: TestMode.default('offline'),
   sessionId: z.string().nullable(),
   endReason: z.string().nullable(),
   /** Both sides in order, as the platform recorded them. */
@@ -348,8 +359,11 @@ export const TestRun = z.object({
   progress: z.object({ done: z.number().int(), total: z.number().int() }),
   passed: z.number().int(),
   failed: z.number().int(),
-  /** `offline`: scripted LLM, simulated STT and local TTS, at no cost. */
-  mode: z.enum(['offline']),
+  /**
+   * `offline`: every scenario runs on a scripted LLM or the agent's local reply engine, at no cost; `metered`: some
+   * run on the agent's own vendor LLM, at real cost (each result's `mode` says which).
+   */
+  mode: TestMode,
   /** The agent version asked for; absent for the agent as it is. */
   version: z.number().int().optional(),
   /** Why the run could not run (the scenarios' own failures are in results); absent otherwise. */

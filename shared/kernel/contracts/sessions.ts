@@ -80,6 +80,13 @@ export const AnsweredBy = z.enum(['human', 'machine', 'unknown']);
 export const CreateDirectSessionBody = z.object({
   agentId: z.string().min(1).max(60),
   instanceId: z.string().min(1).max(100).optional(),
+  agentVersion: z
+    .number()
+    .int()
+    .min(1)
+    .max(2_147_483_647)
+    .optional()
+    .describe('Extension: run this configuration version of the agent (default: the agent as it is now)'),
   ...CallLimitFields,
 });
 export type CreateDirectSessionBody = z.infer<typeof CreateDirectSessionBody>;

@@ -100,6 +100,7 @@ export async function handleDirectSession(
   let developerId: string;
   let sessionId: string;
   let instanceId: string | undefined;
+  let agentVersion: number | undefined;
   let tier: string | undefined;
   const token = req.query.token;
   try {
@@ -110,6 +111,7 @@ export async function handleDirectSession(
       developerId = claims.dev;
       sessionId = claims.sid;
       instanceId = claims.ins;
+      agentVersion = claims.ver;
     } else {
       const auth = await infra.authenticator.authenticate(req.headers.authorization);
       developerId = auth.developerId;
@@ -152,6 +154,7 @@ export async function handleDirectSession(
       developerId,
       agentId,
       instanceId,
+      ...(agentVersion ? { agentVersion } : {}),
       channel: 'direct',
       transport,
       headers: req.headers,

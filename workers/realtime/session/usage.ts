@@ -1,6 +1,7 @@
 import type { Meter, MeterCategory, MeterInput, Reservation } from '../../../shared/platform/metering/types.ts';
 import type { SessionEngines } from '../../../shared/domains/realtime/engines.ts';
 import { TEST_TRAFFIC_PROVIDER_PREFIX } from '../../../shared/kernel/contracts/agent-tests.ts';
+import type { AgentTestPlatform } from '../../../shared/kernel/config/index.ts';
 
 /** What a session meters: its connected minutes and its engines' own usage. */
 export type SessionMeterKind = 'minutes' | 'stt' | 'tts' | 'llm';
@@ -15,20 +16,25 @@ export interface SessionMeterItem {
 }
 
 /**
- * The four ledger items of a session: minutes (always billable) and STT, TTS and LLM by who served them. An offline
- * agent test's call (`test`: its simulated STT, scripted LLM and local TTS cost nobody anything) is recorded with
- * the provider `agent-test:<provider>` and charged nothing.
+ * The four ledger items of a session: minutes (always billable) and STT, TTS and LLM by who served them. An agent
+ * test's call (`test`: the kind of its private platform) is test traffic: every item is recorded with the provider
+ * `agent-test:<provider>`. Offline (`scripted`, `local`: a scripted or local LLM, the simulated STT, the local TTS)
+ * it is charged nothing; `metered` (the agent's own vendor LLM, with the deployment's keys) is charged like any call,
+ * except its STT, which on a test platform is always the simulated one or the local engine and costs nobody anything.
  */
 export function sessionMeterItems(
   engines: SessionEngines,
   llm: { provider: string; billable: boolean },
   channel: string,
-  test = false,
+  test: AgentTestPlatform | null = null,
 ): Record<SessionMeterKind, SessionMeterItem> {
   const items = sessionItems(engines, llm, channel);
   if (!test) return items;
-  for (const item of Object.values(items))
-    Object.assign(item, { billable: false, provider: `${TEST_TRAFFIC_PROVIDER_PREFIX}${item.provider}` });
+  for (const item of Object.values(items)) {
+    item.provider = `${TEST_TRAFFIC_PROVIDER_PREFIX}${item.provider}`;
+    if (test !== 'metered') item.billable = false;
+  }
+  items.stt.billable = false;
   return items;
 }
 

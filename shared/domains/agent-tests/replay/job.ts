@@ -1,13 +1,12 @@
-import type { Config } from '../../../kernel/config/index.ts';
-import { vendorSettings } from '../../../kernel/config/areas/providers.ts';
 import type { ScriptedLlm } from '../../../kernel/contracts/agent-tests.ts';
 import { revokeKey } from '../../../kernel/db/api-keys.ts';
 import type { Logger } from '../../../kernel/observability/logger.ts';
 import { mintKey } from '../../../platform/auth/mint-key.ts';
 import type { Infra } from '../../../platform/infra.ts';
 import { getAgentVersion } from '../../agents/versions.ts';
-import { offlineConfig, type StartPrivatePlatform } from '../execute.ts';
-import { SCRIPTED_LLM_LABEL, startOfflineVendors, type OfflineVendors } from '../offline-vendors.ts';
+import type { StartPrivatePlatform } from '../execute.ts';
+import { SCRIPTED_LLM_LABEL, startOfflineVendors } from '../offline-vendors.ts';
+import { testPlatformConfig } from '../platform-config.ts';
 import { replayDiff } from './diff.ts';
 import { replayPlan } from './plan.ts';
 import { loadRecordedCall, type RecordedCall } from './recorded-call.ts';
@@ -60,36 +59,6 @@ export async function executeReplay(
 }
 
 /**
- * The private platform of a replay: this deployment's database, Redis and storage, on 127.0.0.1, its phone STT the
- * simulated one. Offline (the local reply engine, or scripted replies): no vendor key at all, calls recorded as
- * test traffic and charged nothing (offlineConfig, as agent test runs). Otherwise the agent's own LLM answers with
- * the deployment's keys, metered like any call.
- */
-export function replayConfig(
-  base: Config,
-  vendors: OfflineVendors,
-  s3: string | null,
-  offline: 'scripted' | 'local' | false,
-): Config {
-  // A local-reply-engine agent answers with that engine itself; scripted replies come from the scripted LLM.
-  if (offline) return offlineConfig(base, vendors, s3, { scriptedLlm: offline === 'scripted' });
-  const env: Record<string, unknown> = {
-    ...base,
-    DEEPGRAM_BASE_URL: vendors.env.DEEPGRAM_BASE_URL,
-    DEEPGRAM_API_KEY: vendors.env.DEEPGRAM_API_KEY,
-  };
-  return {
-    ...(env as unknown as Config),
-    HOST: '127.0.0.1',
-    PORT: 0,
-    REALTIME_PHONE_STT_PROVIDER: 'deepgram',
-    REALTIME_MAX_SESSIONS: 1,
-    ...(s3 ? { S3_ENDPOINT: s3, s3Embedded: false } : {}),
-    vendors: vendorSettings(env),
-  };
-}
-
-/**
  * Replays on a private api + realtime pair (the `call-replay.run` job and the CLI): the simulated STT hears the
  * call's transcript, the agent (the version named) answers, the caller is this process. The calls are made with
  * a one-day key of the call's developer, revoked after: the replay is that developer's session, on the call pages.
@@ -107,12 +76,14 @@ export async function replayOnPrivatePlatform(
   const version = await getAgentVersion(infra.db, row.developer_id, row.agent_id, row.agent_version_now);
   const provider = version?.config.llm_provider;
   const replies = row.llm_replies;
-  const offline = replies !== null ? 'scripted' : provider === 'local' ? 'local' : false;
+  // The private platform's kind (platform-config.ts): scripted replies or the local reply engine offline and free,
+  // else the agent's own vendor LLM with the deployment's keys, metered like any call and marked as test traffic.
+  const kind = replies !== null ? 'scripted' : provider === 'local' ? 'local' : 'metered';
   const vendors = await startOfflineVendors();
   let platform: { url: string; stop(): Promise<void> } | null = null;
   const key = await mintKey(infra.db, row.developer_id, `call replay ${row.id}`, 1);
   try {
-    const config = replayConfig(infra.config, vendors, infra.embeddedS3?.endpoint ?? null, offline);
+    const config = testPlatformConfig(infra.config, vendors, infra.embeddedS3?.endpoint ?? null, kind);
     platform = await deps.startPlatform(config, deps.log.child({ callReplay: row.id }));
     const llm: ScriptedLlm | undefined = replies ? { replies } : undefined;
     await executeReplay(

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SessionDetail } from '../../../kernel/contracts/sessions.ts';
-import { createSession } from '../run-scenario.ts';
+import { createSession } from '../session-api.ts';
 import { TwilioCaller, tokenFromTwiml, wsUrl } from '../twilio-caller.ts';
 import type { ReplayPlan } from './plan.ts';
 import type { RecordedTurn } from './recorded-call.ts';
