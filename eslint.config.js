@@ -9,10 +9,7 @@ import layers from './eslint/shared-layers.js';
  * answers, not failures), which the vendor client's EngineError mapping and retries would get in the way of.
  * Listed by path so a new caller is a reviewed decision, not a silent one.
  */
-const PLATFORM_API_CALLERS = [
-  'shared/domains/agent-tests/run-scenario.ts',
-  'shared/domains/agent-tests/replay/run-replay.ts',
-];
+const PLATFORM_API_CALLERS = ['shared/domains/agent-tests/session-api.ts'];
 
 export default tseslint.config(
   {

@@ -44,8 +44,7 @@ describe('engine rules', () => {
   it.each([
     ['shared/engines/core/vendor-client.ts', `export const f = (u: string) => fetch(u);`],
     // The agent-test runner calls the platform it tests, not a vendor (eslint.config.js, PLATFORM_API_CALLERS).
-    ['shared/domains/agent-tests/run-scenario.ts', `export const f = (u: string) => fetch(u);`],
-    ['shared/domains/agent-tests/replay/run-replay.ts', `export const f = (u: string) => fetch(u);`],
+    ['shared/domains/agent-tests/session-api.ts', `export const f = (u: string) => fetch(u);`],
     // The kernel's fetches are not vendor calls: user URLs (safe-fetch), the embedded S3 probe.
     ['shared/kernel/net/x.ts', `export const f = (u: string) => fetch(u);`],
     [

@@ -1,19 +1,13 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SessionDetail } from '../../../kernel/contracts/sessions.ts';
-import { createSession } from '../session-api.ts';
+import { api, createSession, type Target } from '../session-api.ts';
 import { TwilioCaller, tokenFromTwiml, wsUrl } from '../twilio-caller.ts';
 import type { ReplayPlan } from './plan.ts';
 import type { RecordedTurn } from './recorded-call.ts';
 
-/** The platform a replay calls, as the agent's developer: its base URL (api and realtime) and a key. */
-export interface ReplayTarget {
-  url: string;
-  apiKey: string;
-  agentId: string;
-  /** The configuration version to run; absent: the agent as it is now. */
-  agentVersion?: number;
-}
+/** The platform a replay calls, as the agent's developer (`agentVersion`: the configuration version to run). */
+export type ReplayTarget = Target;
 
 /** The STT a replay's calls go through, when it is a simulated one: it is told what each caller turn says. */
 export interface ScriptedStt {
@@ -23,15 +17,6 @@ export interface ScriptedStt {
 /** After the last caller turn, the agent has finished once nothing came or played for this long. */
 const QUIET_MS = 1500;
 const LAST_REPLY_TIMEOUT_MS = 20_000;
-
-async function api<T>(t: ReplayTarget, path: string, init: RequestInit = {}) {
-  const res = await fetch(`${t.url}${path}`, {
-    ...init,
-    headers: { authorization: `Bearer ${t.apiKey}`, 'content-type': 'application/json', ...init.headers },
-  });
-  const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : null) as T };
-}
 
 /** The replay session's record once the platform has closed it (its trace is complete then). */
 async function finishedSession(t: ReplayTarget, id: string, signal?: AbortSignal): Promise<SessionDetail> {
