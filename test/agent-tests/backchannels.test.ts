@@ -79,11 +79,10 @@ describe('the simulated STT hears backchannels as their own words', () => {
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
   it('a missed backchannel or one heard as two stretches shifts no turn', async () => {
-    vendors.use({ name: 'bc', transport: 'twilio', llm: { replies: ['Okay.'] }, turns: [{ say: 'a' }] }, [
-      'first turn',
-      'second turn',
-      'third turn',
-    ]);
+    vendors.use(
+      { name: 'bc', transport: 'twilio', callerVoice: 'kal', llm: { replies: ['Okay.'] }, turns: [{ say: 'a' }] },
+      ['first turn', 'second turn', 'third turn'],
+    );
     const url = `${vendors.env.DEEPGRAM_BASE_URL!.replace(/^http/, 'ws')}/v1/listen?encoding=linear16&sample_rate=8000`;
     const ws = new WebSocket(url, { headers: { authorization: `Token ${vendors.env.DEEPGRAM_API_KEY}` } });
     const finals: string[] = [];

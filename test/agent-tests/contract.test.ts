@@ -1,7 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compilePattern, parseScenarioFile, ScenarioFileError } from '../../shared/kernel/contracts/agent-tests.ts';
-import { callerSpeech, decodeLeg, segments, turnSpeech } from '../../shared/domains/agent-tests/caller-speech.ts';
+import {
+  callerSpeech,
+  decodeLeg,
+  fliteUtterance,
+  segments,
+  turnSpeech,
+} from '../../shared/domains/agent-tests/caller-speech.ts';
 import { encodeWav, wavHeader } from '../../shared/kernel/audio/wav.ts';
 import { clipFor, hardClip, lineImpairment, speechRms } from '../../shared/domains/agent-tests/impairments.ts';
 import { mulawToPcm, pcmToMulaw } from '../../shared/kernel/audio/mulaw.ts';
@@ -33,7 +39,9 @@ describe('scenario files', () => {
       { words: ['open', 'on', 'Saturday', 'morning?'], pauseMs: 0 },
     ]);
     const json = JSON.stringify({ scenarios: [{ name: 'a', turns: [{ say: 'hello' }] }] });
-    expect(parseScenarioFile(json)).toEqual([{ name: 'a', transport: 'twilio', turns: [{ say: 'hello' }] }]);
+    expect(parseScenarioFile(json)).toEqual([
+      { name: 'a', transport: 'twilio', callerVoice: 'kal', turns: [{ say: 'hello' }] },
+    ]);
     expect(parseScenarioFile(JSON.stringify([{ name: 'a', turns: [{ say: 'x' }] }]))).toHaveLength(1);
   });
 
@@ -86,6 +94,22 @@ turns:
     expect(bad('name: x\ntransport: sip\nturns: [{say: hi}]')).toMatch(/transport/);
     expect(bad('name: x\nturns: [{say: hi, pauseAfterWords: {first: 200}}]')).toMatch(/pauseAfterWords/);
     expect(bad('name: [unclosed')).toMatch(/not YAML or JSON/);
+    expect(bad('name: x\ncallerVoice: alloy\nturns: [{say: hi}]')).toMatch(/callerVoice/);
+  });
+
+  it("speaks in the scenario's flite voice: kal by default, another when named", async () => {
+    const [byDefault, named] = parseScenarioFile(
+      '[{name: a, turns: [{say: hi}]}, {name: b, callerVoice: slt, turns: [{say: hi}]}]',
+      'v.yaml',
+    );
+    expect(byDefault!.callerVoice).toBe('kal');
+    expect(named!.callerVoice).toBe('slt');
+    const said = 'What time do you open on Saturday?';
+    const [kal, slt] = await Promise.all([fliteUtterance(said, 'kal'), fliteUtterance(said, 'slt')]);
+    // Both are 8 kHz speech of some length, and not the same voice (different samples, different lengths).
+    expect(kal.length).toBeGreaterThan(8000);
+    expect(slt.length).toBeGreaterThan(8000);
+    expect(kal.equals(slt)).toBe(false);
   });
 });
 

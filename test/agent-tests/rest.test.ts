@@ -209,7 +209,7 @@ describe('POST /v1/agents/:id/tests', () => {
       developerId,
       agentId,
       version: null,
-      scenarios: [{ name: 'lost', transport: 'twilio', turns: [{ say: 'hello' }] }],
+      scenarios: [{ name: 'lost', transport: 'twilio', callerVoice: 'kal', turns: [{ say: 'hello' }] }],
       webhookUrl: null,
     });
     const done = await waitUntil(

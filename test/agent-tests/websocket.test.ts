@@ -133,6 +133,7 @@ describe('agent tests over the direct WebSocket protocol', () => {
     expect(((await put.json()) as { version: number }).version).toBe(2);
     const scenario: Scenario = {
       name: 'version 1 greets',
+      callerVoice: 'kal',
       transport: 'websocket',
       llm: { replies: ['Okay.'] },
       turns: [{ say: 'Hello?' }],
@@ -161,6 +162,7 @@ describe('agent tests over the direct WebSocket protocol', () => {
     const said = 'I would like to book a cleaning on Friday';
     const scenario: Scenario = {
       name: 'simulated ears',
+      callerVoice: 'slt',
       transport: 'websocket',
       llm: { replies: ['Friday works.'] },
       turns: [{ say: said, expect: { replyMatches: 'Friday works' } }],

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { trimSilence } from '../../kernel/audio/trim-silence.ts';
 import type { BackchannelResult, Backchannels, Check, Impairments } from '../../kernel/contracts/agent-tests.ts';
 import { mulberry32 } from '../../kernel/prng.ts';
-import { fliteUtterance } from './caller-speech.ts';
+import { fliteUtterance, type CallerVoice } from './caller-speech.ts';
 
 /**
  * Caller backchannels (impairments.backchannels): while the agent speaks, the caller acknowledges it now and then
@@ -97,12 +97,13 @@ export async function backchannelSpeaker(
   imp: Impairments | undefined,
   voice: (pcm: Buffer) => Buffer,
   hearAs: (word: string | null) => void,
+  fliteVoice: CallerVoice = 'kal',
 ): Promise<BackchannelSpeaker> {
   if (!imp?.backchannels) return NONE;
   const cfg = imp.backchannels;
   const audio = new Map<string, Buffer>();
   for (const w of cfg.words)
-    if (!audio.has(w)) audio.set(w, voice(trimSilence(await fliteUtterance(SPOKEN[w.toLowerCase()] ?? w))));
+    if (!audio.has(w)) audio.set(w, voice(trimSilence(await fliteUtterance(SPOKEN[w.toLowerCase()] ?? w, fliteVoice))));
   const plan = backchannelPlan(cfg, imp.seed);
   /** The line may hold a frame back this long: the agent must still be speaking when the last one arrives. */
   const jitterMs = imp.jitterMs ?? 0;

@@ -5,7 +5,7 @@ import { mulawToPcm } from '../../kernel/audio/mulaw.ts';
 import { resamplePcm } from '../../kernel/audio/resampler.ts';
 import { trimSilence } from '../../kernel/audio/trim-silence.ts';
 import { parseWav } from '../../kernel/audio/wav.ts';
-import type { Scenario, ScenarioTurn, TurnAudio } from '../../kernel/contracts/agent-tests.ts';
+import type { CALLER_VOICES, Scenario, ScenarioTurn, TurnAudio } from '../../kernel/contracts/agent-tests.ts';
 import { runProcess } from '../../kernel/process/spawn.ts';
 import { clipFor, hardClip } from './impairments.ts';
 
@@ -24,6 +24,9 @@ export interface TurnSpeech {
   /** Length of the last segment's audio, ms. */
   lastSegmentMs: number;
 }
+
+/** A local flite voice of the caller (the scenario's `callerVoice`). */
+export type CallerVoice = (typeof CALLER_VOICES)[number];
 
 /** Fetches an audio turn's bytes from where it names (a file, a URL, the developer's storage): the host decides. */
 export type AudioLoader = (audio: TurnAudio) => Promise<Buffer>;
@@ -51,17 +54,18 @@ export function segments(turn: ScenarioTurn): { words: string[]; pauseMs: number
 
 const flited = new Map<string, Buffer>();
 
-/** One utterance in the local flite voice, 8 kHz PCM s16le (cached: scenarios repeat their lines). */
-export async function fliteUtterance(text: string): Promise<Buffer> {
-  const hit = flited.get(text);
+/** One utterance in a local flite voice, 8 kHz PCM s16le (cached: scenarios repeat their lines). */
+export async function fliteUtterance(text: string, voice: CallerVoice = 'kal'): Promise<Buffer> {
+  const key = `${voice}\n${text}`;
+  const hit = flited.get(key);
   if (hit) return hit;
   const dir = await mkdtemp(join(tmpdir(), 'agent-test-flite-'));
   try {
     const file = join(dir, 'u.wav');
-    await runProcess('flite', ['-t', text, '-o', file], { timeoutMs: 30_000 });
+    await runProcess('flite', ['-voice', voice, '-t', text, '-o', file], { timeoutMs: 30_000 });
     const wav = parseWav(await readFile(file));
     const pcm = resamplePcm(Buffer.from(wav.data), wav.sampleRate, 8000);
-    flited.set(text, pcm);
+    flited.set(key, pcm);
     return pcm;
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -97,7 +101,11 @@ export function decodeLeg(bytes: Buffer, audio: Pick<TurnAudio, 'format' | 'star
   return pcm.subarray(Math.min(from, pcm.length), Math.min(to, pcm.length));
 }
 
-export async function turnSpeech(turn: ScenarioTurn, loadAudio?: AudioLoader): Promise<TurnSpeech> {
+export async function turnSpeech(
+  turn: ScenarioTurn,
+  loadAudio?: AudioLoader,
+  voice: CallerVoice = 'kal',
+): Promise<TurnSpeech> {
   if (turn.audio) {
     if (!loadAudio) throw new Error('audio turns are not supported here');
     const pcm = decodeLeg(await loadAudio(turn.audio), turn.audio);
@@ -108,7 +116,7 @@ export async function turnSpeech(turn: ScenarioTurn, loadAudio?: AudioLoader): P
   const segs = segments(turn);
   let last: Buffer = Buffer.alloc(0);
   for (const s of segs) {
-    last = trimSilence(await fliteUtterance(s.words.join(' ')));
+    last = trimSilence(await fliteUtterance(s.words.join(' '), voice));
     parts.push(last);
     if (s.pauseMs) parts.push(Buffer.alloc(16 * s.pauseMs));
   }
@@ -130,7 +138,7 @@ export async function callerSpeech(
   loadAudio?: AudioLoader,
 ): Promise<{ turns: TurnSpeech[]; voice: (pcm: Buffer) => Buffer }> {
   const turns: TurnSpeech[] = [];
-  for (const turn of scenario.turns) turns.push(await turnSpeech(turn, loadAudio));
+  for (const turn of scenario.turns) turns.push(await turnSpeech(turn, loadAudio, scenario.callerVoice));
   const pct = scenario.impairments?.clipPct;
   const clip = pct
     ? clipFor(

@@ -109,8 +109,11 @@ export async function runScenario(
   try {
     const caller = await callerSpeech(scenario, opts.loadAudio);
     speech = caller.turns;
-    backchannels = await backchannelSpeaker(scenario.impairments, caller.voice, (word) =>
-      on.vendors.hearBackchannel(word),
+    backchannels = await backchannelSpeaker(
+      scenario.impairments,
+      caller.voice,
+      (word) => on.vendors.hearBackchannel(word),
+      scenario.callerVoice,
     );
   } catch (e) {
     result.error = `caller audio: ${(e as Error).message}`;

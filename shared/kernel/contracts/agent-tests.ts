@@ -149,7 +149,7 @@ export type TurnAudio = z.infer<typeof TurnAudio>;
 
 export const ScenarioTurn = z
   .object({
-    /** The caller's words, synthesized by the local flite voice (8 kHz, what a phone line carries). */
+    /** The caller's words, synthesized by the local flite voice `callerVoice` (at 8 kHz, what a phone line carries). */
     say: z.string().min(1).max(1000).optional(),
     /** Or the caller's leg as audio (a recorded call's, a file): spoken as given, in real time. */
     audio: TurnAudio.optional(),
@@ -191,11 +191,20 @@ export const ScenarioExpect = z
   .strict();
 export type ScenarioExpect = z.infer<typeof ScenarioExpect>;
 
+/** The local flite voices a scenario's caller can speak with (`flite -lv`, less the limited-domain `awb_time`). */
+export const CALLER_VOICES = ['kal', 'kal16', 'awb', 'rms', 'slt'] as const;
+
 export const Scenario = z
   .object({
     name: z.string().min(1).max(200),
     /** `twilio`: a phone call over the media-stream socket; `websocket`: the direct protocol (16 kHz PCM). */
     transport: z.enum(['twilio', 'websocket']).default('twilio'),
+    /**
+     * The caller's voice for `say` turns and backchannels: one of the local flite voices (`kal`, a man, 8 kHz;
+     * `kal16`, the same at 16 kHz; `awb`, a Scottish man; `rms`, an American man; `slt`, an American woman). Any
+     * other voice, a vendor's included: give the turn as `audio`.
+     */
+    callerVoice: z.enum(CALLER_VOICES).default('kal'),
     /** The scripted LLM; without it the agent's own LLM answers (a vendor's at real cost, metered as test traffic). */
     llm: ScriptedLlm.optional(),
     impairments: Impairments.optional(),

@@ -92,7 +92,10 @@ export async function replayOnPrivatePlatform(
       call,
       { url: platform.url, apiKey: key.key, agentId: row.agent_id, agentVersion: row.agent_version_now },
       {
-        stt: { use: (lines) => vendors.use({ name: 'replay', transport: 'twilio', llm, turns: [] }, lines) },
+        stt: {
+          use: (lines) =>
+            vendors.use({ name: 'replay', transport: 'twilio', callerVoice: 'kal', llm, turns: [] }, lines),
+        },
         sttLabel: REPLAY_STT_LABEL,
         ...(llm ? { llmLabel: SCRIPTED_LLM_LABEL } : {}),
         signal: deps.signal,
