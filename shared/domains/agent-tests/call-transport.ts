@@ -3,7 +3,8 @@ import type { Scenario } from '../../kernel/contracts/agent-tests.ts';
 import { ImpairedCaller, ImpairedDirectCaller, PCM_LINE } from './impaired-caller.ts';
 import type { LineImpairment, MulawCodec } from './impairments.ts';
 import { createDirectSession, createSession, type Target } from './session-api.ts';
-import { tokenFromTwiml, wsUrl, type ReceivedMedia } from './twilio-caller.ts';
+import type { ReceivedMedia } from './far-end.ts';
+import { tokenFromTwiml, wsUrl } from './twilio-caller.ts';
 
 /**
  * What a scenario needs of its caller, whatever carries the call: it speaks in real time, plays the agent's audio

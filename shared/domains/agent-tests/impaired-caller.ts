@@ -1,6 +1,7 @@
 import WebSocket from 'ws';
 import { TwilioCaller, type CallerOptions } from './twilio-caller.ts';
 import { DirectCaller } from './direct-caller.ts';
+import { DelayedSends } from './delayed-sends.ts';
 import type { LineImpairment, MulawCodec } from './impairments.ts';
 
 /**
@@ -10,7 +11,9 @@ import type { LineImpairment, MulawCodec } from './impairments.ts';
  * never impaired, as Twilio's signalling is not.
  */
 export class ImpairedCaller extends TwilioCaller {
-  private pending = new Set<NodeJS.Timeout>();
+  private readonly delayed = new DelayedSends<string>((out) => {
+    if (this.ws.readyState === WebSocket.OPEN) super.sendRaw(out);
+  });
 
   constructor(
     opts: CallerOptions,
@@ -27,18 +30,11 @@ export class ImpairedCaller extends TwilioCaller {
     const fate = this.line.apply(Buffer.from(msg.media.payload, 'base64'));
     if (!fate.frame) return;
     msg.media.payload = fate.frame.toString('base64');
-    const out = JSON.stringify(msg);
-    if (fate.delayMs <= 0) return super.sendRaw(out);
-    const t = setTimeout(() => {
-      this.pending.delete(t);
-      if (this.ws.readyState === WebSocket.OPEN) super.sendRaw(out);
-    }, fate.delayMs);
-    this.pending.add(t);
+    this.delayed.after(fate.delayMs, JSON.stringify(msg));
   }
 
   override close(): void {
-    for (const t of this.pending) clearTimeout(t);
-    this.pending.clear();
+    this.delayed.cancel();
     super.close();
   }
 }
@@ -49,7 +45,7 @@ export class ImpairedCaller extends TwilioCaller {
  * are never impaired.
  */
 export class ImpairedDirectCaller extends DirectCaller {
-  private pending = new Set<NodeJS.Timeout>();
+  private readonly delayed = new DelayedSends<Buffer>((out) => super.sendFrame(out));
 
   constructor(
     url: string,
@@ -61,19 +57,11 @@ export class ImpairedDirectCaller extends DirectCaller {
   protected override sendFrame(frame: Buffer): void {
     if (!this.line) return super.sendFrame(frame);
     const fate = this.line.apply(frame);
-    const out = fate.frame;
-    if (!out) return;
-    if (fate.delayMs <= 0) return super.sendFrame(out);
-    const t = setTimeout(() => {
-      this.pending.delete(t);
-      super.sendFrame(out);
-    }, fate.delayMs);
-    this.pending.add(t);
+    if (fate.frame) this.delayed.after(fate.delayMs, fate.frame);
   }
 
   override close(): void {
-    for (const t of this.pending) clearTimeout(t);
-    this.pending.clear();
+    this.delayed.cancel();
     super.close();
   }
 }

@@ -1,12 +1,14 @@
 import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
 import { mulawToPcm, pcmToMulaw } from '../../kernel/audio/mulaw.ts';
+import { FarEndCaller } from './far-end.ts';
 
 /**
  * A synthetic Twilio caller: opens the media-stream socket like Twilio does (connected, start with
  * customParameters, then one 20 ms μ-law `media` frame every 20 ms of wall time — silence when not speaking — and
- * `stop`), and plays the agent's audio like Twilio's buffer: in order, in real time, echoing each `mark` once the
- * audio before it has played and every pending mark when `clear` flushes the buffer.
+ * `stop`), and plays the agent's audio like Twilio's buffer (FarEndCaller: in order, in real time, echoing each
+ * `mark` once the audio before it has played and every pending mark when `clear` flushes the buffer). This file
+ * owns only Twilio's wire format: JSON events with base64 μ-law.
  */
 export interface CallerOptions {
   url: string;
@@ -17,58 +19,26 @@ export interface CallerOptions {
   params?: Record<string, string>;
 }
 
-export interface ReceivedMedia {
-  at: number;
-  bytes: number;
-}
-
 const FRAME = 160; // 20 ms of 8 kHz μ-law
 
-export class TwilioCaller {
-  readonly ws: WebSocket;
+export class TwilioCaller extends FarEndCaller {
   readonly received: Array<Record<string, unknown>> = [];
-  readonly media: ReceivedMedia[] = [];
-  readonly clears: number[] = [];
-  readonly marksEchoed: string[] = [];
   /** Agent audio heard (played) by the caller, as 8 kHz PCM. */
   readonly heard: Buffer[] = [];
-  closeCode: number | null = null;
-  closeReason = '';
-  readonly opened: Promise<void>;
-  readonly closed: Promise<void>;
   private seq = 1;
   private chunk = 1;
   private tsMs = 0;
   private speech: Buffer[] = [];
-  private ticker: NodeJS.Timeout | null = null;
-  private nextTick = 0;
-  /** Playback model: queued agent audio (μ-law bytes) and marks at byte positions. */
-  private playQueue: Array<{ mulaw: Buffer } | { mark: string }> = [];
-  /** performance.now() of the last speech sample of each `say`, in order. */
-  readonly speechEnds: number[] = [];
+  private speechStartPending = false;
+  /** performance.now() of the first speech frame of each `say`, in order. */
   readonly speechStarts: number[] = [];
-  private waiters: Array<() => void> = [];
   private readonly streamSid: string;
   private readonly callSid: string;
 
   constructor(private readonly opts: CallerOptions) {
+    super(opts.url, FRAME, 8);
     this.streamSid = opts.streamSid ?? `MZ${Math.random().toString(16).slice(2, 18)}`;
     this.callSid = opts.callSid ?? `CA${Math.random().toString(16).slice(2, 18)}`;
-    this.ws = new WebSocket(opts.url);
-    this.opened = new Promise((resolve, reject) => {
-      this.ws.once('open', () => resolve());
-      this.ws.once('error', reject);
-    });
-    this.closed = new Promise((resolve) =>
-      this.ws.once('close', (code, reason) => {
-        this.closeCode = code;
-        this.closeReason = reason.toString();
-        this.stopTicker();
-        this.notify();
-        resolve();
-      }),
-    );
-    this.ws.on('message', (data) => this.onMessage(data.toString()));
   }
 
   get call(): string {
@@ -98,28 +68,10 @@ export class TwilioCaller {
         },
       }),
     );
-    this.nextTick = performance.now();
-    this.tick();
+    this.startClock();
   }
 
-  private tick = (): void => {
-    if (this.ws.readyState !== WebSocket.OPEN) return;
-    const now = performance.now();
-    // Catch up if the event loop was late, so the stream stays real time.
-    while (this.nextTick <= now) {
-      this.sendFrame();
-      this.playFrame();
-      this.nextTick += 20;
-    }
-    this.ticker = setTimeout(this.tick, Math.max(0, this.nextTick - performance.now()));
-  };
-
-  private stopTicker(): void {
-    if (this.ticker) clearTimeout(this.ticker);
-    this.ticker = null;
-  }
-
-  private sendFrame(): void {
+  protected nextFrame(): void {
     let frame: Buffer;
     const cur = this.speech[0];
     if (cur) {
@@ -154,38 +106,20 @@ export class TwilioCaller {
     );
     this.tsMs += 20;
   }
-  private speechStartPending = false;
 
-  /** Plays 20 ms of the agent's queued audio and echoes the marks it reaches. */
-  private playFrame(): void {
-    let budget = FRAME;
-    while (this.playQueue.length) {
-      const head = this.playQueue[0]!;
-      if ('mark' in head) {
-        this.playQueue.shift();
-        this.echoMark(head.mark);
-        continue;
-      }
-      if (budget <= 0) break;
-      const take = Math.min(head.mulaw.length, budget);
-      this.heard.push(mulawToPcm(head.mulaw.subarray(0, take)));
-      budget -= take;
-      if (take === head.mulaw.length) this.playQueue.shift();
-      else head.mulaw = head.mulaw.subarray(take);
-    }
+  protected override played(mulaw: Buffer, bytes: number): void {
+    this.heard.push(mulawToPcm(mulaw.subarray(0, bytes)));
   }
 
-  private echoMark(name: string): void {
-    this.marksEchoed.push(name);
-    if (this.ws.readyState === WebSocket.OPEN)
-      this.sendRaw(
-        JSON.stringify({
-          event: 'mark',
-          streamSid: this.streamSid,
-          sequenceNumber: String(this.seq++),
-          mark: { name },
-        }),
-      );
+  protected sendMark(name: string): void {
+    this.sendRaw(
+      JSON.stringify({
+        event: 'mark',
+        streamSid: this.streamSid,
+        sequenceNumber: String(this.seq++),
+        mark: { name },
+      }),
+    );
   }
 
   /** Queues speech (8 kHz PCM s16le); it goes out in real time. Resolves when its last frame was sent. */
@@ -193,7 +127,7 @@ export class TwilioCaller {
     const n = this.speechEnds.length;
     this.speechStartPending = true;
     this.speech.push(pcmToMulaw(pcm8k));
-    return this.until(() => this.speechEnds.length > n).then(() => this.speechEnds[n]!);
+    return this.spoken(n);
   }
 
   dtmf(digit: string): void {
@@ -220,63 +154,13 @@ export class TwilioCaller {
       );
   }
 
-  /** True while agent audio waits in the playback buffer. */
-  get playing(): boolean {
-    return this.playQueue.some((x) => 'mulaw' in x);
-  }
-
-  /** Agent audio still to play, ms (what is queued in the playback buffer). */
-  get bufferedMs(): number {
-    let bytes = 0;
-    for (const x of this.playQueue) if ('mulaw' in x) bytes += x.mulaw.length;
-    return bytes / 8;
-  }
-
-  private onMessage(text: string): void {
-    const m = JSON.parse(text) as { event: string; media?: { payload: string }; mark?: { name: string } };
+  protected receive(data: Buffer): void {
+    const m = JSON.parse(data.toString()) as { event: string; media?: { payload: string }; mark?: { name: string } };
     this.received.push(m as Record<string, unknown>);
     const now = performance.now();
-    if (m.event === 'media') {
-      const mu = Buffer.from(m.media!.payload, 'base64');
-      this.media.push({ at: now, bytes: mu.length });
-      this.playQueue.push({ mulaw: mu });
-    } else if (m.event === 'mark') {
-      this.playQueue.push({ mark: m.mark!.name });
-    } else if (m.event === 'clear') {
-      this.clears.push(now);
-      const pending = this.playQueue.filter((x): x is { mark: string } => 'mark' in x);
-      this.playQueue = [];
-      for (const p of pending) this.echoMark(p.mark);
-    }
-    this.notify();
-  }
-
-  private notify(): void {
-    for (const w of this.waiters.splice(0)) w();
-  }
-
-  /** Waits until `pred` holds (checked on every message and on close). */
-  async until(pred: () => boolean, timeoutMs = 15_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!pred()) {
-      const left = deadline - Date.now();
-      if (left <= 0)
-        throw new Error(
-          `caller: condition not met (media ${this.media.length}, marks ${this.marksEchoed.length}, clears ${this.clears.length}, playing ${this.playing}, close ${this.closeCode})`,
-        );
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, Math.min(left, 50));
-        this.waiters.push(() => {
-          clearTimeout(t);
-          resolve();
-        });
-      });
-    }
-  }
-
-  close(): void {
-    this.stopTicker();
-    this.ws.close();
+    if (m.event === 'media') this.queueAudio(Buffer.from(m.media!.payload, 'base64'), now);
+    else if (m.event === 'mark') this.queueMark(m.mark!.name);
+    else if (m.event === 'clear') this.flush(now);
   }
 }
 
