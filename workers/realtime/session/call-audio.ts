@@ -21,6 +21,7 @@ export function callAudio(s: SessionInit, now: () => number): { playback: Playba
   const playback = new Playback(
     {
       outRate: transport.outRate,
+      ...(transport.maxChunkMs ? { maxChunkMs: transport.maxChunkMs } : {}),
       sendAudio: (pcm) => {
         transport.sendAudio(pcm);
         if (recorder) recorder.addAgent(resampler ? resampler.process(pcmToInt16(pcm)) : pcmToInt16(pcm));

@@ -6,6 +6,12 @@ const MARK_GRACE_MS = 2000;
 /** The outbound side of a transport: audio at `outRate` (PCM s16le), marks and a buffer flush. */
 export interface AudioSink {
   readonly outRate: number;
+  /**
+   * The longest piece of audio one `sendAudio` may carry, in ms; 20 when absent. A far end that buffers what it is
+   * sent (Twilio's media stream) takes audio that is ready in pieces of up to this much: a one-second piece is one
+   * message instead of fifty, which at hundreds of calls is CPU on both ends. It plays the same either way.
+   */
+  readonly maxChunkMs?: number;
   sendAudio(pcm: Buffer): void;
   sendMark(name: string): void;
   sendClear(): void;
@@ -33,6 +39,8 @@ export class Playback {
   private queueEndMs = 0;
   private pending = Buffer.alloc(0);
   private frameBytes: number;
+  /** Bytes of the longest piece one `sendAudio` of the sink carries (whole frames). */
+  private chunkBytes: number;
   /** Marks flushed by a clear are echoed too; they must not count as played. */
   private flushed = new Set<string>();
   firstAudioAt: number | null = null;
@@ -44,6 +52,7 @@ export class Playback {
     private readonly now: () => number,
   ) {
     this.frameBytes = (sink.outRate / 50) * 2;
+    this.chunkBytes = this.frameBytes * Math.max(1, Math.floor((sink.maxChunkMs ?? 20) / 20));
   }
 
   /**
@@ -57,13 +66,16 @@ export class Playback {
   }
   private openSentence = false;
 
-  /** Sends synthesized audio of the current sentence in 20 ms frames (the remainder waits for more or the end). */
+  /**
+   * Sends synthesized audio of the current sentence in whole 20 ms frames, as many together as the sink takes
+   * (`maxChunkMs`); the remainder waits for more or the end of the sentence.
+   */
   sendAudio(pcm: Buffer): void {
     const buf = this.pending.length ? Buffer.concat([this.pending, pcm]) : pcm;
-    let off = 0;
-    for (; off + this.frameBytes <= buf.length; off += this.frameBytes)
-      this.frame(buf.subarray(off, off + this.frameBytes));
-    this.pending = Buffer.from(buf.subarray(off));
+    const whole = buf.length - (buf.length % this.frameBytes);
+    for (let off = 0; off < whole; off += this.chunkBytes)
+      this.frame(buf.subarray(off, Math.min(whole, off + this.chunkBytes)));
+    this.pending = Buffer.from(buf.subarray(whole));
   }
 
   private frame(f: Buffer): void {

@@ -34,6 +34,8 @@ const CLOSE_FOR: Record<ProtocolError['kind'], number> = {
 
 /** Frames buffered while the session starts (agent, engines, runtime load). 2 s of audio. */
 const MAX_EARLY_EVENTS = 100;
+/** The longest agent audio one outbound `media` message carries (ms): see AudioSink.maxChunkMs. */
+const TWILIO_MAX_CHUNK_MS = 1000;
 
 /**
  * One Twilio media stream. Follows the flow exactly (connected → start → media/dtmf/mark → stop); authenticates
@@ -67,6 +69,8 @@ export function handleTwilioStream(infra: Infra, socket: WebSocket): void {
     channel: 'twilio',
     inRate: TWILIO_RATE,
     outRate: TWILIO_RATE,
+    // Twilio buffers what it is sent and plays it in order: audio that is ready goes in pieces of up to a second.
+    maxChunkMs: TWILIO_MAX_CHUNK_MS,
     sendAudio: (pcm) => send(mediaMessage(streamSid, pcm)),
     sendMark: (name) => send(markMessage(streamSid, name)),
     sendClear: () => send(clearMessage(streamSid)),
