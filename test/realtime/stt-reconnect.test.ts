@@ -95,3 +95,40 @@ describe('streaming STT reconnection', () => {
     ]);
   }, 60_000);
 });
+
+describe('streaming STT writes during silence', () => {
+  it('after a long quiet the silence goes in 100 ms pieces; speech flushes it and goes at once, and is heard whole', async () => {
+    const res = await p.request('/v1/sessions/twilio', {
+      method: 'POST',
+      key,
+      json: { agentId, from: '+15550001111', to: '+15550002222' },
+    });
+    const { twiml, sessionId } = (await res.json()) as { twiml: string; sessionId: string };
+    const connectionsBefore = dg.connections.length;
+    const caller = new TwilioCaller({ url: wsUrl(p.url, '/v1/sessions/twilio/stream'), token: tokenFromTwiml(twiml) });
+    await caller.start();
+    await caller.until(() => caller.marksEchoed.length > 0 && !caller.playing, 20_000);
+    const conn: LiveConnection = dg.connections[connectionsBefore]!;
+    // Three seconds of line silence (the caller sends it every 20 ms, as Twilio does), well past the quiet point.
+    await new Promise((r) => setTimeout(r, 1600));
+    const before = { bytes: conn.audioBytes, messages: conn.audioMessages };
+    await new Promise((r) => setTimeout(r, 3000));
+    const bytes = conn.audioBytes - before.bytes;
+    const messages = conn.audioMessages - before.messages;
+    // All of it arrived (8 kHz, 16-bit: 16 bytes a ms), in about 30 writes instead of 150.
+    expect(bytes).toBeGreaterThan(2500 * 16);
+    expect(messages).toBeLessThan(45);
+    expect(messages).toBeGreaterThan(15);
+    // Speech after the quiet is heard whole and answered.
+    await caller.say(await fliteUtterance(LINE));
+    await waitUntil(async () => {
+      const { rows } = await p.infra.db.query<{ text: string }>(
+        `select text from rt_turns where session_id = $1 and speaker = 'user'`,
+        [sessionId],
+      );
+      return rows.some((r) => r.text === LINE);
+    }, 20_000);
+    caller.stop();
+    await caller.closed;
+  }, 60_000);
+});

@@ -39,6 +39,19 @@ export function float32ToPcm(samples: Float32Array): Buffer {
   return int16ToPcm(float32ToInt16(samples));
 }
 
+/**
+ * RMS under which audio is treated as silence without further analysis (≈ -56 dBFS): a phone line between words
+ * carries (near-)digital silence. The VAD skips its model under it; the STT stream batches it (stt-stage.ts).
+ */
+export const SILENCE_RMS = 50;
+
+/** Root mean square of 16-bit samples. */
+export function rms16(x: Int16Array): number {
+  let s = 0;
+  for (let i = 0; i < x.length; i++) s += x[i]! * x[i]!;
+  return Math.sqrt(s / Math.max(1, x.length));
+}
+
 export function clip16(v: number): number {
   return v > 32767 ? 32767 : v < -32768 ? -32768 : v;
 }

@@ -1,20 +1,12 @@
 import { Resampler } from '../../../shared/kernel/audio/resampler.ts';
-import { pcmToInt16 } from '../../../shared/kernel/audio/pcm.ts';
+import { pcmToInt16, rms16, SILENCE_RMS } from '../../../shared/kernel/audio/pcm.ts';
 import type { VadEngine, VadSession } from '../../../shared/engines/vad/types.ts';
 import { TurnDetector, type TurnDetectorEvent, type TurnDetectorOptions } from '../session/turn-detector.ts';
 import { isSystemFrame, type DataFrame, type Frame, type UpstreamFrame } from './frames.ts';
 import { Stage } from './stage.ts';
 
-/** RMS under which a frame is treated as silence without running the model (≈ -56 dBFS). */
-const SILENCE_RMS = 50;
 /** Queued 20 ms input frames beyond which the VAD sheds work (100 ms behind real time). */
 const BACKLOG_SHED = 5;
-
-function rms16(x: Int16Array): number {
-  let s = 0;
-  for (let i = 0; i < x.length; i++) s += x[i]! * x[i]!;
-  return Math.sqrt(s / Math.max(1, x.length));
-}
 
 /**
  * audio-in → speech-start / pause / resume / end. Caller audio passes on at once (the STT and the turn stage hear

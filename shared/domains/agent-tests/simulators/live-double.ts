@@ -34,6 +34,8 @@ export interface LiveConnection {
   query: URLSearchParams;
   headers: IncomingHttpHeaders;
   audioBytes: number;
+  /** Binary (audio) messages received: how many writes the client made. */
+  audioMessages: number;
   /** Text frames the client sent, by their `type` (or `message_type`). */
   controls: string[];
   /** Every message the double sent, parsed. */
@@ -177,7 +179,7 @@ export async function startLiveDouble(
 
   function serve(ws: WebSocket, query: URLSearchParams, headers: IncomingHttpHeaders): void {
     sockets.add(ws);
-    const conn: LiveConnection = { query, headers, audioBytes: 0, controls: [], sent: [] };
+    const conn: LiveConnection = { query, headers, audioBytes: 0, audioMessages: 0, controls: [], sent: [] };
     const index = double.connections.push(conn) - 1;
     let utterances = 0;
     let encoding = vendor.encoding(query);
@@ -254,6 +256,7 @@ export async function startLiveDouble(
     });
     function onAudio(audio: Buffer): void {
       conn.audioBytes += audio.length;
+      conn.audioMessages++;
       const chunkStart = audioTime;
       const seconds = audio.length / bytesPerSecond;
       audioTime += seconds;
