@@ -58,6 +58,15 @@ export default tseslint.config(
           message: 'call vendors through shared/engines/core/vendor-client.ts (deadline, safe retries, EngineError)',
         },
       ],
+      // The same fetch reached as a property does not slip past.
+      'no-restricted-properties': [
+        'error',
+        ...['globalThis', 'global', 'window', 'self'].map((object) => ({
+          object,
+          property: 'fetch',
+          message: 'call vendors through shared/engines/core/vendor-client.ts (deadline, safe retries, EngineError)',
+        })),
+      ],
     },
   },
   {

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
  * config, so a rule that stopped applying where it should fails here.
  */
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const RULES = new Set(['no-restricted-globals', 'no-restricted-syntax']);
+const RULES = new Set(['no-restricted-globals', 'no-restricted-properties', 'no-restricted-syntax']);
 const eslint = new ESLint({ cwd: ROOT, ruleFilter: ({ ruleId }) => RULES.has(ruleId) });
 
 async function findings(filePath: string, code: string): Promise<string[]> {
@@ -25,6 +25,7 @@ describe('engine rules', () => {
     ['shared/platform/x.ts', `export const f = (u: string) => fetch(u);`],
     ['api/routes/x.ts', `export const f = (u: string) => fetch(u);`],
     ['workers/cpu/x.ts', `export const f = (u: string) => fetch(u);`],
+    ['shared/domains/x.ts', `export const f = (u: string) => globalThis.fetch(u);`],
     [
       'shared/engines/stt/x.ts',
       `import { ApiError } from '../../kernel/errors/api-error.ts';\nthrow ApiError.validation('bad');`,
