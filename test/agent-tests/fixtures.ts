@@ -1,3 +1,23 @@
+import type { TestRunDetail } from '../../shared/kernel/contracts/agent-tests.ts';
+import { waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
+
+/** The run once it has ended (passed, failed or error), read as the developer over GET /v1/agent-tests/runs/:id. */
+export function finishedRunDetail(
+  p: TestPlatform,
+  key: string,
+  runId: string,
+  timeoutMs: number,
+): Promise<TestRunDetail> {
+  return waitUntil(
+    async () => {
+      const d = (await (await p.request(`/v1/agent-tests/runs/${runId}`, { key })).json()) as TestRunDetail;
+      return d.status !== 'queued' && d.status !== 'running' ? d : null;
+    },
+    timeoutMs,
+    250,
+  );
+}
+
 /** A passing scenario (over a seeded bad line) and a broken agent whose scripted reply mentions prices. */
 export const FRONT_DESK_SUITE = `
 - name: asks for Saturday hours

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestRun, TestRunDetail } from '../../shared/kernel/contracts/agent-tests.ts';
 import { startOpenAiChatDouble, type OpenAiChatDouble } from '../../support/doubles/openai-chat.ts';
 import { startTestPlatform, waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
+import { finishedRunDetail } from './fixtures.ts';
 
 /**
  * Scenarios without `llm.replies` run on the agent's own LLM. The deployment's OpenAI is a double on port 0 (the
@@ -33,14 +34,7 @@ async function finishedRun(agentId: string, scenarios: unknown[]): Promise<{ run
   const created = await p.request(`/v1/agents/${agentId}/tests`, { method: 'POST', key, json: { scenarios } });
   expect(created.status).toBe(202);
   const run = await json<TestRun>(created);
-  const detail = await waitUntil(
-    async () => {
-      const d = await json<TestRunDetail>(await p.request(`/v1/agent-tests/runs/${run.id}`, { key }));
-      return d.status !== 'queued' && d.status !== 'running' ? d : null;
-    },
-    180_000,
-    250,
-  );
+  const detail = await finishedRunDetail(p, key, run.id, 180_000);
   return { run, detail };
 }
 

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestRun, TestRunDetail } from '../../shared/kernel/contracts/agent-tests.ts';
-import { FRONT_DESK_SUITE as SUITE } from './fixtures.ts';
+import { finishedRunDetail, FRONT_DESK_SUITE as SUITE } from './fixtures.ts';
 import { startTestPlatform, waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
 
 /**
@@ -147,14 +147,7 @@ describe('POST /v1/agents/:id/tests', () => {
       json: { scenarios: [scenario(mine), scenario('dev_someone_else/uploads/caller-leg.wav')] },
     });
     const run = await json<TestRun>(created);
-    const done = await waitUntil(
-      async () => {
-        const d = await json<TestRunDetail>(await p.request(`/v1/agent-tests/runs/${run.id}`, { key }));
-        return d.status !== 'queued' && d.status !== 'running' ? d : null;
-      },
-      180_000,
-      250,
-    );
+    const done = await finishedRunDetail(p, key, run.id, 180_000);
     const [played, refused] = done.results;
     expect(played).toMatchObject({ passed: true });
     expect(played).not.toHaveProperty('error');
@@ -180,14 +173,7 @@ describe('POST /v1/agents/:id/tests', () => {
     });
     expect(r.status).toBe(404);
     // Without a scripted LLM the agent's own answers: here the local reply engine, offline and free.
-    const done = await waitUntil(
-      async () => {
-        const d = await json<TestRunDetail>(await p.request(`/v1/agent-tests/runs/${run.id}`, { key }));
-        return d.status !== 'queued' && d.status !== 'running' ? d : null;
-      },
-      120_000,
-      250,
-    );
+    const done = await finishedRunDetail(p, key, run.id, 120_000);
     expect(done).toMatchObject({ status: 'passed', mode: 'offline' });
     expect(done.results[0]).toMatchObject({ mode: 'offline', costCredits: 0 });
     expect(done.results[0]!.llm).toMatch(/Local reply engine/);
@@ -212,14 +198,7 @@ describe('POST /v1/agents/:id/tests', () => {
       scenarios: [{ name: 'lost', transport: 'twilio', callerVoice: 'kal', turns: [{ say: 'hello' }] }],
       webhookUrl: null,
     });
-    const done = await waitUntil(
-      async () => {
-        const d = await json<TestRunDetail>(await p.request(`/v1/agent-tests/runs/${row.id}`, { key }));
-        return d.status !== 'queued' && d.status !== 'running' ? d : null;
-      },
-      60_000,
-      250,
-    );
+    const done = await finishedRunDetail(p, key, row.id, 60_000);
     // Its scenario ran (on the agent's local reply engine: no scripted replies).
     expect(done).toMatchObject({ status: 'passed', progress: { done: 1, total: 1 } });
     expect(done.results[0]).toMatchObject({ name: 'lost', mode: 'offline' });

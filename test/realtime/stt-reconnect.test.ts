@@ -47,19 +47,29 @@ const isInterim = (m: Record<string, unknown>) => m.type === 'Results' && m.is_f
 const transcriptOf = (m: Record<string, unknown>) =>
   (m as { channel: { alternatives: Array<{ transcript: string }> } }).channel.alternatives[0]!.transcript;
 
+/** A phone call whose greeting has played, with the STT connection it opened. */
+async function callPastGreeting(): Promise<{
+  sessionId: string;
+  caller: TwilioCaller;
+  stt: LiveConnection;
+  connectionsBefore: number;
+}> {
+  const res = await p.request('/v1/sessions/twilio', {
+    method: 'POST',
+    key,
+    json: { agentId, from: '+15550001111', to: '+15550002222' },
+  });
+  const { twiml, sessionId } = (await res.json()) as { twiml: string; sessionId: string };
+  const connectionsBefore = dg.connections.length;
+  const caller = new TwilioCaller({ url: wsUrl(p.url, '/v1/sessions/twilio/stream'), token: tokenFromTwiml(twiml) });
+  await caller.start();
+  await caller.until(() => caller.marksEchoed.length > 0 && !caller.playing, 20_000);
+  return { sessionId, caller, stt: dg.connections[connectionsBefore]!, connectionsBefore };
+}
+
 describe('streaming STT reconnection', () => {
   it('a socket dropped mid-utterance is reopened with the unfinalized audio; the turn completes with the right text', async () => {
-    const res = await p.request('/v1/sessions/twilio', {
-      method: 'POST',
-      key,
-      json: { agentId, from: '+15550001111', to: '+15550002222' },
-    });
-    const { twiml, sessionId } = (await res.json()) as { twiml: string; sessionId: string };
-    const connectionsBefore = dg.connections.length;
-    const caller = new TwilioCaller({ url: wsUrl(p.url, '/v1/sessions/twilio/stream'), token: tokenFromTwiml(twiml) });
-    await caller.start();
-    await caller.until(() => caller.marksEchoed.length > 0 && !caller.playing, 20_000);
-    const first: LiveConnection = dg.connections[connectionsBefore]!;
+    const { sessionId, caller, stt: first, connectionsBefore } = await callPastGreeting();
 
     const speaking = caller.say(await fliteUtterance(LINE));
     // Mid-utterance: the STT has heard some of it (an interim result) and finalized none of it.
@@ -98,17 +108,7 @@ describe('streaming STT reconnection', () => {
 
 describe('streaming STT writes during silence', () => {
   it('after a long quiet the silence goes in 100 ms pieces; speech flushes it and goes at once, and is heard whole', async () => {
-    const res = await p.request('/v1/sessions/twilio', {
-      method: 'POST',
-      key,
-      json: { agentId, from: '+15550001111', to: '+15550002222' },
-    });
-    const { twiml, sessionId } = (await res.json()) as { twiml: string; sessionId: string };
-    const connectionsBefore = dg.connections.length;
-    const caller = new TwilioCaller({ url: wsUrl(p.url, '/v1/sessions/twilio/stream'), token: tokenFromTwiml(twiml) });
-    await caller.start();
-    await caller.until(() => caller.marksEchoed.length > 0 && !caller.playing, 20_000);
-    const conn: LiveConnection = dg.connections[connectionsBefore]!;
+    const { sessionId, caller, stt: conn } = await callPastGreeting();
     // Three seconds of line silence (the caller sends it every 20 ms, as Twilio does), well past the quiet point.
     await new Promise((r) => setTimeout(r, 1600));
     const before = { bytes: conn.audioBytes, messages: conn.audioMessages };

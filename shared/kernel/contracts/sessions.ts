@@ -21,18 +21,21 @@ const CallLimitFields = {
     .describe("This call's credit cap (over the agent's maxCredits)"),
 };
 
+/** A session may run a stored configuration version of its agent (agent versions), on either transport. */
+const AgentVersionField = z
+  .number()
+  .int()
+  .min(1)
+  .max(2_147_483_647)
+  .optional()
+  .describe('Extension: run this configuration version of the agent (default: the agent as it is now)');
+
 export const CreateTwilioSessionBody = z.object({
   agentId: z.string().min(1).max(60),
   from: Phone,
   to: Phone,
   instanceId: z.string().min(1).max(100).optional(),
-  agentVersion: z
-    .number()
-    .int()
-    .min(1)
-    .max(2_147_483_647)
-    .optional()
-    .describe('Extension: run this configuration version of the agent (default: the agent as it is now)'),
+  agentVersion: AgentVersionField,
   ...CallLimitFields,
 });
 export type CreateTwilioSessionBody = z.infer<typeof CreateTwilioSessionBody>;
@@ -80,13 +83,7 @@ export const AnsweredBy = z.enum(['human', 'machine', 'unknown']);
 export const CreateDirectSessionBody = z.object({
   agentId: z.string().min(1).max(60),
   instanceId: z.string().min(1).max(100).optional(),
-  agentVersion: z
-    .number()
-    .int()
-    .min(1)
-    .max(2_147_483_647)
-    .optional()
-    .describe('Extension: run this configuration version of the agent (default: the agent as it is now)'),
+  agentVersion: AgentVersionField,
   ...CallLimitFields,
 });
 export type CreateDirectSessionBody = z.infer<typeof CreateDirectSessionBody>;
