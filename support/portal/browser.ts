@@ -15,14 +15,18 @@ export function checkPrerequisites(): void {
 }
 
 /**
- * `fakeAudio`: a WAV file the fake microphone plays once (then silence) instead of chromium's tone, so a test can
- * say something to an agent through the page's real capture path.
+ * `fakeAudio`: a WAV file the fake microphone plays instead of chromium's tone, so a test can say something to an
+ * agent through the page's real capture path. Played once (then silence), or over and over with `loopFakeAudio`:
+ * chromium starts the file when the page opens the microphone, not when the agent listens, so on a loaded machine
+ * a file played once can be over before the call is up — a caller who is not heard asks again.
  */
-export async function launchChromium(opts: { fakeAudio?: string } = {}): Promise<Browser> {
+export async function launchChromium(opts: { fakeAudio?: string; loopFakeAudio?: boolean } = {}): Promise<Browser> {
   const args = ['--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', '--mute-audio'];
   // A fake microphone (a tone, or the given file) granted without a prompt, so "talk to it" runs its real audio path.
   args.push('--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream');
-  if (opts.fakeAudio) args.push(`--use-file-for-fake-audio-capture=${opts.fakeAudio}%noloop`);
+  if (opts.fakeAudio) {
+    args.push(`--use-file-for-fake-audio-capture=${opts.fakeAudio}${opts.loopFakeAudio ? '' : '%noloop'}`);
+  }
   args.push('--autoplay-policy=no-user-gesture-required');
   if (process.getuid?.() === 0) args.push('--no-sandbox');
   return puppeteer.launch({ executablePath: CHROMIUM, headless: true, args });

@@ -78,8 +78,9 @@ beforeAll(async () => {
     },
   });
   // What the caller says, in flite's 16 kHz voice (pocketsphinx hears it word for word; the default 8 kHz voice it
-  // mishears): for the fake microphone five seconds of silence first (the greeting plays meanwhile) at 48 kHz, and
-  // raw 16 kHz PCM for the direct client.
+  // mishears): for the fake microphone five seconds of silence first (the greeting plays meanwhile) and 15 s after
+  // it at 48 kHz, played in a loop: a question asked before the call was up (a loaded machine) is asked again, and
+  // the 15 s leave the answer time to play. Raw 16 kHz PCM for the direct client.
   audioDir = await mkdtemp(join(tmpdir(), 'portal-mic-'));
   const spoken = join(audioDir, 'q.wav');
   const mic = join(audioDir, 'mic.wav');
@@ -87,10 +88,10 @@ beforeAll(async () => {
   const run = promisify(execFile);
   await run('flite', ['-voice', 'kal16', '-t', 'What are your opening hours?', '-o', spoken]);
   const pcm = ['-ac', '1', '-c:a', 'pcm_s16le'];
-  await run('ffmpeg', ['-v', 'error', '-i', spoken, '-af', 'adelay=5000,apad=pad_dur=3', '-ar', '48000', ...pcm, mic]);
+  await run('ffmpeg', ['-v', 'error', '-i', spoken, '-af', 'adelay=5000,apad=pad_dur=15', '-ar', '48000', ...pcm, mic]);
   await run('ffmpeg', ['-v', 'error', '-i', spoken, '-ar', '16000', ...pcm, '-f', 's16le', raw]);
   question = await readFile(raw);
-  browser = await launchChromium({ fakeAudio: mic });
+  browser = await launchChromium({ fakeAudio: mic, loopFakeAudio: true });
   page = await browser.newPage();
   await page.setViewport({ width: 1280, height: 900 });
   csp = watchCsp(page);
@@ -204,6 +205,7 @@ describe('developer portal in chromium', () => {
       wsUrl(p.url, `/v1/agents/${encodeURIComponent(agentId)}/session?token=${minted.body.token}&outputRate=24000`),
     );
     await c.opened;
+    c.keepLineOpen();
     await waitUntil(() => c.events.some((e) => e.type === 'mark'), 30_000);
     await c.speak(question);
     // Local STT on a loaded 2-core machine can take seconds: the waits are generous, never fixed sleeps.

@@ -26,14 +26,39 @@ export class DirectClient {
       if (m.type === 'mark') this.ws.send(JSON.stringify({ type: 'mark', name: m.name }));
     });
   }
+  private speaking = false;
+  private line: NodeJS.Timeout | null = null;
+
   /** Sends PCM16 16 kHz in real-time 20 ms frames, then 1 s of silence. */
   async speak(pcm: Buffer): Promise<void> {
+    this.speaking = true;
     const all = Buffer.concat([pcm, Buffer.alloc(32000)]);
     const t0 = performance.now();
-    for (let off = 0, i = 0; off < all.length; off += 640, i++) {
-      this.ws.send(all.subarray(off, off + 640), { binary: true });
-      const wait = t0 + (i + 1) * 20 - performance.now();
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    try {
+      for (let off = 0, i = 0; off < all.length; off += 640, i++) {
+        this.ws.send(all.subarray(off, off + 640), { binary: true });
+        const wait = t0 + (i + 1) * 20 - performance.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      }
+    } finally {
+      this.speaking = false;
     }
+  }
+
+  /**
+   * Between `speak`s, silence in 20 ms frames until the socket closes, as a microphone sends: a client that goes
+   * mute after its words leaves the platform's turn decision waiting on audio that never comes, and a loaded
+   * machine decides later than the socket's idle limit.
+   */
+  keepLineOpen(): void {
+    if (this.line) return;
+    const frame = Buffer.alloc(640);
+    this.line = setInterval(() => {
+      if (!this.speaking && this.ws.readyState === WebSocket.OPEN) this.ws.send(frame, { binary: true });
+    }, 20);
+    void this.closed.then(() => {
+      if (this.line) clearInterval(this.line);
+      this.line = null;
+    });
   }
 }

@@ -16,8 +16,14 @@ export interface SttStageOptions {
   log: Logger;
 }
 
-/** Batch engines: the ~300 ms of audio before the VAD's onset go with the utterance (speech starts before it says). */
-const PREROLL_CHUNKS = 15;
+/** Batch engines: the 300 ms of audio before the VAD's onset go with the utterance (speech starts before it says). */
+const PREROLL_MS = 300;
+/**
+ * Batch engines: caller audio kept while no utterance is collected, so the utterance can start at the VAD's onset
+ * in audio time. The VAD scores behind real time on a busy machine (its speech-start can come seconds after the
+ * audio it describes); a buffer of the last few chunks then held only the words' end, and the STT heard nothing.
+ */
+const HISTORY_MS = 10_000;
 
 /**
  * Streaming engines: once the caller has been silent this long (every result of the last speech is in by then),
@@ -52,7 +58,9 @@ export class SttStage extends Stage {
   /** Batch: the speech being collected (null between utterances), and the audio just before the next one. */
   private speech: Buffer[] | null = null;
   private speechOnsetMs = 0;
-  private preroll: Buffer[] = [];
+  /** Batch: recent audio and the audio time (ms) each chunk starts at, oldest first from `historyHead`. */
+  private history: Array<{ atMs: number; ms: number; pcm: Buffer }> = [];
+  private historyHead = 0;
   /** Streaming: when the last chunk with sound arrived (the VAD's clock), and the silence held back since. */
   private lastSoundMs = 0;
   private held: Buffer[] = [];
@@ -75,8 +83,16 @@ export class SttStage extends Stage {
     if (frame.kind === 'start') this.open();
     else if (frame.kind === 'end') this.close();
     else if (frame.kind === 'speech-start' && !this.streaming && !this.speech) {
-      // A batch engine starts collecting the utterance, with the audio just before the VAD's onset.
-      this.speech = [...this.preroll];
+      // A batch engine starts collecting the utterance at the VAD's onset in audio time, with the audio just
+      // before it, however much has arrived since.
+      const from = frame.atMs - PREROLL_MS;
+      this.speech = [];
+      for (let i = this.historyHead; i < this.history.length; i++) {
+        const h = this.history[i]!;
+        if (h.atMs + h.ms > from) this.speech.push(h.pcm);
+      }
+      this.history = [];
+      this.historyHead = 0;
       this.speechOnsetMs = frame.atMs;
     }
   }
@@ -137,10 +153,24 @@ export class SttStage extends Stage {
       this.live.write(out);
     } else if (!this.streaming) {
       if (this.speech) this.speech.push(Buffer.from(pcm));
-      else {
-        this.preroll.push(Buffer.from(pcm));
-        if (this.preroll.length > PREROLL_CHUNKS) this.preroll.shift();
-      }
+      else this.remember(Buffer.from(pcm), seconds * 1000);
+    }
+  }
+
+  /** Keeps a chunk (batch, between utterances), dropping what is older than `HISTORY_MS`. */
+  private remember(pcm: Buffer, ms: number): void {
+    this.history.push({ atMs: this.audioInMs, ms, pcm });
+    const horizon = this.audioInMs + ms - HISTORY_MS;
+    while (
+      this.historyHead < this.history.length &&
+      this.history[this.historyHead]!.atMs + this.history[this.historyHead]!.ms <= horizon
+    ) {
+      this.historyHead++;
+    }
+    // Compact now and then, not per chunk.
+    if (this.historyHead > 256) {
+      this.history = this.history.slice(this.historyHead);
+      this.historyHead = 0;
     }
   }
 
