@@ -71,7 +71,7 @@ turns:
     expect(speech.pcm.length).toBe(200 * 16);
   });
 
-  it('turns the (?i) prefix into the i flag, which JS RegExp has no inline form of', () => {
+  it('reads a leading (?i) as case-insensitive (RE2 inline flags)', () => {
     expect(compilePattern('(?i)price').test('Our PRICES')).toBe(true);
     expect(compilePattern('price').test('Our PRICES')).toBe(false);
     expect(() => compilePattern('(?x)a')).toThrow(/unsupported inline flags/);
@@ -89,7 +89,7 @@ turns:
     };
     expect(bad('name: x\nturns: []')).toMatch(/^f\.yaml: turns: /);
     expect(bad('name: x\nturns: [{say: hi, expect: {replyMatches: "(?i)("}}]')).toMatch(
-      /turns\.0\.expect\.replyMatches: not a valid pattern/,
+      /turns\.0\.expect\.replyMatches: the pattern is not a valid RE2 pattern/,
     );
     expect(bad('name: x\ntransport: sip\nturns: [{say: hi}]')).toMatch(/transport/);
     expect(bad('name: x\nturns: [{say: hi, pauseAfterWords: {first: 200}}]')).toMatch(/pauseAfterWords/);
