@@ -15,15 +15,18 @@ export class PatternError extends Error {
   override name = 'PatternError';
 }
 
-/** Compiles with RE2; PatternError (`is longer than …`, `is not a valid RE2 pattern (…)`) otherwise. */
+/**
+ * Compiles with RE2; PatternError otherwise, whose message is the reason alone (`longer than 512 characters`,
+ * `missing closing ] (RE2: …)`), for the caller to put after its own subject.
+ */
 export function compileRe2(pattern: string): RE2JS {
-  if (pattern.length > MAX_PATTERN_CHARS) throw new PatternError(`is longer than ${MAX_PATTERN_CHARS} characters`);
+  if (pattern.length > MAX_PATTERN_CHARS) throw new PatternError(`longer than ${MAX_PATTERN_CHARS} characters`);
   try {
     return RE2JS.compile(pattern);
   } catch (e) {
     if (!(e instanceof RE2JSException)) throw e;
     // The syntax error's description names the rule broken (`missing closing ]`), without the offending text.
     const why = e instanceof RE2JSSyntaxException ? e.getDescription() : 'cannot be compiled';
-    throw new PatternError(`is not a valid RE2 pattern (${why}); RE2 has no backreferences or lookaround`);
+    throw new PatternError(`${why} (RE2 syntax: no backreferences or lookaround)`);
   }
 }

@@ -47,16 +47,16 @@ const audioScenario = (key: string) => ({
   turns: [{ audio: { key, transcript: 'hello' } }],
 });
 
-/** evaluate() on a thread of its own: a backtracking pattern would hold it for hours; this one must come back. */
-function evaluateOffThread(scenario: Scenario, reply: string, limitMs: number): Promise<Json> {
+/** A pattern job on a thread of its own: a backtracking pattern would hold it for hours; this one must come back. */
+function offThread(job: Json, limitMs: number): Promise<Json> {
   const worker = new Worker(new URL('./pattern-worker.ts', import.meta.url), {
-    workerData: { scenario, reply },
+    workerData: job,
     execArgv: ['--import', 'tsx'],
   });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       void worker.terminate();
-      reject(new Error(`evaluate() did not return within ${limitMs} ms`));
+      reject(new Error(`the pattern did not return within ${limitMs} ms`));
     }, limitMs);
     worker.once('message', (m: Json) => {
       clearTimeout(timer);
@@ -69,6 +69,9 @@ function evaluateOffThread(scenario: Scenario, reply: string, limitMs: number): 
     });
   });
 }
+
+const evaluateOffThread = (scenario: Scenario, reply: string, limitMs: number) =>
+  offThread({ kind: 'evaluate', scenario, reply }, limitMs);
 
 describe('scenario patterns (ReDoS)', () => {
   it('checks ^(a+)+$ against 10,000 and 20,000 letters and a `!`: linear time, the right answers', async () => {
@@ -95,6 +98,14 @@ describe('scenario patterns (ReDoS)', () => {
     expect((ok.turns[0] as { checks: { passed: boolean }[] }).checks.map((c) => c.passed)).toEqual([true, false]);
   }, 150_000);
 
+  it("checks a tool's arguments against a pattern safe-regex lets through, ^(\\w|\\d)*$, in linear time", async () => {
+    const schema = { type: 'object', properties: { code: { type: 'string', pattern: '^(\\w|\\d)*$' } } };
+    const bad = await offThread({ kind: 'toolArguments', schema, args: { code: `${'1'.repeat(10_000)}!` } }, 60_000);
+    expect(bad.problem).toMatch(/code must match pattern/);
+    const good = await offThread({ kind: 'toolArguments', schema, args: { code: '1'.repeat(10_000) } }, 60_000);
+    expect(good.problem).toBeNull();
+  }, 150_000);
+
   it('refuses a pattern RE2 cannot run, or a too-long one, with a 400 that does not quote it', async () => {
     for (const pattern of ['(a)\\1', '(?=secret-lookahead)x', `${'a'.repeat(600)}`]) {
       const r = await postRun({
@@ -104,7 +115,7 @@ describe('scenario patterns (ReDoS)', () => {
       const body = (await r.json()) as Json;
       expect(body.error.code).toBe('validation_failed');
       expect(body.error.message).toMatch(/turns\.0\.expect\.replyMatches/);
-      expect(body.error.message).toMatch(/RE2|at most 512/);
+      expect(body.error.message).toMatch(/RE2 syntax|at most 512/);
       expect(body.error.message).not.toContain('secret-lookahead');
       expect(body.error.message).not.toContain('aaaaaaaaaa');
     }

@@ -29,7 +29,7 @@ const Pattern = z
       compilePattern(p);
     } catch (e) {
       if (!(e instanceof PatternError)) throw e;
-      ctx.addIssue({ code: 'custom', message: `the pattern ${e.message}` });
+      ctx.addIssue({ code: 'custom', message: `not a valid pattern: ${e.message}` });
     }
   })
   .describe('An RE2 regular expression (no backreferences or lookaround); a leading (?i) makes it case-insensitive.');

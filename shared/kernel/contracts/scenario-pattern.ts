@@ -27,7 +27,7 @@ const LEADING_FLAGS = /^\(\?([a-zA-Z]+)\)/;
 export function compilePattern(pattern: string): ScenarioPattern {
   const flags = LEADING_FLAGS.exec(pattern)?.[1];
   if (flags !== undefined && !/^[ims]+$/.test(flags)) {
-    throw new PatternError('has unsupported inline flags: use (?i), (?m) or (?s)');
+    throw new PatternError('unsupported inline flags: use (?i), (?m) or (?s)');
   }
   const re = compileRe2(pattern);
   const clip = (text: string) => (text.length > MAX_PATTERN_TEXT_CHARS ? text.slice(0, MAX_PATTERN_TEXT_CHARS) : text);

@@ -123,7 +123,7 @@ const safeRegExp: RegExpEngine = Object.assign(
     try {
       re = compileRe2(pattern);
     } catch (e) {
-      throw e instanceof PatternError ? new Error(`a "pattern" ${e.message}`) : e;
+      throw e instanceof PatternError ? new Error(`a "pattern" is not a valid RE2 pattern: ${e.message}`) : e;
     }
     // Refused before RE2 too, and kept: such a pattern is a mistake in a schema even where it cannot hurt.
     if (!safeRegex.default(pattern))
