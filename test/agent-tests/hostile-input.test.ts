@@ -170,6 +170,26 @@ describe('object keys are names, never paths', () => {
     expect((await postRun({ scenarios: [audioScenario(`${devA}/uploads/leg.wav`)] })).status).toBe(202);
   });
 
+  it('reads audio at run time the same way: one error for not yours, not there and a path', async () => {
+    // A run stored before these checks (or whose object went since) meets the same rules when it plays the turn.
+    const { restAudioLoader } = await import('../../shared/domains/agent-tests/execute.ts');
+    const load = restAudioLoader(p.infra, devA);
+    const why = (key: string) =>
+      load({ key, format: 'wav' }).then(
+        () => 'read',
+        (e: Error) => e.message,
+      );
+    const answers = await Promise.all([
+      why(`${devB}/recordings/ses_b.wav`),
+      why(`${devA}/recordings/ses_b.wav`),
+      why(`${devA}/../${devB}/recordings/ses_b.wav`),
+    ]);
+    expect(new Set(answers).size).toBe(1);
+    expect(answers[0]).toBe(
+      'audio.key: no object with that key in your storage (a key starts with your developer id, like a call recording of yours)',
+    );
+  });
+
   it('keeps generated keys plain names', () => {
     expect(objectKey('dev_1', 'uploads', '..', '', 'a/b', '.')).toBe('dev_1/uploads/__/_/a_b/_');
     expect(unsafeKeyReason(objectKey('dev_1', 'recordings', 'ses_1.wav'))).toBeNull();
