@@ -6,7 +6,9 @@ import {
   type TestRun,
   type TestRunDetail,
 } from '../../shared/kernel/contracts/agent-tests.ts';
+import { AUDIO_KEY_NOT_FOUND, ownObjectExists } from '../../shared/domains/agent-tests/audio-key.ts';
 import { runMode } from '../../shared/domains/agent-tests/platform-config.ts';
+import { precheckUrl } from '../../shared/domains/video/url-check.ts';
 import { agentLlmProvider } from '../../shared/domains/agent-tests/platform-slot.ts';
 import { getTestRun, insertTestRun, listTestRuns } from '../../shared/domains/agent-tests/store.ts';
 import { toTestRun, toTestRunDetail } from '../../shared/domains/agent-tests/views.ts';
@@ -43,6 +45,26 @@ function scenariosOf(body: CreateTestRunBody): Scenario[] {
   return scenarios;
 }
 
+/**
+ * Every `audio.key` names an object of the developer's own, checked before the run is stored so a typo is a 400
+ * rather than a failed scenario minutes later. Another tenant's key and a missing one get the same answer
+ * (AUDIO_KEY_NOT_FOUND); the run checks again when it reads the audio.
+ */
+async function requireOwnAudioKeys(infra: Infra, developerId: string, scenarios: Scenario[]): Promise<void> {
+  const checked = new Map<string, boolean>();
+  for (const [i, s] of scenarios.entries()) {
+    for (const [k, t] of s.turns.entries()) {
+      const key = t.audio?.key;
+      if (key === undefined) continue;
+      if (!checked.has(key)) checked.set(key, await ownObjectExists(infra.storage, developerId, key));
+      if (!checked.get(key)) {
+        const at = `scenarios[${i}].turns[${k}].audio.key`;
+        throw new ApiError('validation_failed', { detail: `${at}: ${AUDIO_KEY_NOT_FOUND}` }, at);
+      }
+    }
+  }
+}
+
 /** Stores the run and queues it (job id = run id); its calls start on a CPU worker. */
 export async function createTestRun(
   infra: Infra,
@@ -52,6 +74,9 @@ export async function createTestRun(
 ): Promise<TestRun> {
   const agent = await requireAgent(infra.db, developerId, agentId);
   const scenarios = scenariosOf(body);
+  await requireOwnAudioKeys(infra, developerId, scenarios);
+  // The delivery's own address policy, now: a private or non-http(s) URL is a 400, not a failed delivery later.
+  if (body.webhookUrl !== undefined) await precheckUrl(body.webhookUrl, infra.addressPolicy, 'webhookUrl');
   const version = body.version ?? null;
   // Metered when a scenario without llm.replies meets a vendor LLM (read again when the run starts).
   const provider = (await agentLlmProvider(infra.db, developerId, agentId, version)) ?? agent.llm_provider;

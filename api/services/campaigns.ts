@@ -27,6 +27,7 @@ import type { Infra } from '../../shared/platform/infra.ts';
 import type { CreateTwilioSessionBody } from '../../shared/kernel/contracts/sessions.ts';
 import { verifyTwilioSignature } from './sessions-outbound.ts';
 import { createTwilioSession, requireActiveAgent } from './sessions.ts';
+import { precheckUrl } from '../../shared/domains/video/url-check.ts';
 
 function toCampaign(r: CampaignRow, counts: CampaignCounts | undefined): Campaign {
   return {
@@ -52,6 +53,8 @@ function toCampaign(r: CampaignRow, counts: CampaignCounts | undefined): Campaig
 export async function createCampaign(infra: Infra, developerId: string, body: CreateCampaignBody): Promise<Campaign> {
   twilioAccount(infra); // 503 feature_not_configured before anything is stored
   await requireActiveAgent(infra, developerId, body.agentId);
+  // The delivery's own address policy, now: a private or non-http(s) URL is a 400, not a failed delivery later.
+  if (body.webhookUrl !== undefined) await precheckUrl(body.webhookUrl, infra.addressPolicy, 'webhookUrl');
   const id = await insertCampaign(infra.db, {
     developerId,
     agentId: body.agentId,

@@ -71,7 +71,7 @@ turns:
     expect(speech.pcm.length).toBe(200 * 16);
   });
 
-  it('turns the (?i) prefix into the i flag, which JS RegExp has no inline form of', () => {
+  it('reads a leading (?i) as case-insensitive (RE2 inline flags)', () => {
     expect(compilePattern('(?i)price').test('Our PRICES')).toBe(true);
     expect(compilePattern('price').test('Our PRICES')).toBe(false);
     expect(() => compilePattern('(?x)a')).toThrow(/unsupported inline flags/);

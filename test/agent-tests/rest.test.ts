@@ -130,7 +130,7 @@ describe('POST /v1/agents/:id/tests', () => {
     expect(list.data[0]).toMatchObject({ status: 'failed', progress: { done: 2, total: 2 } });
   }, 300_000);
 
-  it('plays a caller leg given as audio (an object in the developer storage) and refuses another tenant object', async () => {
+  it('plays a caller leg given as audio (an object in the developer storage) and refuses another tenant key', async () => {
     const { encodeWav } = await import('../../shared/kernel/audio/wav.ts');
     const { fliteUtterance } = await import('../../shared/domains/agent-tests/caller-speech.ts');
     const leg = encodeWav(await fliteUtterance('Are you open on Saturday?'), 8000);
@@ -141,20 +141,26 @@ describe('POST /v1/agents/:id/tests', () => {
       llm: { replies: ['On Saturday we open at nine.'] },
       turns: [{ audio: { key, transcript: 'Are you open on Saturday?' }, expect: { replyMatches: '(?i)saturday' } }],
     });
-    const created = await p.request(`/v1/agents/${agentId}/tests`, {
+    // Another tenant's key is refused before the run is stored (hostile-input.test.ts has the traversal cases).
+    const refused = await p.request(`/v1/agents/${agentId}/tests`, {
       method: 'POST',
       key,
       json: { scenarios: [scenario(mine), scenario('dev_someone_else/uploads/caller-leg.wav')] },
     });
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(await refused.json())).toMatch(/no object with that key in your storage/);
+    const created = await p.request(`/v1/agents/${agentId}/tests`, {
+      method: 'POST',
+      key,
+      json: { scenarios: [scenario(mine)] },
+    });
     const run = await json<TestRun>(created);
     const done = await finishedRunDetail(p, key, run.id, 180_000);
-    const [played, refused] = done.results;
+    const [played] = done.results;
     expect(played).toMatchObject({ passed: true });
     expect(played).not.toHaveProperty('error');
     expect(played!.turns[0]).toMatchObject({ said: 'Are you open on Saturday?' });
     expect(played!.turns[0]!.heard).toMatch(/saturday/i);
-    expect(refused!.passed).toBe(false);
-    expect(refused!.error).toMatch(/not one of yours/);
   }, 240_000);
 
   it("keeps one developer's runs from another: 404 on the run, the list and a create", async () => {

@@ -5,6 +5,7 @@ import { engineToApiError, isEngineError } from '../../kernel/errors/engine-erro
 import { isTransientDependencyError } from '../../kernel/errors/retry.ts';
 import { isStorageFull } from '../../kernel/errors/storage-full.ts';
 import { formatBytes } from '../../kernel/net/safe-fetch.ts';
+import { isUnsafeObjectKeyError } from '../../kernel/storage/keys.ts';
 
 /** Fastify's default limit on one path parameter (an id); longer ones are 414 before any route runs. */
 const MAX_PARAM_LENGTH = 100;
@@ -55,14 +56,33 @@ export function toApiError(err: FastifyError & { validation?: unknown[]; validat
     case 'FST_ERR_MAX_PARAM_LENGTH':
       return new ApiError('uri_too_long', { what: 'path parameter', limit: `${MAX_PARAM_LENGTH} characters` });
   }
-  if (err instanceof SyntaxError) return new ApiError('invalid_json', { detail: err.message });
+  if (err instanceof SyntaxError) return new ApiError('invalid_json', { detail: jsonErrorDetail(err.message) });
   if (isStorageFull(err)) return new ApiError('storage_full');
+  // The storage layer refused a key (a path, not a name); the reason is ours and quotes none of the key.
+  if (isUnsafeObjectKeyError(err))
+    return new ApiError('bad_request', {
+      detail: `The object key ${err.reason}; keys are plain names separated by "/".`,
+    });
   if (isTransientDependencyError(err))
     return new ApiError('dependency_unavailable', { dependency: 'A backing service' });
   const status = err.statusCode ?? 500;
   // Other framework 4xx become 400s; the message is cut short, since Fastify's may quote the input.
   if (status >= 400 && status < 500) return ApiError.validation(err.message.slice(0, 200));
   return new ApiError('internal_error');
+}
+
+/** A request path repeated in a message only when it is a plain one (issue #35: errors do not echo input). */
+function echoablePath(url: string): string {
+  const path = url.split('?')[0] ?? '';
+  return /^\/[A-Za-z0-9/_.:@-]{0,200}$/.test(path) ? path : 'to that path';
+}
+
+/**
+ * JSON.parse's message quotes the body (`Unexpected token 'x', "xyz…" is not valid JSON`): keep what went wrong and
+ * where (the one offending character, the position), never the quoted text.
+ */
+export function jsonErrorDetail(message: string): string {
+  return message.replace(/,?\s*".*"(\.\.\.)?\s*is not valid JSON\s*$/s, '').slice(0, 200);
 }
 
 async function errorHandler(app: FastifyInstance): Promise<void> {
@@ -73,7 +93,7 @@ async function errorHandler(app: FastifyInstance): Promise<void> {
     return sendApiError(reply, apiErr);
   });
   app.setNotFoundHandler((req, reply) =>
-    sendApiError(reply, new ApiError('route_not_found', { method: req.method, path: req.url.split('?')[0] })),
+    sendApiError(reply, new ApiError('route_not_found', { method: req.method, path: echoablePath(req.url) })),
   );
 }
 

@@ -121,11 +121,13 @@ export function evaluate(
   const x = scenario.expect;
   const agentText = recorded.filter((t) => AGENT.has(t.speaker)).map((t) => t.text);
   if (x?.replyNeverMatches) {
-    const bad = agentText.find((t) => compilePattern(x.replyNeverMatches!).test(t));
+    const never = compilePattern(x.replyNeverMatches);
+    const bad = agentText.find((t) => never.test(t));
     checks.push(matches(`expect.replyNeverMatches ${x.replyNeverMatches}`, x.replyNeverMatches, bad ?? '', false));
   }
   if (x?.replyMatches) {
-    const good = agentText.find((t) => compilePattern(x.replyMatches!).test(t));
+    const want = compilePattern(x.replyMatches);
+    const good = agentText.find((t) => want.test(t));
     checks.push(matches(`expect.replyMatches ${x.replyMatches}`, x.replyMatches, good ?? agentText.join(' '), true));
   }
   if (x?.toolCalled) {

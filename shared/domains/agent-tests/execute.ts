@@ -10,6 +10,7 @@ import { sessionCap } from '../realtime/session-claim.ts';
 import { countActiveSessions } from '../realtime/sessions.ts';
 import { enqueueFirstDelivery } from '../webhooks/delivery.ts';
 import { insertWebhookMessage } from '../webhooks/outbox.ts';
+import { readOwnObject } from './audio-key.ts';
 import { runMode, scenarioPlatform } from './platform-config.ts';
 import { agentLlmProvider, PlatformSlot } from './platform-slot.ts';
 import { runScenario } from './run-scenario.ts';
@@ -34,11 +35,8 @@ export function restAudioLoader(infra: Infra, developerId: string, signal?: Abor
       });
       return buf;
     }
-    if (audio.key) {
-      // Keys are laid out under the developer's id (objectKey): another tenant's object is not theirs to read.
-      if (!audio.key.startsWith(`${developerId}/`)) throw new Error(`audio.key ${audio.key} is not one of yours`);
-      return infra.storage.getBuffer(audio.key);
-    }
+    // Keys are laid out under the developer's id (objectKey): another tenant's object is not theirs to read.
+    if (audio.key) return readOwnObject(infra.storage, developerId, audio.key);
     throw new Error('audio.file names a file on the machine that runs the CLI; give a url or key over the API');
   };
 }

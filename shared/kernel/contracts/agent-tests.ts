@@ -1,40 +1,38 @@
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { unsafeKeyReason } from '../storage/keys.ts';
+import { MAX_PATTERN_CHARS, PatternError } from '../re2-pattern.ts';
+import { compilePattern } from './scenario-pattern.ts';
 import { SessionTurn } from './sessions.ts';
 
 /**
  * Agent test scenarios (issue #21): a scripted caller, an optional scripted LLM, seeded line impairments and the
  * expectations a run checks. Files are YAML or JSON (YAML is a superset, so one parser reads both).
  *
- * Patterns are regular expressions as a test author writes them in most tools: a leading `(?i)` makes the match
- * case-insensitive. JavaScript's RegExp has no inline flags, so `compilePattern` turns the prefix into the `i` flag;
- * the schema checks that every pattern compiles, so a bad one is a 400 or a CLI error before any call starts.
+ * Patterns are RE2 regular expressions (scenario-pattern.ts: linear-time matching, whatever a tenant writes); a
+ * leading `(?i)` makes the match case-insensitive. The schema checks that every pattern compiles, so a bad one is a
+ * 400 or a CLI error before any call starts.
  */
 
 /** Ledger provider prefix of an agent test's calls (`agent-test:deepgram`, …): test traffic in usage. */
 export const TEST_TRAFFIC_PROVIDER_PREFIX = 'agent-test:';
 
-/** Compiles a scenario pattern: `(?i)` prefix → the `i` flag. Throws SyntaxError on an invalid pattern. */
-export function compilePattern(pattern: string): RegExp {
-  const m = /^\(\?([a-z]+)\)/.exec(pattern);
-  if (!m) return new RegExp(pattern);
-  const flags = m[1]!;
-  if (!/^[ims]+$/.test(flags)) throw new SyntaxError(`unsupported inline flags (?${flags}): use i, m or s`);
-  return new RegExp(pattern.slice(m[0].length), [...new Set(flags)].join(''));
-}
+export { compilePattern } from './scenario-pattern.ts';
 
 const Pattern = z
   .string()
   .min(1)
-  .max(500)
+  .max(MAX_PATTERN_CHARS, `a pattern has at most ${MAX_PATTERN_CHARS} characters`)
   .superRefine((p, ctx) => {
+    if (p.length > MAX_PATTERN_CHARS) return;
     try {
       compilePattern(p);
     } catch (e) {
-      ctx.addIssue({ code: 'custom', message: `not a valid pattern: ${(e as Error).message}` });
+      if (!(e instanceof PatternError)) throw e;
+      ctx.addIssue({ code: 'custom', message: `not a valid pattern: ${e.message}` });
     }
   })
-  .describe('A regular expression; a leading (?i) makes it case-insensitive.');
+  .describe('An RE2 regular expression (no backreferences or lookaround); a leading (?i) makes it case-insensitive.');
 
 export const ScriptedToolReply = z
   .object({
@@ -129,8 +127,19 @@ export const TurnAudio = z
     url: z.string().url().max(2000).optional(),
     /** A file path, relative to the scenario file (the CLI only; the REST API refuses it). */
     file: z.string().min(1).max(1000).optional(),
-    /** An object key in the developer's own storage (e.g. a call recording's caller leg). */
-    key: z.string().min(1).max(1000).optional(),
+    /**
+     * An object key in the developer's own storage (e.g. a call recording's caller leg): a name, never a path (no
+     * `.`, `..` or empty segments, backslashes, percent-encoding or control characters).
+     */
+    key: z
+      .string()
+      .min(1)
+      .max(1000)
+      .superRefine((k, ctx) => {
+        const why = unsafeKeyReason(k);
+        if (why !== null) ctx.addIssue({ code: 'custom', message: `not an object key: it ${why}` });
+      })
+      .optional(),
     /** `wav` (the default) or `mulaw` (headerless 8 kHz μ-law, as Twilio carries it). */
     format: z.enum(['wav', 'mulaw']).default('wav'),
     /** Where in the audio the caller's leg starts and ends, ms (a turn cut out of a longer recording). */
@@ -238,7 +247,9 @@ export function parseScenarioFile(text: string, source = 'scenario file'): Scena
   try {
     raw = parseYaml(text);
   } catch (e) {
-    throw new ScenarioFileError(`${source}: not YAML or JSON: ${(e as Error).message}`);
+    // The parser's message ends with the offending lines quoted: keep what and where, not the text itself.
+    const what = (e as Error).message.split('\n')[0]!.replace(/:\s*$/, '');
+    throw new ScenarioFileError(`${source}: not YAML or JSON: ${what}`);
   }
   // Parsed by shape rather than through the union, so an error names the scenario's own fields.
   const shape = Array.isArray(raw)

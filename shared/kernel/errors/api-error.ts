@@ -1,5 +1,14 @@
 import { ERROR_CODES, type ErrorCode } from './codes.ts';
 
+/** What an id may look like to be repeated in a message: ours are `prefix_base62`; provider names, `agt_x@3`. */
+const ECHOABLE_ID = /^[A-Za-z0-9_.:@+-]{1,64}$/;
+
+/** `id "agt_x"` for a well-formed id; `that id` for any other text, which is never echoed back (issue #35). */
+export function idRef(id: unknown): string {
+  const s = String(id ?? '');
+  return ECHOABLE_ID.test(s) ? `id "${s}"` : 'that id';
+}
+
 export type ErrorParams = Record<string, string | number | boolean | null | undefined>;
 
 /**
@@ -25,7 +34,9 @@ export class ApiError extends Error {
     headers: Record<string, string> = {},
   ) {
     const def = ERROR_CODES[code];
-    super(def.message.replace(/\{(\w+)\}/g, (_, k: string) => String(params[k] ?? '')));
+    super(
+      def.message.replace(/\{(\w+)\}/g, (_, k: string) => (k === 'idRef' ? idRef(params.id) : String(params[k] ?? ''))),
+    );
     this.status = def.status;
     this.type = def.type;
     this.headers = headers;

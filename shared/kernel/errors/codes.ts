@@ -108,12 +108,14 @@ export const ERROR_CODES = {
     message: 'Cross-site request check failed: {detail}',
   },
   // 404
-  not_found: { status: 404, type: t.not_found, message: 'No {resource} with id "{id}".' },
+  // {idRef} is `id "agt_x"` for a well-formed id and `that id` for anything else (api-error.ts): ids help, while
+  // whatever else a caller sent (long text, patterns, object keys) is never echoed back.
+  not_found: { status: 404, type: t.not_found, message: 'No {resource} with {idRef}.' },
   route_not_found: { status: 404, type: t.not_found, message: 'No route {method} {path}. See /docs for the API.' },
   // 405/409/413/415
   method_not_allowed: { status: 405, type: t.invalid_request, message: '{detail}' },
   conflict: { status: 409, type: t.conflict, message: '{detail}' },
-  already_exists: { status: 409, type: t.conflict, message: 'A {resource} with id "{id}" already exists.' },
+  already_exists: { status: 409, type: t.conflict, message: 'A {resource} with {idRef} already exists.' },
   idempotency_key_reused: {
     status: 409,
     type: t.conflict,

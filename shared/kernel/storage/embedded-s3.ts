@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { mkdir, readdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import S3rver from 's3rver';
+import { refuseUnsafePaths } from './embedded-s3-paths.ts';
 import { guardStoreWrites } from './embedded-s3-store.ts';
 
 export interface EmbeddedS3 {
@@ -56,7 +57,7 @@ export async function startEmbeddedS3(dir: string, port: number): Promise<Embedd
   await mkdir(dir, { recursive: true });
   const s3 = new S3rver({ address: '127.0.0.1', port, directory: dir, silent: true });
   guardStoreWrites(s3.store);
-  const handler = s3.callback();
+  const handler = refuseUnsafePaths(s3.callback());
   let server: Server | null = createServer(handler);
   let owned = false;
   let closed = false;

@@ -10,6 +10,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { assertObjectKey } from './keys.ts';
 
 export interface StorageOptions {
   endpoint: string;
@@ -21,7 +22,8 @@ export interface StorageOptions {
 }
 
 /**
- * The one S3 client of a process. Checksums are computed only when required: with the SDK's default
+ * The one S3 client of a process. Every key is checked (assertObjectKey) before it goes out: keys are names, never
+ * paths, whoever the caller is; a refused one throws UnsafeObjectKeyError (a 400 on the API). Checksums are computed only when required: with the SDK's default
  * (WHEN_SUPPORTED) a streamed PutObject is sent aws-chunked and s3rver stores the framing inside the object.
  */
 export class Storage {
@@ -59,7 +61,7 @@ export class Storage {
   ): Promise<void> {
     const upload = new Upload({
       client: this.client,
-      params: { Bucket: this.bucket, Key: key, Body: body, ContentType: contentType },
+      params: { Bucket: this.bucket, Key: assertObjectKey(key), Body: body, ContentType: contentType },
       queueSize: 2,
       partSize: 8 * 1024 * 1024,
     });
@@ -75,7 +77,9 @@ export class Storage {
     key: string,
     range?: string,
   ): Promise<{ body: Readable; contentType?: string; contentLength?: number; contentRange?: string }> {
-    const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: range }));
+    const out = await this.client.send(
+      new GetObjectCommand({ Bucket: this.bucket, Key: assertObjectKey(key), Range: range }),
+    );
     return {
       body: out.Body as Readable,
       contentType: out.ContentType,
@@ -92,8 +96,9 @@ export class Storage {
   }
 
   async exists(key: string): Promise<boolean> {
+    const head = new HeadObjectCommand({ Bucket: this.bucket, Key: assertObjectKey(key) });
     try {
-      await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
+      await this.client.send(head);
       return true;
     } catch {
       return false;
@@ -101,11 +106,11 @@ export class Storage {
   }
 
   async delete(key: string): Promise<void> {
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: assertObjectKey(key) }));
   }
 
-  presignGet(key: string, expiresInSeconds = 3600): Promise<string> {
-    return getSignedUrl(this.client, new GetObjectCommand({ Bucket: this.bucket, Key: key }), {
+  async presignGet(key: string, expiresInSeconds = 3600): Promise<string> {
+    return getSignedUrl(this.client, new GetObjectCommand({ Bucket: this.bucket, Key: assertObjectKey(key) }), {
       expiresIn: expiresInSeconds,
     });
   }

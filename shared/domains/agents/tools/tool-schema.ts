@@ -2,7 +2,9 @@ import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv'
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { RegExpEngine } from 'ajv/dist/types/index.js';
 import addFormats from 'ajv-formats';
+import type { RE2JS } from 're2js';
 import safeRegex from 'safe-regex2';
+import { compileRe2, PatternError } from '../../../kernel/re2-pattern.ts';
 
 /**
  * A tool's `parameters` JSON Schema, compiled with Ajv. Agents are checked when saved (a schema that does not
@@ -110,15 +112,22 @@ function newAjv(draft: Draft, options: Options): Ajv {
 }
 
 /**
- * Patterns come from developers and run on model output inside the API and realtime processes, so one that can
- * backtrack exponentially (nested repetition such as `(a+)+`) would stall them: refuse it when compiling.
+ * Patterns come from developers and run on model output (which a scripted or prompted model controls) inside the
+ * API and realtime processes: a backtracking engine would stall them on `(a|a)*$`, which a star-height check
+ * (safe-regex) does not catch. They run on RE2 (re2-pattern.ts): linear time whatever the pattern; no
+ * backreferences or lookaround, so a schema using them does not compile (a 400 when the agent is saved). Issue #35.
  */
 const safeRegExp: RegExpEngine = Object.assign(
-  (pattern: string, flags: string) => {
-    const re = new RegExp(pattern, flags);
-    if (!safeRegex.default(re)) {
-      throw new Error(`pattern ${clip(JSON.stringify(pattern), 100)} may backtrack exponentially; simplify it`);
+  (pattern: string) => {
+    let re: RE2JS;
+    try {
+      re = compileRe2(pattern);
+    } catch (e) {
+      throw e instanceof PatternError ? new Error(`a "pattern" is not a valid RE2 pattern: ${e.message}`) : e;
     }
+    // Refused before RE2 too, and kept: such a pattern is a mistake in a schema even where it cannot hurt.
+    if (!safeRegex.default(pattern))
+      throw new Error('a "pattern" may backtrack exponentially (nested repetition); simplify it');
     return re;
   },
   { code: 'safeRegExp' },
