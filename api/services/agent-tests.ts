@@ -6,6 +6,7 @@ import {
   type TestRun,
   type TestRunDetail,
 } from '../../shared/kernel/contracts/agent-tests.ts';
+import { assertRunCallBudget, insertWithinInFlightLimit } from '../../shared/domains/agent-tests/limits.ts';
 import { runMode } from '../../shared/domains/agent-tests/platform-config.ts';
 import { agentLlmProvider } from '../../shared/domains/agent-tests/platform-slot.ts';
 import { getTestRun, insertTestRun, listTestRuns } from '../../shared/domains/agent-tests/store.ts';
@@ -43,7 +44,11 @@ function scenariosOf(body: CreateTestRunBody): Scenario[] {
   return scenarios;
 }
 
-/** Stores the run and queues it (job id = run id); its calls start on a CPU worker. */
+/**
+ * Stores the run and queues it (job id = run id) on the test pool (queue cpu-tests); its calls start on a CPU
+ * worker. Refused with 400 when its call budget is above AGENT_TESTS_MAX_CALL_MINUTES and with 429 when the
+ * developer already has their tier's number of runs and replays in flight (limits.ts).
+ */
 export async function createTestRun(
   infra: Infra,
   developerId: string,
@@ -52,18 +57,21 @@ export async function createTestRun(
 ): Promise<TestRun> {
   const agent = await requireAgent(infra.db, developerId, agentId);
   const scenarios = scenariosOf(body);
+  assertRunCallBudget(infra.config, scenarios);
   const version = body.version ?? null;
   // Metered when a scenario without llm.replies meets a vendor LLM (read again when the run starts).
   const provider = (await agentLlmProvider(infra.db, developerId, agentId, version)) ?? agent.llm_provider;
-  const row = await insertTestRun(infra.db, {
-    id: newId('testRun'),
-    developerId,
-    agentId,
-    version,
-    scenarios,
-    webhookUrl: body.webhookUrl ?? null,
-    mode: runMode(scenarios, provider),
-  });
+  const row = await insertWithinInFlightLimit(infra.db, infra.config, developerId, (tx) =>
+    insertTestRun(tx, {
+      id: newId('testRun'),
+      developerId,
+      agentId,
+      version,
+      scenarios,
+      webhookUrl: body.webhookUrl ?? null,
+      mode: runMode(scenarios, provider),
+    }),
+  );
   // Postgres holds the run; a lost enqueue leaves it queued, and the next create or a retry of this one re-queues.
   await infra.queues.enqueue('agent-tests.run', { runId: row.id }, { jobId: row.id });
   return toTestRun(row);
