@@ -82,7 +82,11 @@ describe('a metered run whose first attempt died', () => {
 
     // Attempt 1: cut off once the vendor has answered the first turn (its call has cost something by then).
     const first = new AbortController();
-    const attempt1 = executeTestRun(p.infra, run.id, { startPlatform: startPrivate, signal: first.signal, log: p.infra.log });
+    const attempt1 = executeTestRun(p.infra, run.id, {
+      startPlatform: startPrivate,
+      signal: first.signal,
+      log: p.infra.log,
+    });
     await waitUntil(() => llm.requests.length >= 1, 120_000);
     first.abort(new Error('the worker died'));
     await expect(attempt1).rejects.toThrow();

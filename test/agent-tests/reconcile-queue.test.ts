@@ -3,6 +3,7 @@ import { reconcileOnce } from '../../shared/composition/reconciler.ts';
 import { CallTimeBudget } from '../../shared/domains/agent-tests/call-time-budget.ts';
 import { insertTestRun } from '../../shared/domains/agent-tests/store.ts';
 import { newId } from '../../shared/kernel/ids.ts';
+import { catalog } from '../../shared/kernel/queue/catalog.ts';
 import { enqueueUnlessQueued } from '../../shared/kernel/queue/enqueue-unless-queued.ts';
 import { startTestPlatform, waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
 
@@ -68,7 +69,7 @@ describe('the reconciler', () => {
     await Promise.all([reconcileOnce(p.infra), reconcileOnce(p.infra)]);
     await nextWindow();
     await reconcileOnce(p.infra);
-    const q = p.infra.queues.get('cpu-tests');
+    const q = p.infra.queues.get(catalog['agent-tests.run'].queue);
     const waiting = await q.getJobs(['waiting', 'prioritized', 'delayed']);
     expect(waiting.map((j) => j.id).sort()).toEqual([...ids].sort());
   });

@@ -2,6 +2,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestRun } from '../../shared/kernel/contracts/agent-tests.ts';
+import { catalog } from '../../shared/kernel/queue/catalog.ts';
 import { tone, wav } from '../../support/doubles/audio.ts';
 import { startDeepgramDouble } from '../../support/doubles/deepgram.ts';
 import type { HttpDouble } from '../../support/doubles/http-double.ts';
@@ -93,11 +94,8 @@ describe('the test pool', () => {
       expect(r.status).toBe(202);
       runs.push((await r.json()) as TestRun);
     }
-    // Both test workers are busy on a run (each waiting for its audio), and the third run waits for one.
+    // Two runs are busy in their workers (each waiting for its audio).
     await waitUntil(() => held.length >= 2, 60_000);
-    const tests = p.infra.queues.get('cpu-tests');
-    expect(await tests.getActiveCount()).toBe(2);
-    expect(await tests.getWaitingCount()).toBe(1);
 
     const fd = new FormData();
     fd.append('provider', 'deepgram');
@@ -116,11 +114,15 @@ describe('the test pool', () => {
       return r.status !== 'processing' && r;
     }, 60_000);
     expect(done.status).toBe('completed');
-    // Done while the long runs still hold the test workers: it never waited behind them.
+    // Done while the long runs still hold the test workers (the third waits for one): it never waited behind them.
+    const tests = p.infra.queues.get(catalog['agent-tests.run'].queue);
+    expect(tests.name).toBe('cpu-tests');
     expect(await tests.getActiveCount()).toBe(2);
+    expect(await tests.getWaitingCount()).toBe(1);
+    expect(held).toHaveLength(2);
     for (const run of runs.slice(0, 2)) expect(await runStatus(key, run.id)).toBe('running');
     expect(await runStatus(key, runs[2]!.id)).toBe('queued');
-  });
+  }, 180_000);
 
   it("a developer's runs past their tier's limit are 429, counted once under concurrent requests; others are unaffected", async () => {
     const a = await p.developer('starter');
@@ -128,9 +130,7 @@ describe('the test pool', () => {
     const agentA = await createAgent(a.apiKey);
     const agentB = await createAgent(b.apiKey);
     // Eight at once against a limit of two: exactly two are accepted.
-    const answers = await Promise.all(
-      Array.from({ length: 8 }, () => postRun(a.apiKey, agentA, [shortScenario])),
-    );
+    const answers = await Promise.all(Array.from({ length: 8 }, () => postRun(a.apiKey, agentA, [shortScenario])));
     const statuses = answers.map((r) => r.status).sort();
     expect(statuses).toEqual([202, 202, 429, 429, 429, 429, 429, 429]);
     const refused = answers.find((r) => r.status === 429)!;

@@ -132,7 +132,9 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
   it.each(QUEUES)('queue %s has a worker Deployment and a ScaledObject on its BullMQ depth', (queue) => {
     const workers = deployments(objs()).filter((d) => queuesServed(objs(), d).includes(queue));
     // The CPU pool's queues (cpu, cpu-tests) are consumed by one Deployment, each with its own trigger.
-    expect(workers.map((d) => d.metadata!.name)).toEqual([poolOf(queue) === 'cpu' ? 'workers-cpu' : `workers-${queue}`]);
+    expect(workers.map((d) => d.metadata!.name)).toEqual([
+      poolOf(queue) === 'cpu' ? 'workers-cpu' : `workers-${queue}`,
+    ]);
     const worker = workers[0]!;
     const so = scaledObjects(objs()).filter((s) => s.spec.scaleTargetRef.name === worker.metadata!.name);
     expect(so).toHaveLength(1);

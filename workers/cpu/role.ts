@@ -22,5 +22,8 @@ export function startCpuWorkers(infra: Infra, privatePlatform?: StartPrivatePlat
       concurrency,
       log: infra.log.child({ role: 'worker-cpu' }),
     });
-  return [worker('cpu', infra.config.WORKER_CPU_CONCURRENCY), worker('cpu-tests', infra.config.WORKER_TESTS_CONCURRENCY)];
+  return [
+    worker('cpu', infra.config.WORKER_CPU_CONCURRENCY),
+    worker('cpu-tests', infra.config.WORKER_TESTS_CONCURRENCY),
+  ];
 }

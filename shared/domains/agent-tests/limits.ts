@@ -36,20 +36,15 @@ export async function insertWithinInFlightLimit<T>(
 ): Promise<T> {
   const limit = inFlightLimit(config, (await getDeveloper(db, developerId))?.tier);
   return withTransaction(db, async (tx) => {
-    await tx.query(`select pg_advisory_xact_lock(hashtextextended('agent-tests-in-flight:' || $1, 0))`, [
-      developerId,
-    ]);
+    await tx.query(`select pg_advisory_xact_lock(hashtextextended('agent-tests-in-flight:' || $1, 0))`, [developerId]);
     const { rows } = await tx.query<{ open: number }>(
       `select (${openTestRunCountSql('$1')} + ${openCallReplayCountSql('$1')})::int as open`,
       [developerId],
     );
     if ((rows[0]?.open ?? 0) >= limit) {
-      throw new ApiError(
-        'test_runs_in_flight_limited',
-        { limit, retryAfter: IN_FLIGHT_RETRY_AFTER_S },
-        null,
-        { 'retry-after': String(IN_FLIGHT_RETRY_AFTER_S) },
-      );
+      throw new ApiError('test_runs_in_flight_limited', { limit, retryAfter: IN_FLIGHT_RETRY_AFTER_S }, null, {
+        'retry-after': String(IN_FLIGHT_RETRY_AFTER_S),
+      });
     }
     return insert(tx);
   });

@@ -55,13 +55,13 @@ export async function newCallReplay(
   // Counted with the developer's test runs: both play calls on the test pool (limits.ts).
   return insertWithinInFlightLimit(infra.db, infra.config, developerId, (tx) =>
     insertCallReplay(tx, {
-    id: newId('callReplay'),
-    developer_id: developerId,
-    call_id: call.call_sid ?? call.id,
-    session_id: call.id,
-    agent_id: agent.id,
-    agent_version_then: call.agent_version,
-    agent_version_now: v,
+      id: newId('callReplay'),
+      developer_id: developerId,
+      call_id: call.call_sid ?? call.id,
+      session_id: call.id,
+      agent_id: agent.id,
+      agent_version_then: call.agent_version,
+      agent_version_now: v,
       llm_replies: body.llm?.replies ?? null,
     }),
   );
