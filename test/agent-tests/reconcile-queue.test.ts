@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconcileOnce } from '../../shared/composition/reconciler.ts';
 import { CallTimeBudget } from '../../shared/domains/agent-tests/call-time-budget.ts';
-import { insertTestRun } from '../../shared/domains/agent-tests/store.ts';
+import { executeTestRun } from '../../shared/domains/agent-tests/execute.ts';
+import type { ScenarioResult } from '../../shared/domains/agent-tests/results.ts';
+import { getTestRunById, insertTestRun, recordScenarioResult } from '../../shared/domains/agent-tests/store.ts';
 import { newId } from '../../shared/kernel/ids.ts';
 import { catalog } from '../../shared/kernel/queue/catalog.ts';
 import { enqueueUnlessQueued } from '../../shared/kernel/queue/enqueue-unless-queued.ts';
@@ -110,6 +112,35 @@ describe("a run's call-time budget", () => {
     const b = new CallTimeBudget(60_000, 61_000);
     expect(b.exceeded).toBe(true);
     b.close();
+  });
+
+  it('ends a run whose calls so far passed the cap as error, without placing another call', async () => {
+    const scenario = { name: 's', transport: 'twilio' as const, callerVoice: 'kal' as const, turns: [{ say: 'Hi.' }] };
+    const row = await insertTestRun(p.infra.db, {
+      id: newId('testRun'),
+      developerId,
+      agentId,
+      version: null,
+      scenarios: [scenario, scenario],
+      webhookUrl: null,
+    });
+    // An earlier attempt's first call took longer than the whole run may (AGENT_TESTS_MAX_CALL_MINUTES, 120).
+    const long = { name: 's', passed: true, durationMs: 121 * 60_000 } as ScenarioResult;
+    await recordScenarioResult(p.infra.db, row.id, 0, long);
+    let platforms = 0;
+    await executeTestRun(p.infra, row.id, {
+      startPlatform: () => {
+        platforms++;
+        throw new Error('no call may be placed');
+      },
+      signal: new AbortController().signal,
+      log: p.infra.log,
+    });
+    const after = (await getTestRunById(p.infra.db, row.id))!;
+    expect(after.status).toBe('error');
+    expect(after.error).toMatch(/passed its cap of 120 minutes of call time/);
+    expect(after.results[1]).toBeNull();
+    expect(platforms).toBe(0);
   });
 
   it('counts the calls in progress, and fires while one goes on past the cap', async () => {

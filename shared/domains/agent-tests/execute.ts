@@ -166,5 +166,9 @@ export async function finishTestRunWithWebhook(infra: Infra, runId: string, erro
     });
   });
   if (messageId) await enqueueFirstDelivery(infra, messageId);
-  if (finished) await refundAbandonedCalls(infra, finished);
+  // The run has ended either way; a refund that failed is logged (its ledger entries say what to give back).
+  if (finished)
+    await refundAbandonedCalls(infra, finished).catch((e: Error) =>
+      infra.log.error({ agentTestRun: runId, err: e.message }, 'refunding the calls of dead attempts failed'),
+    );
 }

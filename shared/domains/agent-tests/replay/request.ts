@@ -39,7 +39,6 @@ export async function newCallReplay(
       'callId',
     );
   const agent = await getAgent(infra.db, developerId, call.agent_id);
-
   if (!agent) throw new ApiError('not_found', { resource: 'agent', id: call.agent_id }, 'callId');
   if (agent.status !== 'active')
     throw conflict(`Agent "${agent.id}" is archived; restore it with PUT {"status":"active"} to replay its calls.`);
