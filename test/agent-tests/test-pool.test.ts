@@ -2,6 +2,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestRun } from '../../shared/kernel/contracts/agent-tests.ts';
+import { finishTestRun } from '../../shared/domains/agent-tests/store.ts';
 import { catalog } from '../../shared/kernel/queue/catalog.ts';
 import { tone, wav } from '../../support/doubles/audio.ts';
 import { startDeepgramDouble } from '../../support/doubles/deepgram.ts';
@@ -141,6 +142,22 @@ describe('the test pool', () => {
 
     // Another developer on the same tier still gets theirs.
     expect((await postRun(b.apiKey, agentB, [shortScenario])).status).toBe(202);
+
+    // The retry a 429 asks for runs the request, Idempotency-Key and all, once a place is free.
+    const idem = { 'idempotency-key': `retry-${a.developerId}` };
+    const post = () =>
+      p.request(`/v1/agents/${agentA}/tests`, {
+        method: 'POST',
+        key: a.apiKey,
+        headers: idem,
+        json: { scenarios: [shortScenario] },
+      });
+    expect((await post()).status).toBe(429);
+    const accepted = await Promise.all(
+      answers.filter((r) => r.status === 202).map((r) => r.json() as Promise<TestRun>),
+    );
+    await finishTestRun(p.infra.db, accepted[0]!.id, 'ended by the test');
+    expect((await post()).status).toBe(202);
   });
 
   it("a run whose scenarios' call budget is above the cap is 400, without echoing the input", async () => {
