@@ -98,7 +98,9 @@ async function idempotency(app: FastifyInstance): Promise<void> {
     const idem = req.idempotency;
     if (!idem) return payload;
     req.idempotency = null;
-    if (reply.statusCode >= 500) {
+    // A 5xx, or a 429 that says when to retry (a limit in flight, not an answer to the request), is not kept: the
+    // retry it asks for, with the same key, runs the request.
+    if (reply.statusCode >= 500 || reply.statusCode === 429) {
       await releaseIdempotencyKey(db, idem.developerId, idem.key);
       return payload;
     }

@@ -7,6 +7,7 @@ import {
   type TestRunDetail,
 } from '../../shared/kernel/contracts/agent-tests.ts';
 import { AUDIO_KEY_NOT_FOUND, ownObjectExists } from '../../shared/domains/agent-tests/audio-key.ts';
+import { assertRunCallBudget, insertWithinInFlightLimit } from '../../shared/domains/agent-tests/limits.ts';
 import { runMode } from '../../shared/domains/agent-tests/platform-config.ts';
 import { precheckUrl } from '../../shared/domains/video/url-check.ts';
 import { agentLlmProvider } from '../../shared/domains/agent-tests/platform-slot.ts';
@@ -65,7 +66,11 @@ async function requireOwnAudioKeys(infra: Infra, developerId: string, scenarios:
   }
 }
 
-/** Stores the run and queues it (job id = run id); its calls start on a CPU worker. */
+/**
+ * Stores the run and queues it (job id = run id) on the test pool (queue cpu-tests); its calls start on a CPU
+ * worker. Refused with 400 when its call budget is above AGENT_TESTS_MAX_CALL_MINUTES and with 429 when the
+ * developer already has their tier's number of runs and replays in flight (limits.ts).
+ */
 export async function createTestRun(
   infra: Infra,
   developerId: string,
@@ -77,18 +82,21 @@ export async function createTestRun(
   await requireOwnAudioKeys(infra, developerId, scenarios);
   // The delivery's own address policy, now: a private or non-http(s) URL is a 400, not a failed delivery later.
   if (body.webhookUrl !== undefined) await precheckUrl(body.webhookUrl, infra.addressPolicy, 'webhookUrl');
+  assertRunCallBudget(infra.config, scenarios);
   const version = body.version ?? null;
   // Metered when a scenario without llm.replies meets a vendor LLM (read again when the run starts).
   const provider = (await agentLlmProvider(infra.db, developerId, agentId, version)) ?? agent.llm_provider;
-  const row = await insertTestRun(infra.db, {
-    id: newId('testRun'),
-    developerId,
-    agentId,
-    version,
-    scenarios,
-    webhookUrl: body.webhookUrl ?? null,
-    mode: runMode(scenarios, provider),
-  });
+  const row = await insertWithinInFlightLimit(infra.db, infra.config, developerId, (tx) =>
+    insertTestRun(tx, {
+      id: newId('testRun'),
+      developerId,
+      agentId,
+      version,
+      scenarios,
+      webhookUrl: body.webhookUrl ?? null,
+      mode: runMode(scenarios, provider),
+    }),
+  );
   // Postgres holds the run; a lost enqueue leaves it queued, and the next create or a retry of this one re-queues.
   await infra.queues.enqueue('agent-tests.run', { runId: row.id }, { jobId: row.id });
   return toTestRun(row);

@@ -131,11 +131,16 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
 
   it.each(QUEUES)('queue %s has a worker Deployment and a ScaledObject on its BullMQ depth', (queue) => {
     const workers = deployments(objs()).filter((d) => queuesServed(objs(), d).includes(queue));
-    expect(workers.map((d) => d.metadata!.name)).toEqual([queue === 'cpu' ? 'workers-cpu' : `workers-${queue}`]);
+    // The CPU pool's queues (cpu, cpu-tests) are consumed by one Deployment, each with its own trigger.
+    expect(workers.map((d) => d.metadata!.name)).toEqual([
+      poolOf(queue) === 'cpu' ? 'workers-cpu' : `workers-${queue}`,
+    ]);
     const worker = workers[0]!;
     const so = scaledObjects(objs()).filter((s) => s.spec.scaleTargetRef.name === worker.metadata!.name);
     expect(so).toHaveLength(1);
-    const trigger = so[0]!.spec.triggers.find((t) => t.type === 'prometheus');
+    const trigger = so[0]!.spec.triggers.find(
+      (t) => t.type === 'prometheus' && (t.metadata.query ?? '').includes(`queue="${queue}"`),
+    );
     const query = trigger?.metadata.query ?? '';
     // Prioritized jobs live in a sorted set, not the wait list: a Redis-list trigger would miss them.
     expect(query).toContain('bullmq_job_count');
@@ -148,7 +153,10 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
     expect(trigger?.metadata.activationThreshold).toBeDefined();
     // A pod is asked to hold at least as many jobs as it runs at once (else the pool grows while pods idle).
     const env = effectiveEnv(objs(), worker);
-    const perPod = poolOf(queue) === 'gpu' ? 1 : Number(env.WORKER_CPU_CONCURRENCY ?? 2);
+    const perPod =
+      poolOf(queue) === 'gpu'
+        ? 1
+        : Number((queue === 'cpu-tests' ? env.WORKER_TESTS_CONCURRENCY : env.WORKER_CPU_CONCURRENCY) ?? 2);
     expect(Number(trigger?.metadata.threshold)).toBeGreaterThanOrEqual(perPod);
     if (poolOf(queue) === 'gpu') {
       expect(so[0]!.spec.minReplicaCount).toBe(0);

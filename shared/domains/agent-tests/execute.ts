@@ -11,6 +11,9 @@ import { countActiveSessions } from '../realtime/sessions.ts';
 import { enqueueFirstDelivery } from '../webhooks/delivery.ts';
 import { insertWebhookMessage } from '../webhooks/outbox.ts';
 import { readOwnObject } from './audio-key.ts';
+import { refundAbandonedCalls, runKeyName } from './abandoned-calls.ts';
+import { CallTimeBudget } from './call-time-budget.ts';
+import { maxRunCallMs } from './limits.ts';
 import { runMode, scenarioPlatform } from './platform-config.ts';
 import { agentLlmProvider, PlatformSlot } from './platform-slot.ts';
 import { runScenario } from './run-scenario.ts';
@@ -88,10 +91,17 @@ async function runPending(
   // whose call is refused waits for a slot: session-api.ts), and no more than this worker is sized for.
   const free = (await sessionCap(infra, run.developer_id)) - (await countActiveSessions(infra.db, run.developer_id));
   const slots = Math.max(1, Math.min(infra.config.AGENT_TESTS_MAX_PARALLEL, pending.length, free));
-  const key = await mintKey(infra.db, run.developer_id, `agent-tests ${run.id}`, 1);
+  const key = await mintKey(infra.db, run.developer_id, runKeyName(run.id), 1);
   const loadAudio = restAudioLoader(infra, run.developer_id, deps.signal);
   const log = deps.log.child({ agentTestRun: run.id });
   let done = run.done;
+  // The run's calls so far (an earlier attempt's results included) count against its cap; past it, the calls in
+  // progress hang up and the run ends as error, its finished results kept.
+  const budget = new CallTimeBudget(
+    maxRunCallMs(infra.config),
+    run.results.reduce((n, r) => n + (r?.durationMs ?? 0), 0),
+  );
+  const signal = AbortSignal.any([deps.signal, budget.signal]);
   const slot = async () => {
     const platforms = await PlatformSlot.open(
       (config) => deps.startPlatform(config, log),
@@ -99,8 +109,9 @@ async function runPending(
       infra.embeddedS3?.endpoint ?? null,
     );
     try {
-      for (let i = pending.shift(); i !== undefined && !deps.signal.aborted; i = pending.shift()) {
+      for (let i = pending.shift(); i !== undefined && !signal.aborted; i = pending.shift()) {
         const on = await platforms.platform(kindOf(i));
+        const callEnded = budget.start();
         const result = await runScenario(
           {
             url: on.url,
@@ -110,11 +121,11 @@ async function runPending(
           },
           run.scenarios[i]!,
           on,
-          { file: `scenarios[${i}]`, signal: deps.signal, loadAudio },
-        );
+          { file: `scenarios[${i}]`, signal, loadAudio },
+        ).finally(callEnded);
         // A scenario cut short by the job's end (a timeout, the worker draining) is not its result: the job's next
-        // attempt plays it again.
-        if (deps.signal.aborted) break;
+        // attempt plays it again. One cut short by the call-time cap is not played again: the run ends.
+        if (signal.aborted) break;
         await recordScenarioResult(infra.db, run.id, i, result);
         deps.progress?.(++done / run.total);
       }
@@ -125,14 +136,24 @@ async function runPending(
   try {
     await Promise.all(Array.from({ length: slots }, slot));
   } finally {
+    budget.close();
     await revokeKey(infra.db, run.developer_id, key.id, 'revoked');
   }
+  if (budget.exceeded && !deps.signal.aborted)
+    throw new Error(
+      `the run's calls passed its cap of ${infra.config.AGENT_TESTS_MAX_CALL_MINUTES} minutes of call time; ` +
+        'the scenarios not finished were not played (split them into several runs)',
+    );
 }
 
-/** Ends the run and, in the same transaction, records its `agent_test.completed` webhook (when one was asked). */
+/**
+ * Ends the run and, in the same transaction, records its `agent_test.completed` webhook (when one was asked); then
+ * refunds the calls of its dead attempts (abandoned-calls.ts), so it is charged what its results say.
+ */
 export async function finishTestRunWithWebhook(infra: Infra, runId: string, error: string | null): Promise<void> {
+  let finished: TestRunRow | null = null;
   const messageId = await withTransaction(infra.db, async (tx) => {
-    const row = await finishTestRun(tx, runId, error);
+    const row = (finished = await finishTestRun(tx, runId, error));
     if (!row?.webhook_url) return null;
     return insertWebhookMessage(tx, {
       developerId: row.developer_id,
@@ -143,4 +164,9 @@ export async function finishTestRunWithWebhook(infra: Infra, runId: string, erro
     });
   });
   if (messageId) await enqueueFirstDelivery(infra, messageId);
+  // The run has ended either way; a refund that failed is logged (its ledger entries say what to give back).
+  if (finished)
+    await refundAbandonedCalls(infra, finished).catch((e: Error) =>
+      infra.log.error({ agentTestRun: runId, err: e.message }, 'refunding the calls of dead attempts failed'),
+    );
 }

@@ -127,6 +127,14 @@ export async function finishTestRun(db: Queryable, id: string, error: string | n
   return rows[0] ?? null;
 }
 
+/**
+ * SQL expression: how many test runs of the developer `developerId` (an SQL expression) are open (queued or
+ * running), for the in-flight limit counted in the creating transaction (limits.ts).
+ */
+export function openTestRunCountSql(developerId: string): string {
+  return `(select count(*) from agent_test_runs where developer_id = ${developerId} and status in ('queued', 'running'))`;
+}
+
 /** Runs still open (queued or running) created more than `afterMs` ago: the reconciler checks their queue entry. */
 export async function openTestRuns(db: Queryable, afterMs: number, limit = 100): Promise<string[]> {
   const { rows } = await db.query<{ id: string }>(

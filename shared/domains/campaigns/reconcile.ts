@@ -1,6 +1,7 @@
 import { EngineError } from '../../kernel/errors/engine-error.ts';
 import { catalog } from '../../kernel/queue/catalog.ts';
 import { entryState } from '../../kernel/queue/entry-state.ts';
+import { enqueueUnlessQueued } from '../../kernel/queue/enqueue-unless-queued.ts';
 import { getCall } from '../../engines/telephony/twilio-rest.ts';
 import type { Infra } from '../../platform/infra.ts';
 import { twilioAccount } from '../realtime/twilio-calls.ts';
@@ -29,12 +30,11 @@ const LOOKUP_TIMEOUT_MS = 10_000;
  *  - calls dialled and not ended past ring timeout + their maximum duration + margin (their final status callback
  *    was lost: they would hold a concurrency slot forever) are looked up at Twilio and settled from its status;
  *  - ended attempts never settled get their settlement again;
- *  - every active campaign with a recipient due gets a dispatcher run (one per campaign and interval window,
- *    whichever replica adds it): retries whose back-off passed, calling hours that opened.
+ *  - every active campaign with a recipient due gets a dispatcher run unless one is already queued for it (one job
+ *    id per campaign, whichever replica adds it): retries whose back-off passed, calling hours that opened.
  */
 export async function reconcileCampaigns(
   infra: Infra,
-  now = Date.now(),
 ): Promise<{ dials: number; hangups: number; overdue: number; settles: number; dispatches: number }> {
   const after = infra.config.RECONCILE_AFTER_MS;
   const stats = { dials: 0, hangups: 0, overdue: 0, settles: 0, dispatches: 0 };
@@ -66,10 +66,13 @@ export async function reconcileCampaigns(
     await enqueueSettle(infra, callId);
     stats.settles++;
   }
-  const window = Math.floor(now / infra.config.RECONCILE_INTERVAL_MS);
+  // One reconciler dispatch per campaign at a time: a job id per pass window added one more every pass while the
+  // queue was busy (192 waiting jobs behind two test runs); a campaign whose dispatch still waits gets none.
   for (const campaignId of await campaignsWithDueRecipients(infra.db)) {
-    await infra.queues.enqueue('campaign.dispatch', { campaignId }, { jobId: `dispatch-${campaignId}-w${window}` });
-    stats.dispatches++;
+    if (
+      await enqueueUnlessQueued(infra.queues, 'campaign.dispatch', { campaignId }, `dispatch-${campaignId}-reconcile`)
+    )
+      stats.dispatches++;
   }
   return stats;
 }

@@ -13,6 +13,8 @@ export interface Config extends Env {
   rateLimits: Record<string, number>;
   /** REALTIME_SESSIONS_PER_DEVELOPER by tier. */
   realtimeSessionsPerDeveloper: Record<string, number>;
+  /** AGENT_TESTS_IN_FLIGHT_PER_DEVELOPER by tier. */
+  agentTestsInFlightPerDeveloper: Record<string, number>;
   outboundAllowlist: string[];
   s3Embedded: boolean;
   /**
@@ -44,6 +46,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ...parsed,
     rateLimits: byTier(parsed.RATE_LIMITS),
     realtimeSessionsPerDeveloper: byTier(parsed.REALTIME_SESSIONS_PER_DEVELOPER),
+    agentTestsInFlightPerDeveloper: byTier(parsed.AGENT_TESTS_IN_FLIGHT_PER_DEVELOPER),
     outboundAllowlist: parsed.OUTBOUND_ALLOWLIST.split(',')
       .map((s) => s.trim())
       .filter(Boolean),

@@ -113,6 +113,13 @@ export const EnvSchema = z.object({
     ),
   /** Concurrency of the CPU worker pool per process. */
   WORKER_CPU_CONCURRENCY: envInt(1, 256).default(2).describe('Concurrent jobs per CPU worker process.'),
+  /** Concurrency of the CPU pool's second queue, `cpu-tests` (agent test runs and call replays), per process. */
+  WORKER_TESTS_CONCURRENCY: envInt(1, 64)
+    .default(2)
+    .describe(
+      'Agent test runs and call replays one CPU worker process plays at once (queue cpu-tests, its own worker, ' +
+        'beside the WORKER_CPU_CONCURRENCY jobs of queue cpu). Each run opens AGENT_TESTS_MAX_PARALLEL calls.',
+    ),
   /** GPU device index this GPU worker process owns (one process per GPU). */
   GPU_DEVICE: envInt(0, 64).default(0).describe('GPU index this GPU worker process owns (one process per GPU).'),
   /** Comma-separated GPU pools this process serves (avatar, lipsync, analysis, generate). Empty = all. */

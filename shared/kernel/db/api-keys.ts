@@ -91,3 +91,12 @@ export async function touchKeys(db: Queryable, ids: string[]): Promise<void> {
     [ids],
   );
 }
+
+/** Ids of the developer's keys of this name, revoked ones included (an agent test run's keys, one per attempt). */
+export async function keyIdsNamed(db: Queryable, developerId: string, name: string): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(`select id from api_keys where developer_id = $1 and name = $2`, [
+    developerId,
+    name,
+  ]);
+  return rows.map((r) => r.id);
+}

@@ -173,6 +173,13 @@ export const ERROR_CODES = {
     type: t.rate_limit,
     message: 'This account already has {limit} realtime sessions running, the most its tier allows at once.',
   },
+  test_runs_in_flight_limited: {
+    status: 429,
+    type: t.rate_limit,
+    message:
+      'This account already has {limit} agent test runs and call replays queued or running, the most its tier ' +
+      'allows at once. Retry after {retryAfter}s, or once one of them has finished.',
+  },
   otp_send_limited: {
     status: 429,
     type: t.rate_limit,

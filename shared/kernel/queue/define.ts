@@ -1,7 +1,12 @@
 import type { z } from 'zod';
 
-/** Worker pools. CPU workers run anywhere; each GPU pool is its own Deployment with its own queue. */
-export const QUEUES = ['cpu', 'gpu-avatar', 'gpu-lipsync', 'gpu-analysis', 'gpu-generate'] as const;
+/**
+ * Worker pools. CPU workers run anywhere; each GPU pool is its own Deployment with its own queue. `cpu-tests` is
+ * the CPU pool's second queue: agent test runs and call replays (minutes of real-time calls each) have their own
+ * worker and concurrency there (WORKER_TESTS_CONCURRENCY), so transcriptions, dials, webhooks and video on `cpu`
+ * never wait behind them.
+ */
+export const QUEUES = ['cpu', 'cpu-tests', 'gpu-avatar', 'gpu-lipsync', 'gpu-analysis', 'gpu-generate'] as const;
 export type QueueName = (typeof QUEUES)[number];
 export type Pool = 'cpu' | 'gpu';
 

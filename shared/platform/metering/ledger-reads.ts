@@ -16,6 +16,26 @@ export function heldOrChargedSql(requestId: string, category: MeterCategory): st
                    where l.request_id = ${requestId} and l.category = '${category}' and l.status <> 'refunded')`;
 }
 
+/**
+ * Session holds and charges (reserved or committed) taken under any of these API keys of the developer, except
+ * those of the sessions `keep`: the calls an agent test run's dead attempts made (agent-tests/abandoned-calls.ts).
+ */
+export async function sessionLedgerOfKeys(
+  db: Queryable,
+  developerId: string,
+  apiKeyIds: string[],
+  keep: string[],
+): Promise<string[]> {
+  if (apiKeyIds.length === 0) return [];
+  const { rows } = await db.query<{ id: string }>(
+    `select id from credit_ledger
+      where developer_id = $1 and api_key_id = any($2::text[]) and status in ('reserved', 'committed')
+        and operation like 'session.%' and not (request_id = any($3::text[]))`,
+    [developerId, apiKeyIds, keep],
+  );
+  return rows.map((r) => r.id);
+}
+
 /** One category's credits and distinct metered requests; the row with `category` null is the total. */
 export interface CategoryUsageRow {
   category: MeterCategory | null;

@@ -24,6 +24,12 @@ export interface CreditMeter extends Meter {
    * when `units` is null. False when the hold was already settled.
    */
   settle(ledgerId: string, units: number | null): Promise<boolean>;
+  /**
+   * Returns a hold or a charge (reserved or committed) to the balance, as refunded: work the platform lost and did
+   * again at its own initiative (an agent test call whose worker died before its result was stored). False when it
+   * was refunded already.
+   */
+  cancel(ledgerId: string): Promise<boolean>;
 }
 
 /** A hold as `holdAll` reads and updates it. */
@@ -370,11 +376,15 @@ export function createMeter(deps: { db: Db; redis: Redis; config: Config; log: L
     return shortOf(delta, await ensureAccount(db, config, input.developerId));
   }
 
-  async function refundHold(id: string, developerId: string): Promise<BalanceRow | undefined> {
+  async function refundHold(
+    id: string,
+    developerId: string,
+    from: readonly string[] = ['reserved'],
+  ): Promise<BalanceRow | undefined> {
     const { rows } = await db.query<BalanceRow>(
       `with l as (
          update credit_ledger set status = 'refunded', settled_at = now()
-          where id = $1 and status = 'reserved'
+          where id = $1 and status = any($3::text[])
           returning credits
        )
        update credit_accounts a
@@ -382,9 +392,23 @@ export function createMeter(deps: { db: Db; redis: Redis; config: Config; log: L
          from l
         where a.developer_id = $2 and l.credits > 0
         returning a.rev, a.used, a.monthly_credits + a.carryover_credits as credit_limit, a.period_end`,
-      [id, developerId],
+      [id, developerId, from],
     );
     return rows[0];
+  }
+
+  async function cancel(ledgerId: string): Promise<boolean> {
+    const { rows } = await db.query<{ developer_id: string }>(
+      `select developer_id from credit_ledger where id = $1 and status in ('reserved', 'committed')`,
+      [ledgerId],
+    );
+    const developerId = rows[0]?.developer_id;
+    if (!developerId) return false;
+    const balance = await settleWithRetry('refund', ledgerId, log, () =>
+      refundHold(ledgerId, developerId, ['reserved', 'committed']),
+    );
+    publishBalance(developerId, balance);
+    return true;
   }
 
   /** Settles a hold by its ledger id (the hold sweeper): commit to `units`, or refund when units is null. */
@@ -489,7 +513,7 @@ export function createMeter(deps: { db: Db; redis: Redis; config: Config; log: L
     return hit ? toSnapshot(hit) : null;
   }
 
-  return { reserve, holdAll, check, snapshot, refresh, publish, peek, settle };
+  return { reserve, holdAll, check, snapshot, refresh, publish, peek, settle, cancel };
 }
 
 /** Units are a measured amount: anything not a finite non-negative number counts as 0 (never a negative charge). */

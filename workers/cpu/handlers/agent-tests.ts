@@ -5,7 +5,7 @@ import type { agentTestsJobs } from '../../../shared/kernel/queue/jobs/agent-tes
 import type { HandlerMap } from '../../../shared/kernel/queue/worker-runner.ts';
 import type { Infra } from '../../../shared/platform/infra.ts';
 
-type Names = Extract<keyof typeof agentTestsJobs, JobsOn<'cpu'>>;
+type Names = Extract<keyof typeof agentTestsJobs, JobsOn<'cpu-tests'>>;
 
 /**
  * CPU handler of agent test runs. A run's calls go to a private api + realtime pair pointed at the simulated STT

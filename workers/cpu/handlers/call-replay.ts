@@ -6,7 +6,7 @@ import { runCallReplayJob } from '../../../shared/domains/agent-tests/replay/job
 import type { StartPrivatePlatform } from '../../../shared/domains/agent-tests/execute.ts';
 import { noPrivatePlatform } from './private-platform.ts';
 
-type Names = Extract<keyof typeof callReplayJobs, JobsOn<'cpu'>>;
+type Names = Extract<keyof typeof callReplayJobs, JobsOn<'cpu-tests'>>;
 
 /**
  * CPU handler of call replays: a replay's call goes to a private api + realtime pair with the simulated STT,

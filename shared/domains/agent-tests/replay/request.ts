@@ -4,6 +4,7 @@ import { newId } from '../../../kernel/ids.ts';
 import type { Infra } from '../../../platform/infra.ts';
 import { getAgent } from '../../agents/db.ts';
 import { getAgentVersion } from '../../agents/versions.ts';
+import { insertWithinInFlightLimit, maxRunCallMs } from '../limits.ts';
 import { SCRIPTABLE_LLM } from './job.ts';
 import { findCall } from './recorded-call.ts';
 import { insertCallReplay, type CallReplayRow } from './store.ts';
@@ -25,6 +26,18 @@ export async function newCallReplay(
   if (!call) throw new ApiError('not_found', { resource: 'call', id: callId }, 'callId');
   if (call.status === 'active' || call.status === 'pending') throw conflict('The call is still going on.', 'callId');
   if (!call.recording_key) throw conflict('The call has no recording to replay (recordings were off).', 'callId');
+  // A replay lasts about as long as the call did: one longer than a test run may call is refused like such a run.
+  const lastedMs = call.ended_at && call.started_at ? call.ended_at.getTime() - call.started_at.getTime() : 0;
+  if (lastedMs > maxRunCallMs(infra.config))
+    throw new ApiError(
+      'validation_failed',
+      {
+        detail:
+          `the call lasted ${Math.ceil(lastedMs / 60_000)} minutes; a replay may take at most ` +
+          `${infra.config.AGENT_TESTS_MAX_CALL_MINUTES} minutes of call time`,
+      },
+      'callId',
+    );
   const agent = await getAgent(infra.db, developerId, call.agent_id);
   if (!agent) throw new ApiError('not_found', { resource: 'agent', id: call.agent_id }, 'callId');
   if (agent.status !== 'active')
@@ -38,14 +51,17 @@ export async function newCallReplay(
       `llm.replies are answered over the OpenAI protocol (openai, groq); version ${v} of the agent uses ${provider}.`,
       'llm',
     );
-  return insertCallReplay(infra.db, {
-    id: newId('callReplay'),
-    developer_id: developerId,
-    call_id: call.call_sid ?? call.id,
-    session_id: call.id,
-    agent_id: agent.id,
-    agent_version_then: call.agent_version,
-    agent_version_now: v,
-    llm_replies: body.llm?.replies ?? null,
-  });
+  // Counted with the developer's test runs: both play calls on the test pool (limits.ts).
+  return insertWithinInFlightLimit(infra.db, infra.config, developerId, (tx) =>
+    insertCallReplay(tx, {
+      id: newId('callReplay'),
+      developer_id: developerId,
+      call_id: call.call_sid ?? call.id,
+      session_id: call.id,
+      agent_id: agent.id,
+      agent_version_then: call.agent_version,
+      agent_version_now: v,
+      llm_replies: body.llm?.replies ?? null,
+    }),
+  );
 }

@@ -83,6 +83,14 @@ export async function listCallReplays(
   return rows;
 }
 
+/**
+ * SQL expression: how many replays of the developer `developerId` (an SQL expression) are open (queued or
+ * running), for the in-flight limit counted in the creating transaction (../limits.ts).
+ */
+export function openCallReplayCountSql(developerId: string): string {
+  return `(select count(*) from call_replays where developer_id = ${developerId} and status in ('queued', 'running'))`;
+}
+
 /** Replays still queued or running after `olderThanMs` (the reconciler checks their queue entries). */
 export async function openCallReplays(
   db: Queryable,

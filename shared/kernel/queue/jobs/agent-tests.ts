@@ -9,7 +9,7 @@ export const agentTestsJobs = {
    */
   'agent-tests.run': defineJob({
     schema: z.object({ runId: z.string().min(1) }),
-    queue: 'cpu',
+    queue: 'cpu-tests',
     timeoutMs: 60 * 60_000,
     attempts: 2,
     backoffMs: 5000,

@@ -9,7 +9,7 @@ import { defineJob, type JobDefinition } from '../define.ts';
 export const callReplayJobs = {
   'call-replay.run': defineJob({
     schema: z.object({ replayId: z.string().min(1) }),
-    queue: 'cpu',
+    queue: 'cpu-tests',
     timeoutMs: 45 * 60_000,
     attempts: 1,
     backoffMs: 1000,
