@@ -114,6 +114,7 @@ export async function getCampaignDetail(infra: Infra, developerId: string, id: s
         ...ifSet('sessionId', k.session_id),
         ...ifSet('answeredBy', k.answered_by),
         ...ifSet('outcome', k.outcome as CallOutcome | null),
+        ...ifSet('endReason', k.end_reason),
         ...ifSet('error', k.error),
         startedAt: k.claimed_at.toISOString(),
         ...ifDate('endedAt', k.ended_at),

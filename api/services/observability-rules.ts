@@ -1,4 +1,5 @@
-import type { RootCauseIssue } from '../../shared/kernel/contracts/sessions.ts';
+import { END_REASON_WORDS, type LimitEndReason } from '../../shared/kernel/contracts/end-reasons.ts';
+import type { RootCauseIssue, SessionEndReason } from '../../shared/kernel/contracts/sessions.ts';
 import type { InterruptionRow, ToolRow, TurnRow } from '../../shared/domains/realtime/session-trace.ts';
 
 /** What the root-cause rules read about a session: its rows of rt_turns, rt_tool_executions, rt_interruptions. */
@@ -42,7 +43,7 @@ export function rootCause(
   turns: TraceTurn[],
   tools: TraceTool[],
   interruptions: TraceInterruption[],
-  session: { endReason: string | null } = { endReason: null },
+  session: { endReason: SessionEndReason | null } = { endReason: null },
 ): RootCauseIssue[] {
   const issues: RootCauseIssue[] = [];
   const add = (type: string, turn: number, description: string, recommendation: string) =>
@@ -175,7 +176,7 @@ export function rootCause(
       'Make replies shorter (lower maxTokens, ask the prompt for one or two sentences) and check for echo on the line triggering barge-in.',
     );
   }
-  if (session.endReason === 'worker_lost') {
+  if (session.endReason === 'worker-lost') {
     add(
       'worker_lost',
       turns.at(-1)?.idx ?? 0,
@@ -183,5 +184,22 @@ export function rootCause(
       "Check the realtime pods' restarts and last state (OOMKilled?) and their memory limits; the recording keeps all but the last few seconds.",
     );
   }
+  const limit = session.endReason;
+  if (limit && limit in LIMIT_ADVICE) {
+    add(
+      'call_limit',
+      turns.at(-1)?.idx ?? 0,
+      `${END_REASON_WORDS[limit]} (end reason ${limit}): the platform ended the call after its goodbye, not the caller.`,
+      LIMIT_ADVICE[limit as LimitEndReason],
+    );
+  }
   return issues;
 }
+
+/** What to change when a cap or the balance ended the call. */
+const LIMIT_ADVICE: Record<LimitEndReason, string> = {
+  'max-duration': "Raise the agent's maxDurationSeconds (or the session's) if calls need longer.",
+  'max-credits': "Raise the agent's maxCredits (or the session's): it must cover every reply plus the closing message.",
+  'daily-cap': 'Raise the daily spending cap (account or API key), or wait for the cap window to roll over.',
+  balance: 'Add credits: the balance could not fund the next reply.',
+};

@@ -70,7 +70,7 @@ describe('agent tests over the direct WebSocket protocol', () => {
     expect(r!).toMatchObject({ passed: true, transport: 'websocket', mode: 'offline', costCredits: 0 });
     expect(r!.stt).toMatch(/^pocketsphinx \(local/);
     expect(r!.llm).toMatch(/^scripted/);
-    expect(r!.endReason).toBe('client_stop');
+    expect(r!.endReason).toBe('caller-hangup');
     // The real recogniser heard something of each turn (what, is its own business: flite's voice at 8 kHz).
     expect(r!.turns.map((t) => t.heard.length > 0)).toEqual([true, true]);
     expect(r!.turns[0]!.reply).toMatch(/nine on Saturday/);

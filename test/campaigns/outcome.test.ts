@@ -11,8 +11,7 @@ const base: OutcomeFacts = {
   error: null,
   answeredBy: null,
   sessionId: 'ses_1',
-  sessionEndReason: 'caller_hangup',
-  voicemailAction: null,
+  sessionEndReason: 'caller-hangup',
 };
 
 describe('campaign call outcomes', () => {
@@ -27,25 +26,41 @@ describe('campaign call outcomes', () => {
     });
     expect(decideOutcome({ ...base, sessionEndReason: 'transferred' }).outcome).toBe('transferred');
     expect(decideOutcome({ ...base, answeredBy: 'machine' }).outcome).toBe('voicemail');
-    expect(
-      decideOutcome({ ...base, answeredBy: 'machine', sessionEndReason: 'voicemail', voicemailAction: 'leave_message' })
-        .outcome,
-    ).toBe('voicemail_left');
-    expect(decideOutcome({ ...base, sessionEndReason: 'voicemail', voicemailAction: 'hangup' }).outcome).toBe(
-      'voicemail',
+    expect(decideOutcome({ ...base, answeredBy: 'machine', sessionEndReason: 'voicemail-left' }).outcome).toBe(
+      'voicemail_left',
     );
+    expect(decideOutcome({ ...base, sessionEndReason: 'voicemail-hung-up' }).outcome).toBe('voicemail');
     expect(decideOutcome({ ...base, sessionId: null })).toMatchObject({ outcome: 'failed' });
     expect(decideOutcome({ ...base, sessionEndReason: 'admission' }).reason).toMatch(/^admission/);
   });
 
   it('a call the platform hung up because its campaign was canceled is canceled, unless it was handed over', () => {
-    const hung = { ...base, hangupReason: 'campaign-canceled', sessionEndReason: 'campaign-canceled' };
+    const hung: OutcomeFacts = { ...base, hangupReason: 'campaign-canceled', sessionEndReason: 'campaign-canceled' };
     expect(decideOutcome(hung)).toMatchObject({ outcome: 'canceled', reason: expect.stringMatching(/hung up/) });
-    expect(decideOutcome({ ...hung, answeredBy: 'machine', sessionEndReason: 'voicemail' }).outcome).toBe('canceled');
+    expect(decideOutcome({ ...hung, answeredBy: 'machine', sessionEndReason: 'voicemail-left' }).outcome).toBe(
+      'canceled',
+    );
     expect(decideOutcome({ ...hung, sessionEndReason: 'transferred' }).outcome).toBe('transferred');
     // Ringing when it was canceled: Twilio's own final status says what happened.
     expect(decideOutcome({ ...hung, status: 'canceled' }).outcome).toBe('canceled');
     expect(decideOutcome({ ...hung, status: 'busy' }).outcome).toBe('busy');
+  });
+
+  it('a call a cap or the platform ended says so in its reason; one that never started failed', () => {
+    expect(decideOutcome({ ...base, sessionEndReason: 'max-credits' })).toEqual({
+      outcome: 'answered',
+      reason: 'max-credits: the call reached its credit cap',
+    });
+    // A machine's greeting metered past the cap: the message was not left whole, so it is no voicemail_left.
+    expect(decideOutcome({ ...base, answeredBy: 'machine', sessionEndReason: 'daily-cap' })).toEqual({
+      outcome: 'voicemail',
+      reason: 'daily-cap: the daily spending cap ran out during the call',
+    });
+    expect(decideOutcome({ ...base, sessionEndReason: 'start-failed' })).toMatchObject({
+      outcome: 'failed',
+      reason: expect.stringMatching(/^start-failed: /),
+    });
+    expect(decideOutcome({ ...base, sessionEndReason: 'agent-ended' })).toEqual({ outcome: 'answered', reason: null });
   });
 
   it("reads Twilio's AnsweredBy values and ours as human | machine | unknown", () => {

@@ -190,10 +190,20 @@ describe('the portal guides instead of failing (chromium)', () => {
       agentId: made.body.id,
     });
     expect(minted.status).toBe(200);
-    await markSessionFailedToStart(p.infra.db, minted.body.sessionId, 'start_failed', 'the voice engine did not load');
+    await markSessionFailedToStart(p.infra.db, minted.body.sessionId, 'start-failed', 'the voice engine did not load');
+    // And a call the per-call credit cap ended: completed, and the list says why in words, not "completed" alone.
+    const capped = await portalFetch<{ sessionId: string }>('/portal/api/v1/sessions/direct', 'POST', {
+      agentId: made.body.id,
+    });
+    await p.infra.db.query(
+      `update rt_sessions set status = 'completed', end_reason = 'max-credits', started_at = now() - interval '1 minute',
+         ended_at = now() where id = $1`,
+      [capped.body.sessionId],
+    );
 
     await visit('/calls', 'table.calls');
     expect(await textOf(page, 'table.calls .reason')).toBe('Could not start: the voice engine did not load');
+    expect(await textOf(page, 'table.calls [data-testid=end-reason]')).toBe('Ended at the call’s credit cap');
     await look('guides-calls-failed');
     // The agent's own page says it too, under its recent calls.
     await visit(`/agents/${encodeURIComponent(made.body.id)}`, '::-p-text(Recent calls)');

@@ -76,7 +76,7 @@ describe('session keeper', () => {
 
     await keepSessions(p.infra, log);
 
-    expect(await session(lostId)).toMatchObject({ status: 'failed', end_reason: 'worker_lost' });
+    expect(await session(lostId)).toMatchObject({ status: 'failed', end_reason: 'worker-lost' });
     expect((await session(lostId)).recording_key).toMatch(new RegExp(`/recordings/${lostId}\\.wav$`));
     expect(existsSync(recordingSpillPath(p.config.REDIS_PREFIX, lostId))).toBe(false);
     const res = await p.request('/v1/recordings/CAlost0001', { key });

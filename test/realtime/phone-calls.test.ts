@@ -241,10 +241,10 @@ describe('outbound calls: answering-machine detection', () => {
     expect(updatesFor(callSid)[0]!.form.get('Status')).toBe('completed');
     await waitUntil(async () => (await session(sessionId)).status === 'completed');
     const s = await session(sessionId);
-    expect(s).toMatchObject({ end_reason: 'voicemail', answered_by: 'machine', amd_source: 'detector' });
+    expect(s).toMatchObject({ end_reason: 'voicemail-left', answered_by: 'machine', amd_source: 'detector' });
     expect(s.beep_at_ms).toBeGreaterThan(0);
     const d = await detail(sessionId);
-    expect(d).toMatchObject({ answeredBy: 'machine', endReason: 'voicemail', beepAtMs: s.beep_at_ms });
+    expect(d).toMatchObject({ answeredBy: 'machine', endReason: 'voicemail-left', beepAtMs: s.beep_at_ms });
     const said = d.turns
       .filter((t: { speaker: string }) => t.speaker === 'assistant')
       .map((t: { text: string }) => t.text);
@@ -273,7 +273,7 @@ describe('outbound calls: answering-machine detection', () => {
     expect(await session(sessionId)).toMatchObject({
       answered_by: 'human',
       amd_source: 'detector',
-      end_reason: 'caller_hangup',
+      end_reason: 'caller-hangup',
     });
     expect(updatesFor(callSid)).toHaveLength(0);
     expect((await detail(sessionId)).turns.find((t: { speaker: string }) => t.speaker === 'assistant').text).toBe(
@@ -292,7 +292,7 @@ describe('outbound calls: answering-machine detection', () => {
     expect(await session(sessionId)).toMatchObject({
       answered_by: 'machine',
       amd_source: 'twilio',
-      end_reason: 'voicemail',
+      end_reason: 'voicemail-hung-up',
     });
     expect(updatesFor(callSid)[0]!.form.get('Status')).toBe('completed');
     expect(caller.media).toHaveLength(0);
@@ -309,7 +309,7 @@ describe('outbound calls: answering-machine detection', () => {
     expect(await session(sessionId)).toMatchObject({
       answered_by: 'machine',
       amd_source: 'twilio',
-      end_reason: 'voicemail',
+      end_reason: 'voicemail-left',
     });
     const d = await detail(sessionId);
     expect(d.turns.map((t: { text: string }) => t.text)).toEqual(['Hi Lee, this is the clinic. Please call us back.']);

@@ -82,5 +82,16 @@ describe('root-cause rules', () => {
       }),
     ];
     expect(rootCause(turns, [], [])).toEqual([]);
+    // How the call ended is no issue unless the platform's cap or balance ended it.
+    expect(rootCause(turns, [], [], { endReason: 'caller-hangup' })).toEqual([]);
+  });
+
+  it('says when a cap ended the call, so a capped call never reads as the caller hanging up', () => {
+    const turns = [turn({ idx: 0, speaker: 'assistant', start_ms: 0, end_ms: 1000 })];
+    const [issue, ...rest] = rootCause(turns, [], [], { endReason: 'max-credits' });
+    expect(rest).toEqual([]);
+    expect(issue).toMatchObject({ type: 'call_limit', turn: 0 });
+    expect(issue!.description).toContain('max-credits');
+    expect(issue!.recommendation).toContain('maxCredits');
   });
 });

@@ -47,7 +47,7 @@ describe('pipeline stages', () => {
 
   it('drops data after an end frame', async () => {
     const h = new StageHarness(new SlowStage());
-    h.push({ kind: 'end', reason: 'stop' }, t('fast-late'));
+    h.push({ kind: 'end', reason: 'caller-hangup' }, t('fast-late'));
     expect(h.kinds()).toEqual(['end']);
   });
 

@@ -1,5 +1,6 @@
 import type { ContextVars } from '../../shared/domains/agents/prompt.ts';
 import { callHangupReason, callVariables } from '../../shared/domains/campaigns/store.ts';
+import { SessionEndReason } from '../../shared/kernel/contracts/sessions.ts';
 import { ID_PREFIX } from '../../shared/kernel/ids.ts';
 import type { Infra } from '../../shared/platform/infra.ts';
 
@@ -11,9 +12,15 @@ export async function campaignCallContext(infra: Infra, taskId: string): Promise
 
 /**
  * Why the stream of a campaign attempt is stopping: the attempt's hang-up reason when the platform hung the call up
- * (`campaign-canceled`), else `fallback` (the caller hung up). Never throws: a failed read keeps the fallback.
+ * (`campaign-canceled`), else `fallback` (the caller hung up). Never throws: a failed read, or a hang-up reason that
+ * is no session end reason, keeps the fallback.
  */
-export async function campaignStopReason(infra: Infra, taskId: string | null, fallback: string): Promise<string> {
+export async function campaignStopReason(
+  infra: Infra,
+  taskId: string | null,
+  fallback: SessionEndReason,
+): Promise<SessionEndReason> {
   if (!taskId?.startsWith(`${ID_PREFIX.campaignCall}_`)) return fallback;
-  return (await callHangupReason(infra.db, taskId).catch(() => null)) ?? fallback;
+  const hungUp = SessionEndReason.safeParse(await callHangupReason(infra.db, taskId).catch(() => null));
+  return hungUp.success ? hungUp.data : fallback;
 }

@@ -22,7 +22,7 @@ const PAGE = new URL('./public/index.html', import.meta.url);
 export async function registerRealtimeRoutes(app: FastifyInstance): Promise<void> {
   const infra = app.infra;
   // Sockets are closed before onClose hooks run; wait for their sessions to store traces and recordings.
-  app.addHook('onClose', () => endLiveSessions(infra, 'server_shutdown'));
+  app.addHook('onClose', () => endLiveSessions(infra, 'server-shutdown'));
   // Heartbeats for this process's sessions; ends sessions (and recovers recordings) that a dead process left.
   const keeper = startSessionKeeper(infra, infra.log.child({ component: 'session-keeper' }));
   app.addHook('onClose', () => keeper.stop());

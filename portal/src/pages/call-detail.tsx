@@ -1,3 +1,4 @@
+import { END_REASON_WORDS } from '../../../shared/kernel/contracts/end-reasons.ts';
 import { API_BASE, v1 } from '../api.ts';
 import { Waterfall } from '../charts/waterfall.tsx';
 import { CallReplayPanel } from './call-replay.tsx';
@@ -96,7 +97,9 @@ export function CallDetailPage(props: { id: string }) {
             {d.endReason ? (
               <div>
                 <dt>Ended</dt>
-                <dd>{d.endReason.replace(/_/g, ' ')}</dd>
+                <dd data-testid="end-reason" title={d.endReason}>
+                  {END_REASON_WORDS[d.endReason]}
+                </dd>
               </div>
             ) : null}
             {d.engines ? (

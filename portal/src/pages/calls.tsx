@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { END_REASON_WORDS } from '../../../shared/kernel/contracts/end-reasons.ts';
 import { v1 } from '../api.ts';
 import type { Agent, Page, SessionSummary } from '../types.ts';
 import { ErrorBox, Field, fmtDate, Link, Loading, PageHeader, useAsync, THead } from '../ui.tsx';
@@ -6,19 +7,10 @@ import { ErrorBox, Field, fmtDate, Link, Loading, PageHeader, useAsync, THead } 
 const duration = (s: SessionSummary) =>
   s.startedAt && s.endedAt ? `${Math.round((Date.parse(s.endedAt) - Date.parse(s.startedAt)) / 1000)} s` : '—';
 
-/** Why a call failed, in words: the stored error, after what the end reason means when it is a start failure. */
+/** How a call ended, in words (the typed end reason), after which a failed call's stored error says more. */
 export function failureReason(s: SessionSummary): string {
-  const when =
-    s.endReason === 'start_failed'
-      ? 'Could not start'
-      : s.endReason === 'admission'
-        ? 'Not admitted'
-        : s.endReason === 'socket_closed'
-          ? 'The caller left before the start'
-          : s.endReason === 'worker_lost'
-            ? 'The voice worker stopped'
-            : 'Failed';
-  return s.error && s.endReason !== 'socket_closed' ? `${when}: ${s.error}` : when;
+  const how = s.endReason ? END_REASON_WORDS[s.endReason] : 'Failed';
+  return s.error && s.status === 'failed' ? `${how}: ${s.error}` : how;
 }
 
 export function CallsPage() {
@@ -121,6 +113,10 @@ export function CallsPage() {
                     <span class={`badge ${s.status}`}>{s.status}</span>
                     {s.status === 'failed' && (s.error || s.endReason) ? (
                       <div class="bad reason">{failureReason(s)}</div>
+                    ) : s.endReason ? (
+                      <div class="muted" data-testid="end-reason">
+                        {END_REASON_WORDS[s.endReason]}
+                      </div>
                     ) : null}
                   </td>
                 </tr>

@@ -64,7 +64,7 @@ export class DirectCaller extends FarEndCaller {
     return this.spoken(n);
   }
 
-  /** Hangs up the way a client does: `stop` (the session ends with reason client_stop). */
+  /** Hangs up the way a client does: `stop` (the session ends with reason caller-hangup). */
   stop(): void {
     this.stopTicker();
     if (this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify({ type: 'stop' }));

@@ -1,4 +1,5 @@
 import { compilePattern, type Scenario } from '../../kernel/contracts/agent-tests.ts';
+import type { SessionEndReason } from '../../kernel/contracts/sessions.ts';
 import { backchannelResults, ignoresBackchannelsCheck, type SaidBackchannel } from './backchannels.ts';
 import { turnText } from './caller-speech.ts';
 import type { Check, ScenarioResult, TurnResult } from './results.ts';
@@ -21,11 +22,10 @@ interface Detail {
 }
 
 const AGENT = new Set(['assistant', 'agent']);
-// The platform records both spellings (the shared name and the realtime role's own); a direct-protocol caller hangs
-// up with `stop` (client_stop).
-const ENDED: Record<string, string[]> = {
-  caller: ['caller-hangup', 'caller_hangup', 'client_stop'],
-  agent: ['agent-ended', 'agent_ended'],
+// A direct-protocol caller's `stop` is a caller hang-up too.
+const ENDED: Record<string, readonly SessionEndReason[]> = {
+  caller: ['caller-hangup'],
+  agent: ['agent-ended'],
 };
 
 const q = (s: string) => JSON.stringify(s);
@@ -146,7 +146,7 @@ export function evaluate(
   if (x?.endedBy)
     checks.push({
       expectation: `expect.endedBy ${x.endedBy}`,
-      passed: ENDED[x.endedBy]!.includes(run.endReason ?? ''),
+      passed: ENDED[x.endedBy]!.some((r) => r === run.endReason),
       reason: `the call ended with ${run.endReason ?? 'no recorded end reason'}`,
     });
   if (x?.maxCredits !== undefined)

@@ -242,8 +242,3 @@ export async function recordSync(
     [developerId, agentId, provider, externalId],
   );
 }
-
-/** An agent's `voicemail` setting, as a subquery for one statement of another owner (campaigns/store.ts). */
-export function agentVoicemailSql(agentId: string): string {
-  return `select x.voicemail from agents x where x.id = ${agentId}`;
-}

@@ -11,7 +11,7 @@ export const CALL_FINISHED_EVENT = 'campaign.call.finished';
 
 /**
  * Settles an ended attempt (`campaign.settle`, once per attempt): its outcome from Twilio's final status and the
- * session (end reason, answeredBy), the recipient back to pending with back-off or done, a `campaign.call.finished`
+ * session (end reason, answeredBy; never the agent, which may have changed since the call), the recipient back to pending with back-off or done, a `campaign.call.finished`
  * webhook in the same transaction, then the dispatcher for the freed slot. Twilio's `completed` can come before
  * the realtime role has written how the session ended; while the session is still active the job retries (its
  * backoff), and on its last attempt settles with what is known.
@@ -33,7 +33,6 @@ export async function settleCampaignCall(
     answeredBy,
     sessionId: connected ? s.session_id : null,
     sessionEndReason: connected ? s.session_end_reason : null,
-    voicemailAction: s.agent_voicemail?.action ?? null,
     hangupReason: s.hangup_reason,
   });
   const next = retryAt(outcome, s.attempt, {
@@ -62,6 +61,7 @@ export async function settleCampaignCall(
         outcome,
         outcomeReason: reason,
         answeredBy: answeredBy ?? 'unknown',
+        endReason: connected ? s.session_end_reason : null,
         beepAtMs: connected ? s.session_beep_at_ms : null,
         callSid: s.call_sid,
         sessionId: connected ? s.session_id : null,

@@ -1,7 +1,7 @@
+import type { SessionEndReason } from '../../kernel/contracts/sessions.ts';
 import type { Db, Queryable } from '../../kernel/db/pool.ts';
 import { withTransaction } from '../../kernel/db/pool.ts';
 import { newId } from '../../kernel/ids.ts';
-import { agentVoicemailSql } from '../agents/db.ts';
 import { sessionOutcomeSql } from '../realtime/sessions.ts';
 import { CAMPAIGN_CANCELED_REASON } from './outcome.ts';
 
@@ -164,6 +164,8 @@ export interface CallRow {
   error: string | null;
   claimed_at: Date;
   ended_at: Date | null;
+  /** How the attempt's session ended (its owner's subquery), null until it has. */
+  end_reason: SessionEndReason | null;
 }
 
 export async function listRecipients(
@@ -177,8 +179,10 @@ export async function listRecipients(
       [campaignId],
     ),
     db.query<CallRow>(
-      `select id, recipient_id, attempt, status, call_sid, session_id, answered_by, outcome, error, claimed_at, ended_at
-         from campaign_calls where campaign_id = $1 order by recipient_id, attempt`,
+      `select k.id, k.recipient_id, k.attempt, k.status, k.call_sid, k.session_id, k.answered_by, k.outcome, k.error,
+              k.claimed_at, k.ended_at, s.end_reason
+         from campaign_calls k left join lateral (${sessionOutcomeSql('k.session_id')}) s on true
+        where k.campaign_id = $1 order by k.recipient_id, k.attempt`,
       [campaignId],
     ),
   ]);
@@ -460,20 +464,18 @@ export interface SettleInput {
   retry_on: string[];
   webhook_url: string | null;
   session_status: string | null;
-  session_end_reason: string | null;
+  session_end_reason: SessionEndReason | null;
   /** rt_sessions.answered_by (answering-machine detection). */
   session_answered_by: string | null;
   /** rt_sessions.beep_at_ms: when the voicemail beep came (ms into the call), null without one. */
   session_beep_at_ms: number | null;
-  /** The agent's `voicemail` setting where the column exists. */
-  agent_voicemail: { action?: string } | null;
   /** Set when the platform hung the call up (the campaign was canceled). */
   hangup_reason: string | null;
 }
 
 /**
- * An ended attempt with what decides its outcome: the session's answer and end and the agent's `voicemail` come
- * through their owners' subqueries (realtime/sessions.ts, agents/db.ts), so this stays one statement.
+ * An ended attempt with what decides its outcome: the session's answer and end come through their owner's subquery
+ * (realtime/sessions.ts), so this stays one statement. The agent is not read: the end reason says what happened.
  */
 export async function getSettleInput(db: Queryable, callId: string): Promise<SettleInput | null> {
   const { rows } = await db.query<SettleInput>(
@@ -481,13 +483,11 @@ export async function getSettleInput(db: Queryable, callId: string): Promise<Set
             k.session_id, k.answered_by, k.error, k.ended_at, k.settled_at, c.retry_max_attempts,
             c.retry_backoff_seconds, c.retry_on, c.webhook_url, s.status as session_status,
             s.end_reason as session_end_reason, s.answered_by as session_answered_by,
-            s.beep_at_ms as session_beep_at_ms,
-            a.voicemail as agent_voicemail, k.hangup_reason
+            s.beep_at_ms as session_beep_at_ms, k.hangup_reason
        from campaign_calls k
        join campaigns c on c.id = k.campaign_id
        join campaign_recipients r on r.id = k.recipient_id
        left join lateral (${sessionOutcomeSql('k.session_id')}) s on true
-       left join lateral (${agentVoicemailSql('c.agent_id')}) a on true
       where k.id = $1`,
     [callId],
   );

@@ -1,3 +1,4 @@
+import type { SessionEndReason } from '../../kernel/contracts/sessions.ts';
 import type { Queryable } from '../../kernel/db/pool.ts';
 import type { AnsweredBy } from './amd/detector.ts';
 import type { TransferRecord } from './sessions.ts';
@@ -17,7 +18,8 @@ export interface SessionRow {
   started_at: Date | null;
   ended_at: Date | null;
   recording_key: string | null;
-  end_reason?: string | null;
+  /** One of SessionEndReason: the column's CHECK admits nothing else. */
+  end_reason?: SessionEndReason | null;
   /** Why a failed session failed (listStartedSessions, for the calls list). */
   error?: string | null;
   answered_by: AnsweredBy | null;

@@ -1,3 +1,4 @@
+import type { SessionEndReason } from '../../kernel/contracts/sessions.ts';
 import type { Queryable } from '../../kernel/db/pool.ts';
 import type { AnsweredBy } from './amd/detector.ts';
 import { taskWebhookUrlSql } from './outbound-tasks.ts';
@@ -140,7 +141,7 @@ export class SessionAlreadyStartedError extends Error {
 
 export interface SessionEnd {
   status: 'completed' | 'failed';
-  reason: string;
+  reason: SessionEndReason;
   error: string | null;
   metrics: Record<string, number>;
   recordingKey: string | null;
@@ -151,13 +152,18 @@ export async function markSessionEnded(db: Queryable, id: string, s: SessionEnd)
   await db.query(
     `update rt_sessions set status = $2, end_reason = $3, error = $4, metrics = $5, recording_key = $6,
        recording_ms = $7, ended_at = now()
-     where id = $1 and (ended_at is null or end_reason = 'worker_lost')`,
+     where id = $1 and (ended_at is null or end_reason = 'worker-lost')`,
     [id, s.status, s.reason, s.error, JSON.stringify(s.metrics), s.recordingKey, s.recordingMs],
   );
 }
 
 /** A session that could not start (bad engine configuration…): recorded so the developer sees why. */
-export async function markSessionFailedToStart(db: Queryable, id: string, reason: string, error: string) {
+export async function markSessionFailedToStart(
+  db: Queryable,
+  id: string,
+  reason: Extract<SessionEndReason, 'start-failed' | 'socket-closed' | 'admission'>,
+  error: string,
+) {
   await db.query(
     `update rt_sessions set status = 'failed', end_reason = $2, error = $3, ended_at = now(),
        started_at = coalesce(started_at, now()) where id = $1`,
@@ -172,11 +178,11 @@ export async function touchSessions(db: Queryable, ids: string[]): Promise<void>
     await db.query(`update rt_sessions set heartbeat_at = now() where id = any($1) and status = 'active'`, [ids]);
 }
 
-/** Ends, as failed `worker_lost`, active sessions nobody touched for `staleSeconds` (except `live` ones). */
+/** Ends, as failed `worker-lost`, active sessions nobody touched for `staleSeconds` (except `live` ones). */
 export async function failLostSessions(db: Queryable, staleSeconds: number, live: string[]): Promise<string[]> {
   const { rows } = await db.query<{ id: string }>(
     `update rt_sessions
-        set status = 'failed', end_reason = 'worker_lost', ended_at = coalesce(heartbeat_at, started_at),
+        set status = 'failed', end_reason = 'worker-lost', ended_at = coalesce(heartbeat_at, started_at),
             error = 'the realtime process running this session stopped without ending it'
       where status = 'active' and coalesce(heartbeat_at, started_at) < now() - make_interval(secs => $1)
         and not (id = any($2))
@@ -186,10 +192,11 @@ export async function failLostSessions(db: Queryable, staleSeconds: number, live
   return rows.map((r) => r.id);
 }
 
-/** Pending sessions whose token expired before any stream claimed them. */
+/** Pending sessions whose token expired before any stream claimed them (`stream-never-connected`). */
 export async function expirePendingSessions(db: Queryable): Promise<number> {
   const r = await db.query(
-    `update rt_sessions set status = 'expired', ended_at = expires_at where status = 'pending' and expires_at < now()`,
+    `update rt_sessions set status = 'expired', end_reason = 'stream-never-connected', ended_at = expires_at
+      where status = 'pending' and expires_at < now()`,
   );
   return r.rowCount ?? 0;
 }

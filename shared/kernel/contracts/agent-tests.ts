@@ -333,6 +333,7 @@ export const ScenarioResult = z.object({
   /** Whether this scenario's call was offline (free) or on the agent's own vendor LLM (metered, test traffic). */
   mode: TestMode.default('offline'),
   sessionId: z.string().nullable(),
+  /** The session's end reason (a SessionEndReason; runs stored before typed reasons keep their old text). */
   endReason: z.string().nullable(),
   /** Both sides in order, as the platform recorded them. */
   transcript: z.array(z.object({ speaker: z.string(), text: z.string() })),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PhoneNumber } from './agents.ts';
+import { SessionEndReason } from './sessions.ts';
 
 /** A recipient's variables fill `{{name}}` in the agent's prompt and first message, as an instance's context does. */
 const Variables = z
@@ -138,6 +139,8 @@ export const CampaignCall = z.object({
   sessionId: z.string().optional(),
   answeredBy: z.string().optional(),
   outcome: CallOutcome.optional(),
+  /** How the attempt's session ended (docs/realtime.md, "End reasons"); absent until it has. */
+  endReason: SessionEndReason.optional(),
   error: z.string().optional(),
   startedAt: z.string(),
   endedAt: z.string().optional(),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SESSION_END_REASONS } from './end-reasons.ts';
 
 /** E.164-ish phone number or a Twilio client/SIP address, as Twilio passes them. */
 const Phone = z.string().trim().min(1).max(200);
@@ -80,6 +81,10 @@ export type CreateOutboundCallBody = z.infer<typeof CreateOutboundCallBody>;
 
 export const AnsweredBy = z.enum(['human', 'machine', 'unknown']);
 
+/** Why a session ended (end-reasons.ts lists each with its meaning; docs/realtime.md has the table). */
+export const SessionEndReason = z.enum(SESSION_END_REASONS);
+export type SessionEndReason = z.infer<typeof SessionEndReason>;
+
 export const CreateDirectSessionBody = z.object({
   agentId: z.string().min(1).max(60),
   instanceId: z.string().min(1).max(100).optional(),
@@ -110,8 +115,8 @@ export const SessionSummary = z.object({
   callId: z.string().optional(),
   /** Outbound calls: who answered (absent until decided, and on inbound calls). */
   answeredBy: AnsweredBy.optional(),
-  /** Why the session ended (absent while it runs), e.g. `caller_hangup`, `start_failed`. */
-  endReason: z.string().optional(),
+  /** Why the session ended (absent while it runs), e.g. `caller-hangup`, `start-failed`. */
+  endReason: SessionEndReason.optional(),
   /** Failed sessions: what went wrong, in words (a session that could not start says why). */
   error: z.string().optional(),
   /** The agent configuration version the call ran (GET /v1/agents/{id}/versions/{n}); absent before versions. */
@@ -184,8 +189,8 @@ export const SessionDetail = z.object({
   ),
   /** Absent when the call has no recording. */
   recordingUrl: z.string().optional(),
-  /** Why the session ended (caller-hangup, voicemail, transferred, agent-ended, …); absent while it goes on. */
-  endReason: z.string().optional(),
+  /** Why the session ended (caller-hangup, voicemail-left, transferred, agent-ended, …); absent while it goes on. */
+  endReason: SessionEndReason.optional(),
   answeredBy: AnsweredBy.optional(),
   /** The agent configuration version the call ran (GET /v1/agents/{id}/versions/{n}); absent before versions. */
   agentVersion: z.number().int().optional(),

@@ -71,7 +71,7 @@ export async function handleDirectSession(
     }
     if (msg.type === 'mark') session.onMark(msg.name);
     else if (msg.type === 'dtmf') session.onDtmf(msg.digit);
-    else void session.stop('client_stop').finally(() => close(1000, null));
+    else void session.stop('caller-hangup').finally(() => close(1000, null));
   };
 
   // A client that sends nothing (not even silence) for the idle limit is gone or holding a slot: close it.
@@ -87,7 +87,7 @@ export async function handleDirectSession(
   socket.on('close', () => {
     closed = true;
     idle.stop();
-    void session?.stop('socket_closed');
+    void session?.stop('socket-closed');
   });
   socket.on('error', (e) => log.warn({ err: e.message }, 'direct socket error'));
 
@@ -161,7 +161,7 @@ export async function handleDirectSession(
       log,
     });
     if (closed) {
-      await markSessionFailedToStart(infra.db, sessionId, 'socket_closed', 'the client left before the start');
+      await markSessionFailedToStart(infra.db, sessionId, 'socket-closed', 'the client left before the start');
       return;
     }
     session = opened.session;
@@ -181,7 +181,7 @@ export async function handleDirectSession(
       'direct session could not start',
     );
     const msg = isApiError(e) ? e.message : 'internal error';
-    await markSessionFailedToStart(infra.db, sessionId, 'start_failed', msg).catch(() => {});
+    await markSessionFailedToStart(infra.db, sessionId, 'start-failed', msg).catch(() => {});
     close(1011, isApiError(e) ? e.code : 'internal_error', msg);
   }
 

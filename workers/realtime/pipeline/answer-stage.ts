@@ -67,7 +67,7 @@ export class AnswerStage extends Stage {
       return;
     }
     const vm = this.o.agent.voicemail;
-    if (!vm || vm.action === 'hangup') this.emit({ kind: 'end-call', reason: 'voicemail' });
+    if (!vm || vm.action === 'hangup') this.emit({ kind: 'end-call', reason: 'voicemail-hung-up' });
   }
 
   private leaveMessage(): void {
@@ -78,6 +78,6 @@ export class AnswerStage extends Stage {
       .replace(/\{\{[^}]*\}\}/g, '')
       .trim();
     this.emit({ kind: 'say', text, purpose: 'voicemail' });
-    this.emit({ kind: 'end-call', reason: 'voicemail' });
+    this.emit({ kind: 'end-call', reason: 'voicemail-left' });
   }
 }

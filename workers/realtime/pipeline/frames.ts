@@ -1,4 +1,6 @@
 import type { ToolCallRecord } from '../../../shared/kernel/contracts/agents.ts';
+import type { LimitEndReason } from '../../../shared/kernel/contracts/end-reasons.ts';
+import type { SessionEndReason } from '../../../shared/kernel/contracts/sessions.ts';
 import type { TurnRecord, InterruptionRecord } from '../session/trace-store.ts';
 
 /**
@@ -65,7 +67,7 @@ export type DataFrame =
       cached?: boolean;
     }
   /** End the call once the audio queued before this frame has played; `reason` is stored on the session. */
-  | { kind: 'end-call'; reason: string }
+  | { kind: 'end-call'; reason: SessionEndReason }
   /** Hand the call over once the audio queued before this frame has played (the phone transport acts on it). */
   | { kind: 'transfer'; target: string; mode: 'cold' | 'warm'; summary?: string };
 
@@ -94,7 +96,7 @@ export type SystemFrame =
    * prepared, unheard reply is thrown away. `onsetAt`: when the caller's speech began (session clock).
    */
   | { kind: 'interrupt'; atMs: number; reason: string; onsetAt?: number | null; flush?: boolean }
-  | { kind: 'end'; reason: string }
+  | { kind: 'end'; reason: SessionEndReason }
   /**
    * Playback flushed: the far end drops the agent audio it had queued (Twilio's `clear`) and the recording's agent
    * side is cut there. The playback stage emits it on every barge-in; pushed at the head it flushes what is queued
@@ -140,7 +142,7 @@ export type SystemFrame =
    * A per-call or daily cap, or the balance, stops the next reply (limit-stage.ts). `answered`: the turn that would
    * have answered says the goodbye and an `end-call` follows it; otherwise the session says it and ends the call.
    */
-  | { kind: 'limit-reached'; reason: string; answered: boolean };
+  | { kind: 'limit-reached'; reason: LimitEndReason; answered: boolean };
 
 export type Frame = DataFrame | SystemFrame;
 

@@ -2,6 +2,8 @@ import { performance } from 'node:perf_hooks';
 import type { CallControl } from '../../../shared/domains/agents/tools/call-control.ts';
 import { pcmToInt16 } from '../../../shared/kernel/audio/pcm.ts';
 import type { TransferTarget } from '../../../shared/kernel/contracts/agents.ts';
+import type { LimitEndReason } from '../../../shared/kernel/contracts/end-reasons.ts';
+import type { SessionEndReason } from '../../../shared/kernel/contracts/sessions.ts';
 import { activeRealtimeSessions } from '../../../shared/kernel/observability/metrics.ts';
 import { Conversation } from '../pipeline/conversation.ts';
 import type { Frame, SayPurpose } from '../pipeline/frames.ts';
@@ -42,17 +44,17 @@ export class CallSession {
   /** The transfer target a `transfer` frame names, set by the transfer tool. */
   private transferTo: TransferTarget | null = null;
   /** Set by a hang-up or hand-off in progress: the end reason whatever stops the session first. */
-  private endReason: string | null = null;
+  private endReason: SessionEndReason | null = null;
   /** The minute hold, usage counts, trace rows and the metering at the end. */
   private readonly accounting: SessionAccounting;
   /** Per-call and daily caps and the balance: reserved ahead of each reply (the limit stage) and between replies. */
   private readonly limits: CallLimits;
   /** Set when a limit is ending the call: the goodbye is playing, the caller's audio no longer makes turns. */
-  private ending: string | null = null;
+  private ending: LimitEndReason | null = null;
   /** Resolves when the session has ended (stop, hang-up, `end-call` or limit). */
   readonly done: Promise<void>;
   private resolveDone!: () => void;
-  onEnd: (reason: string) => void = () => {};
+  onEnd: (reason: SessionEndReason) => void = () => {};
 
   constructor(private readonly s: SessionInit) {
     this.done = new Promise((r) => (this.resolveDone = r));
@@ -75,7 +77,7 @@ export class CallSession {
       (stage, e) => this.fail(stage, e),
     ));
     // The hard stop, after the time CallLimits gives the goodbye at the same limit.
-    this.maxTimer = setTimeout(() => void this.stop('max_duration'), (s.settings.maxSessionSeconds + 20) * 1000);
+    this.maxTimer = setTimeout(() => void this.stop('max-duration'), (s.settings.maxSessionSeconds + 20) * 1000);
     this.maxTimer.unref();
   }
 
@@ -163,7 +165,7 @@ export class CallSession {
    * the goodbye takes the floor (what the agent is saying stops) and the call ends with the reason once it has
    * played. When the limit stage stopped a reply, it has already made that turn say the goodbye (`answered`).
    */
-  private endWith(reason: string, answered = false): void {
+  private endWith(reason: LimitEndReason, answered = false): void {
     if (this.ended || this.ending) return;
     this.ending = reason;
     this.limits.stop();
@@ -258,7 +260,7 @@ export class CallSession {
   };
 
   /** Hangs the call up (REST for a phone call; the socket closes with the session) and ends the session. */
-  private async endCall(reason: string): Promise<void> {
+  private async endCall(reason: SessionEndReason): Promise<void> {
     if (this.ended) return;
     this.endReason ??= reason;
     await this.actions.hangUp();
@@ -279,12 +281,12 @@ export class CallSession {
   // ── end ──────────────────────────────────────────────────────────────────────────────────────────────────
 
   /** Ends the session once: closes STT, finalizes turns, stores the recording and trace, meters the minutes. */
-  stop(reason: string): Promise<void> {
+  stop(reason: SessionEndReason): Promise<void> {
     this.ended ??= this.finish(this.endReason ?? reason);
     return this.ended;
   }
 
-  private async finish(reason: string): Promise<void> {
+  private async finish(reason: SessionEndReason): Promise<void> {
     clearTimeout(this.maxTimer);
     this.limits.stop();
     activeRealtimeSessions.dec({ transport: this.s.transport.channel });

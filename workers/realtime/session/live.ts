@@ -1,3 +1,4 @@
+import type { SessionEndReason } from '../../../shared/kernel/contracts/sessions.ts';
 import type { Infra } from '../../../shared/platform/infra.ts';
 import type { CallSession } from './call-session.ts';
 
@@ -12,7 +13,7 @@ export function trackSession(infra: Infra, s: CallSession): void {
 }
 
 /** Ends every live session of this process and waits until each has written its trace. */
-export async function endLiveSessions(infra: Infra, reason: string): Promise<void> {
+export async function endLiveSessions(infra: Infra, reason: SessionEndReason): Promise<void> {
   const set = live.get(infra);
   if (!set) return;
   await Promise.all([...set].map((s) => s.stop(reason)));

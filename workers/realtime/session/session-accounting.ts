@@ -1,3 +1,4 @@
+import type { LimitEndReason } from '../../../shared/kernel/contracts/end-reasons.ts';
 import { isApiError } from '../../../shared/kernel/errors/api-error.ts';
 import { dailyHeadroom } from '../../../shared/domains/billing/spending-caps.ts';
 import { creditWeights } from '../../../shared/platform/metering/weights.ts';
@@ -7,8 +8,8 @@ import type { InterruptionRecord, TraceStore, TurnRecord } from './trace-store.t
 import type { SessionInit, SessionTransport } from './types.ts';
 import { RunningHold, sessionMeterItems, type SessionMeterKind } from './usage.ts';
 
-/** Why a limit ends a call (recorded as the session's end reason). */
-export type LimitReason = 'balance' | 'max-credits' | 'daily-cap' | 'max-duration';
+/** Why a limit ends a call (recorded as the session's end reason: one of the contracts' SessionEndReason). */
+export type LimitReason = LimitEndReason;
 
 /** The per-call limits the books enforce (the watcher in call-limits.ts loads them and enforces the duration). */
 export interface SpendLimits {

@@ -4,6 +4,7 @@ import {
   markSessionEnded,
   markSessionFailedToStart,
   markSessionStarted,
+  type SessionEnd,
   type StartedSession,
 } from '../../../shared/domains/realtime/sessions.ts';
 
@@ -98,7 +99,7 @@ export class TraceStore {
 
   async ended(s: {
     status: 'completed' | 'failed';
-    reason: string;
+    reason: SessionEnd['reason'];
     error?: string | null;
     metrics: Record<string, number>;
     recordingKey?: string | null;
@@ -115,7 +116,7 @@ export class TraceStore {
   }
 
   /** A session that could not start (bad engine configuration…): recorded so the developer sees why. */
-  async failedToStart(reason: string, error: string): Promise<void> {
+  async failedToStart(reason: Parameters<typeof markSessionFailedToStart>[2], error: string): Promise<void> {
     await markSessionFailedToStart(this.db, this.sessionId, reason, error);
   }
 }

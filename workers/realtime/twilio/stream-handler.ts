@@ -149,7 +149,7 @@ export function handleTwilioStream(infra: Infra, socket: WebSocket): void {
         { sessionId: claims.sid, code: isApiError(e) ? e.code : 'internal', err: (e as Error).message },
         'twilio session could not start',
       );
-      await new TraceStore(infra.db, claims.sid).failedToStart('start_failed', msg).catch(() => {});
+      await new TraceStore(infra.db, claims.sid).failedToStart('start-failed', msg).catch(() => {});
       close(1011, isApiError(e) ? e.code : 'internal_error');
     }
   };
@@ -181,7 +181,7 @@ export function handleTwilioStream(infra: Infra, socket: WebSocket): void {
         case 'stop':
           if (!session) return close(1000, 'stopped');
           stopping = true;
-          void campaignStopReason(infra, taskId, 'caller_hangup')
+          void campaignStopReason(infra, taskId, 'caller-hangup')
             .then((reason) => session?.stop(reason))
             .finally(() => close(1000, 'stopped'));
           return;
@@ -193,14 +193,14 @@ export function handleTwilioStream(infra: Infra, socket: WebSocket): void {
       const kind = e instanceof ProtocolError ? e.kind : 'invalid_message';
       log.warn({ reason: kind, sessionId: session ? undefined : null }, 'twilio protocol error; closing');
       close(e instanceof ProtocolError ? CLOSE_FOR[e.kind] : 1011, kind);
-      if (!stopping) void session?.stop(`protocol_error:${kind}`);
+      if (!stopping) void session?.stop('protocol-error');
     }
   });
   socket.on('close', () => {
     closed = true;
     clearTimeout(authTimer);
     idle.stop();
-    if (!stopping) void session?.stop('socket_closed');
+    if (!stopping) void session?.stop('socket-closed');
   });
   socket.on('error', (e) => log.warn({ err: e.message }, 'twilio socket error'));
 }
