@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { int16ToPcm, pcmToInt16 } from '../../shared/kernel/audio/pcm.ts';
 import { AudioSettings, INPUT_PROCESSORS } from '../../shared/kernel/contracts/turn-seams.ts';
+import type { AgentRow } from '../../shared/domains/agents/db.ts';
+import { agentAtVersion } from '../../shared/domains/agents/versions.ts';
 import type { Frame } from '../../workers/realtime/pipeline/frames.ts';
 import { StageHarness } from '../../workers/realtime/pipeline/harness.ts';
 import { HighPassFilter } from '../../workers/realtime/pipeline/input/highpass.ts';
@@ -110,5 +112,14 @@ describe('input seam: the registry and the stage', () => {
     expect(Array.from(pcmToInt16((frames[30] as { pcm: Buffer }).pcm))).toEqual(
       Array.from(hum.slice(30 * 160, 31 * 160)),
     );
+  });
+});
+
+describe('input seam: agent versions', () => {
+  it('a version snapshot taken before agents had audio settings runs without input processors', () => {
+    const current = { id: 'a1', version: 3, audio: { inputProcessors: [{ name: 'highpass' }] } } as AgentRow;
+    expect(agentAtVersion(current, { version: 1, config: {} }).audio).toBeNull();
+    const v2 = { version: 2, config: { audio: { inputProcessors: [{ name: 'passthrough' as const }] } } };
+    expect(agentAtVersion(current, v2).audio).toEqual(v2.config.audio);
   });
 });

@@ -22,7 +22,8 @@ export interface SpeechOverAgent {
 
 /**
  * `speech`: a barge-in on what was heard; `long_speech`: a barge-in on how long it lasted; `backchannel`: the caller
- * is listening ("mm-hm"); `pending`: not (yet) either, a noise or speech too short to tell.
+ * is listening ("mm-hm"); `pending`: not (yet) either: a noise, or speech too short to tell (a detector need not
+ * read the words before a threshold is passed, so a backchannel may be `pending` first).
  */
 export type InterruptionVerdict = 'speech' | 'long_speech' | 'backchannel' | 'pending';
 

@@ -25,9 +25,11 @@ export class WordsInterruptionDetector implements InterruptionDetector {
   }
 
   decide(s: SpeechOverAgent): InterruptionVerdict {
-    const backchannel = s.text !== '' && isBackchannel(s.text);
-    if (s.final) return s.text && !backchannel ? 'speech' : backchannel ? 'backchannel' : 'pending';
+    if (s.final) return !s.text ? 'pending' : isBackchannel(s.text) ? 'backchannel' : 'speech';
     const { minMs, forceMs } = this.phases[s.phase];
+    // Asked on every VAD frame of speech over the agent: the words are read only once a threshold is passed.
+    if (s.speechMs < Math.min(minMs, forceMs)) return 'pending';
+    const backchannel = s.text !== '' && isBackchannel(s.text);
     if (s.speechMs >= minMs && s.text && !backchannel) return 'speech';
     if (s.speechMs >= forceMs && !backchannel) return 'long_speech';
     return backchannel ? 'backchannel' : 'pending';
