@@ -1,4 +1,5 @@
 import { ifSet } from '../../kernel/contracts/absent.ts';
+import type { AudioSettings } from '../../kernel/contracts/turn-seams.ts';
 import type {
   Agent,
   AgentTool,
@@ -26,6 +27,8 @@ export interface AgentRow {
   collection_id: string | null;
   style_profile: StyleProfile | null;
   turn_taking: TurnTaking | null;
+  /** Caller-audio settings (input processors); null = the audio as it arrives. */
+  audio: AudioSettings | null;
   voicemail: Voicemail | null;
   call_tools: CallTools | null;
   language: string;
@@ -61,6 +64,7 @@ export const AGENT_COLUMNS = {
   collectionId: 'collection_id',
   styleProfile: 'style_profile',
   turnTaking: 'turn_taking',
+  audio: 'audio',
   voicemail: 'voicemail',
   callTools: 'call_tools',
   language: 'language',
@@ -74,7 +78,15 @@ export const AGENT_COLUMNS = {
   tools: 'tools',
 } as const;
 export type AgentField = keyof typeof AGENT_COLUMNS;
-const JSON_FIELDS = new Set<AgentField>(['styleProfile', 'turnTaking', 'voicemail', 'callTools', 'metadata', 'tools']);
+const JSON_FIELDS = new Set<AgentField>([
+  'styleProfile',
+  'turnTaking',
+  'audio',
+  'voicemail',
+  'callTools',
+  'metadata',
+  'tools',
+]);
 
 /** The API form of an agent. The tool-signing secret is shown only where asked for: creation, reveal, rotate. */
 export function toAgent(r: AgentRow, opts: { withSecret?: boolean } = {}): Agent {
@@ -92,6 +104,7 @@ export function toAgent(r: AgentRow, opts: { withSecret?: boolean } = {}): Agent
     collectionId: r.collection_id,
     styleProfile: r.style_profile,
     turnTaking: r.turn_taking,
+    audio: r.audio,
     voicemail: r.voicemail,
     callTools: r.call_tools,
     language: r.language,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Collection, IngestResult } from './rag.ts';
 import { EMBEDDING_PROVIDERS, LLM_PROVIDERS, TTS_PROVIDERS } from './providers.ts';
+import { AudioSettings, InterruptionChoice, TurnDetectorChoice } from './turn-seams.ts';
 
 /** Reserved name of the built-in tool that searches the agent's collection. */
 export const KNOWLEDGE_TOOL_NAME = 'search_knowledge';
@@ -41,6 +42,10 @@ export const TurnTaking = z
     incompleteMs: z.number().int().min(100).max(5000).optional(),
     preemptive: z.boolean().optional(),
     eagerness: z.enum(['low', 'normal', 'high']).optional(),
+    /** Which turn detector decides the end of the caller's turn (turn-seams.ts); unset = `default`. */
+    detector: TurnDetectorChoice.optional(),
+    /** Which interruption detector decides a barge-in, per agent phase (turn-seams.ts); unset = `default`. */
+    interruption: InterruptionChoice.optional(),
   })
   .strict()
   .refine((t) => t.completeMs === undefined || t.endpointingMs === undefined || t.completeMs <= t.endpointingMs, {
@@ -152,6 +157,7 @@ const agentFields = {
   collectionId: z.string().min(1).max(100).nullable(),
   styleProfile: StyleProfile.nullable(),
   turnTaking: TurnTaking.nullable(),
+  audio: AudioSettings.nullable(),
   voicemail: Voicemail.nullable(),
   callTools: CallTools.nullable(),
   language: Language,
@@ -232,6 +238,7 @@ export const Agent = z.object({
   collectionId: z.string().nullable(),
   styleProfile: StyleProfile.nullable(),
   turnTaking: TurnTaking.nullable(),
+  audio: AudioSettings.nullable(),
   voicemail: Voicemail.nullable(),
   callTools: CallTools.nullable(),
   language: z.string(),

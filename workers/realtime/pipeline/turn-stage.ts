@@ -1,11 +1,16 @@
 import { DtmfCollector } from '../session/dtmf.ts';
-import { completeness, STALE_MS } from '../session/endpointing.ts';
 import { isBackchannel, words } from '../session/turn-detector.ts';
-import { TurnEvidenceTracker } from '../session/turn-evidence.ts';
 import type { SessionSettings } from '../session/types.ts';
 import type { Conversation } from './conversation.ts';
 import type { DataFrame, SystemFrame } from './frames.ts';
 import { Stage } from './stage.ts';
+import { PREPARE_AFTER_MS } from './turn/evidence-turn-detector.ts';
+import type { InterruptionDetector } from './turn/interruption.ts';
+import { interruptionDetector } from './turn/interruption-registry.ts';
+import type { TurnDetector } from './turn/turn-detector.ts';
+import { turnDetector } from './turn/turn-detector-registry.ts';
+
+export { PREPARE_AFTER_COMPLETE_MS, PREPARE_AFTER_MS } from './turn/evidence-turn-detector.ts';
 
 /** One stretch of caller speech, from onset to the user turn it becomes (or the noise it turns out to be). */
 interface Utterance {
@@ -25,32 +30,26 @@ interface Utterance {
   timer: NodeJS.Timeout | null;
 }
 
-/**
- * Silence after which the caller counts as quiet and a reply is prepared: two Silero frames, so that the gap
- * between two words (and the VAD's own flicker) does not start one.
- */
-export const PREPARE_AFTER_MS = 60;
-/**
- * After an utterance that reads as finished (final punctuation, a question), one Silero frame of silence is enough:
- * the reply is prepared ~30 ms sooner, and a caller who goes on drops it (rare after a closed sentence).
- */
-export const PREPARE_AFTER_COMPLETE_MS = 30;
-
 export interface TurnStageOptions {
   settings: SessionSettings;
   inRate: number;
   /** The STT streams (partials, finals as the caller speaks) rather than transcribing each utterance at its end. */
   streaming: boolean;
+  /** The agent's turn detector (turn/turn-detector.ts); the platform's `default` when absent. */
+  detector?: TurnDetector;
+  /** The agent's interruption detector (turn/interruption.ts); the platform's `default` when absent. */
+  interruption?: InterruptionDetector;
 }
 
 /**
  * The turn decision: the VAD's speech events and the STT's transcripts → utterances (`utterance` frames: a user
  * turn, or the noise it turns out to be), keypad entries, and the barge-in decisions over agent audio (`interrupt`):
- * speech that lasts `bargeInMinMs` and is not a backchannel ("yeah", "ok") interrupts; so does any speech past
- * `bargeInForceMs`; so does a key pressed while the agent speaks.
+ * the interruption detector (turn/interruption.ts; by default, speech that lasts `bargeInMinMs` and is not a
+ * backchannel such as "yeah", or any speech past `bargeInForceMs`) decides; a key pressed while the agent speaks
+ * interrupts too.
  *
- * Endpointing adapts to what was said (endpointing.ts): each transcript sets the silence window of the current
- * utterance, sent upstream to the VAD. With preemptive replies on, a reply is prepared (`prepare`) when the caller
+ * The turn detector (turn/turn-detector.ts; by default, endpointing that adapts to what was said: endpointing.ts)
+ * sets the silence window of the current utterance from each transcript, sent upstream to the VAD. With preemptive replies on, a reply is prepared (`prepare`) when the caller
  * goes quiet after an utterance that does not read as unfinished, and dropped (`unprepare`) when they go on.
  */
 export class TurnStage extends Stage {
@@ -63,18 +62,24 @@ export class TurnStage extends Stage {
   private inSpeech = false;
   /** The VAD's end of the caller's speech so far (vad-frame, pause, end), moved by what this stage sent upstream. */
   private lastSpeechMs = 0;
-  /** Issue 25: word timings vs the audio, this call's STT lag, end-of-utterance prosody (turn-evidence.ts). */
-  private readonly evidence: TurnEvidenceTracker;
+  /** Decides the end of the turn (by default: word timings, STT lag, prosody; turn/evidence-turn-detector.ts). */
+  private readonly detector: TurnDetector;
+  /** Decides whether caller speech over the agent is a barge-in (turn/interruption.ts). */
+  private readonly interruption: InterruptionDetector;
   private closed = false;
   private readonly dtmf = new DtmfCollector((digits) => this.emit({ kind: 'keypad', digits, atMs: this.conv.now() }));
 
   constructor(
-    private readonly conv: Pick<Conversation, 'now' | 'agentActive' | 'current' | 'answeredBy'>,
+    private readonly conv: Pick<Conversation, 'now' | 'agentActive' | 'current' | 'answeredBy' | 'playback'>,
     private readonly opts: TurnStageOptions,
   ) {
     super('turns', { sync: true });
     this.endpointMs = opts.settings.endpointing.fixedMs;
-    this.evidence = new TurnEvidenceTracker(opts.inRate, opts.streaming);
+    const { settings, inRate, streaming } = opts;
+    this.detector = opts.detector ?? turnDetector({ policy: settings.endpointing, inRate, streaming });
+    this.interruption =
+      opts.interruption ??
+      interruptionDetector({ bargeInMinMs: settings.bargeInMinMs, bargeInForceMs: settings.bargeInForceMs });
   }
 
   /** Session-clock time of an audio time: when that caller audio arrived. */
@@ -87,7 +92,7 @@ export class TurnStage extends Stage {
       case 'audio-in':
         this.audioInMs += (frame.pcm.length / 2 / this.opts.inRate) * 1000;
         this.wallOffset = this.conv.now() - this.audioInMs;
-        this.evidence.onAudio(frame.pcm);
+        this.detector.onAudio(frame.pcm);
         return;
       case 'vad-frame':
         this.lastSpeechMs = frame.lastSpeechMs;
@@ -160,7 +165,7 @@ export class TurnStage extends Stage {
       open.lastSpeechAudioMs = null;
     } else {
       this.utt = this.newUtterance(atMs);
-      this.evidence.reset();
+      this.detector.onUtteranceStart();
       const { endpointing } = this.opts.settings;
       this.setWindow(endpointing.fixedMs, endpointing.preemptive ? PREPARE_AFTER_MS : undefined, false);
     }
@@ -219,11 +224,18 @@ export class TurnStage extends Stage {
     const u = this.utt;
     if (!u || u.interrupted || !u.duringAgent || u.endpointAt !== null) return;
     if (!this.conv.agentActive) return;
-    const dur = endMs - u.onsetAudioMs;
-    const text = this.heardSoFar();
-    const { bargeInMinMs, bargeInForceMs } = this.opts.settings;
-    if (dur >= bargeInMinMs && text && !isBackchannel(text)) this.interrupt('speech', u);
-    else if (dur >= bargeInForceMs && !(text && isBackchannel(text))) this.interrupt('long_speech', u);
+    const verdict = this.interruption.decide({
+      phase: this.agentPhase(),
+      speechMs: endMs - u.onsetAudioMs,
+      text: this.heardSoFar(),
+      final: false,
+    });
+    if (verdict === 'speech' || verdict === 'long_speech') this.interrupt(verdict, u);
+  }
+
+  /** The agent's audio is playing, or its reply is still being made. */
+  private agentPhase(): 'speaking' | 'thinking' {
+    return this.conv.playback.speaking ? 'speaking' : 'thinking';
   }
 
   private onTranscript(f: Extract<SystemFrame, { kind: 'transcript' }>): void {
@@ -239,7 +251,7 @@ export class TurnStage extends Stage {
     }
     if (!f.final) {
       this.heardNewWords(f.text, f.endMs);
-      this.evidence.onPartial(f.endMs);
+      this.detector.onPartial(f.endMs);
       this.partial = f.text;
       // STT heard speech over the agent before the VAD (which may lag under load) did: open the utterance.
       // Two words at least, so that a noise the STT mistakes for a word does not cut the agent off.
@@ -252,7 +264,7 @@ export class TurnStage extends Stage {
       this.partial = '';
       this.emit(f);
       const endMs = f.endMs ?? this.audioInMs;
-      this.evidence.onFinal(endMs, this.audioInMs);
+      this.detector.onFinal(endMs, this.audioInMs);
       if (this.utt && this.utt.endpointAt === null) this.speechEndedAt(endMs);
       this.onFinal(f.text, endMs);
       this.transcriptChanged(true);
@@ -275,9 +287,11 @@ export class TurnStage extends Stage {
     this.utt.lastFinalEndMs = Math.max(this.utt.lastFinalEndMs, endMs);
     this.utt.finalAt = this.conv.now();
     const u = this.utt;
-    const heard = u.finals.join(' ');
-    if (u.duringAgent && !u.interrupted && this.conv.agentActive && heard && !isBackchannel(heard))
-      this.interrupt('speech', u);
+    if (u.duringAgent && !u.interrupted && this.conv.agentActive) {
+      const speechMs = Math.max(0, endMs - u.onsetAudioMs);
+      const heard = { phase: this.agentPhase(), speechMs, text: u.finals.join(' '), final: true };
+      if (this.interruption.decide(heard) === 'speech') this.interrupt('speech', u);
+    }
     this.commit(false);
   }
 
@@ -312,15 +326,11 @@ export class TurnStage extends Stage {
     if (!u || u.endpointAt !== null) return;
     const { endpointing } = this.opts.settings;
     const text = this.heardSoFar();
-    const ms = this.evidence.decide(endpointing, { text, final }, this.lastSpeechMs, u.paused).windowMs;
+    const ms = this.detector.endpointWindowMs({ text, final }, this.lastSpeechMs, u.paused);
     // An interim transcript can be ahead of the VAD (new words of speech the VAD has not scored yet): it may
     // lengthen the window, never shorten it; finals may do both.
     const endpointMs = final ? ms : Math.max(ms, this.endpointMs);
-    const pauseMs = !endpointing.preemptive
-      ? undefined
-      : completeness(text) === 'complete'
-        ? PREPARE_AFTER_COMPLETE_MS
-        : PREPARE_AFTER_MS;
+    const pauseMs = endpointing.preemptive ? this.detector.prepareAfterMs(text) : undefined;
     this.endpointMs = endpointMs;
     this.maybePrepare();
     this.setWindow(endpointMs, pauseMs, true);
@@ -331,11 +341,10 @@ export class TurnStage extends Stage {
     const u = this.utt;
     if (!this.opts.settings.endpointing.preemptive || !this.opts.streaming || !u || !u.paused) return;
     if (u.endpointAt !== null || u.duringAgent) return;
-    // Words that do not reach the end of the speech yet would prepare a reply to half a sentence: wait for them.
-    if (this.evidence.uncoveredMs(this.lastSpeechMs) > STALE_MS) return;
     const text = this.heardSoFar();
-    if (text && completeness(text) !== 'incomplete') this.emit({ kind: 'prepare', text });
-    else this.emit({ kind: 'unprepare' });
+    const verdict = this.detector.prepareVerdict(text, this.lastSpeechMs);
+    if (verdict === 'prepare') this.emit({ kind: 'prepare', text });
+    else if (verdict === 'unprepare') this.emit({ kind: 'unprepare' });
   }
 
   /**
@@ -347,12 +356,7 @@ export class TurnStage extends Stage {
   private reopenIfUnfinished(u: Utterance): boolean {
     if (u.duringAgent || u.sttAhead || u.lastSpeechAudioMs === null) return false;
     const text = u.finals.join(' ');
-    const { windowMs } = this.evidence.decide(
-      this.opts.settings.endpointing,
-      { text, final: true },
-      u.lastSpeechAudioMs,
-      true,
-    );
+    const windowMs = this.detector.endpointWindowMs({ text, final: true }, u.lastSpeechAudioMs, true);
     this.emitUp({ kind: 'reopen', onsetMs: u.onsetAudioMs, lastSpeechMs: u.lastSpeechAudioMs, endpointMs: windowMs });
     if (u.endpointAt !== null && this.utt === u) return false; // the VAD had heard that much silence already
     if (this.utt === u) this.endpointMs = windowMs;

@@ -1,4 +1,6 @@
 import { AnswerStage } from '../pipeline/answer-stage.ts';
+import { inputProcessors } from '../pipeline/input/input-registry.ts';
+import { InputStage } from '../pipeline/input/input-stage.ts';
 import type { Conversation } from '../pipeline/conversation.ts';
 import { LimitStage, type ReplyLimits } from '../pipeline/limit-stage.ts';
 import { LlmStage } from '../pipeline/llm-stage.ts';
@@ -9,6 +11,8 @@ import { Pipeline, type Emit, type Stage } from '../pipeline/stage.ts';
 import { SttStage } from '../pipeline/stt-stage.ts';
 import { TtsStage } from '../pipeline/tts-stage.ts';
 import { PREPARE_AFTER_MS, TurnStage } from '../pipeline/turn-stage.ts';
+import { interruptionDetector } from '../pipeline/turn/interruption-registry.ts';
+import { turnDetector } from '../pipeline/turn/turn-detector-registry.ts';
 import { VadStage } from '../pipeline/vad-stage.ts';
 import type { StereoRecorder } from './recorder.ts';
 import type { SessionInit } from './types.ts';
@@ -56,7 +60,14 @@ export function buildVoicePipeline(
           log,
         })
       : null;
+  // The agent's seams (issue 30; docs/realtime.md, "Turn-taking seams"): none named = the platform's defaults.
+  const inRate = transport.inRate;
+  const streaming = engines.stt.capabilities.streaming;
+  const processors = inputProcessors({ inRate }, agent.audio?.inputProcessors);
+  const detector = turnDetector({ policy: settings.endpointing, inRate, streaming }, agent.turn_taking?.detector);
+  const interruption = interruptionDetector(settings, agent.turn_taking?.interruption);
   const stages: Stage[] = [
+    ...(processors.length > 0 ? [new InputStage(processors)] : []),
     ...(answer ? [answer] : []),
     new VadStage(engines.vad, transport.inRate, {
       threshold: settings.vadThreshold,
@@ -65,7 +76,7 @@ export function buildVoicePipeline(
       pauseMs: settings.endpointing.preemptive ? PREPARE_AFTER_MS : 0,
     }),
     stt,
-    new TurnStage(conv, { settings, inRate: transport.inRate, streaming: engines.stt.capabilities.streaming }),
+    new TurnStage(conv, { settings, inRate, streaming, detector, interruption }),
     reply,
     // Each reply reserves what it will use first; a cap or the balance answers it with the goodbye (limit-stage.ts).
     new LimitStage(conv, limits),

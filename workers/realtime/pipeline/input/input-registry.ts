@@ -1,0 +1,16 @@
+import type { InputProcessorChoice, INPUT_PROCESSORS } from '../../../../shared/kernel/contracts/turn-seams.ts';
+import { fromRegistry, type SeamRegistry } from '../seam-registry.ts';
+import { HighPassFilter } from './highpass.ts';
+import type { InputContext, InputProcessor } from './input-processor.ts';
+import { PassthroughProcessor } from './passthrough.ts';
+
+/** Every input processor an agent may name (`audio.inputProcessors[].name`), one line each. */
+export const INPUT_PROCESSOR_REGISTRY: SeamRegistry<typeof INPUT_PROCESSORS, InputContext, InputProcessor> = {
+  passthrough: () => new PassthroughProcessor(),
+  highpass: (ctx, opts) => new HighPassFilter(ctx.inRate, opts.cutoffHz),
+};
+
+/** The agent's input processors, in the order it named them (none: the audio goes on as it arrived). */
+export function inputProcessors(ctx: InputContext, choices: readonly InputProcessorChoice[] = []): InputProcessor[] {
+  return choices.map((c) => fromRegistry(INPUT_PROCESSOR_REGISTRY, ctx, c));
+}
