@@ -80,6 +80,7 @@ export function buildVoicePipeline(
         model: agent.tts_model,
         language: agent.language,
         apiKey: engines.ttsKey?.key,
+        developerId: s.developerId,
       },
       transport.outRate,
       conv,
