@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FairQueue, type WorkOwner } from '../../shared/engines/core/fair-queue.ts';
+import { PocketsphinxSttEngine } from '../../shared/engines/stt/pocketsphinx.ts';
 import { FlitePool } from '../../shared/engines/tts/flite-pool.ts';
 import { DEFAULT_FLITE_SERVER_BIN } from '../../shared/engines/tts/local.ts';
 
@@ -126,5 +127,34 @@ describe('FlitePool order (real flite-server processes)', () => {
     expect(p.running).toBe(2);
     await Promise.all([...batch, live]);
     expect(p.running).toBe(0);
+  });
+});
+
+describe('local STT decoder slots (real pocketsphinx)', () => {
+  it('one slot: a live call first, then the developer served least recently, whatever the arrival order', async () => {
+    const stt = new PocketsphinxSttEngine({ maxConcurrent: 1 });
+    const pcm = Buffer.alloc(16000); // half a second of silence: a short decoder run
+    const done: string[] = [];
+    const transcribe = (id: string, owner: WorkOwner) =>
+      stt
+        .transcribe({
+          pcm,
+          sampleRate: 16000,
+          language: 'en',
+          mode: 'fast',
+          timestamps: 'segment',
+          diarize: false,
+          owner,
+        })
+        .then(() => done.push(id));
+    const a = { tenant: 'dev-a' };
+    await Promise.all([
+      transcribe('a1', a),
+      transcribe('a2', a),
+      transcribe('a3', a),
+      transcribe('b1', { tenant: 'dev-b' }),
+      transcribe('live', { tenant: 'dev-c', live: true }),
+    ]);
+    expect(done).toEqual(['a1', 'live', 'b1', 'a2', 'a3']);
   });
 });

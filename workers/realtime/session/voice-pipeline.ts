@@ -39,6 +39,7 @@ export function buildVoicePipeline(
     inRate: transport.inRate,
     language: agent.language,
     apiKey: engines.sttKey?.key,
+    developerId: s.developerId,
     now: conv.now,
     log,
   });
