@@ -128,6 +128,15 @@ describe('FlitePool order (real flite-server processes)', () => {
     await Promise.all([...batch, live]);
     expect(p.running).toBe(0);
   });
+
+  it('a live piece on a worker does not hold batch work back from the workers batch may use', async () => {
+    const p = pool(2, 1);
+    const job = { voice: 'kal16', stretch: 1, f0Shift: 0, text: SENTENCE };
+    const live = p.synthesize(job, undefined, { tenant: 'dev-c', live: true });
+    const batch = p.synthesize(job, undefined, { tenant: 'dev-a' });
+    expect(p.running).toBe(2);
+    await Promise.all([live, batch]);
+  });
 });
 
 describe('local STT decoder slots (real pocketsphinx)', () => {

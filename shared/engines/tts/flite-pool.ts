@@ -35,7 +35,7 @@ export interface FlitePoolOptions {
   cpuDeadlineMs?: (job: FliteJob) => number;
   /** How often a busy worker's CPU time is read (ms; default 100). Requests that finish sooner are never read. */
   cpuCheckMs?: number;
-  /** Workers kept for live work: batch work waits while no more than this many are free (default 0). */
+  /** Workers batch work may never take, kept for live work (default 0): batch runs on at most size - liveReserve. */
   liveReserve?: number;
 }
 
@@ -59,6 +59,8 @@ interface Pending {
   reject(e: unknown): void;
   /** Cancelled while in flight: the worker's answer is read and thrown away. */
   discarded: boolean;
+  /** For a live call (FairQueue's first lane). */
+  live: boolean;
   signal?: AbortSignal;
   onAbort?: () => void;
 }
@@ -97,7 +99,7 @@ export class FlitePool {
     if (this.closed) return Promise.reject(new EngineError('default', 'unavailable', 'flite pool closed', false));
     signal?.throwIfAborted();
     return new Promise<FliteResult>((resolve, reject) => {
-      const p: Pending = { job, resolve, reject, discarded: false, signal };
+      const p: Pending = { job, resolve, reject, discarded: false, signal, live: owner.live === true };
       if (signal) {
         p.onAbort = () => {
           if (!this.queue.remove(p)) p.discarded = true;
@@ -133,8 +135,8 @@ export class FlitePool {
       let idle = [...this.workers].find((w) => !w.busy);
       if (!idle && this.workers.size < this.opts.size) idle = this.spawn();
       if (!idle) return;
-      const free = this.opts.size - this.running;
-      const next = this.queue.shift({ liveOnly: free <= (this.opts.liveReserve ?? 0) });
+      const batchRunning = [...this.workers].filter((w) => w.busy && !w.busy.live).length;
+      const next = this.queue.shift({ liveOnly: batchRunning >= this.opts.size - (this.opts.liveReserve ?? 0) });
       if (!next) return;
       idle.run(next);
     }
