@@ -148,6 +148,7 @@ export const speechRoutes: FastifyPluginAsyncZod = async (app) => {
           format: b.response_format,
           outputRate: b.response_format === 'pcm' ? 24000 : undefined,
           operation: 'audio.speech',
+          textParam: 'input',
         },
         clientSignal(reply),
       );

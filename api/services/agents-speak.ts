@@ -7,6 +7,7 @@ import { resolveProviderKey } from '../../shared/platform/keys/provider-key.ts';
 import { speechEngines } from '../../shared/engines/speech-registry.ts';
 import type { Infra } from '../../shared/platform/infra.ts';
 import { requireActiveAgent } from './agents.ts';
+import { settleFailed } from './speech.ts';
 
 /**
  * Speaks text with the agent's voice: its ttsProvider, voiceId, ttsModel and language, speed from the body or
@@ -26,6 +27,7 @@ export async function speakAsAgent(
   const billable = key?.billable ?? true;
   req.providerUsed = engine.provider;
   req.usageBypassed = !billable;
+  engine.checkText(body.text, 'text');
 
   const reservation = await meterOf(infra)?.reserve({
     developerId,
@@ -47,6 +49,7 @@ export async function speakAsAgent(
       model: agent.tts_model,
       language: agent.language,
       apiKey: key?.key,
+      owner: { tenant: developerId },
       signal,
     });
     const out: Buffer[] = [];
@@ -56,7 +59,8 @@ export async function speakAsAgent(
     await reservation?.commit(body.text.length);
     return { contentType: AUDIO_CONTENT_TYPES[body.format], body: Buffer.concat(out) };
   } catch (e) {
-    await reservation?.refund();
+    // A local synthesis stopped at its CPU deadline is charged for the work done (docs/speech.md).
+    await settleFailed(reservation, body.text.length, e, 0);
     throw engineToApiError(e, engine.provider);
   }
 }

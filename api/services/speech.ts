@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { AUDIO_CONTENT_TYPES, encodeStream, type AudioFormat } from '../../shared/kernel/audio/index.ts';
 import type { Reservation } from '../../shared/platform/metering/types.ts';
-import { engineToApiError } from '../../shared/kernel/errors/engine-error.ts';
+import { engineToApiError, isEngineError } from '../../shared/kernel/errors/engine-error.ts';
 import { speechEngines } from '../../shared/engines/speech-registry.ts';
 import type { TtsEngine, Voice } from '../../shared/engines/tts/types.ts';
 import type { Infra } from '../../shared/platform/infra.ts';
@@ -19,6 +19,8 @@ export interface SynthesisInput {
   outputRate?: number;
   /** Credit-weight operation: `synthesize` or `audio.speech`. */
   operation: string;
+  /** The body field that carries the text (`text`, or `input` on the OpenAI route): named in a refusal. */
+  textParam?: string;
 }
 
 export interface SynthesisStream {
@@ -34,7 +36,9 @@ export interface SynthesisStream {
  * rejected vendor key or a dead engine is an error response; after that, audio flows as it is made. Metering:
  * the characters are reserved up front, committed when the stream completes, refunded when it fails before any
  * audio went out, and committed in proportion to the audio delivered when the client goes away part-way
- * (DeliveryProgress; docs/billing.md).
+ * (DeliveryProgress; docs/billing.md). A text the engine refuses outright (a word the local voices would spell out
+ * for minutes) is a 400 before anything is reserved; a local synthesis stopped at its CPU deadline is charged for
+ * the share of the text it had worked through (docs/speech.md), not refunded.
  */
 export async function synthesizeStream(
   infra: Infra,
@@ -48,6 +52,7 @@ export async function synthesizeStream(
   const billable = key?.billable ?? true;
   req.providerUsed = engine.provider;
   req.usageBypassed = !billable;
+  engine.checkText(input.text, input.textParam ?? 'text');
   const units = input.text.length;
   const reservation: Reservation | undefined = await infra.meter.reserve({
     developerId,
@@ -60,11 +65,6 @@ export async function synthesizeStream(
     operation: input.operation,
   });
   let settled = false;
-  const refund = async () => {
-    if (settled) return;
-    settled = true;
-    await reservation?.refund();
-  };
   try {
     const audio = await engine.synthesize({
       text: input.text,
@@ -73,6 +73,7 @@ export async function synthesizeStream(
       pitch: input.pitch,
       model: input.model,
       apiKey: key?.key,
+      owner: { tenant: developerId },
       signal,
     });
     const voiceKey = `${engine.provider}:${input.voiceId}:${input.model ?? ''}`;
@@ -85,6 +86,7 @@ export async function synthesizeStream(
     })[Symbol.asyncIterator]();
     const first = await encoded.next();
     async function* body(): AsyncGenerator<Buffer> {
+      let failure: unknown = null;
       try {
         let pending = first;
         while (!pending.done) {
@@ -97,22 +99,42 @@ export async function synthesizeStream(
         settled = true;
         learnRate(voiceKey, progress.spokenRate());
         await reservation?.commit(units);
+      } catch (e) {
+        failure = e;
+        throw e;
       } finally {
         if (!settled) {
           // The client left part-way: charged for the share of the audio it was sent, never refunded after it.
-          const charged = progress.chargedUnits();
           settled = true;
-          if (charged > 0) await reservation?.commit(charged).catch(() => reservation.refund());
-          else await reservation?.refund();
+          await settleFailed(reservation, units, failure, progress.chargedUnits());
         }
         await encoded.return?.();
       }
     }
     return { contentType: AUDIO_CONTENT_TYPES[input.format], body: body(), provider: engine.provider, billable };
   } catch (e) {
-    await refund();
+    if (!settled) {
+      settled = true;
+      await settleFailed(reservation, units, e, 0);
+    }
     throw engineToApiError(e, engine.provider);
   }
+}
+
+/**
+ * Settles a synthesis that did not finish: the larger of `delivered` characters and the work an engine reports it
+ * did before it stopped on the text's account (EngineError.workDone) is committed; nothing done is refunded.
+ */
+export async function settleFailed(
+  reservation: Reservation | undefined,
+  units: number,
+  e: unknown,
+  delivered: number,
+): Promise<void> {
+  const done = isEngineError(e) && e.workDone ? Math.ceil(units * Math.min(1, e.workDone)) : 0;
+  const charged = Math.max(done, delivered);
+  if (charged > 0) await reservation?.commit(charged).catch(() => reservation.refund());
+  else await reservation?.refund();
 }
 
 /** Speech runs at about this many characters a second at speed 1 (150 words a minute), until measured. */

@@ -146,7 +146,10 @@ async function resolveProvider(
       await selfHosted('avatar', requested);
       engines.avatar.get(requested);
       if (b.text) {
-        await resolveProviderKey(infra, { engine: videoTts(infra, b.tts_provider), developerId, headers });
+        const tts = videoTts(infra, b.tts_provider);
+        // Refused now, not when the job runs: a word the local voices would spell out for minutes.
+        tts.checkText(b.text, 'text');
+        await resolveProviderKey(infra, { engine: tts, developerId, headers });
         if (b.target_language) checkLanguagePair('en', b.target_language, 'target_language');
       }
       return requested;

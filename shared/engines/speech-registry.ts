@@ -40,6 +40,7 @@ export function buildSpeechEngines(config: Infra['config']): SpeechEngines {
     new LocalTtsEngine({
       fliteServerBin: config.SPEECH_FLITE_SERVER_BIN || undefined,
       fliteWorkers: config.SPEECH_FLITE_WORKERS,
+      cpuDeadline: { baseMs: config.SPEECH_FLITE_CPU_BASE_MS, perCharMs: config.SPEECH_FLITE_CPU_MS_PER_CHAR },
     }),
   );
   registerTtsVendors(tts, config);

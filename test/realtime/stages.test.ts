@@ -145,6 +145,17 @@ describe('synthesis paced by playback', () => {
     expect(h.out.some((f) => f.kind === 'tts-audio' && f.sentence === 1)).toBe(false);
   });
 
+  it('speaks a sentence with a 9,000-letter word with the word cut short, never failing the call (issue #35)', async () => {
+    const { h } = stage(() => 0);
+    h.push(sentence(0, `Your code is ${'x'.repeat(9000)}, thanks.`, true));
+    await h.until(done(0));
+    expect(h.out.some((f) => f.kind === 'turn-error')).toBe(false);
+    const samples = h.out.reduce((n, f) => n + (f.kind === 'tts-audio' ? f.pcm.length / 2 : 0), 0);
+    // 64 letters spelled out and four words: seconds of audio, where the whole word would be half an hour.
+    expect(samples / 8000).toBeGreaterThan(1);
+    expect(samples / 8000).toBeLessThan(60);
+  });
+
   it('synthesizes the next sentence once the queue is under the lookahead', async () => {
     let queued = TTS_LOOKAHEAD_MS + 150;
     const { h, started } = stage(() => queued);

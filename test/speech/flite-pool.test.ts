@@ -97,6 +97,24 @@ describe('FlitePool (real flite-server processes)', () => {
     expect(p.started).toBeGreaterThanOrEqual(2);
   });
 
+  it('stops a request past its CPU deadline: the worker is killed and replaced, the error says the text cost it', async () => {
+    // Issue #35 item 3. A CPU deadline of 0 ms: any request still running at a check after using a clock tick of
+    // CPU is over it. Numbers in the slt voice cost seconds of CPU, so this one is (CPU time: a busy machine
+    // does not change the outcome, only when it is reached).
+    const p = pool(1, { cpuDeadlineMs: () => 0, cpuCheckMs: 5 });
+    const digits = Array.from({ length: 30 }, (_, i) => String(4321 + i * 7)).join(' ');
+    const err = await p.synthesize(job(digits, 'slt')).catch((e) => e);
+    expect(err).toMatchObject({ name: 'EngineError', kind: 'invalid_input', problem: 'too_costly', param: 'text' });
+    expect(err.message).toMatch(/CPU allowance \(0 ms for \d+ characters\)/);
+    await until(() => p.started === 2, 'a replacement worker');
+  });
+
+  it('leaves a request inside its CPU deadline alone', async () => {
+    const p = pool(1, { cpuCheckMs: 5 });
+    expect((await p.synthesize(job(LONG, 'slt'))).pcm.length).toBeGreaterThan(0);
+    expect(p.started).toBe(1);
+  });
+
   it('reports an unknown voice as an engine error without losing the worker', async () => {
     const p = pool(1);
     await expect(p.synthesize(job(SHORT, 'nobody'))).rejects.toThrow(/unknown voice/);

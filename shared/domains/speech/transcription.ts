@@ -119,6 +119,7 @@ export async function prepareTranscription(infra: Infra, call: TranscribeCall): 
     diarize: call.options.diarize,
     prompt: call.prompt,
     apiKey: key?.key,
+    owner: { tenant: call.developerId },
     signal: call.signal,
   };
   return { engine, billable, seconds, reservation, request };

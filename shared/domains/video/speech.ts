@@ -56,6 +56,7 @@ export async function synthesizeToWav(
     pitch: 1,
     language: input.language,
     apiKey: await jobTtsKey(infra, tts.job, tts.provider),
+    owner: { tenant: tts.job.owner_id },
     signal,
   });
   const pcm = await collect(audio.chunks);

@@ -5,6 +5,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cutAtPauses, type AudioPiece } from '../../kernel/audio/pauses.ts';
 import { pcmToInt16 } from '../../kernel/audio/pcm.ts';
+import { FairQueue, type WorkOwner } from '../core/fair-queue.ts';
 import { ProcessExitError, processLines, type Command } from '../../kernel/process/spawn.ts';
 import { resamplePcm } from '../../kernel/audio/resampler.ts';
 import { EngineError } from '../../kernel/errors/engine-error.ts';
@@ -30,40 +31,47 @@ export interface PocketsphinxOptions {
   maxConcurrent?: number;
 }
 
-/** A counting semaphore: more decoders than cores only makes every one of them slower. */
+/**
+ * A counting semaphore: more decoders than cores only makes every one of them slower. Waiters are let in in
+ * FairQueue order: live calls first, then the developer served least recently, so one developer's queued
+ * recordings do not hold back another's (issue #35).
+ */
 class Slots {
   private free: number;
-  private readonly waiting: (() => void)[] = [];
+  private readonly waiting = new FairQueue<() => void>();
   constructor(n: number) {
     this.free = Math.max(1, n);
   }
   /** Waits for a slot (an abort leaves the queue); the returned function gives it back, once. */
-  async acquire(signal?: AbortSignal): Promise<() => void> {
+  async acquire(signal?: AbortSignal, owner?: WorkOwner): Promise<() => void> {
     signal?.throwIfAborted();
-    if (this.free > 0) this.free--;
-    else {
-      await new Promise<void>((resolve, reject) => {
-        const go = () => {
-          signal?.removeEventListener('abort', abort);
-          resolve();
-        };
-        const abort = () => {
-          const i = this.waiting.indexOf(go);
-          if (i >= 0) this.waiting.splice(i, 1);
-          reject(signal!.reason);
-        };
-        signal?.addEventListener('abort', abort, { once: true });
-        this.waiting.push(go);
-      });
-    }
+    // Every request goes through the queue, even with a slot free, so the queue knows whom it served last.
+    await new Promise<void>((resolve, reject) => {
+      const go = () => {
+        signal?.removeEventListener('abort', abort);
+        resolve();
+      };
+      const abort = () => {
+        if (this.waiting.remove(go)) reject(signal!.reason);
+      };
+      signal?.addEventListener('abort', abort, { once: true });
+      this.waiting.push(go, owner);
+      this.dispatch();
+    });
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.free++;
+      this.free++;
+      this.dispatch();
     };
+  }
+
+  private dispatch(): void {
+    for (let next; this.free > 0 && (next = this.waiting.shift());) {
+      this.free--;
+      next();
+    }
   }
 }
 
@@ -162,7 +170,7 @@ export class PocketsphinxSttEngine extends SttEngine {
       // Several pieces pass the cepstral mean on from one to the next (see ./pocketsphinx-cmn.ts).
       const cmn: CmnCarry | undefined = pieces.length > 1 ? { mean: null } : undefined;
       // One slot for the whole recording, as for a whole-file decode: a stream is not starved between pieces.
-      const release = await this.slots.acquire(req.signal);
+      const release = await this.slots.acquire(req.signal, req.owner);
       try {
         for (const piece of pieces) {
           const audio = pcm.subarray(piece.start * 2, piece.end * 2);

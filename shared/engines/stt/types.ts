@@ -1,3 +1,4 @@
+import type { WorkOwner } from '../core/fair-queue.ts';
 import { EngineError, isEngineError } from '../../kernel/errors/engine-error.ts';
 import { engineLatency } from '../core/metrics.ts';
 
@@ -34,6 +35,8 @@ export interface SttRequest {
   diarize: boolean;
   prompt?: string;
   apiKey?: string;
+  /** Who the transcript is for; local engines queue by it (live calls first, then fair across developers). */
+  owner?: WorkOwner;
   signal?: AbortSignal;
 }
 

@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { lowerPriority } from '../../kernel/process/spawn.ts';
 import { EngineError } from '../../kernel/errors/engine-error.ts';
+import { FairQueue, type WorkOwner } from '../core/fair-queue.ts';
 
 /** One synthesis: flite voice name, duration stretch, f0 shift (0 = the voice's own) and the text. */
 export interface FliteJob {
@@ -26,7 +28,30 @@ export interface FlitePoolOptions {
   nice?: number;
   /** A request not answered within this long is taken as a hang: the worker is killed and replaced. */
   timeoutMs?: (job: FliteJob) => number;
+  /**
+   * CPU time (user + system, ms) a request may use before its worker is killed and replaced and the request fails
+   * with `too_costly` (default FLITE_CPU_DEADLINE). CPU time, not wall time, so a busy machine never trips it.
+   */
+  cpuDeadlineMs?: (job: FliteJob) => number;
+  /** How often a busy worker's CPU time is read (ms; default 100). Requests that finish sooner are never read. */
+  cpuCheckMs?: number;
+  /** Workers batch work may never take, kept for live work (default 0): batch runs on at most size - liveReserve. */
+  liveReserve?: number;
 }
+
+/** The CPU deadline of a flite request: `baseMs` plus `perCharMs` a character of its text (docs/speech.md). */
+export function cpuDeadline(baseMs: number, perCharMs: number): (job: FliteJob) => number {
+  return (job) => baseMs + perCharMs * job.text.length;
+}
+
+/**
+ * Default CPU deadline: 1 s plus 50 ms a character (SPEECH_FLITE_CPU_BASE_MS, SPEECH_FLITE_CPU_MS_PER_CHAR).
+ * Measured here (flite 2.2, one core): ordinary prose takes under 1 ms a character (a 100-character sentence: 16 ms
+ * with kal16, 86 ms with slt); the slowest real text found, a run of four-digit numbers, 22 ms (slt) to 27 ms (rms)
+ * a character. The deadline is about twice that; spelling out a run of thousands of letters, which grows faster
+ * than its length, passes it.
+ */
+export const FLITE_CPU_DEADLINE = cpuDeadline(1000, 50);
 
 interface Pending {
   job: FliteJob;
@@ -34,6 +59,8 @@ interface Pending {
   reject(e: unknown): void;
   /** Cancelled while in flight: the worker's answer is read and thrown away. */
   discarded: boolean;
+  /** For a live call (FairQueue's first lane). */
+  live: boolean;
   signal?: AbortSignal;
   onAbort?: () => void;
 }
@@ -47,14 +74,15 @@ const MIN_LIFE_MS = 1000;
 /**
  * A pool of long-lived flite-server processes: requests are written to an idle worker's stdin and its PCM read back
  * from stdout, so no process is created per sentence (on some VMs process creation cost 40 % of the CPU in the
- * kernel). Requests wait in order when every worker is busy. A worker that dies is replaced (its request fails);
- * one that does not answer in time is killed and replaced. Cancelling a waiting request removes it; cancelling one
+ * kernel). Requests wait when every worker is busy, taken in FairQueue order: live calls first, then the developer
+ * served least recently. A worker that dies is replaced (its request fails); one that does not answer in time, or
+ * uses more CPU than the request's deadline allows, is killed and replaced. Cancelling a waiting request removes it; cancelling one
  * in flight rejects it at once and discards the audio when the worker finishes (a sentence takes milliseconds,
  * a respawn would cost more).
  */
 export class FlitePool {
   private readonly workers = new Set<FliteWorker>();
-  private readonly queue: Pending[] = [];
+  private readonly queue = new FairQueue<Pending>();
   private closed = false;
   /** Worker processes started so far (tests watch replacements). */
   started = 0;
@@ -66,23 +94,27 @@ export class FlitePool {
     return [...this.workers].map((w) => w.proc.pid).filter((p): p is number => p !== undefined);
   }
 
-  synthesize(job: FliteJob, signal?: AbortSignal): Promise<FliteResult> {
+  /** Synthesizes `job` on the next free worker; `owner` places it in the queue (live first, fair by developer). */
+  synthesize(job: FliteJob, signal?: AbortSignal, owner: WorkOwner = {}): Promise<FliteResult> {
     if (this.closed) return Promise.reject(new EngineError('default', 'unavailable', 'flite pool closed', false));
     signal?.throwIfAborted();
     return new Promise<FliteResult>((resolve, reject) => {
-      const p: Pending = { job, resolve, reject, discarded: false, signal };
+      const p: Pending = { job, resolve, reject, discarded: false, signal, live: owner.live === true };
       if (signal) {
         p.onAbort = () => {
-          const i = this.queue.indexOf(p);
-          if (i >= 0) this.queue.splice(i, 1);
-          else p.discarded = true;
+          if (!this.queue.remove(p)) p.discarded = true;
           reject(signal.reason);
         };
         signal.addEventListener('abort', p.onAbort, { once: true });
       }
-      this.queue.push(p);
+      this.queue.push(p, owner);
       this.pump();
     });
+  }
+
+  /** Requests being answered now. */
+  get running(): number {
+    return [...this.workers].filter((w) => w.busy).length;
   }
 
   /** Starts the workers now, so the first request does not wait for a process start. */
@@ -93,8 +125,7 @@ export class FlitePool {
   /** Ends every worker (their stdin closes; flite-server exits on EOF) and fails what waits. */
   close(): void {
     this.closed = true;
-    for (const p of this.queue.splice(0))
-      p.reject(new EngineError('default', 'unavailable', 'flite pool closed', false));
+    for (const p of this.queue.drain()) p.reject(new EngineError('default', 'unavailable', 'flite pool closed', false));
     for (const w of this.workers) w.stop();
     this.workers.clear();
   }
@@ -104,7 +135,10 @@ export class FlitePool {
       let idle = [...this.workers].find((w) => !w.busy);
       if (!idle && this.workers.size < this.opts.size) idle = this.spawn();
       if (!idle) return;
-      idle.run(this.queue.shift()!);
+      const batchRunning = [...this.workers].filter((w) => w.busy && !w.busy.live).length;
+      const next = this.queue.shift({ liveOnly: batchRunning >= this.opts.size - (this.opts.liveReserve ?? 0) });
+      if (!next) return;
+      idle.run(next);
     }
   }
 
@@ -136,6 +170,7 @@ class FliteWorker {
   private chunks: Buffer[] = [];
   private have = 0;
   private timer: NodeJS.Timeout | null = null;
+  private cpuTimer: NodeJS.Timeout | null = null;
   private dead = false;
 
   constructor(
@@ -172,8 +207,38 @@ class FliteWorker {
         this.fail(new EngineError('default', 'timeout', 'flite-server did not answer in time', true));
         this.proc.kill('SIGKILL');
       },
-      (this.opts.timeoutMs ?? defaultTimeout)(p.job),
+      // A hang is waiting with no answer; never shorter than twice the CPU deadline, which is the work's own bound.
+      this.opts.timeoutMs?.(p.job) ??
+        Math.max(defaultTimeout(p.job), 2 * (this.opts.cpuDeadlineMs ?? FLITE_CPU_DEADLINE)(p.job)),
     );
+    this.watchCpu(p.job);
+  }
+
+  /**
+   * Reads this worker's CPU time every cpuCheckMs while it answers; past the request's CPU deadline the request
+   * fails (`too_costly`: the text, not the machine, made it long) and the process is killed, which stops the work
+   * at once (flite cannot be interrupted inside one utterance). Nothing is read where /proc is not there.
+   */
+  private watchCpu(job: FliteJob): void {
+    const pid = this.proc.pid;
+    const start = pid === undefined ? null : cpuMs(pid);
+    if (start === null) return;
+    const deadline = (this.opts.cpuDeadlineMs ?? FLITE_CPU_DEADLINE)(job);
+    this.cpuTimer = setInterval(() => {
+      const now = cpuMs(pid!);
+      if (now === null || now - start <= deadline) return;
+      this.fail(
+        EngineError.invalidInput(
+          'default',
+          'too_costly',
+          `text: synthesis used more than its CPU allowance (${Math.round(deadline)} ms for ${job.text.length} ` +
+            'characters) and was stopped; the work done is charged. Split long runs of letters or digits into words',
+          'text',
+        ),
+      );
+      this.proc.kill('SIGKILL');
+    }, this.opts.cpuCheckMs ?? 100);
+    this.cpuTimer.unref();
   }
 
   stop(): void {
@@ -213,7 +278,9 @@ class FliteWorker {
     const p = this.busy;
     this.busy = null;
     if (this.timer) clearTimeout(this.timer);
+    if (this.cpuTimer) clearInterval(this.cpuTimer);
     this.timer = null;
+    this.cpuTimer = null;
     this.idleRef(false);
     if (!p) return null;
     if (p.onAbort) p.signal?.removeEventListener('abort', p.onAbort);
@@ -249,5 +316,21 @@ class FliteWorker {
     }
     if (ref) this.proc.ref();
     else this.proc.unref();
+  }
+}
+
+/** Linux reports process CPU time in clock ticks of 1/100 s (USER_HZ, the same on every architecture). */
+const MS_PER_TICK = 10;
+
+/** User + system CPU time of a process in ms, from /proc/<pid>/stat; null where it cannot be read. */
+function cpuMs(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    // Fields after the command name (which may hold spaces), from field 3: utime is field 14, stime 15.
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(f[11]) + Number(f[12]);
+    return Number.isFinite(ticks) ? ticks * MS_PER_TICK : null;
+  } catch {
+    return null;
   }
 }

@@ -1,8 +1,10 @@
 import { parseWav } from '../../kernel/audio/wav.ts';
 import { runProcess, spawnProcess, type Command } from '../../kernel/process/spawn.ts';
 import { Resampler, resamplePcm } from '../../kernel/audio/resampler.ts';
-import { EngineError } from '../../kernel/errors/engine-error.ts';
-import { FlitePool } from './flite-pool.ts';
+import { EngineError, isEngineError } from '../../kernel/errors/engine-error.ts';
+import type { WorkOwner } from '../core/fair-queue.ts';
+import { cpuDeadline, FlitePool } from './flite-pool.ts';
+import { hasOverlongWord, overlongWordMessage } from './speakable.ts';
 import { splitForSynthesis } from './text-chunks.ts';
 import { TtsEngine, type TtsAudio, type TtsCapabilities, type TtsRequest, type Voice } from './types.ts';
 import { DEFAULT_VOICE_ID, FLITE_VOICES, parseEspeakVoices, type LocalVoice } from './voices.ts';
@@ -22,6 +24,8 @@ export interface LocalTtsOptions {
   fliteServerBin?: string;
   /** Workers per pool (one pool for first audio, one at nice 10 for later pieces). */
   fliteWorkers?: number;
+  /** CPU deadline of one piece: base ms plus ms a character (default flite-pool.ts FLITE_CPU_DEADLINE). */
+  cpuDeadline?: { baseMs: number; perCharMs: number };
 }
 
 /** Where scripts/setup.d/40-flite-server.sh puts the worker binary. */
@@ -72,10 +76,13 @@ export class LocalTtsEngine extends TtsEngine {
     this.espeakBin = opts.espeakBin ? { path: opts.espeakBin } : 'espeak';
     const server = opts.fliteServerBin ?? DEFAULT_FLITE_SERVER_BIN;
     const size = Math.max(1, opts.fliteWorkers ?? 2);
+    const cpuDeadlineMs = opts.cpuDeadline && cpuDeadline(opts.cpuDeadline.baseMs, opts.cpuDeadline.perCharMs);
+    // One first-audio worker is kept for live calls when there are two or more: a developer's batch first pieces
+    // never hold every worker a caller's greeting needs.
     this.pools = existsSync(server)
       ? {
-          interactive: new FlitePool({ bin: server, size }),
-          background: new FlitePool({ bin: server, size, nice: BACKGROUND_NICE }),
+          interactive: new FlitePool({ bin: server, size, cpuDeadlineMs, liveReserve: size > 1 ? 1 : 0 }),
+          background: new FlitePool({ bin: server, size, nice: BACKGROUND_NICE, cpuDeadlineMs }),
         }
       : null;
   }
@@ -113,7 +120,14 @@ export class LocalTtsEngine extends TtsEngine {
     );
   }
 
+  /** A word longer than MAX_WORD_CHARS is refused: flite and espeak-ng would spell it out for minutes. */
+  override checkText(text: string, param: string): void {
+    if (hasOverlongWord(text))
+      throw EngineError.invalidInput(this.provider, 'invalid', overlongWordMessage(param), param);
+  }
+
   protected async _synthesize(req: TtsRequest): Promise<TtsAudio> {
+    this.checkText(req.text, 'text');
     const voice = await this.resolveVoice(req.voiceId);
     const speed = clamp(req.speed || 1, 0.25, 4);
     const pitch = clamp(Math.round((req.pitch || 1) * 100) / 100, 0.5, 2);
@@ -122,7 +136,7 @@ export class LocalTtsEngine extends TtsEngine {
       throw EngineError.invalidInput(this.provider, 'invalid', 'text: there is nothing speakable in the text', 'text');
     const chunks =
       voice.synth === 'flite'
-        ? this.fliteChunks(pieces, voice, speed, pitch, req.priority === 'background', req.signal)
+        ? this.fliteChunks(pieces, voice, speed, pitch, req.priority === 'background', req.owner ?? {}, req.signal)
         : this.espeakChunks(pieces.join(' '), voice, speed, pitch, req.priority === 'background', req.signal);
     return { sampleRate: voice.sampleRate, chunks };
   }
@@ -140,6 +154,7 @@ export class LocalTtsEngine extends TtsEngine {
     speed: number,
     pitch: number,
     background: boolean,
+    owner: WorkOwner,
     signal?: AbortSignal,
   ): AsyncGenerator<Buffer> {
     // One piece is rendered ahead of the one being sent; the controller kills it if the consumer stops early.
@@ -147,14 +162,16 @@ export class LocalTtsEngine extends TtsEngine {
     const onAbort = () => ac.abort(signal?.reason);
     signal?.addEventListener('abort', onAbort, { once: true });
     const render = (text: string, nice: number) => {
-      const p = this.renderFlite(text, voice, speed, pitch, nice, ac.signal);
+      const p = this.renderFlite(text, voice, speed, pitch, nice, owner, ac.signal);
       p.catch(() => {});
       return p;
     };
     try {
       let next = render(pieces[0]!, background ? BACKGROUND_NICE : 0);
       for (let i = 0; i < pieces.length; i++) {
-        const current = await next;
+        const current = await next.catch((e: unknown) => {
+          throw withWorkDone(e, pieces, i);
+        });
         if (i + 1 < pieces.length) next = render(pieces[i + 1]!, BACKGROUND_NICE);
         if (current.length) yield current;
       }
@@ -170,11 +187,12 @@ export class LocalTtsEngine extends TtsEngine {
     speed: number,
     pitch: number,
     nice: number,
+    owner: WorkOwner,
     signal: AbortSignal,
   ): Promise<Buffer> {
     const stretch = voice.nativePitch || pitch === 1 ? 1 / speed : pitch / speed;
     const pcm = this.pools
-      ? await this.renderPooled(text, voice, stretch, voice.nativePitch && pitch !== 1 ? pitch : 0, nice, signal)
+      ? await this.renderPooled(text, voice, stretch, voice.nativePitch && pitch !== 1 ? pitch : 0, nice, owner, signal)
       : await this.spawnFlite(text, voice, stretch, pitch, nice, signal);
     return voice.nativePitch || pitch === 1
       ? pcm
@@ -187,10 +205,11 @@ export class LocalTtsEngine extends TtsEngine {
     stretch: number,
     f0Shift: number,
     nice: number,
+    owner: WorkOwner,
     signal: AbortSignal,
   ): Promise<Buffer> {
     const pool = nice > 0 ? this.pools!.background : this.pools!.interactive;
-    const r = await pool.synthesize({ voice: voice.native, stretch, f0Shift, text }, signal);
+    const r = await pool.synthesize({ voice: voice.native, stretch, f0Shift, text }, signal, owner);
     return r.pcm;
   }
 
@@ -274,6 +293,17 @@ export class LocalTtsEngine extends TtsEngine {
       p.kill();
     }
   }
+}
+
+/**
+ * A piece stopped at its CPU deadline (`too_costly`) was work the text caused: the error carries the share of the
+ * text up to and including that piece, which the caller charges instead of refunding.
+ */
+function withWorkDone(e: unknown, pieces: string[], failed: number): unknown {
+  if (!isEngineError(e) || e.problem !== 'too_costly') return e;
+  const chars = (n: number) => pieces.slice(0, n).reduce((sum, p) => sum + p.length, 0);
+  e.workDone = chars(failed + 1) / chars(pieces.length);
+  return e;
 }
 
 /** The rate at which pitch-shifted audio is "played back": a multiple of 50 Hz so the resampler stays small. */

@@ -1,4 +1,5 @@
 import { EngineError, isEngineError } from '../../kernel/errors/engine-error.ts';
+import type { WorkOwner } from '../core/fair-queue.ts';
 import { engineLatency, engineTtfb } from '../core/metrics.ts';
 
 export interface Voice {
@@ -31,6 +32,11 @@ export interface TtsRequest {
    * spares resampling every chunk; others answer at their own rate (`TtsAudio.sampleRate` says which).
    */
   sampleRate?: number;
+  /**
+   * Who the audio is for: the developer, and whether a live call waits for it. Local engines queue their work by
+   * it (live calls first, then fair across developers: core/fair-queue.ts); vendor engines ignore it.
+   */
+  owner?: WorkOwner;
   signal?: AbortSignal;
 }
 
@@ -58,6 +64,13 @@ export abstract class TtsEngine {
   abstract readonly capabilities: TtsCapabilities;
   abstract voices(): Promise<Voice[]>;
   protected abstract _synthesize(req: TtsRequest): Promise<TtsAudio>;
+
+  /**
+   * Throws an `invalid_input` EngineError (a 400 on `param`) when this engine refuses the text before any work: the
+   * local engine refuses a word it would spell out letter by letter (speakable.ts). Callers check before reserving
+   * credits; `synthesize` checks again. Vendor engines take any text the API accepts.
+   */
+  checkText(_text: string, _param: string): void {}
 
   async synthesize(req: TtsRequest): Promise<TtsAudio> {
     const started = performance.now();

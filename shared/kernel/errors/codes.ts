@@ -35,6 +35,8 @@ export const ERROR_CODES = {
     message: 'Provider "{provider}" is not available: {detail}',
   },
   unsupported_language: { status: 400, type: t.invalid_request, message: '{detail}' },
+  /** A local synthesis stopped at its CPU deadline (docs/speech.md); the work done is charged. */
+  synthesis_too_costly: { status: 400, type: t.invalid_request, message: '{detail}' },
   invalid_audio: { status: 400, type: t.invalid_request, message: 'The audio could not be decoded: {detail}' },
   invalid_multipart: {
     status: 400,

@@ -15,7 +15,7 @@ export type EngineErrorKind =
   | 'not_configured';
 
 /** Which kind of input an `invalid_input` refused, so each boundary can answer with its own code. */
-export type InputProblem = 'invalid' | 'unsupported_language' | 'unreadable' | 'no_face';
+export type InputProblem = 'invalid' | 'unsupported_language' | 'unreadable' | 'no_face' | 'too_costly';
 
 /**
  * An engine or vendor adapter call failed. Engines throw this, never the HTTP ApiError: it carries its retry
@@ -43,6 +43,11 @@ export class EngineError extends Error {
    * error format (Vapi's `message`); the `message` carries only its first 300 characters.
    */
   vendorBody?: string;
+  /**
+   * The share of the input (0-1) an engine had processed when it stopped for a reason the input caused (a local
+   * synthesis past its CPU deadline): that work is charged, not refunded.
+   */
+  workDone?: number;
 
   /** The caller's input cannot be served by this engine; `message` is written for the caller. */
   static invalidInput(provider: string, problem: InputProblem, message: string, param?: string): EngineError {
@@ -109,9 +114,11 @@ export function engineToApiError(e: unknown, provider?: string): unknown {
 function envelopeOf(e: EngineError, provider: string): ApiError {
   switch (e.kind) {
     case 'invalid_input':
-      return e.problem === 'unsupported_language'
-        ? new ApiError('unsupported_language', { detail: e.message }, e.param ?? null)
-        : ApiError.validation(e.message, e.param ?? null);
+      if (e.problem === 'unsupported_language')
+        return new ApiError('unsupported_language', { detail: e.message }, e.param ?? null);
+      if (e.problem === 'too_costly')
+        return new ApiError('synthesis_too_costly', { detail: e.message }, e.param ?? null);
+      return ApiError.validation(e.message, e.param ?? null);
     case 'not_configured':
       return new ApiError('provider_unavailable', { provider: e.provider, detail: e.message }, 'provider');
     case 'auth':

@@ -11,6 +11,8 @@ export interface SttStageOptions {
   inRate: number;
   language: string;
   apiKey?: string;
+  /** The developer whose call this is: a local engine serves live calls first, then fairly by developer. */
+  developerId?: string;
   /** The session clock, for the transcripts' arrival times. */
   now(): number;
   log: Logger;
@@ -213,6 +215,7 @@ export class SttStage extends Stage {
         timestamps: 'segment',
         diarize: false,
         apiKey: this.opts.apiKey,
+        owner: { tenant: this.opts.developerId, live: true },
       })
       .then(
         (r) => {

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Resampler } from '../../../shared/kernel/audio/resampler.ts';
+import { speakableText } from '../../../shared/engines/tts/speakable.ts';
 import type { TtsEngine } from '../../../shared/engines/tts/types.ts';
 import type { AssistantTurn } from '../session/assistant-turn.ts';
 import type { DataFrame } from './frames.ts';
@@ -13,6 +14,8 @@ export interface TtsVoice {
   model?: string | null;
   language?: string;
   apiKey?: string;
+  /** The developer whose call this is: local engines serve live calls first, then fairly by developer. */
+  developerId?: string;
 }
 
 /**
@@ -100,7 +103,8 @@ export class TtsStage extends Stage {
     let first = true;
     try {
       const audio = await this.engine.synthesize({
-        text,
+        // A word the local voices would spell out for minutes is cut short rather than failing the call.
+        text: speakableText(text),
         voiceId: this.voice.voiceId,
         speed: this.voice.speed,
         pitch: this.voice.pitch,
@@ -110,6 +114,7 @@ export class TtsStage extends Stage {
         // The reply's first sentence is what the caller waits for; later ones have the audio ahead of them as slack.
         priority: index === 0 ? 'interactive' : 'background',
         sampleRate: this.outRate,
+        owner: { tenant: this.voice.developerId, live: true },
         signal,
       });
       const rs = audio.sampleRate === this.outRate ? null : new Resampler(audio.sampleRate, this.outRate);

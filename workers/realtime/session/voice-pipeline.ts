@@ -43,6 +43,7 @@ export function buildVoicePipeline(
     inRate: transport.inRate,
     language: agent.language,
     apiKey: engines.sttKey?.key,
+    developerId: s.developerId,
     now: conv.now,
     log,
   });
@@ -91,6 +92,7 @@ export function buildVoicePipeline(
         model: agent.tts_model,
         language: agent.language,
         apiKey: engines.ttsKey?.key,
+        developerId: s.developerId,
       },
       transport.outRate,
       conv,

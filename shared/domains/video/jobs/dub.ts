@@ -8,6 +8,7 @@ import { ffmpeg } from '../../../kernel/media/ffmpeg.ts';
 import { fetchInput } from '../inputs.ts';
 import type { JobOutcome, StepContext } from '../lifecycle.ts';
 import { probeMedia } from '../../../kernel/media/probe.ts';
+import { speakableText } from '../../../engines/tts/speakable.ts';
 import { synthesizeToWav, transcribeMedia, voiceFor } from '../speech.ts';
 import { mergeState } from '../store.ts';
 import { dubSttLanguage, dubSttProvider, dubTranslator, translationFailure } from '../dub-languages.ts';
@@ -105,7 +106,8 @@ export async function dubSynthesize(infra: Infra, s: StepContext): Promise<void>
     const natural = await synthesizeToWav(
       infra,
       { provider: req(s).tts_provider, job: s.job },
-      { text: seg.text, voiceId: voice, language: req(s).target_language },
+      // Machine text (a translation): a word too long to speak is cut short rather than failing the job.
+      { text: speakableText(seg.text), voiceId: voice, language: req(s).target_language },
       raw,
       s.signal,
     );

@@ -20,6 +20,15 @@ export const speechEnv = {
   SPEECH_FLITE_WORKERS: envInt(1, 64)
     .default(2)
     .describe('flite-server workers per process for first audio (as many again run later sentences at nice 10)'),
+  SPEECH_FLITE_CPU_BASE_MS: envInt(0, 600_000)
+    .default(1000)
+    .describe('CPU deadline of one flite piece: this many ms, plus SPEECH_FLITE_CPU_MS_PER_CHAR a character'),
+  SPEECH_FLITE_CPU_MS_PER_CHAR: envInt(0, 10_000)
+    .default(50)
+    .describe(
+      'CPU ms a character a flite piece may use (slowest real text measured: 27); past it the worker is killed and ' +
+        'the request charged for the work done (docs/speech.md)',
+    ),
   SPEECH_ESPEAK_BIN: z.string().default('espeak-ng').describe('espeak-ng binary (second voice set of the default TTS)'),
   SPEECH_MAX_AUDIO_SECONDS: envInt(1, 24 * 3600)
     .default(3 * 3600)
