@@ -77,7 +77,7 @@ function callerOverAgent(seams: { interruption?: InterruptionDetector; detector?
     heard: (text: string, final: boolean) =>
       stage.push({ kind: 'transcript', text, final, atMs: clock, endMs: audioMs }),
     interrupts: () => out.flatMap((f) => (f.kind === 'interrupt' ? [f.reason] : [])),
-    close: () => stage.push({ kind: 'end', reason: 'test' }),
+    close: () => stage.push({ kind: 'end', reason: 'agent-ended' }),
   };
 }
 
