@@ -22,6 +22,8 @@ export interface OutcomeFacts {
   voicemailAction: string | null;
   /** Why the platform hung the call up (`campaign-canceled`), null when it did not. */
   hangupReason?: string | null;
+  /** Why the platform refused the answered call (its session cap, the fleet full), null when it did not. */
+  requeueReason?: string | null;
 }
 
 /** What happened on one attempt, from Twilio's final status and the session (its end reason and AMD answer). */
@@ -48,6 +50,8 @@ export function decideOutcome(f: OutcomeFacts): { outcome: CallOutcome; reason: 
     const left = f.voicemailAction === 'leave_message' && f.sessionEndReason === 'voicemail';
     return { outcome: left ? 'voicemail_left' : 'voicemail', reason: null };
   }
+  // Refused by the platform more often than it re-queues a recipient (settle.ts): the refusal is the reason.
+  if (f.requeueReason) return { outcome: 'failed', reason: f.requeueReason };
   if (!f.sessionId) return { outcome: 'failed', reason: 'the call was answered but its media stream never connected' };
   if (f.sessionEndReason === 'admission')
     return { outcome: 'failed', reason: 'admission: the platform was at capacity' };
