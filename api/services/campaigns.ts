@@ -24,6 +24,7 @@ import type {
 import { ApiError, isApiError } from '../../shared/kernel/errors/api-error.ts';
 import { decodeCursor, toPage, type Page, type PageQuery } from '../../shared/kernel/pagination.ts';
 import { twilioAccount } from '../../shared/domains/realtime/twilio-calls.ts';
+import { requireCoverableCallCap } from '../../shared/domains/billing/session-hold.ts';
 import type { Infra } from '../../shared/platform/infra.ts';
 import type { CreateTwilioSessionBody } from '../../shared/kernel/contracts/sessions.ts';
 import { answerAgain, verifyTwilioSignature } from './sessions-outbound.ts';
@@ -54,6 +55,7 @@ function toCampaign(r: CampaignRow, counts: CampaignCounts | undefined): Campaig
 /** POST /v1/campaigns: stored (campaign and every recipient in one transaction), then the dispatcher is queued. */
 export async function createCampaign(infra: Infra, developerId: string, body: CreateCampaignBody): Promise<Campaign> {
   twilioAccount(infra); // 503 feature_not_configured before anything is stored
+  requireCoverableCallCap(infra.config, body.maxCredits, 'maxCredits');
   await requireActiveAgent(infra, developerId, body.agentId);
   const id = await insertCampaign(infra.db, {
     developerId,

@@ -149,6 +149,26 @@ describe('a campaign under the developer session cap', () => {
     }, 120_000);
   }
 
+  it('a per-call maxCredits below one connected minute is refused at creation with a 400 naming the minimum', async () => {
+    // Regression: a cap of 5 was accepted and the call charged its first minute, 20 credits.
+    const { apiKey: key, agentId } = await setup('pro');
+    const call = { agentId, from: '+15550001111', to: '+15550002222' };
+    const bodies: Array<[string, Record<string, unknown>]> = [
+      ['/v1/sessions/twilio', { ...call, maxCredits: 5 }],
+      ['/v1/sessions/direct', { agentId, maxCredits: 19 }],
+      ['/v1/campaigns', { agentId, from: '+15550009999', recipients: [{ phone: '+15550630001' }], maxCredits: 5 }],
+    ];
+    for (const [path, json] of bodies) {
+      const r = await p.request(path, { method: 'POST', key, json });
+      expect(r.status, path).toBe(400);
+      const e = ((await r.json()) as Json).error;
+      expect(e).toMatchObject({ code: 'validation_failed', param: 'maxCredits' });
+      expect(e.message).toMatch(/at least 20/);
+    }
+    const ok = await p.request('/v1/sessions/twilio', { method: 'POST', key, json: { ...call, maxCredits: 20 } });
+    expect(ok.status).toBe(200);
+  });
+
   it('a replayed signed connect callback answers the same session, never a second one', async () => {
     const { apiKey: key, agentId } = await setup('pro');
     const phone = '+15550620001';
