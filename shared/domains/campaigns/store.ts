@@ -270,7 +270,8 @@ export async function claimDueRecipients(db: Db, campaignId: string, limits: Cla
     }
     const free = Math.min(slots.campaign, slots.developer, slots.fleet);
     const limitedBy = (['campaign', 'developer', 'fleet'] as const).find((k) => slots[k] === free) ?? null;
-    if (free <= 0) return { ids: [], limitedBy };
+    // Nobody due (all being called, or waiting for a retry): no slot is wanted, nothing needs a look again soon.
+    if (free <= 0) return { ids: [], limitedBy: (await anyoneDue(tx, campaignId)) ? limitedBy : null };
     const { rows } = await tx.query<{ id: string; attempts: number }>(
       `with due as (
          select r.id from campaign_recipients r join campaigns c on c.id = r.campaign_id
@@ -307,6 +308,16 @@ async function developerSessionsInUse(tx: Queryable, developerId: string): Promi
     [developerId],
   );
   return rows[0]?.n ?? 0;
+}
+
+/** Whether a recipient of the campaign is due now (pending, its retry time passed, inside its calling hours). */
+async function anyoneDue(tx: Queryable, campaignId: string): Promise<boolean> {
+  const { rows } = await tx.query(
+    `select 1 from campaign_recipients r join campaigns c on c.id = r.campaign_id
+      where r.campaign_id = $1 and r.state = 'pending' and r.next_attempt_at <= now() and ${IN_CALLING_HOURS} limit 1`,
+    [campaignId],
+  );
+  return rows.length > 0;
 }
 
 /** The recipient's local time is inside the campaign's calling hours (an end before the start spans midnight). */
