@@ -14,14 +14,23 @@ let h: CampaignHarness;
 let p: TestPlatform;
 /** The recipients whose call "dies with the realtime role" (its final status callback is lost). */
 const dying = new Set<string>();
+/** Recipients whose session is marked lost while their call is still up at Twilio (the callee waits in silence). */
+const stranded = new Map<string, (callSid: string) => Promise<void>>();
 
-/** Says hello, hears the greeting, hangs up; a dying call's session row is left as a crash leaves it. */
+/**
+ * Says hello, hears the greeting, hangs up; a dying call's session row is left as a crash leaves it. A stranded
+ * callee stays on the line (until Twilio ends the call) once their session is marked lost.
+ */
 const script = (to: string): CalleeScript => ({
   answer: 'human',
   loseFinalCallback: dying.has(to),
   talk: async (c) => {
     await c.say(await fliteUtterance('Hello?'));
     await c.until(() => c.marksEchoed.length > 0 && !c.playing, 20_000);
+    const strand = stranded.get(to);
+    if (!strand) return;
+    await strand(c.call);
+    await c.closed;
   },
 });
 
@@ -119,4 +128,41 @@ describe('a campaign call whose session died', () => {
       expect(second.startedAt - first.endedAt).toBeLessThan(60_000);
     }, 150_000);
   }
+
+  it('whose call is still up at Twilio is hung up (nobody is on it), then settled', async () => {
+    const { apiKey: key } = await p.developer('pro');
+    const a = await p.request('/v1/agents', {
+      method: 'POST',
+      key,
+      json: { name: 'Caller', firstMessage: 'Hello, this is the clinic.', llmModel: 'gpt-4o-mini' },
+    });
+    const agentId = ((await a.json()) as { id: string }).id;
+    const phone = '+15550700021';
+    // The realtime role "dies": its session is marked lost while the call stays up at Twilio.
+    stranded.set(phone, async (callSid) => {
+      await p.infra.db.query(
+        `update rt_sessions set status = 'failed', end_reason = 'worker_lost', ended_at = now() - interval '1 minute'
+          where call_sid = $1`,
+        [callSid],
+      );
+    });
+    const res = await p.request('/v1/campaigns', {
+      method: 'POST',
+      key,
+      json: { agentId, from: '+15550009999', maxConcurrency: 1, recipients: [{ phone }] },
+    });
+    const id = ((await res.json()) as { id: string }).id;
+    const done = await waitUntil(
+      async () => {
+        const d = (await (await p.request(`/v1/campaigns/${id}`, { key })).json()) as Json;
+        return d.status === 'completed' ? d : null;
+      },
+      60_000,
+      250,
+    );
+    await h.voice.idle();
+    const run = h.voice.runs.find((x) => x.to === phone)!;
+    expect(h.rest.updates.filter((u) => u.callSid === run.sid).map((u) => u.form.get('Status'))).toEqual(['completed']);
+    expect(done.recipients[0].state).toBe('done');
+  }, 90_000);
 });
