@@ -5,11 +5,12 @@ import {
   campaignCounts,
   getCampaign,
   getConnectTarget,
+  attachCallSession,
+  markRefused,
   insertCampaign,
   listCampaigns,
   listRecipients,
   recordCallStatus,
-  setCallSession,
   setCampaignStatus,
   type CampaignCounts,
   type CampaignRow,
@@ -23,9 +24,12 @@ import type {
 import { ApiError, isApiError } from '../../shared/kernel/errors/api-error.ts';
 import { decodeCursor, toPage, type Page, type PageQuery } from '../../shared/kernel/pagination.ts';
 import { twilioAccount } from '../../shared/domains/realtime/twilio-calls.ts';
+import { requireCoverableCallCap } from '../../shared/domains/billing/session-hold.ts';
 import type { Infra } from '../../shared/platform/infra.ts';
 import type { CreateTwilioSessionBody } from '../../shared/kernel/contracts/sessions.ts';
-import { verifyTwilioSignature } from './sessions-outbound.ts';
+import { answerAgain, verifyTwilioSignature } from './sessions-outbound.ts';
+import { refusalTwiml } from '../../shared/domains/realtime/admission.ts';
+import { deletePendingSession } from '../../shared/domains/realtime/sessions.ts';
 import { createTwilioSession, requireActiveAgent } from './sessions.ts';
 import { precheckUrl } from '../../shared/domains/video/url-check.ts';
 
@@ -52,6 +56,7 @@ function toCampaign(r: CampaignRow, counts: CampaignCounts | undefined): Campaig
 /** POST /v1/campaigns: stored (campaign and every recipient in one transaction), then the dispatcher is queued. */
 export async function createCampaign(infra: Infra, developerId: string, body: CreateCampaignBody): Promise<Campaign> {
   twilioAccount(infra); // 503 feature_not_configured before anything is stored
+  requireCoverableCallCap(infra.config, body.maxCredits, 'maxCredits');
   await requireActiveAgent(infra, developerId, body.agentId);
   // The delivery's own address policy, now: a private or non-http(s) URL is a 400, not a failed delivery later.
   if (body.webhookUrl !== undefined) await precheckUrl(body.webhookUrl, infra.addressPolicy, 'webhookUrl');
@@ -166,7 +171,13 @@ export async function changeCampaign(
 
 const HANGUP = '<?xml version="1.0" encoding="UTF-8"?><Response><Hangup/></Response>';
 
-/** The callee answered: a session for the campaign's agent with this recipient's variables (by the attempt id). */
+/**
+ * The callee answered: a session for the campaign's agent with this recipient's variables (by the attempt id).
+ * Idempotent per attempt: a replayed or retried callback answers the session the first one opened (answerAgain),
+ * never a second one. When the platform cannot take the call (the developer's session cap is full, or the fleet
+ * is), the callee hears the operator's short message (REALTIME_ADMISSION_MESSAGE) and the attempt is marked to be
+ * re-queued rather than failed (settle.ts); a replay of that callback answers the same refusal.
+ */
 export async function campaignCallConnect(
   infra: Infra,
   callId: string,
@@ -176,6 +187,9 @@ export async function campaignCallConnect(
   verifyTwilioSignature(infra, signature, campaignCallPath(callId, 'connect'), params);
   const t = await getConnectTarget(infra.db, callId);
   if (!t) throw ApiError.notFound('call', callId);
+  const callSid = params.CallSid ?? null;
+  if (t.requeue_reason) return refusalTwiml(infra.config, { answered: true });
+  if (t.session_id) return answerAgain(infra, t, callSid);
   // The per-call limits travel in the session-create body (their enforcement is the session's).
   const limits = {
     ...(t.max_duration_seconds ? { maxDurationSeconds: t.max_duration_seconds } : {}),
@@ -184,14 +198,24 @@ export async function campaignCallConnect(
   const body = { agentId: t.agent_id, from: t.from_number, to: t.to_number, ...limits } as CreateTwilioSessionBody;
   try {
     const s = await createTwilioSession(infra, t.developer_id, body, { direction: 'outbound', taskId: callId });
-    await setCallSession(infra.db, callId, s.sessionId);
-    return s.twiml;
+    if (s.admitted === false) {
+      await markRefused(infra.db, callId, 'the realtime fleet was at capacity when the call connected');
+      return s.twiml;
+    }
+    if (await attachCallSession(infra.db, callId, { sessionId: s.sessionId, callSid })) return s.twiml;
+    // Another callback for this call won the race: drop ours and answer theirs.
+    await deletePendingSession(infra.db, s.sessionId);
+    return answerAgain(infra, (await getConnectTarget(infra.db, callId))!, callSid);
   } catch (e) {
     if (!isApiError(e)) throw e;
+    if (e.code === 'concurrent_sessions_limited') {
+      await markRefused(infra.db, callId, "the developer's session cap was full when the call connected");
+      return refusalTwiml(infra.config, { answered: true });
+    }
     // Agent archived, no credits, engines unusable: hang up rather than let Twilio play its error message.
     await recordCallStatus(infra.db, callId, {
       status: 'in-progress',
-      callSid: params.CallSid ?? null,
+      callSid,
       answeredBy: null,
       error: `${e.code}: ${e.message}`.slice(0, 500),
     });

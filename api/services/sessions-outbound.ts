@@ -79,7 +79,11 @@ export async function taskConnect(infra: Infra, taskId: string, params: Record<s
   return answerAgain(infra, await loadTask(infra, taskId), callSid);
 }
 
-async function answerAgain(
+/**
+ * A replayed connect callback of a call that has its session already: the same session's TwiML (a fresh token for
+ * it, which still opens it only once); 409 for another CallSid. Campaign attempts answer replays the same way.
+ */
+export async function answerAgain(
   infra: Infra,
   t: { session_id: string | null; call_sid: string | null },
   callSid: string | null,

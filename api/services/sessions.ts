@@ -1,7 +1,7 @@
 import twilio from 'twilio';
 import { getAgent } from '../../shared/domains/agents/db.ts';
 import { agentAtVersion, getAgentVersion } from '../../shared/domains/agents/versions.ts';
-import { sessionMinuteHold } from '../../shared/domains/billing/session-hold.ts';
+import { requireCoverableCallCap, sessionMinuteHold } from '../../shared/domains/billing/session-hold.ts';
 import { dailyHeadroom, insertSessionLimits } from '../../shared/domains/billing/spending-caps.ts';
 import { creditWeights } from '../../shared/platform/metering/weights.ts';
 import type {
@@ -63,6 +63,7 @@ export async function createTwilioSession(
   body: CreateTwilioSessionBody,
   opts: { direction?: 'inbound' | 'outbound'; taskId?: string; apiKeyId?: string } = {},
 ): Promise<TwilioSession> {
+  requireCoverableCallCap(infra.config, body.maxCredits, 'maxCredits');
   const agent = await requireActiveAgent(infra, developerId, body.agentId, body.agentVersion);
   // Fail before the caller is connected: phone audio needs a provider STT (the local default cannot do 8 kHz).
   await resolveSessionEngines(infra, speechFor(infra), developerId, agent, 'twilio');
@@ -187,6 +188,7 @@ export async function createDirectSession(
 ): Promise<{ sessionId: string; agentId: string; token: string; url: string; expiresAt: string }> {
   const { agentId, instanceId } = body;
   const headers = opts.headers ?? {};
+  requireCoverableCallCap(infra.config, body.maxCredits, 'maxCredits');
   const agent = await requireActiveAgent(infra, developerId, agentId, body.agentVersion);
   // The checks the socket would make, before a token exists: a missing key is a clear 400 now instead of a
   // socket that connects and then closes with 1011 (the "talk to it" button of a fresh machine).

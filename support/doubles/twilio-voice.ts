@@ -27,6 +27,10 @@ export type CalleeScript = (
 ) & {
   /** The final status callback is lost (never delivered); the call's record at Twilio still has the status. */
   loseFinalCallback?: boolean;
+  /** Runs when the callee answers, before Twilio asks the call's `Url` for TwiML (e.g. to fill a session cap). */
+  beforeConnect?: () => Promise<void>;
+  /** Runs after the TwiML named a stream, before the stream opens. */
+  beforeStream?: () => Promise<void>;
 };
 
 export interface CallRun {
@@ -122,6 +126,7 @@ export function twilioVoice(opts: {
     }
     const talk = script.talk ?? listenToGreeting;
     const started = Date.now();
+    await script.beforeConnect?.();
     const answer = await post(run, form.get('Url')!, { ...base, CallStatus: 'in-progress', Direction: 'outbound-api' });
     run.twiml = await answer.text();
     await status('in-progress');
@@ -141,6 +146,7 @@ export function twilioVoice(opts: {
         params,
       });
       run.caller = caller;
+      await script.beforeStream?.();
       await caller.start();
       try {
         // Twilio ends the stream when the call is hung up or given new TwiML through the REST API.

@@ -57,7 +57,7 @@ describe('campaign durability', () => {
     const id = ((await res.json()) as { id: string }).id;
 
     // The dispatcher's claim commits, then its process dies before any dial job exists.
-    const claimed = await claimDueRecipients(p.infra.db, id);
+    const { ids: claimed } = await claimDueRecipients(p.infra.db, id);
     expect(claimed).toHaveLength(2);
     const { rows: states } = await p.infra.db.query(
       `select state, count(*)::int as n from campaign_recipients where campaign_id = $1 group by state order by state`,

@@ -118,8 +118,9 @@ describe('admission control', () => {
     expect(refusalTwiml(message)).toBe(
       `<?xml version="1.0" encoding="UTF-8"?><Response><Say>${p.config.REALTIME_ADMISSION_MESSAGE}</Say><Hangup/></Response>`,
     );
+    // Answered (the callee picked up): never a bare hang-up into silence, whatever the setting.
     expect(refusalTwiml(p.config, { answered: true })).toBe(
-      '<?xml version="1.0" encoding="UTF-8"?><Response><Hangup/></Response>',
+      `<?xml version="1.0" encoding="UTF-8"?><Response><Say>${p.config.REALTIME_ADMISSION_MESSAGE}</Say><Hangup/></Response>`,
     );
   });
 });

@@ -118,3 +118,24 @@ describe('AnsweringMachineDetector', () => {
     });
   });
 });
+
+describe('another decider says machine first (issue #35, item 7)', () => {
+  it('a detector that took the greeting for a person still finds its end, the beep, and reports it', async () => {
+    const d = new AnsweringMachineDetector(RATE);
+    const feed = (audio: Int16Array) => {
+      const out: AmdEvent[] = [];
+      for (let i = 0; i + 160 <= audio.length; i += 160) out.push(...d.push(audio.subarray(i, i + 160)));
+      return out;
+    };
+    // A short greeting and a pause: this detector says human and is finished…
+    const first = feed(concat(silence(300), samples(await fliteUtterance('Hi, leave a message.')), silence(1500)));
+    expect(first.find((e) => e.type === 'decision')).toMatchObject({ answeredBy: 'human' });
+    expect(d.finished).toBe(true);
+    // …but Twilio's AMD said machine: the beep that follows ends the greeting, and the end is reported.
+    d.followMachine();
+    expect(d.finished).toBe(false);
+    const after = feed(concat(silence(400), tone(1000, 500), silence(600)));
+    expect(after.find((e) => e.type === 'message-end')).toMatchObject({ reason: 'beep' });
+    expect(d.finished).toBe(true);
+  });
+});

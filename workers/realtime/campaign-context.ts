@@ -1,12 +1,18 @@
 import type { ContextVars } from '../../shared/domains/agents/prompt.ts';
-import { callHangupReason, callVariables } from '../../shared/domains/campaigns/store.ts';
+import { callHangupReason, callVariables, markRefused } from '../../shared/domains/campaigns/store.ts';
+import { refusalTwiml } from '../../shared/domains/realtime/admission.ts';
+import { updateLiveCall } from '../../shared/domains/realtime/twilio-calls.ts';
 import { SessionEndReason } from '../../shared/kernel/contracts/sessions.ts';
 import { ID_PREFIX } from '../../shared/kernel/ids.ts';
+import type { Logger } from '../../shared/kernel/observability/logger.ts';
 import type { Infra } from '../../shared/platform/infra.ts';
+
+const isCampaignCall = (taskId: string | null | undefined): taskId is string =>
+  !!taskId?.startsWith(`${ID_PREFIX.campaignCall}_`);
 
 /** The recipient's variables when the session's task is a campaign attempt (`cac_…`); null for other calls. */
 export async function campaignCallContext(infra: Infra, taskId: string): Promise<ContextVars | null> {
-  if (!taskId.startsWith(`${ID_PREFIX.campaignCall}_`)) return null;
+  if (!isCampaignCall(taskId)) return null;
   return (await callVariables(infra.db, taskId)) as ContextVars | null;
 }
 
@@ -20,7 +26,29 @@ export async function campaignStopReason(
   taskId: string | null,
   fallback: SessionEndReason,
 ): Promise<SessionEndReason> {
-  if (!taskId?.startsWith(`${ID_PREFIX.campaignCall}_`)) return fallback;
+  if (!isCampaignCall(taskId)) return fallback;
   const hungUp = SessionEndReason.safeParse(await callHangupReason(infra.db, taskId).catch(() => null));
   return hungUp.success ? hungUp.data : fallback;
+}
+
+/**
+ * The stream of an answered campaign attempt was refused (the developer's session cap filled between the dispatch
+ * and the answer): the attempt is marked to be re-queued, not failed, and the live call gets the operator's short
+ * message and a hang-up through Twilio's REST API instead of silence. False for other calls (nothing done). Never
+ * throws: when Twilio cannot be reached the socket still closes and the call ends.
+ */
+export async function refuseCampaignStream(
+  infra: Infra,
+  taskId: string | null | undefined,
+  callSid: string,
+  log: Logger,
+): Promise<boolean> {
+  if (!isCampaignCall(taskId)) return false;
+  try {
+    await markRefused(infra.db, taskId, "the developer's session cap was full when the media stream started");
+    await updateLiveCall(infra, callSid, { twiml: refusalTwiml(infra.config, { answered: true }) });
+  } catch (e) {
+    log.warn({ taskId, callSid, err: (e as Error).message }, 'refused campaign stream: message not sent');
+  }
+  return true;
 }

@@ -1,4 +1,7 @@
+import type { Config } from '../../kernel/config/index.ts';
+import { ApiError } from '../../kernel/errors/api-error.ts';
 import type { MeterInput } from '../../platform/metering/types.ts';
+import { creditWeights } from '../../platform/metering/weights.ts';
 
 /**
  * The hold a voice session takes when it starts: its first connected minute (settled to the real length at the end).
@@ -16,4 +19,25 @@ export function sessionMinuteHold(developerId: string, sessionId: string, channe
     requestId: sessionId,
     operation: 'session.minutes',
   };
+}
+
+/** The least a voice call costs: its first connected minute, charged whatever the call's length. */
+export function minimumCallCredits(config: Config): number {
+  const m = sessionMinuteHold('', '', '');
+  return creditWeights(config).credits(m.category, m.operation, m.units);
+}
+
+/**
+ * 400 `validation_failed` for a per-call `maxCredits` below one connected minute: every call is charged its first
+ * minute, so such a cap could never hold (a cap of 5 was charged 20). The message names the minimum.
+ */
+export function requireCoverableCallCap(config: Config, maxCredits: number | null | undefined, param: string): void {
+  if (maxCredits === null || maxCredits === undefined) return;
+  const min = minimumCallCredits(config);
+  if (maxCredits < min)
+    throw ApiError.validation(
+      `maxCredits must be at least ${min}: every call is charged its first connected minute (${min} credits); ` +
+        'raise the cap or leave it out.',
+      param,
+    );
 }

@@ -2,10 +2,12 @@ import { EngineError } from '../../kernel/errors/engine-error.ts';
 import type { Logger } from '../../kernel/observability/logger.ts';
 import type { Infra } from '../../platform/infra.ts';
 import { fleetHeadroom } from '../realtime/admission.ts';
+import { sessionCap } from '../realtime/session-claim.ts';
 import { createCall, listCalls } from '../../engines/telephony/twilio-rest.ts';
 import { twilioAccount, updateLiveCall } from '../realtime/twilio-calls.ts';
 import { campaignCallPath } from './paths.ts';
 import {
+  campaignDeveloper,
   claimDueRecipients,
   completeIfFinished,
   endUndialed,
@@ -25,26 +27,30 @@ const TIME_LIMIT_MARGIN_SECONDS = 60;
 const TWILIO_MAX_TIME_LIMIT_SECONDS = 4 * 3600;
 
 /**
- * The dispatcher (`campaign.dispatch`): claims as many due recipients as the campaign has free slots (one
- * transaction, see claimDueRecipients) and hands each attempt to its own `campaign.dial` job (job id = attempt id,
- * so a repeated enqueue is a no-op). When nobody is due yet it schedules itself for the next retry time.
+ * The dispatcher (`campaign.dispatch`): claims as many due recipients as the campaign, the developer's session cap
+ * and the fleet have free slots for (one transaction, see claimDueRecipients) and hands each attempt to its own
+ * `campaign.dial` job (job id = attempt id, so a repeated enqueue is a no-op). When nobody is due yet it schedules
+ * itself for the next retry time; when the fleet or the developer's cap is full, it looks again shortly (a slot
+ * freed by another campaign or a call outside campaigns enqueues no dispatch of this one).
  */
 export async function dispatchCampaign(infra: Infra, campaignId: string, log: Logger): Promise<number> {
   // Admission control: no dialling into a full fleet (the callee would answer to a refusal); look again shortly.
   const headroom = await fleetHeadroom(infra).catch(() => null);
   if (headroom !== null && headroom <= 0) {
-    const slot = Math.floor(Date.now() / FULL_RETRY_MS);
-    await infra.queues.enqueue(
-      'campaign.dispatch',
-      { campaignId },
-      { jobId: `dispatch-${campaignId}-full-${slot}`, delay: FULL_RETRY_MS },
-    );
+    await lookAgainShortly(infra, campaignId, 'full');
     return 0;
   }
-  const ids = await claimDueRecipients(infra.db, campaignId, headroom ?? undefined);
+  const developerId = await campaignDeveloper(infra.db, campaignId);
+  if (!developerId) return 0;
+  const developerCap = await sessionCap(infra, developerId);
+  const { ids, limitedBy } = await claimDueRecipients(infra.db, campaignId, { fleetFree: headroom, developerCap });
   for (const callId of ids) await infra.queues.enqueue('campaign.dial', { callId }, { jobId: callId });
-  if (ids.length) log.info({ campaignId, claimed: ids.length }, 'campaign recipients claimed');
-  else {
+  if (ids.length) log.info({ campaignId, claimed: ids.length, limitedBy }, 'campaign recipients claimed');
+  if (limitedBy === 'developer' || limitedBy === 'fleet') {
+    await lookAgainShortly(infra, campaignId, limitedBy === 'fleet' ? 'full' : 'cap');
+    return ids.length;
+  }
+  if (!ids.length) {
     const at = await nextDueAt(infra.db, campaignId);
     const delay = at ? at.getTime() - Date.now() : 0;
     if (delay > 0)
@@ -56,6 +62,16 @@ export async function dispatchCampaign(infra: Infra, campaignId: string, log: Lo
     await completeIfFinished(infra.db, campaignId);
   }
   return ids.length;
+}
+
+/** One dispatcher run FULL_RETRY_MS from now (one per campaign, reason and window, however many ask). */
+async function lookAgainShortly(infra: Infra, campaignId: string, why: 'full' | 'cap'): Promise<void> {
+  const slot = Math.floor(Date.now() / FULL_RETRY_MS);
+  await infra.queues.enqueue(
+    'campaign.dispatch',
+    { campaignId },
+    { jobId: `dispatch-${campaignId}-${why}-${slot}`, delay: FULL_RETRY_MS },
+  );
 }
 
 /**

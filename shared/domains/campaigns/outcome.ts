@@ -23,6 +23,8 @@ export interface OutcomeFacts {
   sessionEndReason: SessionEndReason | null;
   /** Why the platform hung the call up (`campaign-canceled`), null when it did not. */
   hangupReason?: string | null;
+  /** Why the platform refused the answered call (its session cap, the fleet full), null when it did not. */
+  requeueReason?: string | null;
 }
 
 /**
@@ -74,6 +76,8 @@ export function decideOutcome(f: OutcomeFacts): { outcome: CallOutcome; reason: 
   // or one whose message a cap cut, is `voicemail`, which a campaign may retry.
   if (end === 'voicemail-left') return { outcome: 'voicemail_left', reason: null };
   if (f.answeredBy === 'machine' || end === 'voicemail-hung-up') return { outcome: 'voicemail', reason };
+  // Refused by the platform more often than it re-queues a recipient (settle.ts): the refusal is the reason.
+  if (f.requeueReason) return { outcome: 'failed', reason: f.requeueReason };
   if (!f.sessionId) return { outcome: 'failed', reason: 'the call was answered but its media stream never connected' };
   if (end && NEVER_STARTED.has(end)) return { outcome: 'failed', reason };
   return { outcome: 'answered', reason };

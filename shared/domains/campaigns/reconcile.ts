@@ -4,10 +4,11 @@ import { entryState } from '../../kernel/queue/entry-state.ts';
 import { enqueueUnlessQueued } from '../../kernel/queue/enqueue-unless-queued.ts';
 import { getCall } from '../../engines/telephony/twilio-rest.ts';
 import type { Infra } from '../../platform/infra.ts';
-import { twilioAccount } from '../realtime/twilio-calls.ts';
+import { twilioAccount, updateLiveCall } from '../realtime/twilio-calls.ts';
 import { enqueueHangup, enqueueSettle } from './dispatcher.ts';
 import {
   campaignsWithDueRecipients,
+  deadSessionCalls,
   endUndialed,
   FINAL_STATUSES,
   overdueLiveCalls,
@@ -27,6 +28,8 @@ const LOOKUP_TIMEOUT_MS = 10_000;
  *    job) go back to the dialler, which looks the call up at Twilio before dialling again; one whose dialler
  *    died on it repeatedly is ended as failed;
  *  - hang-ups of a canceled campaign not yet sent (their job lost) are sent again;
+ *  - calls whose session died (lost with a crashed realtime role, or ended while Twilio's final callback reached
+ *    no one) are looked up at Twilio at once and settled (settleDeadSessionCalls);
  *  - calls dialled and not ended past ring timeout + their maximum duration + margin (their final status callback
  *    was lost: they would hold a concurrency slot forever) are looked up at Twilio and settled from its status;
  *  - ended attempts never settled get their settlement again;
@@ -35,9 +38,10 @@ const LOOKUP_TIMEOUT_MS = 10_000;
  */
 export async function reconcileCampaigns(
   infra: Infra,
-): Promise<{ dials: number; hangups: number; overdue: number; settles: number; dispatches: number }> {
+  now = Date.now(),
+): Promise<{ dials: number; hangups: number; dead: number; overdue: number; settles: number; dispatches: number }> {
   const after = infra.config.RECONCILE_AFTER_MS;
-  const stats = { dials: 0, hangups: 0, overdue: 0, settles: 0, dispatches: 0 };
+  const stats = { dials: 0, hangups: 0, dead: 0, overdue: 0, settles: 0, dispatches: 0 };
   const q = infra.queues.get(catalog['campaign.dial'].queue);
   for (const callId of await undialedCalls(infra.db, after)) {
     const { state } = await entryState(q, callId);
@@ -58,6 +62,7 @@ export async function reconcileCampaigns(
     await enqueueHangup(infra, callId);
     stats.hangups++;
   }
+  stats.dead = await settleDeadSessionCalls(infra);
   stats.overdue = await settleOverdueCalls(infra);
   for (const callId of await unsettledCalls(infra.db, after)) {
     const jobId = `settle-${callId}`;
@@ -77,6 +82,16 @@ export async function reconcileCampaigns(
   return stats;
 }
 
+/** A session ended this long ago, its attempt still without a final status: the callback is not coming. */
+const ENDED_GRACE_SECONDS = 10;
+/**
+ * A running session untouched this long died with its process: three missed heartbeats of the realtime keeper
+ * (every 15 s), before the keeper's own four (it marks the session lost), so Twilio is asked a little sooner.
+ */
+const STALE_SESSION_SECONDS = 45;
+/** An attempt that never got a session this long after ring timeout: its connect callback reached no one. */
+const UNCONNECTED_MARGIN_SECONDS = 60;
+
 /**
  * Calls whose final status callback never came: Twilio is asked (GET Calls/{Sid}.json). A final status there is
  * recorded as the callback would have been, and settles the attempt (its slot frees, the next recipient is
@@ -94,33 +109,75 @@ async function settleOverdueCalls(infra: Infra): Promise<number> {
   });
   let settled = 0;
   for (const k of overdue) {
-    let u: { status: string; answeredBy: string | null; error: string | null } | null = null;
-    try {
-      const call = await getCall(twilioAccount(infra), k.call_sid, AbortSignal.timeout(LOOKUP_TIMEOUT_MS));
-      if (FINAL_STATUSES.includes(call.status))
-        u = {
-          status: call.status,
-          answeredBy: call.answeredBy,
-          error: call.status === 'failed' ? 'twilio reports the call failed (its status callback never came)' : null,
-        };
-    } catch (e) {
-      const msg = (e as Error).message.slice(0, 300);
-      if (e instanceof EngineError && e.status === 404)
-        u = { status: 'failed', answeredBy: null, error: `twilio has no record of the call: ${msg}` };
-      else if (k.give_up)
-        u = {
-          status: 'failed',
-          answeredBy: null,
-          error: `the final status callback never came and twilio could not be asked: ${msg}`,
-        };
-      else infra.log.warn({ callId: k.id, err: msg }, 'overdue campaign call: twilio lookup failed; retrying');
-    }
-    if (!u) continue;
-    if (await recordCallStatus(infra.db, k.id, { ...u, callSid: k.call_sid })) {
-      infra.log.warn({ callId: k.id, status: u.status }, 'campaign call settled without its final status callback');
-      await enqueueSettle(infra, k.id);
-      settled++;
+    if ((await settleFromTwilio(infra, k, { giveUp: k.give_up })) === 'settled') settled++;
+  }
+  return settled;
+}
+
+/**
+ * Attempts whose session died (the realtime role crashed with the call, or its session ended while Twilio's final
+ * callback reached no one) are looked up at Twilio at once, not after ring + maximum duration + margin (≈ 66 min
+ * by default): every pass, the first one right after a (re)start included, so their slots free within about a
+ * minute. A final status settles the attempt. A call Twilio still has live while its session has ended is hung
+ * up (nobody is on it: the callee would hear silence), and settled from its final status next pass. A call whose
+ * session only looks stale is never hung up: only a final status at Twilio settles it.
+ */
+async function settleDeadSessionCalls(infra: Infra): Promise<number> {
+  const dead = await deadSessionCalls(infra.db, {
+    endedGraceSeconds: ENDED_GRACE_SECONDS,
+    staleSeconds: STALE_SESSION_SECONDS,
+    unconnectedSeconds: infra.config.CAMPAIGN_RING_TIMEOUT_SECONDS + UNCONNECTED_MARGIN_SECONDS,
+  });
+  let settled = 0;
+  for (const k of dead) {
+    const r = await settleFromTwilio(infra, k, { giveUp: false });
+    if (r === 'settled') settled++;
+    else if (r === 'live' && k.ended) {
+      await updateLiveCall(infra, k.call_sid, { status: 'completed' }, AbortSignal.timeout(LOOKUP_TIMEOUT_MS)).catch(
+        (e: Error) => infra.log.warn({ callId: k.id, err: e.message }, 'orphaned campaign call: hang-up failed'),
+      );
+      infra.log.warn({ callId: k.id }, 'campaign call live at twilio after its session ended; hung up');
     }
   }
   return settled;
+}
+
+/**
+ * Asks Twilio for one attempt's call and records a final status as its callback would have (then the settlement).
+ * `live`: Twilio has the call still going; `unknown`: Twilio could not be asked (retried next pass, or failed
+ * when `giveUp`).
+ */
+async function settleFromTwilio(
+  infra: Infra,
+  k: { id: string; call_sid: string },
+  o: { giveUp: boolean },
+): Promise<'settled' | 'live' | 'unknown'> {
+  let u: { status: string; answeredBy: string | null; error: string | null } | null = null;
+  try {
+    const call = await getCall(twilioAccount(infra), k.call_sid, AbortSignal.timeout(LOOKUP_TIMEOUT_MS));
+    if (!FINAL_STATUSES.includes(call.status)) return 'live';
+    u = {
+      status: call.status,
+      answeredBy: call.answeredBy,
+      error: call.status === 'failed' ? 'twilio reports the call failed (its status callback never came)' : null,
+    };
+  } catch (e) {
+    const msg = (e as Error).message.slice(0, 300);
+    if (e instanceof EngineError && e.status === 404)
+      u = { status: 'failed', answeredBy: null, error: `twilio has no record of the call: ${msg}` };
+    else if (o.giveUp)
+      u = {
+        status: 'failed',
+        answeredBy: null,
+        error: `the final status callback never came and twilio could not be asked: ${msg}`,
+      };
+    else {
+      infra.log.warn({ callId: k.id, err: msg }, 'campaign call: twilio lookup failed; retrying');
+      return 'unknown';
+    }
+  }
+  if (!(await recordCallStatus(infra.db, k.id, { ...u, callSid: k.call_sid }))) return 'unknown';
+  infra.log.warn({ callId: k.id, status: u.status }, 'campaign call settled without its final status callback');
+  await enqueueSettle(infra, k.id);
+  return 'settled';
 }

@@ -5,9 +5,13 @@ import type { Infra } from '../../platform/infra.ts';
 import { enqueueFirstDelivery } from '../webhooks/delivery.ts';
 import { insertWebhookMessage } from '../webhooks/outbox.ts';
 import { decideOutcome, normalizeAnsweredBy, retryAt } from './outcome.ts';
-import { closeIfCanceled, completeIfFinished, getSettleInput, settleAttempt } from './store.ts';
+import { closeIfCanceled, completeIfFinished, getSettleInput, requeueAttempt, settleAttempt } from './store.ts';
 
 export const CALL_FINISHED_EVENT = 'campaign.call.finished';
+/** A refused attempt's recipient is due again this much later (the slot that refused it may be free by then). */
+const REFUSED_RETRY_MS = 5000;
+/** Refusals of one recipient after which an attempt refused again fails (with the refusal as its reason). */
+const MAX_REFUSALS = 5;
 
 /**
  * Settles an ended attempt (`campaign.settle`, once per attempt): its outcome from Twilio's final status and the
@@ -26,6 +30,18 @@ export async function settleCampaignCall(
   const connected = s.session_id && s.session_status && !['pending', 'expired'].includes(s.session_status);
   if (connected && s.session_status === 'active' && ctx.attempt < ctx.attemptsAllowed)
     throw new RetryableError('the call ended; its session is still being closed');
+  if (s.requeue_reason && s.refused_before < MAX_REFUSALS) {
+    // Refused by the platform once answered (the callee heard the operator's message): not the recipient's outcome.
+    const at = new Date(Date.now() + REFUSED_RETRY_MS);
+    if (await requeueAttempt(infra.db, callId, s.recipient_id, at))
+      ctx.log.info({ callId, reason: s.requeue_reason }, 'campaign call refused by the platform; recipient re-queued');
+    await infra.queues.enqueue(
+      'campaign.dispatch',
+      { campaignId: s.campaign_id },
+      { jobId: `dispatch-${s.campaign_id}-requeue-${callId}`, delay: REFUSED_RETRY_MS },
+    );
+    return;
+  }
   const answeredBy = normalizeAnsweredBy(s.session_answered_by) ?? normalizeAnsweredBy(s.answered_by);
   const { outcome, reason } = decideOutcome({
     status: s.status,
@@ -34,8 +50,10 @@ export async function settleCampaignCall(
     sessionId: connected ? s.session_id : null,
     sessionEndReason: connected ? s.session_end_reason : null,
     hangupReason: s.hangup_reason,
+    requeueReason: s.requeue_reason,
   });
-  const next = retryAt(outcome, s.attempt, {
+  // Attempts the platform refused do not count against the recipient's maxAttempts.
+  const next = retryAt(outcome, s.attempt - s.refused_before, {
     maxAttempts: s.retry_max_attempts,
     backoffSeconds: s.retry_backoff_seconds,
     on: s.retry_on,

@@ -2,7 +2,7 @@ import type { SessionEndReason } from '../../kernel/contracts/sessions.ts';
 import type { Db, Queryable } from '../../kernel/db/pool.ts';
 import { withTransaction } from '../../kernel/db/pool.ts';
 import { newId } from '../../kernel/ids.ts';
-import { sessionOutcomeSql } from '../realtime/sessions.ts';
+import { activeSessionCountSql, sessionOutcomeSql } from '../realtime/sessions.ts';
 import { CAMPAIGN_CANCELED_REASON } from './outcome.ts';
 
 /**
@@ -100,6 +100,12 @@ export async function getCampaign(db: Queryable, developerId: string, id: string
     [id, developerId],
   );
   return rows[0] ?? null;
+}
+
+/** The developer a campaign belongs to (null: no such campaign). */
+export async function campaignDeveloper(db: Queryable, id: string): Promise<string | null> {
+  const { rows } = await db.query<{ developer_id: string }>('select developer_id from campaigns where id = $1', [id]);
+  return rows[0]?.developer_id ?? null;
 }
 
 /** Newest first, one extra row for paging. */
@@ -227,25 +233,49 @@ export async function setCampaignStatus(
   });
 }
 
+/** What bounds a claim: the fleet's free slots (null: unknown) and the developer's cap on running sessions. */
+export interface ClaimLimits {
+  fleetFree?: number | null;
+  developerCap?: number;
+}
+
+/** A claim: the attempts to dial, and what stopped it claiming more (`developer`: their session cap is full). */
+export interface Claim {
+  ids: string[];
+  limitedBy: 'campaign' | 'developer' | 'fleet' | null;
+}
+
 /**
  * The dispatcher's claim, in one transaction: the campaign row is locked (claimers of one campaign queue up, so
- * the concurrency limit holds across workers), free slots = maxConcurrency − recipients being called, and that many
- * due recipients inside their calling hours move to `calling` with a new attempt row. Returns the attempts to dial.
+ * the concurrency limit holds across workers), then the developer (a transaction advisory lock: their campaigns
+ * claim one at a time, so the session cap holds across campaigns). Free slots = the least of maxConcurrency −
+ * recipients being called, the developer's cap − their sessions running − their attempts in flight that have no
+ * running session yet (dialled, ringing, answered before the stream), and the fleet's free slots; that many due
+ * recipients inside their calling hours move to `calling` with a new attempt row. Returns the attempts to dial.
  * A crash after this commit leaves `claimed` attempts that the reconciler hands to the dialler; nothing is lost.
  */
-export async function claimDueRecipients(db: Db, campaignId: string, atMost = Infinity): Promise<string[]> {
+export async function claimDueRecipients(db: Db, campaignId: string, limits: ClaimLimits = {}): Promise<Claim> {
   return withTransaction(db, async (tx) => {
-    const { rows: camp } = await tx.query<{ max_concurrency: number }>(
-      `select max_concurrency from campaigns where id = $1 and status = 'active' for update`,
+    const { rows: camp } = await tx.query<{ max_concurrency: number; developer_id: string }>(
+      `select max_concurrency, developer_id from campaigns where id = $1 and status = 'active' for update`,
       [campaignId],
     );
-    if (!camp[0]) return [];
+    const c = camp[0];
+    if (!c) return { ids: [], limitedBy: null };
     const { rows: busy } = await tx.query<{ n: number }>(
       `select count(*)::int as n from campaign_recipients where campaign_id = $1 and state = 'calling'`,
       [campaignId],
     );
-    const free = Math.min(atMost, camp[0].max_concurrency - (busy[0]?.n ?? 0));
-    if (free <= 0) return [];
+    const slots = { campaign: c.max_concurrency - (busy[0]?.n ?? 0), developer: Infinity, fleet: Infinity };
+    if (limits.fleetFree !== undefined && limits.fleetFree !== null) slots.fleet = limits.fleetFree;
+    if (limits.developerCap !== undefined) {
+      await tx.query(`select pg_advisory_xact_lock(hashtext('campaign-claim:' || $1))`, [c.developer_id]);
+      slots.developer = limits.developerCap - (await developerSessionsInUse(tx, c.developer_id));
+    }
+    const free = Math.min(slots.campaign, slots.developer, slots.fleet);
+    const limitedBy = (['campaign', 'developer', 'fleet'] as const).find((k) => slots[k] === free) ?? null;
+    // Nobody due (all being called, or waiting for a retry): no slot is wanted, nothing needs a look again soon.
+    if (free <= 0) return { ids: [], limitedBy: (await anyoneDue(tx, campaignId)) ? limitedBy : null };
     const { rows } = await tx.query<{ id: string; attempts: number }>(
       `with due as (
          select r.id from campaign_recipients r join campaigns c on c.id = r.campaign_id
@@ -256,15 +286,42 @@ export async function claimDueRecipients(db: Db, campaignId: string, atMost = In
          from due where r.id = due.id returning r.id, r.attempts`,
       [campaignId, free],
     );
-    if (!rows.length) return [];
+    if (!rows.length) return { ids: [], limitedBy: null };
     const ids = rows.map(() => newId('campaignCall'));
     await tx.query(
       `insert into campaign_calls (id, campaign_id, recipient_id, attempt)
        select x.id, $1, x.rid, x.attempt from unnest($2::text[], $3::text[], $4::int[]) as x(id, rid, attempt)`,
       [campaignId, ids, rows.map((r) => r.id), rows.map((r) => r.attempts)],
     );
-    return ids;
+    return { ids, limitedBy: rows.length < free ? null : limitedBy };
   });
+}
+
+/**
+ * The developer's session slots in use as a campaign sees them: sessions running (any channel), plus attempts of
+ * their campaigns not ended whose session is not running (claimed, dialling, ringing, connecting: each will want
+ * a session when answered). An attempt whose session ended but whose final status has not come yet still counts,
+ * briefly: the claim errs on the side of the cap.
+ */
+async function developerSessionsInUse(tx: Queryable, developerId: string): Promise<number> {
+  const { rows } = await tx.query<{ n: number }>(
+    `select (${activeSessionCountSql('$1')}) + (
+       select count(*)::int from campaign_calls k join campaigns c on c.id = k.campaign_id
+        where c.developer_id = $1 and k.ended_at is null
+          and not exists (select 1 from (${sessionOutcomeSql('k.session_id')}) s where s.status = 'active')) as n`,
+    [developerId],
+  );
+  return rows[0]?.n ?? 0;
+}
+
+/** Whether a recipient of the campaign is due now (pending, its retry time passed, inside its calling hours). */
+async function anyoneDue(tx: Queryable, campaignId: string): Promise<boolean> {
+  const { rows } = await tx.query(
+    `select 1 from campaign_recipients r join campaigns c on c.id = r.campaign_id
+      where r.campaign_id = $1 and r.state = 'pending' and r.next_attempt_at <= now() and ${IN_CALLING_HOURS} limit 1`,
+    [campaignId],
+  );
+  return rows.length > 0;
 }
 
 /** The recipient's local time is inside the campaign's calling hours (an end before the start spans midnight). */
@@ -417,12 +474,16 @@ export interface ConnectTarget {
   to_number: string;
   max_duration_seconds: number | null;
   max_credits: string | null;
+  /** The session an earlier connect callback of this attempt opened (a replay answers it again). */
+  session_id: string | null;
+  call_sid: string | null;
+  requeue_reason: string | null;
 }
 
 export async function getConnectTarget(db: Queryable, callId: string): Promise<ConnectTarget | null> {
   const { rows } = await db.query<ConnectTarget>(
     `select k.id, c.developer_id, c.agent_id, c.from_number, r.phone as to_number, c.max_duration_seconds,
-            c.max_credits
+            c.max_credits, k.session_id, k.call_sid, k.requeue_reason
        from campaign_calls k join campaign_recipients r on r.id = k.recipient_id join campaigns c on c.id = k.campaign_id
       where k.id = $1`,
     [callId],
@@ -430,8 +491,21 @@ export async function getConnectTarget(db: Queryable, callId: string): Promise<C
   return rows[0] ?? null;
 }
 
-export async function setCallSession(db: Queryable, callId: string, sessionId: string): Promise<void> {
-  await db.query(`update campaign_calls set session_id = $2 where id = $1`, [callId, sessionId]);
+/**
+ * The connect callback's session for an attempt, set once: false when another callback (a replay, or Twilio's
+ * retry) attached one first, so one call never opens two sessions.
+ */
+export async function attachCallSession(
+  db: Queryable,
+  callId: string,
+  u: { sessionId: string; callSid: string | null },
+): Promise<boolean> {
+  const r = await db.query(
+    `update campaign_calls set session_id = $2, call_sid = coalesce(call_sid, $3)
+      where id = $1 and session_id is null`,
+    [callId, u.sessionId, u.callSid],
+  );
+  return r.rowCount === 1;
 }
 
 /** The recipient's variables of a campaign call (the realtime role fills the prompt and first message with them). */
@@ -471,6 +545,10 @@ export interface SettleInput {
   session_beep_at_ms: number | null;
   /** Set when the platform hung the call up (the campaign was canceled). */
   hangup_reason: string | null;
+  /** Set when the platform refused the answered call (session cap or fleet full): the recipient is re-queued. */
+  requeue_reason: string | null;
+  /** Earlier attempts of this recipient the platform refused (they do not count against retry.maxAttempts). */
+  refused_before: number;
 }
 
 /**
@@ -483,7 +561,10 @@ export async function getSettleInput(db: Queryable, callId: string): Promise<Set
             k.session_id, k.answered_by, k.error, k.ended_at, k.settled_at, c.retry_max_attempts,
             c.retry_backoff_seconds, c.retry_on, c.webhook_url, s.status as session_status,
             s.end_reason as session_end_reason, s.answered_by as session_answered_by,
-            s.beep_at_ms as session_beep_at_ms, k.hangup_reason
+            s.beep_at_ms as session_beep_at_ms, k.hangup_reason, k.requeue_reason,
+            (select count(*)::int from campaign_calls x
+              where x.recipient_id = k.recipient_id and x.attempt < k.attempt and x.requeue_reason is not null)
+              as refused_before
        from campaign_calls k
        join campaigns c on c.id = k.campaign_id
        join campaign_recipients r on r.id = k.recipient_id
@@ -519,6 +600,36 @@ export async function settleAttempt(
     [s.recipientId, s.outcome, s.reason, retryAt],
   );
   return true;
+}
+
+/**
+ * Settles an attempt the platform refused after the callee answered (requeue_reason set) without an outcome: the
+ * recipient goes back to `pending`, due at `at`. Runs in the caller's transaction; false when it was settled already.
+ */
+export async function requeueAttempt(tx: Queryable, callId: string, recipientId: string, at: Date): Promise<boolean> {
+  const r = await tx.query(
+    `update campaign_calls set settled_at = now(), error = coalesce(error, requeue_reason)
+      where id = $1 and settled_at is null`,
+    [callId],
+  );
+  if (r.rowCount !== 1) return false;
+  await tx.query(
+    `update campaign_recipients set state = 'pending', next_attempt_at = $2, updated_at = now()
+      where id = $1 and state = 'calling'`,
+    [recipientId, at],
+  );
+  return true;
+}
+
+/**
+ * The platform refused this answered attempt (its session cap or the fleet was full when it connected): the first
+ * reason is kept, and settlement re-queues the recipient instead of failing it.
+ */
+export async function markRefused(db: Queryable, callId: string, reason: string): Promise<void> {
+  await db.query(`update campaign_calls set requeue_reason = coalesce(requeue_reason, $2) where id = $1`, [
+    callId,
+    reason.slice(0, 300),
+  ]);
 }
 
 /** A campaign with nobody left to call is completed (a paused one stays paused until resumed). */
@@ -593,6 +704,40 @@ export async function overdueLiveCalls(
      select id, call_sid, due + make_interval(secs => $4) < now() as give_up from k
       where due < now() order by due limit 200`,
     [b.ringSeconds, b.maxSessionSeconds, b.marginSeconds, b.giveUpSeconds],
+  );
+  return rows;
+}
+
+export interface DeadSessionBounds {
+  /** A session ended this long ago whose attempt has no final status: its callback is not coming. */
+  endedGraceSeconds: number;
+  /** A running session its process has not touched for this long: the process died (not yet marked lost). */
+  staleSeconds: number;
+  /** An attempt dialled this long ago that never got a session: its connect callback reached no one. */
+  unconnectedSeconds: number;
+}
+
+/**
+ * Attempts dialled and not ended whose session died (issue #35: after a crash the final status callback reaches
+ * no one): the session ended (lost with its process, expired unclaimed, or ended while the callback was lost)
+ * `endedGraceSeconds` ago or more; or it is still `active` but untouched for `staleSeconds` (its process is gone
+ * and the keeper has not marked it yet); or no session ever came for `unconnectedSeconds`. `ended`: the session
+ * has definitely ended (a call Twilio still has live may be hung up: nobody is on it).
+ */
+export async function deadSessionCalls(
+  db: Queryable,
+  b: DeadSessionBounds,
+): Promise<Array<{ id: string; call_sid: string; ended: boolean }>> {
+  const { rows } = await db.query<{ id: string; call_sid: string; ended: boolean }>(
+    `select k.id, k.call_sid, coalesce(s.status not in ('active', 'pending'), false) as ended
+       from campaign_calls k left join lateral (${sessionOutcomeSql('k.session_id')}) s on true
+      where k.ended_at is null and k.call_sid is not null
+        and ((s.status not in ('active', 'pending') and s.ended_at < now() - make_interval(secs => $1))
+          or (s.status = 'active' and s.heartbeat_at < now() - make_interval(secs => $2))
+          or ((s.status is null or s.status = 'pending')
+              and coalesce(k.dialed_at, k.claimed_at) < now() - make_interval(secs => $3)))
+      order by k.dialed_at limit 200`,
+    [b.endedGraceSeconds, b.staleSeconds, b.unconnectedSeconds],
   );
   return rows;
 }

@@ -87,13 +87,17 @@ export async function fleetHeadroom(infra: Infra): Promise<number | null> {
   return capacity - used;
 }
 
-/** What a Twilio call past capacity hears: a busy signal, or the configured message and a hang-up. */
+/**
+ * What a Twilio call past capacity hears: a busy signal, or the configured message and a hang-up. An answered call
+ * (outbound: the callee picked up) cannot be given a busy signal any more, and a bare hang-up would sound like a
+ * dropped line: it always hears the message.
+ */
 export function refusalTwiml(c: Config, opts: { answered?: boolean } = {}): string {
   const vr = new twilio.twiml.VoiceResponse();
-  // <Reject> only applies before the call is answered (an inbound call); an answered outbound call hangs up.
+  // <Reject> only applies before the call is answered (an inbound call).
   if (c.REALTIME_ADMISSION_ANSWER === 'busy' && !opts.answered) vr.reject({ reason: 'busy' });
   else {
-    if (c.REALTIME_ADMISSION_ANSWER === 'message') vr.say(c.REALTIME_ADMISSION_MESSAGE);
+    vr.say(c.REALTIME_ADMISSION_MESSAGE);
     vr.hangup();
   }
   return vr.toString();

@@ -315,9 +315,20 @@ export async function sessionEventContext(db: Queryable, sessionId: string) {
 }
 
 /**
- * A session's status, end reason and answering-machine answer (and beep), as a subquery for one statement of another owner
- * (a campaign attempt's settlement, campaigns/store.ts): `sessionId` is its SQL expression.
+ * How many sessions a developer has running, as a subquery for one statement of another owner (the campaign
+ * dispatcher's claim under the developer's session cap, campaigns/store.ts): `developerId` is its SQL expression.
+ */
+export function activeSessionCountSql(developerId: string): string {
+  return `select count(*)::int from rt_sessions x where x.developer_id = ${developerId} and x.status = 'active'`;
+}
+
+/**
+ * A session's status, end reason and answering-machine answer (and beep), when it ended and when its process last
+ * touched it (`heartbeat_at`), as a subquery for one statement of another owner (a campaign attempt's settlement
+ * and the look-up of attempts whose session died, campaigns/store.ts): `sessionId` is its SQL expression.
  */
 export function sessionOutcomeSql(sessionId: string): string {
-  return `select x.status, x.end_reason, x.answered_by, x.beep_at_ms from rt_sessions x where x.id = ${sessionId}`;
+  return `select x.status, x.end_reason, x.answered_by, x.beep_at_ms, x.ended_at,
+            coalesce(x.heartbeat_at, x.started_at) as heartbeat_at
+       from rt_sessions x where x.id = ${sessionId}`;
 }

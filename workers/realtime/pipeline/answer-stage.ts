@@ -24,11 +24,14 @@ export interface AnswerStageOptions {
  * (session/answer-watch.ts: the platform's detector, or Twilio's async AMD answer) and passes everything on. Until
  * someone is known to be there, or while a machine talks, `conversation.holding` keeps caller speech from being a
  * turn (the reply stage) or a barge-in (the turn stage). A person (or no answer either way): the greeting, as a
- * `say`. A machine: `end-call` (voicemail action `hangup`), or, once its greeting has ended (the beep), the
- * voicemail message as a `say` followed by `end-call`, so the call ends once the message has played.
+ * `say`. A machine: `end-call` (voicemail action `hangup`), or the voicemail message as a held `say` at once (it is
+ * synthesized while the greeting plays), then, once the greeting has ended (the beep), `play-held` and `end-call`,
+ * so the message starts the moment the greeting ends and the call ends once it has played.
  */
 export class AnswerStage extends Stage {
   private readonly watch: AnswerWatch;
+  /** The voicemail message was rendered (held) when the machine was decided: it plays when the greeting ends. */
+  private messageHeld = false;
 
   constructor(
     private readonly conv: Conversation,
@@ -67,17 +70,22 @@ export class AnswerStage extends Stage {
       return;
     }
     const vm = this.o.agent.voicemail;
-    if (!vm || vm.action === 'hangup') this.emit({ kind: 'end-call', reason: 'voicemail-hung-up' });
-  }
-
-  private leaveMessage(): void {
-    const vm = this.o.agent.voicemail;
-    if (vm?.action !== 'leave_message' || !vm.message) return;
+    if (!vm || vm.action === 'hangup') return this.emit({ kind: 'end-call', reason: 'voicemail-hung-up' });
+    if (vm.action !== 'leave_message' || !vm.message) return;
+    // The message is rendered now and held: the greeting goes on for seconds, and a message synthesized only once
+    // it ended (on a loaded machine, or a slow voice vendor) reached a voicemail that had already hung up.
     // Unknown {{names}} are dropped rather than read out as braces.
     const text = fillTemplate(vm.message, this.o.variables)
       .replace(/\{\{[^}]*\}\}/g, '')
       .trim();
-    this.emit({ kind: 'say', text, purpose: 'voicemail' });
+    this.messageHeld = true;
+    this.emit({ kind: 'say', text, purpose: 'voicemail', hold: true });
+  }
+
+  /** The greeting ended (the beep, or its silence): the held message plays, and the call ends once it has. */
+  private leaveMessage(): void {
+    if (!this.messageHeld) return;
+    this.emit({ kind: 'play-held' });
     this.emit({ kind: 'end-call', reason: 'voicemail-left' });
   }
 }

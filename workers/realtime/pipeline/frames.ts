@@ -48,7 +48,19 @@ export type DataFrame =
    * Speak `text` without the LLM (greeting, goodbye, voicemail message, transfer notice). Pushed without `turnId`
    * at the head; the reply stage gives it one. It takes the floor like a new turn: a reply still playing is cut.
    */
-  | { kind: 'say'; text: string; purpose: SayPurpose; turnId?: string }
+  | {
+      kind: 'say';
+      text: string;
+      purpose: SayPurpose;
+      turnId?: string;
+      /**
+       * Rendered now, heard later: its audio is held at playback until `play-held` (the voicemail message, made
+       * while the machine's greeting plays, so that it is ready the moment the greeting ends).
+       */
+      hold?: boolean;
+    }
+  /** Play the held `say` (if it is still the current reply): its audio so far at once, the rest as it comes. */
+  | { kind: 'play-held' }
   /** Streaming assistant text (delta) of a turn. */
   | { kind: 'llm-text'; turnId: string; text: string }
   | { kind: 'llm-done'; turnId: string; llmMs: number; error?: string }

@@ -21,7 +21,7 @@ export class LimitStage extends Stage {
   private reached = false;
 
   constructor(
-    private readonly conv: Pick<Conversation, 'turn'>,
+    private readonly conv: Pick<Conversation, 'turn' | 'current'>,
     private readonly limits: ReplyLimits,
   ) {
     super('limits');
@@ -44,6 +44,8 @@ export class LimitStage extends Stage {
 
   protected override onSystem(frame: SystemFrame): boolean | void {
     if (frame.kind !== 'release' || this.reached) return;
+    // A held `say` (the voicemail message) is a fixed text, reserved for like any `say`: not a reply.
+    if (this.conv.current?.id === frame.turnId && this.conv.current.userText === '') return;
     // The prepared reply's LLM already ran; the reservation still decides whether the call goes on after it.
     void this.limits.beforeReply().then((stop) => {
       if (!stop || this.reached) return;

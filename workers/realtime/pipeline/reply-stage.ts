@@ -1,6 +1,6 @@
 import { PreparedReplies } from '../session/prepared-reply.ts';
 import type { Conversation } from './conversation.ts';
-import type { DataFrame, SpokenTurn, SystemFrame } from './frames.ts';
+import { isSystemFrame, type DataFrame, type SpokenTurn, type SystemFrame } from './frames.ts';
 import { Stage } from './stage.ts';
 
 /**
@@ -45,6 +45,8 @@ export class ReplyStage extends Stage {
         return this.prepared.drop();
       case 'say':
         return this.say(frame);
+      case 'play-held':
+        return this.playHeld();
       default:
         this.emit(frame);
     }
@@ -107,7 +109,20 @@ export class ReplyStage extends Stage {
     // Its text is known; it is done (llmDone) when its llm-done has followed its audio to playback, so a first
     // sentence played back before the next one is sent does not close it.
     t.fullText = f.text.trim();
+    if (f.hold) t.held = [];
     this.emit({ ...f, turnId: t.id });
+  }
+
+  /**
+   * The held `say` plays: what playback holds of it goes out at once (a `release` overtakes the queues), and what
+   * synthesis has still to make plays as it comes. Nothing when it was replaced or closed meanwhile.
+   */
+  private playHeld(): void {
+    const t = this.conv.current;
+    if (!t?.held || t.closed || t.userText !== '') return;
+    const frames = t.held.filter((f): f is DataFrame => !isSystemFrame(f));
+    t.held = null;
+    this.emit({ kind: 'release', turnId: t.id, frames });
   }
 
   /** The reply before a new one: played out (marks back, or past the estimate), a finished turn; else a cut. */

@@ -99,6 +99,8 @@ export class AnswerWatch {
     );
     this.o.decided(a, source);
     if (a !== 'machine') return;
+    // Twilio said machine: the detector looks for the greeting's end from here, whatever it had decided itself.
+    if (source === 'twilio' && !greetingOver) this.detector.followMachine();
     // The detector may have found the greeting's end already (Twilio's answer came late), or may never decide
     // machine itself (Twilio's answer wins a disagreement): do not wait forever for it.
     const end = this.detector.messageEnd;

@@ -53,10 +53,10 @@ export class PreparedReplies {
 
   constructor(private readonly host: PreparedHost) {}
 
-  /** The reply being prepared, if any. */
+  /** The reply being prepared, if any (a held `say`, which answers nobody, is not one: see ReplyStage). */
   get pending(): AssistantTurn | null {
     const t = this.host.current();
-    return t?.held && !t.closed ? t : null;
+    return t?.held && !t.closed && t.userText !== '' ? t : null;
   }
 
   /** Prepares the reply to `text` (or keeps the one already prepared for the same words). */

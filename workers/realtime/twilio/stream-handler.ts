@@ -7,7 +7,7 @@ import { verifySessionToken } from '../../../shared/domains/realtime/token.ts';
 import type { Infra } from '../../../shared/platform/infra.ts';
 import { IdleWatch } from '../idle-watch.ts';
 import { openSession } from '../session/bootstrap.ts';
-import { campaignCallContext, campaignStopReason } from '../campaign-context.ts';
+import { campaignCallContext, campaignStopReason, refuseCampaignStream } from '../campaign-context.ts';
 import type { CallSession } from '../session/call-session.ts';
 import type { SessionTransport } from '../session/types.ts';
 import { trackSession } from '../session/live.ts';
@@ -108,6 +108,8 @@ export function handleTwilioStream(infra: Infra, socket: WebSocket): void {
     });
     if (admitted !== 'admitted') {
       const used = admitted === 'used';
+      // A campaign callee must not be answered into silence: they hear the operator's message; the attempt re-queues.
+      if (admitted === 'limit') await refuseCampaignStream(infra, claims.tsk, ev.callSid, log);
       log.warn(
         { reason: used ? 'session_token_used' : 'session_limit', sessionId: claims.sid },
         'twilio stream rejected',

@@ -15,7 +15,7 @@ export interface AmdDecision {
   answeredBy: AnsweredBy;
   /** Audio time of the decision (ms from the first frame pushed). */
   atMs: number;
-  reason: 'short-greeting' | 'long-greeting' | 'beep' | 'initial-silence' | 'timeout';
+  reason: 'short-greeting' | 'long-greeting' | 'beep' | 'initial-silence' | 'timeout' | 'external';
 }
 
 export interface MessageEnd {
@@ -117,6 +117,17 @@ export class AnsweringMachineDetector {
   /** Audio pushed so far (ms). */
   get elapsedMs(): number {
     return this.tMs;
+  }
+
+  /**
+   * Another decider (Twilio's AMD) answered `machine`: look for the greeting's end (the beep, its silence, the time
+   * limit) whatever this detector decided or would decide, so that the message-end is found and reported by `push`.
+   * Without it, a detector that had taken the greeting for a person (or silence) was finished and read no more
+   * audio, and the message waited for the caller's fallback timer.
+   */
+  followMachine(): void {
+    if (this.decided?.answeredBy === 'machine') return;
+    this.decided = { answeredBy: 'machine', atMs: this.tMs, reason: 'external' };
   }
 
   /** Caller samples in order, any length; returns what was decided on the frames they completed. */

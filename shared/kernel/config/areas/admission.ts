@@ -36,7 +36,10 @@ export const admissionEnv = {
     .min(1)
     .max(500)
     .default('All our lines are busy right now. Please call again in a few minutes.')
-    .describe('Spoken to a Twilio caller refused for capacity when REALTIME_ADMISSION_ANSWER=message.'),
+    .describe(
+      'Spoken to a Twilio caller refused for capacity when REALTIME_ADMISSION_ANSWER=message, and always to an ' +
+        'answered outbound or campaign call the platform cannot take (its callee cannot be given a busy signal).',
+    ),
   REALTIME_ADMISSION_RETRY_AFTER_SECONDS: envInt(1, 3600)
     .default(15)
     .describe('Retry-After of the 503 a direct session gets past capacity.'),
