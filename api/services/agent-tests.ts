@@ -81,7 +81,8 @@ export async function createTestRun(
   const scenarios = scenariosOf(body);
   await requireOwnAudioKeys(infra, developerId, scenarios);
   // The delivery's own address policy, now: a private or non-http(s) URL is a 400, not a failed delivery later.
-  if (body.webhookUrl !== undefined) await precheckUrl(body.webhookUrl, infra.addressPolicy, 'webhookUrl');
+  if (body.webhookUrl !== undefined)
+    await precheckUrl(body.webhookUrl, infra.addressPolicy, 'webhookUrl', { allowUnresolved: true });
   assertRunCallBudget(infra.config, scenarios);
   const version = body.version ?? null;
   // Metered when a scenario without llm.replies meets a vendor LLM (read again when the run starts).

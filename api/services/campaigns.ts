@@ -59,7 +59,8 @@ export async function createCampaign(infra: Infra, developerId: string, body: Cr
   requireCoverableCallCap(infra.config, body.maxCredits, 'maxCredits');
   await requireActiveAgent(infra, developerId, body.agentId);
   // The delivery's own address policy, now: a private or non-http(s) URL is a 400, not a failed delivery later.
-  if (body.webhookUrl !== undefined) await precheckUrl(body.webhookUrl, infra.addressPolicy, 'webhookUrl');
+  if (body.webhookUrl !== undefined)
+    await precheckUrl(body.webhookUrl, infra.addressPolicy, 'webhookUrl', { allowUnresolved: true });
   const id = await insertCampaign(infra.db, {
     developerId,
     agentId: body.agentId,

@@ -18,7 +18,7 @@ if (job.kind === 'toolArguments') {
 } else {
   const detail = {
     startedAt: new Date(0).toISOString(),
-    endReason: 'caller_hangup',
+    endReason: 'caller-hangup',
     turns: [
       { speaker: 'user', text: 'hello', startMs: 0 },
       { speaker: 'assistant', text: job.reply, startMs: 100 },
@@ -27,7 +27,7 @@ if (job.kind === 'toolArguments') {
   };
   const out = evaluate(job.scenario, { turnStartsWall: [0], latencies: [50], cutIns: [false] }, detail, {
     costCredits: 0,
-    endReason: 'caller_hangup',
+    endReason: 'caller-hangup',
     error: null,
   });
   parentPort!.postMessage(out);

@@ -57,7 +57,7 @@ type Json = Record<string, any>;
 const crashes = {
   lost: (id: string) =>
     p.infra.db.query(
-      `update rt_sessions set status = 'failed', end_reason = 'worker_lost', ended_at = now() - interval '2 minutes',
+      `update rt_sessions set status = 'failed', end_reason = 'worker-lost', ended_at = now() - interval '2 minutes',
          error = 'the realtime process running this session stopped without ending it' where id = $1`,
       [id],
     ),
@@ -141,7 +141,7 @@ describe('a campaign call whose session died', () => {
     // The realtime role "dies": its session is marked lost while the call stays up at Twilio.
     stranded.set(phone, async (callSid) => {
       await p.infra.db.query(
-        `update rt_sessions set status = 'failed', end_reason = 'worker_lost', ended_at = now() - interval '1 minute'
+        `update rt_sessions set status = 'failed', end_reason = 'worker-lost', ended_at = now() - interval '1 minute'
           where call_sid = $1`,
         [callSid],
       );

@@ -83,7 +83,7 @@ async function occupy(developerId: string, agentId: string, n: number): Promise<
 }
 async function release(ids: string[]): Promise<void> {
   await p.infra.db.query(
-    `update rt_sessions set status = 'completed', end_reason = 'caller_hangup', ended_at = now() where id = any($1)`,
+    `update rt_sessions set status = 'completed', end_reason = 'caller-hangup', ended_at = now() where id = any($1)`,
     [ids],
   );
 }

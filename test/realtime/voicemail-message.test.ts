@@ -160,7 +160,7 @@ describe('leave_message on a loaded platform with a slow voice', () => {
         'select end_reason, answered_by, beep_at_ms from rt_sessions where id = $1',
         [sessionId],
       );
-      expect(rows[0]).toMatchObject({ end_reason: 'voicemail', answered_by: 'machine' });
+      expect(rows[0]).toMatchObject({ end_reason: 'voicemail-left', answered_by: 'machine' });
       expect(rows[0].beep_at_ms).toBeGreaterThan(0);
       const d = (await (await p.request(`/v1/observability/sessions/${sessionId}`, { key })).json()) as {
         turns: Array<{ speaker: string; text: string }>;

@@ -9,7 +9,16 @@ import { parseUserUrl } from '../../kernel/net/safe-fetch.ts';
  * than a failed job later. The fetch itself checks again at connect time (safeFetch), which is what actually
  * protects against DNS rebinding; this is for a clear, early answer.
  */
-export async function precheckUrl(raw: string, policy: AddressPolicy, param: string): Promise<void> {
+export async function precheckUrl(
+  raw: string,
+  policy: AddressPolicy,
+  param: string,
+  /**
+   * A webhook URL is used later, not now: a host that does not resolve at creation (a DNS hiccup, a name not yet
+   * published) is taken, and each delivery checks it again. A media URL is fetched now, so it must resolve.
+   */
+  opts: { allowUnresolved?: boolean } = {},
+): Promise<void> {
   const url = parseUserUrl(raw, param);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (policy.hostAllowed(host)) return;
@@ -19,6 +28,7 @@ export async function precheckUrl(raw: string, policy: AddressPolicy, param: str
     try {
       addresses = (await lookup(host, { all: true })).map((a) => a.address);
     } catch {
+      if (opts.allowUnresolved) return;
       throw new ApiError('url_fetch_failed', { detail: `the host of ${param} does not resolve` }, param);
     }
   }
