@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isBackchannel, TurnDetector } from '../../workers/realtime/session/turn-detector.ts';
+import { isBackchannel, TurnDetector } from '../../workers/realtime/pipeline/input/turn-detector.ts';
 
 describe('turn detector', () => {
   it('ignores short noises, starts after the minimum and ends after the endpointing silence', () => {

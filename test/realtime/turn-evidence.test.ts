@@ -7,9 +7,9 @@ import {
   endpointingPolicy,
   type EndpointingPolicy,
   type TurnEvidence,
-} from '../../workers/realtime/session/endpointing.ts';
-import { TurnDetector } from '../../workers/realtime/session/turn-detector.ts';
-import { SttLag, TurnEvidenceTracker } from '../../workers/realtime/session/turn-evidence.ts';
+} from '../../workers/realtime/pipeline/turn/endpointing.ts';
+import { TurnDetector } from '../../workers/realtime/pipeline/input/turn-detector.ts';
+import { SttLag, TurnEvidenceTracker } from '../../workers/realtime/pipeline/turn/turn-evidence.ts';
 
 const ENV = {
   REALTIME_ENDPOINTING_MS: 300,

@@ -1,7 +1,7 @@
 import type { ToolCallRecord } from '../../../shared/kernel/contracts/agents.ts';
 import type { LimitEndReason } from '../../../shared/kernel/contracts/end-reasons.ts';
 import type { SessionEndReason } from '../../../shared/kernel/contracts/sessions.ts';
-import type { TurnRecord, InterruptionRecord } from '../session/trace-store.ts';
+import type { TurnRecord, InterruptionRecord } from '../call/trace-store.ts';
 
 /**
  * Typed frames that move through the voice pipeline (Pipecat-style), transport in → VAD → STT → turn decision →

@@ -1,4 +1,4 @@
-import type { EndpointingPolicy } from '../../session/endpointing.ts';
+import type { EndpointingPolicy } from './endpointing.ts';
 
 /**
  * The turn-detector seam (issue 30): decides when the caller's turn ends, from the VAD's speech and silence, the

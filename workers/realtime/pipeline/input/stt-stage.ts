@@ -1,10 +1,10 @@
-import { pcmToInt16, rms16, SILENCE_RMS } from '../../../shared/kernel/audio/pcm.ts';
-import { Resampler } from '../../../shared/kernel/audio/resampler.ts';
-import type { SttEngine, SttStreamEvent } from '../../../shared/engines/stt/types.ts';
-import type { Logger } from '../../../shared/kernel/observability/logger.ts';
-import type { DataFrame, SystemFrame } from './frames.ts';
+import { pcmToInt16, rms16, SILENCE_RMS } from '../../../../shared/kernel/audio/pcm.ts';
+import { Resampler } from '../../../../shared/kernel/audio/resampler.ts';
+import type { SttEngine, SttStreamEvent } from '../../../../shared/engines/stt/types.ts';
+import type { Logger } from '../../../../shared/kernel/observability/logger.ts';
+import type { DataFrame, SystemFrame } from '../frames.ts';
 import { LiveStt } from './live-stt.ts';
-import { Stage } from './stage.ts';
+import { Stage } from '../stage.ts';
 
 export interface SttStageOptions {
   /** Caller audio rate (the transport's). */

@@ -1,8 +1,8 @@
-import { observeTurnStages, suspectCutIn, type AssistantTurn } from '../session/assistant-turn.ts';
-import type { StereoRecorder } from '../session/recorder.ts';
-import type { Conversation } from './conversation.ts';
-import type { DataFrame, SystemFrame } from './frames.ts';
-import { Stage } from './stage.ts';
+import { observeTurnStages, suspectCutIn, type AssistantTurn } from '../assistant-turn.ts';
+import type { StereoRecorder } from './recorder.ts';
+import type { Conversation } from '../conversation.ts';
+import type { DataFrame, SystemFrame } from '../frames.ts';
+import { Stage } from '../stage.ts';
 
 /** How often a pending `end-call`/`transfer` checks whether the audio before it has played (marks also check). */
 const DRAIN_CHECK_MS = 100;

@@ -8,11 +8,11 @@ import { activeRealtimeSessions } from '../../../shared/kernel/observability/met
 import { Conversation } from '../pipeline/conversation.ts';
 import type { Frame, SayPurpose } from '../pipeline/frames.ts';
 import type { Pipeline } from '../pipeline/stage.ts';
-import type { ReplyStage } from '../pipeline/reply-stage.ts';
-import type { SttStage } from '../pipeline/stt-stage.ts';
+import type { ReplyStage } from '../pipeline/answer/reply-stage.ts';
+import type { SttStage } from '../pipeline/input/stt-stage.ts';
 import { CallActions } from './call-actions.ts';
 import { callAudio } from './call-audio.ts';
-import { storeRecording, type StereoRecorder } from './recorder.ts';
+import { storeRecording, type StereoRecorder } from '../pipeline/output/recorder.ts';
 import { CallLimits } from './call-limits.ts';
 import { SessionAccounting } from './session-accounting.ts';
 import type { SessionInit } from './types.ts';

@@ -1,20 +1,20 @@
-import { AnswerStage } from '../pipeline/answer-stage.ts';
+import { AnswerStage } from '../pipeline/answer/answer-stage.ts';
 import { inputProcessors } from '../pipeline/input/input-registry.ts';
 import { InputStage } from '../pipeline/input/input-stage.ts';
 import type { Conversation } from '../pipeline/conversation.ts';
-import { LimitStage, type ReplyLimits } from '../pipeline/limit-stage.ts';
-import { LlmStage } from '../pipeline/llm-stage.ts';
-import { PlaybackStage } from '../pipeline/playback-stage.ts';
-import { ReplyStage } from '../pipeline/reply-stage.ts';
-import { SentenceStage } from '../pipeline/sentence-stage.ts';
+import { LimitStage, type ReplyLimits } from '../pipeline/answer/limit-stage.ts';
+import { LlmStage } from '../pipeline/answer/llm-stage.ts';
+import { PlaybackStage } from '../pipeline/output/playback-stage.ts';
+import { ReplyStage } from '../pipeline/answer/reply-stage.ts';
+import { SentenceStage } from '../pipeline/output/sentence-stage.ts';
 import { Pipeline, type Emit, type Stage } from '../pipeline/stage.ts';
-import { SttStage } from '../pipeline/stt-stage.ts';
-import { TtsStage } from '../pipeline/tts-stage.ts';
-import { PREPARE_AFTER_MS, TurnStage } from '../pipeline/turn-stage.ts';
+import { SttStage } from '../pipeline/input/stt-stage.ts';
+import { TtsStage } from '../pipeline/output/tts-stage.ts';
+import { PREPARE_AFTER_MS, TurnStage } from '../pipeline/turn/turn-stage.ts';
 import { interruptionDetector } from '../pipeline/turn/interruption-registry.ts';
 import { turnDetector } from '../pipeline/turn/turn-detector-registry.ts';
-import { VadStage } from '../pipeline/vad-stage.ts';
-import type { StereoRecorder } from './recorder.ts';
+import { VadStage } from '../pipeline/input/vad-stage.ts';
+import type { StereoRecorder } from '../pipeline/output/recorder.ts';
 import type { SessionInit } from './types.ts';
 
 export interface VoicePipeline {

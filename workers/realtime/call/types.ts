@@ -3,8 +3,8 @@ import type { AgentRuntime } from '../../../shared/domains/agents/runtime.ts';
 import type { Logger } from '../../../shared/kernel/observability/logger.ts';
 import type { Infra } from '../../../shared/platform/infra.ts';
 import type { SessionEngines } from '../../../shared/domains/realtime/engines.ts';
-import type { EndpointingPolicy } from './endpointing.ts';
-import type { AudioSink } from './playback.ts';
+import type { EndpointingPolicy } from '../pipeline/turn/endpointing.ts';
+import type { AudioSink } from '../pipeline/playback.ts';
 import type { TraceStore } from './trace-store.ts';
 
 /** The transport a session talks through (Twilio media stream or the direct socket). */

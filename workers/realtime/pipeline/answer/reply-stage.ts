@@ -1,7 +1,7 @@
-import { PreparedReplies } from '../session/prepared-reply.ts';
-import type { Conversation } from './conversation.ts';
-import type { DataFrame, SpokenTurn, SystemFrame } from './frames.ts';
-import { Stage } from './stage.ts';
+import { PreparedReplies } from './prepared-reply.ts';
+import type { Conversation } from '../conversation.ts';
+import type { DataFrame, SpokenTurn, SystemFrame } from '../frames.ts';
+import { Stage } from '../stage.ts';
 
 /**
  * What the caller said → what the agent answers: `utterance` and `keypad` become the user's trace row and a reply

@@ -1,5 +1,5 @@
-import { endOfUtteranceProsody, RecentAudio } from '../../../shared/kernel/audio/prosody.ts';
-import { pcmToInt16 } from '../../../shared/kernel/audio/pcm.ts';
+import { endOfUtteranceProsody, RecentAudio } from '../../../../shared/kernel/audio/prosody.ts';
+import { pcmToInt16 } from '../../../../shared/kernel/audio/pcm.ts';
 import { decideWindow, type EndpointingPolicy, type TurnEvidence, type WindowReason } from './endpointing.ts';
 
 const TAIL_MS = 120;

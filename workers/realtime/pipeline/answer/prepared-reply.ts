@@ -1,6 +1,6 @@
-import type { Frame } from '../pipeline/frames.ts';
-import { assistantTurn, type AssistantTurn } from './assistant-turn.ts';
-import { sameWords } from './endpointing.ts';
+import type { Frame } from '../frames.ts';
+import { assistantTurn, type AssistantTurn } from '../assistant-turn.ts';
+import { sameWords } from '../turn/endpointing.ts';
 
 /** What preparing a reply needs from the session. */
 export interface PreparedHost {

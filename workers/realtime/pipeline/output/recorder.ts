@@ -2,9 +2,9 @@ import { mkdirSync } from 'node:fs';
 import { open, readdir, rm, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { wavHeader } from '../../../shared/kernel/audio/wav.ts';
-import { objectKey } from '../../../shared/kernel/storage/keys.ts';
-import type { SessionInit } from './types.ts';
+import { wavHeader } from '../../../../shared/kernel/audio/wav.ts';
+import { objectKey } from '../../../../shared/kernel/storage/keys.ts';
+import type { SessionInit } from '../../call/types.ts';
 
 /** Audio kept in memory before the settled part goes to disk: a call holds ~320 KB, not its whole length. */
 const SPILL_SECONDS = 10;

@@ -9,7 +9,7 @@ import type { Infra } from '../../../shared/platform/infra.ts';
 import { CallSession } from './call-session.ts';
 import type { SessionTransport } from './types.ts';
 import { resolveSessionEngines, speechFor } from '../../../shared/domains/realtime/engines.ts';
-import { endpointingPolicy } from './endpointing.ts';
+import { endpointingPolicy } from '../pipeline/turn/endpointing.ts';
 import { TraceStore } from './trace-store.ts';
 import type { CallControl } from '../../../shared/domains/agents/tools/call-control.ts';
 import { getOutboundTask } from '../../../shared/domains/realtime/outbound-tasks.ts';

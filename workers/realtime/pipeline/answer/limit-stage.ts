@@ -1,7 +1,7 @@
-import type { LimitReason } from '../session/session-accounting.ts';
-import type { Conversation } from './conversation.ts';
-import type { DataFrame, SystemFrame } from './frames.ts';
-import { Stage } from './stage.ts';
+import type { LimitReason } from '../../call/session-accounting.ts';
+import type { Conversation } from '../conversation.ts';
+import type { DataFrame, SystemFrame } from '../frames.ts';
+import { Stage } from '../stage.ts';
 
 /** What the stage needs of the call's limits (session/call-limits.ts): the reservation ahead and the goodbye. */
 export interface ReplyLimits {

@@ -9,7 +9,7 @@ import {
 } from '../../../shared/domains/realtime/sessions.ts';
 import type { Infra } from '../../../shared/platform/infra.ts';
 import { liveSessionIds } from './live.ts';
-import { listSpillFiles, recordingObjectKey, recoverSpillFile } from './recorder.ts';
+import { listSpillFiles, recordingObjectKey, recoverSpillFile } from '../pipeline/output/recorder.ts';
 
 /** How often a realtime process touches its live sessions and looks for lost ones. */
 export const HEARTBEAT_MS = 15_000;

@@ -1,16 +1,16 @@
-import { DtmfCollector } from '../session/dtmf.ts';
-import { isBackchannel, words } from '../session/turn-detector.ts';
-import type { SessionSettings } from '../session/types.ts';
-import type { Conversation } from './conversation.ts';
-import type { DataFrame, SystemFrame } from './frames.ts';
-import { Stage } from './stage.ts';
-import { PREPARE_AFTER_MS } from './turn/evidence-turn-detector.ts';
-import type { InterruptionDetector } from './turn/interruption.ts';
-import { interruptionDetector } from './turn/interruption-registry.ts';
-import type { TurnDetector } from './turn/turn-detector.ts';
-import { turnDetector } from './turn/turn-detector-registry.ts';
+import { DtmfCollector } from './dtmf.ts';
+import { isBackchannel, words } from '../input/turn-detector.ts';
+import type { SessionSettings } from '../../call/types.ts';
+import type { Conversation } from '../conversation.ts';
+import type { DataFrame, SystemFrame } from '../frames.ts';
+import { Stage } from '../stage.ts';
+import { PREPARE_AFTER_MS } from './evidence-turn-detector.ts';
+import type { InterruptionDetector } from './interruption.ts';
+import { interruptionDetector } from './interruption-registry.ts';
+import type { TurnDetector } from './turn-detector.ts';
+import { turnDetector } from './turn-detector-registry.ts';
 
-export { PREPARE_AFTER_COMPLETE_MS, PREPARE_AFTER_MS } from './turn/evidence-turn-detector.ts';
+export { PREPARE_AFTER_COMPLETE_MS, PREPARE_AFTER_MS } from './evidence-turn-detector.ts';
 
 /** One stretch of caller speech, from onset to the user turn it becomes (or the noise it turns out to be). */
 interface Utterance {

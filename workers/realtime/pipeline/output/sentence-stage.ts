@@ -1,5 +1,5 @@
-import { cancels, type DataFrame, type SystemFrame } from './frames.ts';
-import { Stage } from './stage.ts';
+import { cancels, type DataFrame, type SystemFrame } from '../frames.ts';
+import { Stage } from '../stage.ts';
 
 /** A sentence ends at . ! ? … (optionally followed by quotes/brackets) then whitespace; a newline also ends one. */
 const BOUNDARY = /([.!?…]+["'”’)\]]*\s+|\n+)/;

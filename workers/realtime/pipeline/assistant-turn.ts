@@ -1,7 +1,7 @@
 import type { LlmMessage } from '../../../shared/engines/llm/types.ts';
-import type { Frame } from '../pipeline/frames.ts';
+import type { Frame } from './frames.ts';
 import { turnStageLatency } from '../../../shared/kernel/observability/metrics.ts';
-import type { TraceStore } from './trace-store.ts';
+import type { TraceStore } from '../call/trace-store.ts';
 
 /** One agent reply: its text, its kept tool messages and the session-clock times the trace is made from. */
 export interface AssistantTurn {

@@ -1,7 +1,7 @@
 import { pcmToInt16 } from '../../../shared/kernel/audio/pcm.ts';
 import { Resampler } from '../../../shared/kernel/audio/resampler.ts';
-import { Playback } from './playback.ts';
-import { recordingSpillPath, StereoRecorder } from './recorder.ts';
+import { Playback } from '../pipeline/playback.ts';
+import { recordingSpillPath, StereoRecorder } from '../pipeline/output/recorder.ts';
 import type { SessionInit } from './types.ts';
 
 /**

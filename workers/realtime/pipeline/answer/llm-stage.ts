@@ -1,8 +1,8 @@
-import type { AgentRuntime } from '../../../shared/domains/agents/runtime.ts';
-import { runTurn } from '../../../shared/domains/agents/turn-runner.ts';
-import type { Conversation } from './conversation.ts';
-import type { DataFrame } from './frames.ts';
-import { Stage } from './stage.ts';
+import type { AgentRuntime } from '../../../../shared/domains/agents/runtime.ts';
+import { runTurn } from '../../../../shared/domains/agents/turn-runner.ts';
+import type { Conversation } from '../conversation.ts';
+import type { DataFrame } from '../frames.ts';
+import { Stage } from '../stage.ts';
 
 /**
  * user-turn → llm-text deltas → llm-done. Runs the agent's turn (same prompt, tools and knowledge as chat) on the

@@ -1,11 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Resampler } from '../../../shared/kernel/audio/resampler.ts';
-import { speakableText } from '../../../shared/engines/tts/speakable.ts';
-import type { TtsEngine } from '../../../shared/engines/tts/types.ts';
-import type { AssistantTurn } from '../session/assistant-turn.ts';
-import type { DataFrame } from './frames.ts';
+import { Resampler } from '../../../../shared/kernel/audio/resampler.ts';
+import { speakableText } from '../../../../shared/engines/tts/speakable.ts';
+import type { TtsEngine } from '../../../../shared/engines/tts/types.ts';
+import type { AssistantTurn } from '../assistant-turn.ts';
+import type { DataFrame } from '../frames.ts';
 import { fixedPhrases } from './phrase-cache.ts';
-import { Stage } from './stage.ts';
+import { Stage } from '../stage.ts';
 
 export interface TtsVoice {
   voiceId: string;

@@ -1,8 +1,8 @@
-import { AnsweringMachineDetector, type AnsweredBy } from '../../../shared/domains/realtime/amd/detector.ts';
-import { recordAnswer } from '../../../shared/domains/realtime/amd/outcome.ts';
-import { taskTwilioAmd } from '../../../shared/domains/realtime/outbound-tasks.ts';
-import type { Infra } from '../../../shared/platform/infra.ts';
-import type { Logger } from '../../../shared/kernel/observability/logger.ts';
+import { AnsweringMachineDetector, type AnsweredBy } from '../../../../shared/domains/realtime/amd/detector.ts';
+import { recordAnswer } from '../../../../shared/domains/realtime/amd/outcome.ts';
+import { taskTwilioAmd } from '../../../../shared/domains/realtime/outbound-tasks.ts';
+import type { Infra } from '../../../../shared/platform/infra.ts';
+import type { Logger } from '../../../../shared/kernel/observability/logger.ts';
 
 export interface AnswerWatchOptions {
   infra: Infra;

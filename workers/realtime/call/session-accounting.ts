@@ -2,8 +2,8 @@ import type { LimitEndReason } from '../../../shared/kernel/contracts/end-reason
 import { isApiError } from '../../../shared/kernel/errors/api-error.ts';
 import { dailyHeadroom } from '../../../shared/domains/billing/spending-caps.ts';
 import { creditWeights } from '../../../shared/platform/metering/weights.ts';
-import { sessionMetrics } from './assistant-turn.ts';
-import type { PreparedReplies } from './prepared-reply.ts';
+import { sessionMetrics } from '../pipeline/assistant-turn.ts';
+import type { PreparedReplies } from '../pipeline/answer/prepared-reply.ts';
 import type { InterruptionRecord, TraceStore, TurnRecord } from './trace-store.ts';
 import type { SessionInit, SessionTransport } from './types.ts';
 import { RunningHold, sessionMeterItems, type SessionMeterKind } from './usage.ts';

@@ -1,5 +1,5 @@
-import { isEngineError } from '../../../shared/kernel/errors/engine-error.ts';
-import type { SttStream, SttStreamEvent } from '../../../shared/engines/stt/types.ts';
+import { isEngineError } from '../../../../shared/kernel/errors/engine-error.ts';
+import type { SttStream, SttStreamEvent } from '../../../../shared/engines/stt/types.ts';
 
 /** Audio kept for a resend: what the STT has not finalized yet, at most this much (the oldest goes first). */
 const KEEP_SECONDS = 10;

@@ -1,9 +1,9 @@
-import { Resampler } from '../../../shared/kernel/audio/resampler.ts';
-import { pcmToInt16, rms16, SILENCE_RMS } from '../../../shared/kernel/audio/pcm.ts';
-import type { VadEngine, VadSession } from '../../../shared/engines/vad/types.ts';
-import { TurnDetector, type TurnDetectorEvent, type TurnDetectorOptions } from '../session/turn-detector.ts';
-import { isSystemFrame, type DataFrame, type Frame, type UpstreamFrame } from './frames.ts';
-import { Stage } from './stage.ts';
+import { Resampler } from '../../../../shared/kernel/audio/resampler.ts';
+import { pcmToInt16, rms16, SILENCE_RMS } from '../../../../shared/kernel/audio/pcm.ts';
+import type { VadEngine, VadSession } from '../../../../shared/engines/vad/types.ts';
+import { TurnDetector, type TurnDetectorEvent, type TurnDetectorOptions } from './turn-detector.ts';
+import { isSystemFrame, type DataFrame, type Frame, type UpstreamFrame } from '../frames.ts';
+import { Stage } from '../stage.ts';
 
 /** Queued 20 ms input frames beyond which the VAD sheds work (100 ms behind real time). */
 const BACKLOG_SHED = 5;

@@ -1,12 +1,12 @@
-import { pcmToInt16 } from '../../../shared/kernel/audio/pcm.ts';
-import type { AgentRow } from '../../../shared/domains/agents/db.ts';
-import { fillTemplate } from '../../../shared/domains/agents/prompt.ts';
-import type { Logger } from '../../../shared/kernel/observability/logger.ts';
-import type { Infra } from '../../../shared/platform/infra.ts';
-import { AnswerWatch } from '../session/answer-watch.ts';
-import type { Conversation } from './conversation.ts';
-import type { DataFrame, SystemFrame } from './frames.ts';
-import { Stage } from './stage.ts';
+import { pcmToInt16 } from '../../../../shared/kernel/audio/pcm.ts';
+import type { AgentRow } from '../../../../shared/domains/agents/db.ts';
+import { fillTemplate } from '../../../../shared/domains/agents/prompt.ts';
+import type { Logger } from '../../../../shared/kernel/observability/logger.ts';
+import type { Infra } from '../../../../shared/platform/infra.ts';
+import { AnswerWatch } from './answer-watch.ts';
+import type { Conversation } from '../conversation.ts';
+import type { DataFrame, SystemFrame } from '../frames.ts';
+import { Stage } from '../stage.ts';
 
 export interface AnswerStageOptions {
   infra: Infra;
