@@ -19,7 +19,7 @@ import type { SessionInit } from './types.ts';
 import { buildVoicePipeline } from './voice-pipeline.ts';
 
 /**
- * One conversation. Composes the voice pipeline (session/voice-pipeline.ts) and owns its lifecycle: start (the
+ * One conversation. Composes the voice pipeline (call/voice-pipeline.ts) and owns its lifecycle: start (the
  * minute hold, the STT connection, the greeting as a `say` frame), the frames that reach the end of the pipeline
  * (trace rows, usage, events for the client, `end-call`), and the end (recording, trace, metering).
  * Transport-neutral: the Twilio and direct handlers feed it PCM, marks and keys and give it an AudioSink.

@@ -4,7 +4,8 @@ import { dailyHeadroom } from '../../../shared/domains/billing/spending-caps.ts'
 import { creditWeights } from '../../../shared/platform/metering/weights.ts';
 import { sessionMetrics } from '../pipeline/assistant-turn.ts';
 import type { PreparedReplies } from '../pipeline/answer/prepared-reply.ts';
-import type { InterruptionRecord, TraceStore, TurnRecord } from './trace-store.ts';
+import type { InterruptionRecord, TurnRecord } from '../pipeline/frames.ts';
+import type { TraceStore } from './trace-store.ts';
 import type { SessionInit, SessionTransport } from './types.ts';
 import { RunningHold, sessionMeterItems, type SessionMeterKind } from './usage.ts';
 

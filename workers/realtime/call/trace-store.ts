@@ -7,33 +7,7 @@ import {
   type SessionEnd,
   type StartedSession,
 } from '../../../shared/domains/realtime/sessions.ts';
-
-export interface TurnRecord {
-  idx: number;
-  speaker: 'user' | 'assistant';
-  text: string;
-  fullText?: string | null;
-  startMs: number;
-  endMs: number;
-  sttMs?: number | null;
-  llmMs?: number | null;
-  ttsMs?: number | null;
-  latencyMs?: number | null;
-  endpointMs?: number | null;
-  overheadMs?: number | null;
-  interrupted?: boolean;
-  error?: string | null;
-  suspectedCutIn?: boolean;
-}
-
-export interface InterruptionRecord {
-  turnIdx: number;
-  atMs: number;
-  detectionMs: number;
-  stopMs: number;
-  bleedWords: number;
-  reason: string;
-}
+import type { InterruptionRecord, TurnRecord } from '../pipeline/frames.ts';
 
 const ms = (v: number) => Math.max(0, Math.round(v));
 const r = (v: number | null | undefined) => (v === null || v === undefined ? null : ms(v));

@@ -3,7 +3,7 @@ import type { AgentRuntime } from '../../../shared/domains/agents/runtime.ts';
 import type { Logger } from '../../../shared/kernel/observability/logger.ts';
 import type { Infra } from '../../../shared/platform/infra.ts';
 import type { SessionEngines } from '../../../shared/domains/realtime/engines.ts';
-import type { EndpointingPolicy } from '../pipeline/turn/endpointing.ts';
+import type { TurnSettings } from '../pipeline/turn/turn-stage.ts';
 import type { AudioSink } from '../pipeline/playback.ts';
 import type { TraceStore } from './trace-store.ts';
 
@@ -16,15 +16,10 @@ export interface SessionTransport extends AudioSink {
   event(msg: Record<string, unknown>): void;
 }
 
-export interface SessionSettings {
-  /** Endpointing windows and preemptive replies (the agent's turnTaking over the env defaults). */
-  endpointing: EndpointingPolicy;
-  bargeInMinMs: number;
-  bargeInForceMs: number;
+/** The call's settings: the turn stage's (endpointing, barge-in, final wait) and the call's own. */
+export interface SessionSettings extends TurnSettings {
   maxSessionSeconds: number;
   vadThreshold: number;
-  /** How long after the endpoint to wait for a final transcript before using what there is. */
-  finalWaitMs: number;
   /** Answering-machine detection on outbound calls (REALTIME_AMD). */
   amd: boolean;
 }

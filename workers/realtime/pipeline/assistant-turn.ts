@@ -1,7 +1,6 @@
 import type { LlmMessage } from '../../../shared/engines/llm/types.ts';
-import type { Frame } from './frames.ts';
+import type { Frame, TurnRecord } from './frames.ts';
 import { turnStageLatency } from '../../../shared/kernel/observability/metrics.ts';
-import type { TraceStore } from '../call/trace-store.ts';
 
 /** One agent reply: its text, its kept tool messages and the session-clock times the trace is made from. */
 export interface AssistantTurn {
@@ -50,8 +49,6 @@ export function suspectCutIn(t: AssistantTurn, onsetAt: number): void {
   if (onsetAt - t.firstSendAt <= CUT_IN_WINDOW_MS) t.suspectedCutIn = true;
 }
 
-type TurnRow = Parameters<TraceStore['turn']>[0];
-
 /** A reply about to be made, dispatched `now` (session clock), answering `userText` ('' for the greeting). */
 export function assistantTurn(
   id: string,
@@ -92,13 +89,13 @@ export function assistantTurn(
 export function assistantTurnRecord(
   t: AssistantTurn,
   end: { spoken: string; interrupted: boolean; now: number },
-): { record: TurnRow; timing: Record<string, number | null> | null } {
+): { record: TurnRecord; timing: Record<string, number | null> | null } {
   const answered = t.lastSpeechAt !== null && t.firstSendAt !== null;
   const sttWait = t.endpointAt !== null ? Math.max(0, t.dispatchAt - t.endpointAt) : 0;
   const llmStage = t.synthStartAt !== null ? t.synthStartAt - t.dispatchAt : null;
   const ttsStage = t.firstAudioAt !== null && t.synthStartAt !== null ? t.firstAudioAt - t.synthStartAt : null;
   const latency = answered ? t.firstSendAt! - t.lastSpeechAt! : null;
-  const record: TurnRow = {
+  const record: TurnRecord = {
     idx: t.idx,
     speaker: 'assistant',
     text: end.spoken,
@@ -147,7 +144,7 @@ export function observeTurnStages(t: AssistantTurn): void {
 
 /** The session's summary metrics (stored on the session row and logged when it ends). */
 export function sessionMetrics(
-  turns: TurnRow[],
+  turns: TurnRecord[],
   counts: {
     durationMs: number;
     toolExecutions: number;

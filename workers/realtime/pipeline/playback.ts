@@ -1,4 +1,4 @@
-import { words } from './input/turn-detector.ts';
+import { words } from './words.ts';
 
 /** How long past its estimated end a sentence whose mark never came back still counts as playing. */
 const MARK_GRACE_MS = 2000;

@@ -21,7 +21,7 @@ export interface AnswerStageOptions {
 
 /**
  * Answering-machine detection on an outbound call, the first stage: it reads the caller's audio as it arrives
- * (session/answer-watch.ts: the platform's detector, or Twilio's async AMD answer) and passes everything on. Until
+ * (pipeline/answer/answer-watch.ts: the platform's detector, or Twilio's async AMD answer) and passes everything on. Until
  * someone is known to be there, or while a machine talks, `conversation.holding` keeps caller speech from being a
  * turn (the reply stage) or a barge-in (the turn stage). A person (or no answer either way): the greeting, as a
  * `say`. A machine: `end-call` (voicemail action `hangup`), or, once its greeting has ended (the beep), the

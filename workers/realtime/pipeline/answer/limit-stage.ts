@@ -1,11 +1,11 @@
-import type { LimitReason } from '../../call/session-accounting.ts';
+import type { LimitEndReason } from '../../../../shared/kernel/contracts/end-reasons.ts';
 import type { Conversation } from '../conversation.ts';
 import type { DataFrame, SystemFrame } from '../frames.ts';
 import { Stage } from '../stage.ts';
 
-/** What the stage needs of the call's limits (session/call-limits.ts): the reservation ahead and the goodbye. */
+/** What the stage needs of the call's limits (call/call-limits.ts): the reservation ahead and the goodbye. */
 export interface ReplyLimits {
-  beforeReply(): Promise<LimitReason | null>;
+  beforeReply(): Promise<LimitEndReason | null>;
   readonly goodbye: string;
 }
 

@@ -6,7 +6,7 @@ import { Stage } from '../stage.ts';
 /**
  * What the caller said → what the agent answers: `utterance` and `keypad` become the user's trace row and a reply
  * (`user-turn` to the LLM, after the history it answers from), `prepare`/`unprepare` start and drop a preemptive
- * reply (session/prepared-reply.ts), `say` opens a fixed-text reply. A new reply takes the floor: the one before
+ * reply (pipeline/answer/prepared-reply.ts), `say` opens a fixed-text reply. A new reply takes the floor: the one before
  * it is closed when it has played out, else cut (`interrupt` new_turn, the playback stage keeps what was heard).
  */
 export class ReplyStage extends Stage {

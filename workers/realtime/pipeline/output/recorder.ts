@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { wavHeader } from '../../../../shared/kernel/audio/wav.ts';
 import { objectKey } from '../../../../shared/kernel/storage/keys.ts';
-import type { SessionInit } from '../../call/types.ts';
+import type { Logger } from '../../../../shared/kernel/observability/logger.ts';
+import type { Infra } from '../../../../shared/platform/infra.ts';
 
 /** Audio kept in memory before the settled part goes to disk: a call holds ~320 KB, not its whole length. */
 const SPILL_SECONDS = 10;
@@ -232,7 +233,7 @@ export class StereoRecorder {
 /** Uploads a finished call's stereo WAV from its spill file; returns the object key, or null when there is none. */
 export async function storeRecording(
   rec: StereoRecorder | null,
-  s: Pick<SessionInit, 'infra' | 'developerId' | 'sessionId' | 'log'>,
+  s: { infra: Infra; developerId: string; sessionId: string; log: Logger },
 ): Promise<string | null> {
   if (!rec) return null;
   try {

@@ -1,6 +1,6 @@
 import type { AgentRow } from '../../../../shared/domains/agents/db.ts';
 import type { Config } from '../../../../shared/kernel/config/index.ts';
-import { words } from '../input/turn-detector.ts';
+import { words } from '../words.ts';
 
 /** How a session decides that the caller has finished (per agent `turnTaking`, defaulting to the env config). */
 export interface EndpointingPolicy {

@@ -7,7 +7,7 @@ import type { EndpointingPolicy } from './endpointing.ts';
  * counts as quiet enough to prepare a reply. The turn stage feeds it and acts on its answers. Implementations are
  * chosen per agent by name (`turnTaking.detector`, turn-detector-registry.ts).
  *
- * Not to be confused with session/turn-detector.ts, the VAD's speech/silence state machine that measures the
+ * Not to be confused with pipeline/input/turn-detector.ts, the VAD's speech/silence state machine that measures the
  * silence this decides about.
  */
 export interface TurnDetector {

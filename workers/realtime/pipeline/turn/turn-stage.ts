@@ -1,16 +1,14 @@
 import { DtmfCollector } from './dtmf.ts';
-import { isBackchannel, words } from '../input/turn-detector.ts';
-import type { SessionSettings } from '../../call/types.ts';
+import { isBackchannel, words } from '../words.ts';
 import type { Conversation } from '../conversation.ts';
 import type { DataFrame, SystemFrame } from '../frames.ts';
+import type { EndpointingPolicy } from './endpointing.ts';
 import { Stage } from '../stage.ts';
 import { PREPARE_AFTER_MS } from './evidence-turn-detector.ts';
 import type { InterruptionDetector } from './interruption.ts';
 import { interruptionDetector } from './interruption-registry.ts';
 import type { TurnDetector } from './turn-detector.ts';
 import { turnDetector } from './turn-detector-registry.ts';
-
-export { PREPARE_AFTER_COMPLETE_MS, PREPARE_AFTER_MS } from './evidence-turn-detector.ts';
 
 /** One stretch of caller speech, from onset to the user turn it becomes (or the noise it turns out to be). */
 interface Utterance {
@@ -30,8 +28,18 @@ interface Utterance {
   timer: NodeJS.Timeout | null;
 }
 
+/** The call's turn-taking settings this stage reads (call/types.ts's SessionSettings holds them among the rest). */
+export interface TurnSettings {
+  /** Endpointing windows and preemptive replies (the agent's turnTaking over the env defaults). */
+  endpointing: EndpointingPolicy;
+  bargeInMinMs: number;
+  bargeInForceMs: number;
+  /** How long after the endpoint to wait for a final transcript before using what there is. */
+  finalWaitMs: number;
+}
+
 export interface TurnStageOptions {
-  settings: SessionSettings;
+  settings: TurnSettings;
   inRate: number;
   /** The STT streams (partials, finals as the caller speaks) rather than transcribing each utterance at its end. */
   streaming: boolean;
