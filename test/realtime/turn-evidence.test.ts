@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { endOfUtteranceProsody, pitchOf, RecentAudio } from '../../shared/kernel/audio/prosody.ts';
-import { pacedEar, PACED, type Hypothesis } from '../../support/doubles/paced-speech.ts';
-import { jittered, seededRandom, withWordErrors } from '../../support/doubles/stt-realism.ts';
+import { pacedEar, PACED, type Hypothesis } from '../../shared/domains/agent-tests/simulators/paced-speech.ts';
+import { jittered, seededRandom, withWordErrors } from '../../shared/domains/agent-tests/simulators/stt-realism.ts';
 import {
   decideWindow,
   endpointingPolicy,
