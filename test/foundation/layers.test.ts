@@ -32,8 +32,11 @@ describe('shared/ layers', () => {
     ['shared/kernel/x.ts', `import type { Infra } from '../platform/infra.ts';`],
     ['shared/platform/x.ts', `import { sttRegistry } from '../engines/speech-registry.ts';`],
     ['shared/engines/stt/x.ts', `import { transcribe } from '../../domains/speech/transcription.ts';`],
-    ['shared/engines/x.ts', `export * from '../composition/engines-boot.ts';`],
-    ['shared/domains/video/x.ts', `export { buildServer } from '../../composition/http/server.ts';`],
+    ['shared/engines/x.ts', `export * from '../composition/engines-boot.ts';\nexport const n = 1;`],
+    [
+      'shared/domains/video/x.ts',
+      `export { buildServer } from '../../composition/http/server.ts';\nexport const n = 1;`,
+    ],
     ['shared/domains/rag/x.ts', `export const load = () => import('../../composition/reconciler.ts');`],
   ])('reports an upward import in %s', async (file, code) => {
     expect(await crossings(file, code)).toHaveLength(1);
@@ -66,6 +69,49 @@ describe('shared/ layers', () => {
     );
     expect(found).toEqual([]);
     expect(results.length).toBeGreaterThan(200);
+  }, 300_000);
+
+  it.each([
+    ['shared/domains/billing/x.ts', `import { heldVideoJobSql } from '../video/store.ts';`],
+    ['shared/domains/realtime/amd/x.ts', `import type { CampaignRow } from '../../campaigns/store.ts';`],
+    ['shared/domains/speech/x.ts', `export const load = () => import('../agents/runtime.ts');`],
+  ])('reports a domain importing a domain after it in the order: %s', async (file, code) => {
+    const [msg, ...rest] = await crossings(file, code);
+    expect(rest).toEqual([]);
+    expect(msg).toMatch(
+      /^shared\/domains\/[a-z-]+\/ must not import shared\/domains\/[a-z-]+\/: a domain imports only/,
+    );
+  });
+
+  it('asks a new domain to be placed in the order', async () => {
+    const [msg] = await crossings('shared/domains/fax/x.ts', `import { billing } from '../billing/accounts.ts';`);
+    expect(msg).toMatch(/^shared\/domains\/fax\/ is not in the domain order \(billing → webhooks → /);
+  });
+
+  it.each([
+    ['support/doubles/x.ts', `export * from '../../shared/kernel/audio/mulaw.ts';`],
+    ['workers/realtime/codec/x.ts', `// moved\nexport { a } from './a.ts';\nexport type { B } from './a.ts';`],
+    ['shared/domains/rag/x.ts', `export * as search from './search.ts';`],
+  ])('refuses a forwarding file: %s', async (file, code) => {
+    const [msg, ...rest] = await crossings(file, code);
+    expect(rest).toEqual([]);
+    expect(msg).toMatch(/^a forwarding file: it only re-exports \.\.?\//);
+  });
+
+  it.each([
+    ['shared/kernel/audio/x.ts', `export * from './pcm.ts';\nexport * from './wav.ts';`],
+    ['support/doubles/x.ts', `export * from './live-double.ts';\nexport const PORT = 0;`],
+  ])('allows an index of several modules, or re-exports beside code: %s', async (file, code) => {
+    expect(await crossings(file, code)).toEqual([]);
+  });
+
+  it('finds no forwarding file in the code', async () => {
+    const results = await eslint.lintFiles(['api', 'workers', 'scripts', 'benchmarks', 'support']);
+    const found = results.flatMap((r) =>
+      r.messages.filter((m) => m.ruleId === RULE).map((m) => `${r.filePath.slice(ROOT.length)}: ${m.message}`),
+    );
+    expect(found).toEqual([]);
+    expect(results.length).toBeGreaterThan(150);
   }, 300_000);
 
   it('keeps every shared/ file inside a layer folder', () => {
