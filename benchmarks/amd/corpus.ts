@@ -270,7 +270,7 @@ const SETS: Record<CorpusSet, SetSpec> = {
 
 /** Through the platform's G.711 μ-law coder (the one Twilio media goes through) and back. */
 async function platformLine(x: Int16Array): Promise<Int16Array> {
-  const { mulawToPcm, pcmToMulaw } = await import('../../workers/realtime/codec/mulaw.ts');
+  const { mulawToPcm, pcmToMulaw } = await import('../../shared/kernel/audio/mulaw.ts');
   const pcm = mulawToPcm(pcmToMulaw(Buffer.from(x.buffer, x.byteOffset, x.byteLength)));
   return new Int16Array(pcm.buffer.slice(pcm.byteOffset, pcm.byteOffset + pcm.length));
 }

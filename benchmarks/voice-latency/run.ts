@@ -17,14 +17,14 @@ import { cpus, loadavg } from 'node:os';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { startDeepgramLiveDouble } from '../../support/doubles/deepgram-live.ts';
+import { startDeepgramLiveDouble } from '../../shared/domains/agent-tests/simulators/deepgram-live.ts';
 import { startCartesiaDouble } from '../../support/doubles/cartesia.ts';
-import { startOpenAiChatDouble } from '../../support/doubles/openai-chat.ts';
-import { TwilioCaller } from '../../support/doubles/twilio-caller.ts';
+import { startOpenAiChatDouble } from '../../shared/domains/agent-tests/simulators/openai-chat.ts';
+import { TwilioCaller } from '../../shared/domains/agent-tests/twilio-caller.ts';
 import { fliteUtterance, tokenFromTwiml, wsUrl } from '../../support/realtime/helpers.ts';
 import { printReport, type Final } from './report.ts';
 import { runSweep, SUMMARY_PREFIX, type SweepSummary } from './sweep.ts';
-import { trimSilence } from '../../support/audio/trim-silence.ts';
+import { trimSilence } from '../../shared/kernel/audio/trim-silence.ts';
 import { BARGE_IN, BARGE_Q, LONG, pauseMs, pct, REPLY, utterance, UTTERANCES } from './script.ts';
 
 const { values: args } = parseArgs({

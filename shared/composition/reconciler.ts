@@ -3,7 +3,9 @@ import { sweepHolds } from '../domains/billing/hold-sweeper.ts';
 import { reconcileCampaigns } from '../domains/campaigns/reconcile.ts';
 import type { Logger } from '../kernel/observability/logger.ts';
 import type { Infra } from '../platform/infra.ts';
+import { heldTranscriptionJobSql } from '../kernel/db/transcription-jobs.ts';
 import { chargeUnchargedJobs } from '../domains/video/billing.ts';
+import { heldVideoJobSql } from '../domains/video/store.ts';
 import { reconcileVideoJobs } from '../domains/video/reconciler.ts';
 import { reconcileTestRuns } from '../domains/agent-tests/reconcile.ts';
 import {
@@ -25,7 +27,13 @@ export async function reconcileOnce(infra: Infra, log: Logger = infra.log): Prom
     agentTests: () => reconcileTestRuns(infra),
     replays: () => reconcileCallReplays(infra),
     overage: () => scheduleOverageReport(infra),
-    holds: () => sweepHolds(infra, { afterMs: c.RECONCILE_AFTER_MS, unkeyedAfterMs: c.HOLD_SWEEP_AFTER_MS }),
+    holds: () =>
+      sweepHolds(infra, {
+        afterMs: c.RECONCILE_AFTER_MS,
+        unkeyedAfterMs: c.HOLD_SWEEP_AFTER_MS,
+        // Every job table a hold key can name: a keyed hold whose job no subquery finds is refunded.
+        jobs: [heldTranscriptionJobSql, heldVideoJobSql],
+      }),
     charges: () => chargeUnchargedJobs(infra, c.RECONCILE_AFTER_MS),
   };
   const out: Record<string, unknown> = {};

@@ -7,7 +7,7 @@ import {
   type LiveDouble,
   type Session,
   type Utterance,
-} from './live-double.ts';
+} from '../../shared/domains/agent-tests/simulators/live-double.ts';
 
 /**
  * AssemblyAI Universal-Streaming v3 double: `/v3/ws?sample_rate&encoding=pcm_s16le|pcm_mulaw&format_turns`, key

@@ -1,7 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { parseWav } from './audio.ts';
-import { expectShape, startHttpDouble, type HttpDouble } from './http-double.ts';
-import { scriptedWords, SCRIPT } from './transcript.ts';
+import {
+  expectShape,
+  startHttpDouble,
+  type HttpDouble,
+} from '../../shared/domains/agent-tests/simulators/http-double.ts';
+import { scriptedWords, SCRIPT } from '../../shared/domains/agent-tests/simulators/transcript.ts';
 
 /**
  * AssemblyAI v2: `POST /v2/upload` (raw bytes → `{upload_url}`), `POST /v2/transcript` (`{audio_url, …}` →

@@ -1,5 +1,9 @@
 import { split, tone } from './audio.ts';
-import { expectShape, startHttpDouble, type HttpDouble } from './http-double.ts';
+import {
+  expectShape,
+  startHttpDouble,
+  type HttpDouble,
+} from '../../shared/domains/agent-tests/simulators/http-double.ts';
 
 /**
  * Azure AI Speech: `POST /cognitiveservices/v1` with `Ocp-Apim-Subscription-Key`, an SSML body and

@@ -1,5 +1,9 @@
 import { split, tone } from './audio.ts';
-import { expectShape, startHttpDouble, type HttpDouble } from './http-double.ts';
+import {
+  expectShape,
+  startHttpDouble,
+  type HttpDouble,
+} from '../../shared/domains/agent-tests/simulators/http-double.ts';
 
 /** A latency profile for benchmarks: first audio after `firstByteMs`, `msPerChar` of audio per character. */
 export interface CartesiaProfile {

@@ -1,4 +1,8 @@
-import { expectShape, startHttpDouble, type HttpDouble } from './http-double.ts';
+import {
+  expectShape,
+  startHttpDouble,
+  type HttpDouble,
+} from '../../shared/domains/agent-tests/simulators/http-double.ts';
 
 /**
  * Cohere's embed API: `POST {prefix}/v2/embed` with `texts`, `input_type` and `embedding_types: ['float']`;

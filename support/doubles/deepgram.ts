@@ -1,6 +1,10 @@
 import { parseWav, split, tone } from './audio.ts';
-import { expectShape, startHttpDouble, type HttpDouble } from './http-double.ts';
-import { scriptedWords, SCRIPT } from './transcript.ts';
+import {
+  expectShape,
+  startHttpDouble,
+  type HttpDouble,
+} from '../../shared/domains/agent-tests/simulators/http-double.ts';
+import { scriptedWords, SCRIPT } from '../../shared/domains/agent-tests/simulators/transcript.ts';
 
 /**
  * Deepgram REST: Aura `POST /v1/speak?model&encoding=linear16&container=none&sample_rate` (streams linear16) and

@@ -1,4 +1,8 @@
-import { expectShape, startHttpDouble, type HttpDouble } from './http-double.ts';
+import {
+  expectShape,
+  startHttpDouble,
+  type HttpDouble,
+} from '../../shared/domains/agent-tests/simulators/http-double.ts';
 
 /**
  * DeepL API v2: `POST /v2/translate` JSON `{text: string[], target_lang, source_lang?}` with

@@ -7,7 +7,7 @@ import {
   type LiveDouble,
   type Session,
   type Utterance,
-} from './live-double.ts';
+} from '../../shared/domains/agent-tests/simulators/live-double.ts';
 
 /**
  * ElevenLabs Scribe realtime double: `/v1/speech-to-text/realtime?model_id&audio_format=pcm_<rate>|ulaw_8000

@@ -1,7 +1,13 @@
 import type { ServerResponse } from 'node:http';
 import { split, parseWav, tone } from './audio.ts';
-import { expectShape, formDataOf, startHttpDouble, type HttpDouble, type RecordedRequest } from './http-double.ts';
-import { scriptedWords, SCRIPT } from './transcript.ts';
+import {
+  expectShape,
+  formDataOf,
+  startHttpDouble,
+  type HttpDouble,
+  type RecordedRequest,
+} from '../../shared/domains/agent-tests/simulators/http-double.ts';
+import { scriptedWords, SCRIPT } from '../../shared/domains/agent-tests/simulators/transcript.ts';
 
 /**
  * ElevenLabs: `POST /v1/text-to-speech/{voice}/stream?output_format=pcm_<rate>` (streams PCM) and

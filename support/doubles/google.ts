@@ -1,5 +1,9 @@
 import { tone, wav } from './audio.ts';
-import { expectShape, startHttpDouble, type HttpDouble } from './http-double.ts';
+import {
+  expectShape,
+  startHttpDouble,
+  type HttpDouble,
+} from '../../shared/domains/agent-tests/simulators/http-double.ts';
 
 /**
  * Google Cloud Text-to-Speech: `POST /v1/text:synthesize?key=<key>` → `{audioContent: base64}`, where LINEAR16 is

@@ -1,5 +1,9 @@
 import { split, tone } from './audio.ts';
-import { expectShape, startHttpDouble, type HttpDouble } from './http-double.ts';
+import {
+  expectShape,
+  startHttpDouble,
+  type HttpDouble,
+} from '../../shared/domains/agent-tests/simulators/http-double.ts';
 
 /** Hume Octave: `POST /v0/tts/stream/file` (`X-Hume-Api-Key`), `format: {type: pcm}` streams 48 kHz s16le. */
 export function startHumeDouble(): Promise<HttpDouble> {

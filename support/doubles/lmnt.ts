@@ -1,5 +1,9 @@
 import { split, tone } from './audio.ts';
-import { expectShape, startHttpDouble, type HttpDouble } from './http-double.ts';
+import {
+  expectShape,
+  startHttpDouble,
+  type HttpDouble,
+} from '../../shared/domains/agent-tests/simulators/http-double.ts';
 
 /** LMNT: `POST /v1/ai/speech/bytes` with `X-API-Key`; `format: pcm_s16le` streams raw samples. Errors `{error: msg}`. */
 export function startLmntDouble(): Promise<HttpDouble> {

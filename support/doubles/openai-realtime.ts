@@ -6,7 +6,7 @@ import {
   type LiveDouble,
   type Session,
   type Utterance,
-} from './live-double.ts';
+} from '../../shared/domains/agent-tests/simulators/live-double.ts';
 
 /**
  * OpenAI Realtime transcription double: `/v1/realtime?intent=transcription` with Bearer auth (refused: HTTP 401

@@ -1,7 +1,12 @@
 import { createHash } from 'node:crypto';
 import { parseWav, split, tone } from './audio.ts';
-import { expectShape, formDataOf, startHttpDouble, type HttpDouble } from './http-double.ts';
-import { scriptedWords, SCRIPT } from './transcript.ts';
+import {
+  expectShape,
+  formDataOf,
+  startHttpDouble,
+  type HttpDouble,
+} from '../../shared/domains/agent-tests/simulators/http-double.ts';
+import { scriptedWords, SCRIPT } from '../../shared/domains/agent-tests/simulators/transcript.ts';
 
 export interface OpenAiDoubleOptions {
   /** Names the double (and its default key); `openai` unless another vendor speaks the protocol. */

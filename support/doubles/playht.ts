@@ -1,5 +1,9 @@
 import { split, tone, wavHeader } from './audio.ts';
-import { expectShape, startHttpDouble, type HttpDouble } from './http-double.ts';
+import {
+  expectShape,
+  startHttpDouble,
+  type HttpDouble,
+} from '../../shared/domains/agent-tests/simulators/http-double.ts';
 
 /**
  * PlayHT: `POST /api/v2/tts/stream` with `AUTHORIZATION: <secret>` + `X-USER-ID: <user>`; `output_format: wav`

@@ -1,7 +1,12 @@
 import { Sha256 } from '@smithy/core/checksum';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { split, tone } from './audio.ts';
-import { expectShape, startHttpDouble, type HttpDouble, type RecordedRequest } from './http-double.ts';
+import {
+  expectShape,
+  startHttpDouble,
+  type HttpDouble,
+  type RecordedRequest,
+} from '../../shared/domains/agent-tests/simulators/http-double.ts';
 
 export const POLLY_DOUBLE_CREDENTIALS = { accessKeyId: 'AKIDDOUBLE', secretAccessKey: 'double/secret+key' };
 

@@ -1,6 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { tone, wav } from './audio.ts';
-import { expectShape, startHttpDouble, type HttpDouble } from './http-double.ts';
+import {
+  expectShape,
+  startHttpDouble,
+  type HttpDouble,
+} from '../../shared/domains/agent-tests/simulators/http-double.ts';
 
 export interface ReplicateDoubleOptions {
   /** Bearer tokens the double accepts, instead of its single `key` (e.g. a platform token and a caller's). */

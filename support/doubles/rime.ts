@@ -1,5 +1,9 @@
 import { split, tone } from './audio.ts';
-import { expectShape, startHttpDouble, type HttpDouble } from './http-double.ts';
+import {
+  expectShape,
+  startHttpDouble,
+  type HttpDouble,
+} from '../../shared/domains/agent-tests/simulators/http-double.ts';
 
 /** Rime: `POST /v1/rime-tts` (Bearer) with `Accept: audio/pcm` streams raw s16le. Errors `{message}`. */
 export function startRimeDouble(): Promise<HttpDouble> {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { startHttpDouble, type RecordedRequest } from './http-double.ts';
+import { startHttpDouble, type RecordedRequest } from '../../shared/domains/agent-tests/simulators/http-double.ts';
 
 /** A recorded request with its form-encoded body parsed, as Stripe reads it. */
 export interface StripeRequest extends RecordedRequest {

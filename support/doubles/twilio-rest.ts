@@ -1,5 +1,5 @@
 import twilio from 'twilio';
-import { startHttpDouble, type HttpDouble } from './http-double.ts';
+import { startHttpDouble, type HttpDouble } from '../../shared/domains/agent-tests/simulators/http-double.ts';
 
 /** A live-call update (`POST /Accounts/{sid}/Calls/{CallSid}.json`): new `Twiml` or `Status=completed`. */
 export interface CallUpdate {

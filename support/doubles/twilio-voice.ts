@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import twilio from 'twilio';
-import { TwilioCaller } from './twilio-caller.ts';
+import { TwilioCaller } from '../../shared/domains/agent-tests/twilio-caller.ts';
 import type { CallUpdate, SetCallStatus } from './twilio-rest.ts';
 
 /**

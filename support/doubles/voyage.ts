@@ -1,4 +1,8 @@
-import { expectShape, startHttpDouble, type HttpDouble } from './http-double.ts';
+import {
+  expectShape,
+  startHttpDouble,
+  type HttpDouble,
+} from '../../shared/domains/agent-tests/simulators/http-double.ts';
 
 /**
  * Voyage AI's embeddings API: `POST {prefix}/embeddings` with `input`, `model` and `input_type`; answers an

@@ -3,7 +3,10 @@ import { startPlatform } from '../../scripts/platform.ts';
 import type { TestRun } from '../../shared/kernel/contracts/agent-tests.ts';
 import { executeTestRun, type StartPrivatePlatform } from '../../shared/domains/agent-tests/execute.ts';
 import { getTestRunById } from '../../shared/domains/agent-tests/store.ts';
-import { startOpenAiChatDouble, type OpenAiChatDouble } from '../../support/doubles/openai-chat.ts';
+import {
+  startOpenAiChatDouble,
+  type OpenAiChatDouble,
+} from '../../shared/domains/agent-tests/simulators/openai-chat.ts';
 import { startTestPlatform, waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
 
 /**

@@ -150,7 +150,7 @@ describe('agent tests over the Twilio media path', () => {
   it('reports a backchannel the platform takes for a barge-in', async () => {
     // "really" is not a backchannel to the platform (a word that asks something may take the turn): said as one,
     // it shows how a result reports a backchannel that cut the agent off. ("mm-hm" did, until hums were matched
-    // by shape: workers/realtime/session/turn-detector.ts.)
+    // by shape: workers/realtime/pipeline/input/turn-detector.ts.)
     const [r] = await runSuite(
       { apiKey: key, agentId },
       [

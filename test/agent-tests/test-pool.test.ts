@@ -6,7 +6,7 @@ import { finishTestRun } from '../../shared/domains/agent-tests/store.ts';
 import { catalog } from '../../shared/kernel/queue/catalog.ts';
 import { tone, wav } from '../../support/doubles/audio.ts';
 import { startDeepgramDouble } from '../../support/doubles/deepgram.ts';
-import type { HttpDouble } from '../../support/doubles/http-double.ts';
+import type { HttpDouble } from '../../shared/domains/agent-tests/simulators/http-double.ts';
 import { startTestPlatform, waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
 
 /**

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../shared/domains/webhooks/standard-webhooks.ts';
 import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';
 import { startAnthropicDouble } from './doubles/anthropic-double.ts';
-import type { Double, Recorded } from '../../support/doubles/http-double.ts';
-import type { LlmScript, ScriptedReply } from '../../support/doubles/llm-script.ts';
-import { startOpenAiChatDouble } from '../../support/doubles/openai-chat.ts';
+import type { Double, Recorded } from '../../shared/domains/agent-tests/simulators/http-double.ts';
+import type { LlmScript, ScriptedReply } from '../../shared/domains/agent-tests/simulators/llm-script.ts';
+import { startOpenAiChatDouble } from '../../shared/domains/agent-tests/simulators/openai-chat.ts';
 import { startToolServer } from './doubles/tool-server.ts';
 
 type Json = Record<string, unknown>;

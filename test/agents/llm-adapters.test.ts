@@ -4,9 +4,9 @@ import { OpenAiCompatibleLlm } from '../../shared/engines/llm/openai.ts';
 import type { LlmEngine, LlmEvent, LlmRequest } from '../../shared/engines/llm/types.ts';
 import { isEngineError } from '../../shared/kernel/errors/engine-error.ts';
 import { startAnthropicDouble } from './doubles/anthropic-double.ts';
-import type { Double } from '../../support/doubles/http-double.ts';
-import type { LlmScript } from '../../support/doubles/llm-script.ts';
-import { startOpenAiChatDouble } from '../../support/doubles/openai-chat.ts';
+import type { Double } from '../../shared/domains/agent-tests/simulators/http-double.ts';
+import type { LlmScript } from '../../shared/domains/agent-tests/simulators/llm-script.ts';
+import { startOpenAiChatDouble } from '../../shared/domains/agent-tests/simulators/openai-chat.ts';
 
 /** One scripted conversation every adapter must handle the same way. */
 const script: LlmScript = (body) => {

@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mintKey } from '../../shared/platform/auth/mint-key.ts';
 import { insertDeveloper } from '../../shared/kernel/db/developers.ts';
 import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';
-import type { Double } from '../../support/doubles/http-double.ts';
-import { startOpenAiChatDouble } from '../../support/doubles/openai-chat.ts';
+import type { Double } from '../../shared/domains/agent-tests/simulators/http-double.ts';
+import { startOpenAiChatDouble } from '../../shared/domains/agent-tests/simulators/openai-chat.ts';
 import { startToolServer } from './doubles/tool-server.ts';
 
 const PROMPT = 'PROMPT-' + randomBytes(8).toString('hex');

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runTurn, type AgentToolHandler, type TurnEvent } from '../../shared/domains/agents/turn-runner.ts';
 import { OpenAiCompatibleLlm } from '../../shared/engines/llm/openai.ts';
 import { parseSse } from '../../shared/engines/llm/sse.ts';
-import type { Double } from '../../support/doubles/http-double.ts';
-import type { LlmScript } from '../../support/doubles/llm-script.ts';
-import { startOpenAiChatDouble } from '../../support/doubles/openai-chat.ts';
+import type { Double } from '../../shared/domains/agent-tests/simulators/http-double.ts';
+import type { LlmScript } from '../../shared/domains/agent-tests/simulators/llm-script.ts';
+import { startOpenAiChatDouble } from '../../shared/domains/agent-tests/simulators/openai-chat.ts';
 
 let script: LlmScript = () => ({ text: 'ok' });
 let double: Double;

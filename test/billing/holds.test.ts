@@ -3,9 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobHoldKey } from '../../shared/platform/metering/hold-keys.ts';
 import { sweepHolds } from '../../shared/domains/billing/hold-sweeper.ts';
 import type { MeterInput } from '../../shared/platform/metering/types.ts';
-import { insertTranscriptionJob } from '../../shared/kernel/db/transcription-jobs.ts';
+import { heldTranscriptionJobSql, insertTranscriptionJob } from '../../shared/kernel/db/transcription-jobs.ts';
+import { heldVideoJobSql } from '../../shared/domains/video/store.ts';
 import { newId } from '../../shared/kernel/ids.ts';
 import { startTestPlatform, waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
+
+/** The job subqueries the reconciler hands the sweeper (shared/composition/reconciler.ts). */
+const JOBS = [heldTranscriptionJobSql, heldVideoJobSql] as const;
 
 let p: TestPlatform;
 beforeAll(async () => {
@@ -131,7 +135,7 @@ describe('job holds', () => {
     await p.infra.db.query(`update transcription_jobs set status = 'failed', completed_at = now() where id = $1`, [
       failed,
     ]);
-    const out = await sweepHolds(p.infra, { afterMs: 0, unkeyedAfterMs: 0 });
+    const out = await sweepHolds(p.infra, { afterMs: 0, unkeyedAfterMs: 0, jobs: JOBS });
     expect(out).toEqual({ committed: 1, refunded: 3 });
     const { rows } = await p.infra.db.query<{ hold_key: string | null; status: string; units: number }>(
       'select hold_key, status, units from credit_ledger where developer_id = $1',
@@ -143,6 +147,9 @@ describe('job holds', () => {
     expect(by[jobHoldKey('transcription', 'job_gone')]!.status).toBe('refunded');
     expect(by[jobHoldKey('transcription', running)]!.status).toBe('reserved');
     expect(by.request!.status).toBe('refunded');
-    expect(await sweepHolds(p.infra, { afterMs: 0, unkeyedAfterMs: 0 })).toEqual({ committed: 0, refunded: 0 });
+    expect(await sweepHolds(p.infra, { afterMs: 0, unkeyedAfterMs: 0, jobs: JOBS })).toEqual({
+      committed: 0,
+      refunded: 0,
+    });
   });
 });

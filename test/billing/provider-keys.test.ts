@@ -8,7 +8,7 @@ import {
   upsertProviderKey,
 } from '../../shared/platform/keys/stored-keys.ts';
 import { insertDeveloper } from '../../shared/kernel/db/developers.ts';
-import type { HttpDouble } from '../../support/doubles/http-double.ts';
+import type { HttpDouble } from '../../shared/domains/agent-tests/simulators/http-double.ts';
 import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';
 import { resolveProviderKey } from '../../shared/platform/keys/provider-key.ts';
 import { startOpenAiDouble } from '../../support/doubles/openai.ts';

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OpenAiChatDouble } from '../../support/doubles/openai-chat.ts';
+import type { OpenAiChatDouble } from '../../shared/domains/agent-tests/simulators/openai-chat.ts';
 import type { TwilioRestDouble } from '../../support/doubles/twilio-rest.ts';
 import type { CalleeScript, TwilioVoice } from '../../support/doubles/twilio-voice.ts';
 import { waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';

@@ -1,6 +1,12 @@
 import type { Role } from '../../scripts/platform.ts';
-import { startDeepgramLiveDouble, type DeepgramLiveDouble } from '../../support/doubles/deepgram-live.ts';
-import { startOpenAiChatDouble, type OpenAiChatDouble } from '../../support/doubles/openai-chat.ts';
+import {
+  startDeepgramLiveDouble,
+  type DeepgramLiveDouble,
+} from '../../shared/domains/agent-tests/simulators/deepgram-live.ts';
+import {
+  startOpenAiChatDouble,
+  type OpenAiChatDouble,
+} from '../../shared/domains/agent-tests/simulators/openai-chat.ts';
 import { startTwilioRestDouble, type TwilioRestDouble } from '../../support/doubles/twilio-rest.ts';
 import { twilioVoice, type CalleeScript, type TwilioVoice } from '../../support/doubles/twilio-voice.ts';
 import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';

@@ -20,7 +20,7 @@ describe('role boundaries', () => {
     ['api/services/x.ts', `import { registerRealtimeRoutes } from '../../workers/realtime/routes.ts';`],
     ['api/x.ts', `export { startCpuWorkers } from '../workers/cpu/role.ts';`],
     ['workers/cpu/handlers/x.ts', `import { createTwilioSession } from '../../../api/services/sessions.ts';`],
-    ['workers/realtime/session/x.ts', `import { startCpuWorkers } from '../../cpu/role.ts';`],
+    ['workers/realtime/call/x.ts', `import { startCpuWorkers } from '../../cpu/role.ts';`],
     ['workers/gpu/x.ts', `export * from '../realtime/routes.ts';`],
     ['shared/domains/speech/x.ts', `import { transcribeSync } from '../../../api/services/transcription.ts';`],
     ['shared/x.ts', `export const load = () => import('../workers/gpu/role.ts');`],
@@ -34,10 +34,10 @@ describe('role boundaries', () => {
 
   it.each([
     ['api/services/x.ts', `import { resolveProviderKey } from '../../shared/platform/keys/provider-key.ts';`],
-    ['workers/realtime/session/x.ts', `import { TraceStore } from './trace-store.ts';`],
-    ['workers/realtime/twilio/x.ts', `import { openSession } from '../session/bootstrap.ts';`],
+    ['workers/realtime/call/x.ts', `import { TraceStore } from './trace-store.ts';`],
+    ['workers/realtime/twilio/x.ts', `import { openSession } from '../call/bootstrap.ts';`],
     ['scripts/x.ts', `export const load = () => import('../workers/cpu/role.ts');`],
-    ['test/x.test.ts', `import { keepSessions } from '../workers/realtime/session/keeper.ts';`],
+    ['test/x.test.ts', `import { keepSessions } from '../workers/realtime/call/keeper.ts';`],
     ['benchmarks/b/x.ts', `import { startTestPlatform } from '../../support/helpers/platform.ts';`],
     ['test/realtime/x.test.ts', `import { startCartesiaDouble } from '../../support/doubles/cartesia.ts';`],
   ])('allows %s to import within its role or through shared/', async (file, code) => {

@@ -1,10 +1,9 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ESLint } from 'eslint';
-import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { LAYERS } from '../../eslint/shared-layers.js';
+import { folderGraph, loops, tsFiles } from '../../support/helpers/folder-graph.ts';
 
 /**
  * shared/ in layers (eslint/shared-layers.js, docs/CONTRIBUTING.md): kernel → platform → engines → domains →
@@ -21,67 +20,10 @@ async function crossings(filePath: string, code: string): Promise<string[]> {
   return result!.messages.filter((m) => m.ruleId === RULE).map((m) => m.message);
 }
 
-function sharedFiles(dir = join(ROOT, 'shared')): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? sharedFiles(join(dir, e.name)) : /\.ts$/.test(e.name) ? [join(dir, e.name)] : [],
-  );
-}
-
 /** `shared/<layer>/<folder>` of a file (a file directly in a layer is its own folder). */
 function folderOf(file: string): string {
-  const parts = relative(ROOT, file).split('\\').join('/').split('/');
+  const parts = file.split('/');
   return parts.slice(0, Math.min(3, parts.length)).join('/');
-}
-
-/** Folder → folders it imports (relative imports between different folders of shared/). */
-function folderGraph(): Map<string, Set<string>> {
-  const graph = new Map<string, Set<string>>();
-  for (const file of sharedFiles()) {
-    const { importedFiles } = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
-    for (const { fileName } of importedFiles) {
-      if (!fileName.startsWith('.')) continue;
-      const target = resolve(dirname(file), fileName);
-      if (!relative(ROOT, target).startsWith('shared/')) continue;
-      const [a, b] = [folderOf(file), folderOf(target)];
-      if (a === b) continue;
-      if (!graph.has(a)) graph.set(a, new Set());
-      graph.get(a)!.add(b);
-    }
-  }
-  return graph;
-}
-
-/** Strongly connected sets of more than one folder (Tarjan): each is a folder loop. */
-function loops(graph: Map<string, Set<string>>): string[][] {
-  const index = new Map<string, number>();
-  const low = new Map<string, number>();
-  const stack: string[] = [];
-  const onStack = new Set<string>();
-  const found: string[][] = [];
-  const visit = (v: string): void => {
-    index.set(v, index.size);
-    low.set(v, index.get(v)!);
-    stack.push(v);
-    onStack.add(v);
-    for (const w of graph.get(v) ?? []) {
-      if (!index.has(w)) {
-        visit(w);
-        low.set(v, Math.min(low.get(v)!, low.get(w)!));
-      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
-    }
-    if (low.get(v) === index.get(v)) {
-      const set: string[] = [];
-      let w: string;
-      do {
-        w = stack.pop()!;
-        onStack.delete(w);
-        set.push(w);
-      } while (w !== v);
-      if (set.length > 1) found.push(set.sort());
-    }
-  };
-  for (const v of graph.keys()) if (!index.has(v)) visit(v);
-  return found;
 }
 
 describe('shared/ layers', () => {
@@ -90,8 +32,11 @@ describe('shared/ layers', () => {
     ['shared/kernel/x.ts', `import type { Infra } from '../platform/infra.ts';`],
     ['shared/platform/x.ts', `import { sttRegistry } from '../engines/speech-registry.ts';`],
     ['shared/engines/stt/x.ts', `import { transcribe } from '../../domains/speech/transcription.ts';`],
-    ['shared/engines/x.ts', `export * from '../composition/engines-boot.ts';`],
-    ['shared/domains/video/x.ts', `export { buildServer } from '../../composition/http/server.ts';`],
+    ['shared/engines/x.ts', `export * from '../composition/engines-boot.ts';\nexport const n = 1;`],
+    [
+      'shared/domains/video/x.ts',
+      `export { buildServer } from '../../composition/http/server.ts';\nexport const n = 1;`,
+    ],
     ['shared/domains/rag/x.ts', `export const load = () => import('../../composition/reconciler.ts');`],
   ])('reports an upward import in %s', async (file, code) => {
     expect(await crossings(file, code)).toHaveLength(1);
@@ -126,15 +71,58 @@ describe('shared/ layers', () => {
     expect(results.length).toBeGreaterThan(200);
   }, 300_000);
 
+  it.each([
+    ['shared/domains/billing/x.ts', `import { heldVideoJobSql } from '../video/store.ts';`],
+    ['shared/domains/realtime/amd/x.ts', `import type { CampaignRow } from '../../campaigns/store.ts';`],
+    ['shared/domains/speech/x.ts', `export const load = () => import('../agents/runtime.ts');`],
+  ])('reports a domain importing a domain after it in the order: %s', async (file, code) => {
+    const [msg, ...rest] = await crossings(file, code);
+    expect(rest).toEqual([]);
+    expect(msg).toMatch(
+      /^shared\/domains\/[a-z-]+\/ must not import shared\/domains\/[a-z-]+\/: a domain imports only/,
+    );
+  });
+
+  it('asks a new domain to be placed in the order', async () => {
+    const [msg] = await crossings('shared/domains/fax/x.ts', `import { billing } from '../billing/accounts.ts';`);
+    expect(msg).toMatch(/^shared\/domains\/fax\/ is not in the domain order \(billing → webhooks → /);
+  });
+
+  it.each([
+    ['support/doubles/x.ts', `export * from '../../shared/kernel/audio/mulaw.ts';`],
+    ['workers/realtime/codec/x.ts', `// moved\nexport { a } from './a.ts';\nexport type { B } from './a.ts';`],
+    ['shared/domains/rag/x.ts', `export * as search from './search.ts';`],
+  ])('refuses a forwarding file: %s', async (file, code) => {
+    const [msg, ...rest] = await crossings(file, code);
+    expect(rest).toEqual([]);
+    expect(msg).toMatch(/^a forwarding file: it only re-exports \.\.?\//);
+  });
+
+  it.each([
+    ['shared/kernel/audio/x.ts', `export * from './pcm.ts';\nexport * from './wav.ts';`],
+    ['support/doubles/x.ts', `export * from './live-double.ts';\nexport const PORT = 0;`],
+  ])('allows an index of several modules, or re-exports beside code: %s', async (file, code) => {
+    expect(await crossings(file, code)).toEqual([]);
+  });
+
+  it('finds no forwarding file in the code', async () => {
+    const results = await eslint.lintFiles(['api', 'workers', 'scripts', 'benchmarks', 'support']);
+    const found = results.flatMap((r) =>
+      r.messages.filter((m) => m.ruleId === RULE).map((m) => `${r.filePath.slice(ROOT.length)}: ${m.message}`),
+    );
+    expect(found).toEqual([]);
+    expect(results.length).toBeGreaterThan(150);
+  }, 300_000);
+
   it('keeps every shared/ file inside a layer folder', () => {
-    const outside = sharedFiles()
+    const outside = tsFiles(join(ROOT, 'shared'))
       .map((f) => relative(ROOT, f))
       .filter((f) => !LAYERS.some((layer: string) => f.startsWith(`shared/${layer}/`)));
     expect(outside).toEqual([]);
   });
 
   it('has no loop between the folders of shared/', () => {
-    const graph = folderGraph();
+    const graph = folderGraph(ROOT, tsFiles(join(ROOT, 'shared')), folderOf, (p) => p.startsWith('shared/'));
     expect(graph.size).toBeGreaterThan(20);
     expect(loops(graph)).toEqual([]);
   });

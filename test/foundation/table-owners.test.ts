@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
@@ -151,5 +151,25 @@ describe('table ownership', () => {
     }
     expect(statements).toBeGreaterThan(100);
     expect(outside).toEqual([]);
+  });
+
+  it('is the map docs/CONTRIBUTING.md shows: the same tables, each owner path there', () => {
+    const doc = readFileSync(join(ROOT, 'docs/CONTRIBUTING.md'), 'utf8');
+    const section = doc.slice(doc.indexOf('## Tables and who owns them'), doc.indexOf('## Map'));
+    const rows = section.split('\n').filter((l) => /^\| `/.test(l));
+    const documented = rows.flatMap((r) => [...r.split('|')[1]!.matchAll(/`(\w+)`/g)].map((m) => m[1]!));
+    expect(documented.sort()).toEqual(Object.keys(OWNERS).sort());
+    // Every file or folder the table names exists (brace lists expanded).
+    const expand = (p: string): string[] => {
+      const m = /\{([^}]*)\}/.exec(p);
+      return m
+        ? m[1]!.split(',').flatMap((o) => expand(p.slice(0, m.index) + o + p.slice(m.index + m[0].length)))
+        : [p];
+    };
+    const named = rows.flatMap((r) =>
+      [...r.split('|')[2]!.matchAll(/`(shared\/[^`*]+)`/g)].flatMap((m) => expand(m[1]!)),
+    );
+    expect(named.length).toBeGreaterThan(20);
+    expect(named.filter((p) => !existsSync(join(ROOT, p)))).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCohereDouble } from '../../support/doubles/cohere.ts';
-import type { HttpDouble } from '../../support/doubles/http-double.ts';
+import type { HttpDouble } from '../../shared/domains/agent-tests/simulators/http-double.ts';
 import { startOpenAiDouble } from '../../support/doubles/openai.ts';
 import { startVoyageDouble } from '../../support/doubles/voyage.ts';
 import { loadConfig } from '../../shared/kernel/config/index.ts';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCohereDouble } from '../../support/doubles/cohere.ts';
-import type { HttpDouble } from '../../support/doubles/http-double.ts';
+import type { HttpDouble } from '../../shared/domains/agent-tests/simulators/http-double.ts';
 import { startOpenAiDouble } from '../../support/doubles/openai.ts';
 import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';
 import { call, type ErrorBody, type SearchItem } from './helpers.ts';

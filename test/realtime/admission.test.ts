@@ -1,10 +1,16 @@
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fleetHeadroom, refusalTwiml } from '../../shared/domains/realtime/admission.ts';
-import { startDeepgramLiveDouble, type DeepgramLiveDouble } from '../../support/doubles/deepgram-live.ts';
-import { startOpenAiChatDouble, type OpenAiChatDouble } from '../../support/doubles/openai-chat.ts';
+import {
+  startDeepgramLiveDouble,
+  type DeepgramLiveDouble,
+} from '../../shared/domains/agent-tests/simulators/deepgram-live.ts';
+import {
+  startOpenAiChatDouble,
+  type OpenAiChatDouble,
+} from '../../shared/domains/agent-tests/simulators/openai-chat.ts';
 import { startTestPlatform, waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
-import { TwilioCaller } from '../../support/doubles/twilio-caller.ts';
+import { TwilioCaller } from '../../shared/domains/agent-tests/twilio-caller.ts';
 import { tokenFromTwiml, voicePlatformEnv, wsUrl } from '../../support/realtime/helpers.ts';
 
 let p: TestPlatform;

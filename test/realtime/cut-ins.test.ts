@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assistantTurn, assistantTurnRecord, suspectCutIn } from '../../workers/realtime/session/assistant-turn.ts';
-import { TraceStore } from '../../workers/realtime/session/trace-store.ts';
+import { assistantTurn, assistantTurnRecord, suspectCutIn } from '../../workers/realtime/pipeline/assistant-turn.ts';
+import { TraceStore } from '../../workers/realtime/call/trace-store.ts';
 import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';
 
 describe('suspected cut-ins: the decision', () => {

@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
-import { startOpenAiChatDouble, type OpenAiChatDouble } from '../../support/doubles/openai-chat.ts';
+import {
+  startOpenAiChatDouble,
+  type OpenAiChatDouble,
+} from '../../shared/domains/agent-tests/simulators/openai-chat.ts';
 import { DirectClient } from './direct-client.ts';
 import { fliteUtterance, wsUrl } from '../../support/realtime/helpers.ts';
 

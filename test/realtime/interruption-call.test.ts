@@ -1,8 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';
-import { startDeepgramLiveDouble, type DeepgramLiveDouble } from '../../support/doubles/deepgram-live.ts';
-import { startOpenAiChatDouble, type OpenAiChatDouble } from '../../support/doubles/openai-chat.ts';
-import { TwilioCaller } from '../../support/doubles/twilio-caller.ts';
+import {
+  startDeepgramLiveDouble,
+  type DeepgramLiveDouble,
+} from '../../shared/domains/agent-tests/simulators/deepgram-live.ts';
+import {
+  startOpenAiChatDouble,
+  type OpenAiChatDouble,
+} from '../../shared/domains/agent-tests/simulators/openai-chat.ts';
+import { TwilioCaller } from '../../shared/domains/agent-tests/twilio-caller.ts';
 import { fliteUtterance, tokenFromTwiml, voicePlatformEnv, wsUrl } from '../../support/realtime/helpers.ts';
 
 /**

@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseWav } from '../../shared/kernel/audio/wav.ts';
 import { createLogger } from '../../shared/kernel/observability/logger.ts';
-import { keepSessions } from '../../workers/realtime/session/keeper.ts';
-import { recordingSpillPath, StereoRecorder } from '../../workers/realtime/session/recorder.ts';
+import { keepSessions } from '../../workers/realtime/call/keeper.ts';
+import { recordingSpillPath, StereoRecorder } from '../../workers/realtime/pipeline/output/recorder.ts';
 import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';
 
 let p: TestPlatform;

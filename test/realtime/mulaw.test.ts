@@ -5,7 +5,7 @@ import {
   mulawBase64ToPcm,
   mulawToPcm,
   pcmToMulaw,
-} from '../../workers/realtime/codec/mulaw.ts';
+} from '../../shared/kernel/audio/mulaw.ts';
 
 describe('G.711 μ-law', () => {
   it('decodes the reference bytes from PROTOCOLS.md', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pacedEar, type Hypothesis } from '../../support/doubles/paced-speech.ts';
+import { pacedEar, type Hypothesis } from '../../shared/domains/agent-tests/simulators/paced-speech.ts';
 
 /**
  * The live-STT double's pacing (issue 25's sweep depends on it): a pause shorter than the recogniser's endpointing

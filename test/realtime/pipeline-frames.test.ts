@@ -3,12 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { LocalTtsEngine } from '../../shared/engines/tts/local.ts';
 import { Conversation } from '../../workers/realtime/pipeline/conversation.ts';
 import type { Frame } from '../../workers/realtime/pipeline/frames.ts';
-import { PlaybackStage } from '../../workers/realtime/pipeline/playback-stage.ts';
-import { ReplyStage } from '../../workers/realtime/pipeline/reply-stage.ts';
-import { SentenceStage } from '../../workers/realtime/pipeline/sentence-stage.ts';
+import { PlaybackStage } from '../../workers/realtime/pipeline/output/playback-stage.ts';
+import { ReplyStage } from '../../workers/realtime/pipeline/answer/reply-stage.ts';
+import { SentenceStage } from '../../workers/realtime/pipeline/output/sentence-stage.ts';
 import { Pipeline } from '../../workers/realtime/pipeline/stage.ts';
-import { TtsStage } from '../../workers/realtime/pipeline/tts-stage.ts';
-import { Playback } from '../../workers/realtime/session/playback.ts';
+import { TtsStage } from '../../workers/realtime/pipeline/output/tts-stage.ts';
+import { Playback } from '../../workers/realtime/pipeline/playback.ts';
 
 const GOODBYE =
   'Your balance has run out, so this call has to end now. Thank you for calling the front desk today. ' +

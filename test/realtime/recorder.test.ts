@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { parseWav } from '../../shared/kernel/audio/wav.ts';
-import { recordingSpillPath, StereoRecorder } from '../../workers/realtime/session/recorder.ts';
+import { recordingSpillPath, StereoRecorder } from '../../workers/realtime/pipeline/output/recorder.ts';
 
 const RATE = 8000;
 const chunk = (n: number, value: (i: number) => number) => Int16Array.from({ length: n }, (_, i) => value(i));

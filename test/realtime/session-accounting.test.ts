@@ -5,8 +5,8 @@ import { prepareAgentRuntime } from '../../shared/domains/agents/runtime.ts';
 import { newId } from '../../shared/kernel/ids.ts';
 import { createLogger } from '../../shared/kernel/observability/logger.ts';
 import { resolveSessionEngines, speechFor } from '../../shared/domains/realtime/engines.ts';
-import { SessionAccounting } from '../../workers/realtime/session/session-accounting.ts';
-import { TraceStore } from '../../workers/realtime/session/trace-store.ts';
+import { SessionAccounting } from '../../workers/realtime/call/session-accounting.ts';
+import { TraceStore } from '../../workers/realtime/call/trace-store.ts';
 import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';
 
 let p: TestPlatform;

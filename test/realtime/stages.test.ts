@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { DataFrame, Frame } from '../../workers/realtime/pipeline/frames.ts';
 import { StageHarness } from '../../workers/realtime/pipeline/harness.ts';
-import { SentenceStage } from '../../workers/realtime/pipeline/sentence-stage.ts';
+import { SentenceStage } from '../../workers/realtime/pipeline/output/sentence-stage.ts';
 import { Stage } from '../../workers/realtime/pipeline/stage.ts';
-import { TTS_LOOKAHEAD_MS, TtsStage, type TtsTrace } from '../../workers/realtime/pipeline/tts-stage.ts';
+import { TTS_LOOKAHEAD_MS, TtsStage, type TtsTrace } from '../../workers/realtime/pipeline/output/tts-stage.ts';
 import { LocalTtsEngine } from '../../shared/engines/tts/local.ts';
 
 /** A stage whose data work waits until released, to observe overtaking and cancellation. */

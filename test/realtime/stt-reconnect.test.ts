@@ -4,9 +4,12 @@ import {
   startDeepgramLiveDouble,
   type DeepgramLiveDouble,
   type LiveConnection,
-} from '../../support/doubles/deepgram-live.ts';
-import { startOpenAiChatDouble, type OpenAiChatDouble } from '../../support/doubles/openai-chat.ts';
-import { TwilioCaller } from '../../support/doubles/twilio-caller.ts';
+} from '../../shared/domains/agent-tests/simulators/deepgram-live.ts';
+import {
+  startOpenAiChatDouble,
+  type OpenAiChatDouble,
+} from '../../shared/domains/agent-tests/simulators/openai-chat.ts';
+import { TwilioCaller } from '../../shared/domains/agent-tests/twilio-caller.ts';
 import { fliteUtterance, tokenFromTwiml, voicePlatformEnv, wsUrl } from '../../support/realtime/helpers.ts';
 
 /**

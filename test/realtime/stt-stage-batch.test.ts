@@ -5,7 +5,7 @@ import { PocketsphinxSttEngine } from '../../shared/engines/stt/pocketsphinx.ts'
 import { createLogger } from '../../shared/kernel/observability/logger.ts';
 import type { Frame } from '../../workers/realtime/pipeline/frames.ts';
 import { StageHarness } from '../../workers/realtime/pipeline/harness.ts';
-import { SttStage } from '../../workers/realtime/pipeline/stt-stage.ts';
+import { SttStage } from '../../workers/realtime/pipeline/input/stt-stage.ts';
 
 const run = promisify(execFile);
 

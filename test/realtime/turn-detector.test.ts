@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isBackchannel, TurnDetector } from '../../workers/realtime/session/turn-detector.ts';
+import { TurnDetector } from '../../workers/realtime/pipeline/input/turn-detector.ts';
+import { isBackchannel } from '../../workers/realtime/pipeline/words.ts';
 
 describe('turn detector', () => {
   it('ignores short noises, starts after the minimum and ends after the endpointing silence', () => {

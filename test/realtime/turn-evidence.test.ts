@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { endOfUtteranceProsody, pitchOf, RecentAudio } from '../../shared/kernel/audio/prosody.ts';
-import { pacedEar, PACED, type Hypothesis } from '../../support/doubles/paced-speech.ts';
-import { jittered, seededRandom, withWordErrors } from '../../support/doubles/stt-realism.ts';
+import { pacedEar, PACED, type Hypothesis } from '../../shared/domains/agent-tests/simulators/paced-speech.ts';
+import { jittered, seededRandom, withWordErrors } from '../../shared/domains/agent-tests/simulators/stt-realism.ts';
 import {
   decideWindow,
   endpointingPolicy,
   type EndpointingPolicy,
   type TurnEvidence,
-} from '../../workers/realtime/session/endpointing.ts';
-import { TurnDetector } from '../../workers/realtime/session/turn-detector.ts';
-import { SttLag, TurnEvidenceTracker } from '../../workers/realtime/session/turn-evidence.ts';
+} from '../../workers/realtime/pipeline/turn/endpointing.ts';
+import { TurnDetector } from '../../workers/realtime/pipeline/input/turn-detector.ts';
+import { SttLag, TurnEvidenceTracker } from '../../workers/realtime/pipeline/turn/turn-evidence.ts';
 
 const ENV = {
   REALTIME_ENDPOINTING_MS: 300,

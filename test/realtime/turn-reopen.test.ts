@@ -4,10 +4,11 @@ import { SileroVad } from '../../shared/engines/vad/silero.ts';
 import { Conversation } from '../../workers/realtime/pipeline/conversation.ts';
 import type { DataFrame, Frame, UpstreamFrame } from '../../workers/realtime/pipeline/frames.ts';
 import { Pipeline, Stage } from '../../workers/realtime/pipeline/stage.ts';
-import { PREPARE_AFTER_MS, TurnStage } from '../../workers/realtime/pipeline/turn-stage.ts';
-import { VadStage } from '../../workers/realtime/pipeline/vad-stage.ts';
-import { Playback } from '../../workers/realtime/session/playback.ts';
-import type { SessionSettings } from '../../workers/realtime/session/types.ts';
+import { PREPARE_AFTER_MS } from '../../workers/realtime/pipeline/turn/evidence-turn-detector.ts';
+import { TurnStage } from '../../workers/realtime/pipeline/turn/turn-stage.ts';
+import { VadStage } from '../../workers/realtime/pipeline/input/vad-stage.ts';
+import { Playback } from '../../workers/realtime/pipeline/playback.ts';
+import type { SessionSettings } from '../../workers/realtime/call/types.ts';
 import { fliteUtterance } from '../../support/realtime/helpers.ts';
 
 const RATE = 8000;

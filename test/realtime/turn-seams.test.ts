@@ -14,9 +14,9 @@ import {
 } from '../../workers/realtime/pipeline/turn/interruption-registry.ts';
 import type { TurnDetector } from '../../workers/realtime/pipeline/turn/turn-detector.ts';
 import { TURN_DETECTOR_REGISTRY, turnDetector } from '../../workers/realtime/pipeline/turn/turn-detector-registry.ts';
-import { TurnStage } from '../../workers/realtime/pipeline/turn-stage.ts';
-import { Playback } from '../../workers/realtime/session/playback.ts';
-import type { SessionSettings } from '../../workers/realtime/session/types.ts';
+import { TurnStage } from '../../workers/realtime/pipeline/turn/turn-stage.ts';
+import { Playback } from '../../workers/realtime/pipeline/playback.ts';
+import type { SessionSettings } from '../../workers/realtime/call/types.ts';
 
 const RATE = 8000;
 const SETTINGS: SessionSettings = {

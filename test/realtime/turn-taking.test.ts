@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { TurnTaking } from '../../shared/kernel/contracts/agents.ts';
 import type { Frame } from '../../workers/realtime/pipeline/frames.ts';
-import type { AssistantTurn } from '../../workers/realtime/session/assistant-turn.ts';
+import type { AssistantTurn } from '../../workers/realtime/pipeline/assistant-turn.ts';
 import {
   completeness,
   endpointingPolicy,
   endpointWindowMs,
   sameWords,
-} from '../../workers/realtime/session/endpointing.ts';
-import { PreparedReplies } from '../../workers/realtime/session/prepared-reply.ts';
-import { TurnDetector } from '../../workers/realtime/session/turn-detector.ts';
+} from '../../workers/realtime/pipeline/turn/endpointing.ts';
+import { PreparedReplies } from '../../workers/realtime/pipeline/answer/prepared-reply.ts';
+import { TurnDetector } from '../../workers/realtime/pipeline/input/turn-detector.ts';
 
 const ENV = {
   REALTIME_ENDPOINTING_MS: 300,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pcmToMulaw } from '../../workers/realtime/codec/mulaw.ts';
+import { pcmToMulaw } from '../../shared/kernel/audio/mulaw.ts';
 import {
   clearMessage,
   markMessage,

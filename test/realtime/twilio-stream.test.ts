@@ -1,10 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../shared/kernel/observability/logger.ts';
-import { keepSessions } from '../../workers/realtime/session/keeper.ts';
+import { keepSessions } from '../../workers/realtime/call/keeper.ts';
 import { startTestPlatform, waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
-import { startDeepgramLiveDouble, type DeepgramLiveDouble } from '../../support/doubles/deepgram-live.ts';
-import { startOpenAiChatDouble, type OpenAiChatDouble } from '../../support/doubles/openai-chat.ts';
-import { TwilioCaller } from '../../support/doubles/twilio-caller.ts';
+import {
+  startDeepgramLiveDouble,
+  type DeepgramLiveDouble,
+} from '../../shared/domains/agent-tests/simulators/deepgram-live.ts';
+import {
+  startOpenAiChatDouble,
+  type OpenAiChatDouble,
+} from '../../shared/domains/agent-tests/simulators/openai-chat.ts';
+import { TwilioCaller } from '../../shared/domains/agent-tests/twilio-caller.ts';
 import { fliteUtterance, rms, tokenFromTwiml, voicePlatformEnv, wsUrl } from '../../support/realtime/helpers.ts';
 
 const GREETING = 'Hello! How can I help you today?';

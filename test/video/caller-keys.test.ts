@@ -6,7 +6,7 @@ import type { VideoJob } from '../../shared/kernel/contracts/video.ts';
 import { isVideoFailure } from '../../shared/kernel/media/failure.ts';
 import { eraseJobKeys, jobKeyHeaders, sealJobKeys } from '../../shared/domains/video/job-keys.ts';
 import { startElevenLabsDouble } from '../../support/doubles/elevenlabs.ts';
-import type { HttpDouble } from '../../support/doubles/http-double.ts';
+import type { HttpDouble } from '../../shared/domains/agent-tests/simulators/http-double.ts';
 import { startTestPlatform, waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
 import { TEST_ENV, waitForJob } from './helpers.ts';
 import { makeMedia, startMediaServer, type LocalServer } from '../../support/doubles/media-server.ts';

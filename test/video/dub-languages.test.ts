@@ -4,7 +4,7 @@ import { ApertiumTranslateEngine } from '../../shared/engines/translate/apertium
 import { DeepLTranslateEngine } from '../../shared/engines/translate/deepl.ts';
 import { startDeepgramDouble } from '../../support/doubles/deepgram.ts';
 import { startDeepLDouble } from '../../support/doubles/deepl.ts';
-import type { HttpDouble } from '../../support/doubles/http-double.ts';
+import type { HttpDouble } from '../../shared/domains/agent-tests/simulators/http-double.ts';
 import { startMediaServer, type LocalServer } from '../../support/doubles/media-server.ts';
 import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';
 import { TEST_ENV, waitForJob } from './helpers.ts';

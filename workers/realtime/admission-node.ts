@@ -4,7 +4,7 @@ import { ApiError } from '../../shared/kernel/errors/api-error.ts';
 import { admissionRefused, realtimeCapacity, realtimeHeadroom } from '../../shared/kernel/observability/metrics.ts';
 import { admissionKeys, LIVE_HOLD_MS, nodeCapacity, NODE_TTL_MS } from '../../shared/domains/realtime/admission.ts';
 import type { Infra } from '../../shared/platform/infra.ts';
-import { liveSessionIds } from './session/live.ts';
+import { liveSessionIds } from './call/live.ts';
 
 export interface AdmissionNode {
   capacity: number;

@@ -3,8 +3,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../../shared/kernel/errors/api-error.ts';
 import { startAdmissionNode } from './admission-node.ts';
 import { handleDirectSession } from './direct/session-handler.ts';
-import { startSessionKeeper } from './session/keeper.ts';
-import { endLiveSessions } from './session/live.ts';
+import { startSessionKeeper } from './call/keeper.ts';
+import { endLiveSessions } from './call/live.ts';
 import { handleTwilioStream } from './twilio/stream-handler.ts';
 
 /** A plain GET on a socket route: 426 in the envelope (the plugin's default is an empty 404). */

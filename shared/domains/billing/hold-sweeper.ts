@@ -1,6 +1,11 @@
-import { heldTranscriptionJobSql } from '../../kernel/db/transcription-jobs.ts';
 import type { Infra } from '../../platform/infra.ts';
-import { heldVideoJobSql } from '../video/store.ts';
+
+/**
+ * A job domain's subquery for the job a hold key names (`status`, `units`; at most one row): the job tables stay
+ * with their owners, and billing, below them, takes their subqueries from the reconciler (composition) that wires
+ * every domain (transcription-jobs.ts's heldTranscriptionJobSql, video/store.ts's heldVideoJobSql).
+ */
+export type HeldJobSql = (holdKey: string) => string;
 
 interface LeftHold {
   id: string;
@@ -21,14 +26,13 @@ interface LeftHold {
  */
 export async function sweepHolds(
   infra: Infra,
-  opts: { afterMs: number; unkeyedAfterMs: number; limit?: number },
+  opts: { afterMs: number; unkeyedAfterMs: number; limit?: number; jobs: readonly [HeldJobSql, ...HeldJobSql[]] },
 ): Promise<{ committed: number; refunded: number }> {
   const { rows } = await infra.db.query<LeftHold>(
     `select l.id, l.hold_key, extract(epoch from now() - l.created_at) * 1000 as age_ms,
             j.status as job_status, j.units as job_units
        from credit_ledger l
-       left join lateral (${heldTranscriptionJobSql('l.hold_key')}
-                          union all ${heldVideoJobSql('l.hold_key')}) j on true
+       left join lateral (${opts.jobs.map((job) => job('l.hold_key')).join(' union all ')}) j on true
       where l.status = 'reserved' and l.category <> 'session' and l.operation not like 'session.%'
         and l.created_at < now() - make_interval(secs => $1::float / 1000)
       order by l.created_at limit $2`,

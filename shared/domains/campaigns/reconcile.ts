@@ -38,7 +38,6 @@ const LOOKUP_TIMEOUT_MS = 10_000;
  */
 export async function reconcileCampaigns(
   infra: Infra,
-  now = Date.now(),
 ): Promise<{ dials: number; hangups: number; dead: number; overdue: number; settles: number; dispatches: number }> {
   const after = infra.config.RECONCILE_AFTER_MS;
   const stats = { dials: 0, hangups: 0, dead: 0, overdue: 0, settles: 0, dispatches: 0 };

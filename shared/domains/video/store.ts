@@ -131,7 +131,7 @@ export async function markFailed(
 
 /**
  * The status and charged units of the video job a credit hold's key names (`video:<id>`), as a subquery for the
- * hold sweeper's one statement (billing/hold-sweeper.ts): `holdKey` is its SQL expression.
+ * hold sweeper's one statement (billing/hold-sweeper.ts, handed it by composition/reconciler.ts): `holdKey` is its SQL expression.
  */
 export function heldVideoJobSql(holdKey: string): string {
   return `select status, charged_units::float8 as units from video_jobs

@@ -45,7 +45,7 @@ export async function getTranscriptionJob(
 
 /**
  * The status and charged units of the transcription job a credit hold's key names (`transcription:<id>`), as a
- * subquery for the hold sweeper's one statement (billing/hold-sweeper.ts): `holdKey` is its SQL expression.
+ * subquery for the hold sweeper's one statement (billing/hold-sweeper.ts, handed it by composition/reconciler.ts): `holdKey` is its SQL expression.
  */
 export function heldTranscriptionJobSql(holdKey: string): string {
   return `select status, audio_seconds::float8 as units from transcription_jobs

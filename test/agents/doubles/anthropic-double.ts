@@ -1,5 +1,5 @@
-import { pieces, startDouble, type Double } from '../../../support/doubles/http-double.ts';
-import type { LlmScript } from '../../../support/doubles/llm-script.ts';
+import { pieces, startDouble, type Double } from '../../../shared/domains/agent-tests/simulators/http-double.ts';
+import type { LlmScript } from '../../../shared/domains/agent-tests/simulators/llm-script.ts';
 
 /**
  * A Messages API server speaking Anthropic's streaming wire: `event: message_start` (input usage), per block

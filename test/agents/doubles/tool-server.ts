@@ -1,4 +1,4 @@
-import { startDouble, type Double, type Recorded } from '../../../support/doubles/http-double.ts';
+import { startDouble, type Double, type Recorded } from '../../../shared/domains/agent-tests/simulators/http-double.ts';
 
 /** A custom-tool endpoint: answers each call with `respond` after `delayMs`. */
 export async function startToolServer(

@@ -1,4 +1,4 @@
-import { startDouble, type Double } from '../../../support/doubles/http-double.ts';
+import { startDouble, type Double } from '../../../shared/domains/agent-tests/simulators/http-double.ts';
 
 /**
  * Vapi's assistant API as far as sync uses it: `POST /assistant` creates (201 with the assistant and its `id`),

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SttStreamEvent } from '../../../shared/engines/stt/types.ts';
 import { AssemblyAiStt, type AssemblyAiStreamOptions } from '../../../shared/engines/stt/vendors/assemblyai.ts';
 import { startAssemblyAiStreamDouble } from '../../../support/doubles/assemblyai-stream.ts';
-import type { LiveDouble } from '../../../support/doubles/live-double.ts';
+import type { LiveDouble } from '../../../shared/domains/agent-tests/simulators/live-double.ts';
 import { silence, tone } from '../../../support/doubles/audio.ts';
 import { engineError } from './conformance.ts';
 import { drain, frames, mulaw } from './stream-helpers.ts';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isEngineError, type EngineError } from '../../../shared/kernel/errors/engine-error.ts';
 import type { TtsEngine, TtsRequest } from '../../../shared/engines/tts/types.ts';
-import type { HttpDouble, RecordedRequest } from '../../../support/doubles/http-double.ts';
+import type { HttpDouble, RecordedRequest } from '../../../shared/domains/agent-tests/simulators/http-double.ts';
 
 /**
  * The conformance suite every brand-named TTS adapter runs against its vendor double: naming and voices,

@@ -7,7 +7,7 @@ import {
   DEEPGRAM_TYPICAL,
   startDeepgramLiveDouble,
   type DeepgramLiveDouble,
-} from '../../../support/doubles/deepgram-live.ts';
+} from '../../../shared/domains/agent-tests/simulators/deepgram-live.ts';
 import { engineError } from './conformance.ts';
 import { drain, frames, mulaw } from './stream-helpers.ts';
 

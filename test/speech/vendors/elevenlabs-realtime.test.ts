@@ -4,7 +4,7 @@ import { ElevenLabsStt } from '../../../shared/engines/stt/vendors/elevenlabs.ts
 import type { ElevenLabsRealtimeStreamOptions } from '../../../shared/engines/stt/vendors/elevenlabs-realtime.ts';
 import { silence, tone } from '../../../support/doubles/audio.ts';
 import { startElevenLabsRealtimeDouble } from '../../../support/doubles/elevenlabs-realtime.ts';
-import type { LiveDouble } from '../../../support/doubles/live-double.ts';
+import type { LiveDouble } from '../../../shared/domains/agent-tests/simulators/live-double.ts';
 import { drain, frames, mulaw } from './stream-helpers.ts';
 
 type Final = Extract<SttStreamEvent, { type: 'final' }>;

@@ -3,7 +3,7 @@ import type { SttStreamEvent } from '../../../shared/engines/stt/types.ts';
 import { OpenAiStt } from '../../../shared/engines/stt/vendors/openai.ts';
 import type { OpenAiRealtimeStreamOptions } from '../../../shared/engines/stt/vendors/openai-realtime.ts';
 import { silence, tone } from '../../../support/doubles/audio.ts';
-import type { LiveDouble } from '../../../support/doubles/live-double.ts';
+import type { LiveDouble } from '../../../shared/domains/agent-tests/simulators/live-double.ts';
 import { startOpenAiRealtimeDouble } from '../../../support/doubles/openai-realtime.ts';
 import { drain, frames, mulaw } from './stream-helpers.ts';
 

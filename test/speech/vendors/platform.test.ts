@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tone, wav } from '../../../support/doubles/audio.ts';
 import { startDeepgramDouble } from '../../../support/doubles/deepgram.ts';
 import { startElevenLabsDouble } from '../../../support/doubles/elevenlabs.ts';
-import type { HttpDouble } from '../../../support/doubles/http-double.ts';
-import { SCRIPT } from '../../../support/doubles/transcript.ts';
+import type { HttpDouble } from '../../../shared/domains/agent-tests/simulators/http-double.ts';
+import { SCRIPT } from '../../../shared/domains/agent-tests/simulators/transcript.ts';
 import { startTestPlatform, type TestPlatform } from '../../../support/helpers/platform.ts';
 
 /**

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SttEngine, SttProgress, SttRequest } from '../../../shared/engines/stt/types.ts';
 import { tone } from '../../../support/doubles/audio.ts';
-import type { HttpDouble, RecordedRequest } from '../../../support/doubles/http-double.ts';
-import { SCRIPT } from '../../../support/doubles/transcript.ts';
+import type { HttpDouble, RecordedRequest } from '../../../shared/domains/agent-tests/simulators/http-double.ts';
+import { SCRIPT } from '../../../shared/domains/agent-tests/simulators/transcript.ts';
 import { engineError } from './conformance.ts';
 
 /**

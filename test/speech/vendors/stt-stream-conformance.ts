@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SttEngine, SttStreamEvent } from '../../../shared/engines/stt/types.ts';
 import { silence, tone } from '../../../support/doubles/audio.ts';
-import type { LiveDouble } from '../../../support/doubles/live-double.ts';
+import type { LiveDouble } from '../../../shared/domains/agent-tests/simulators/live-double.ts';
 import { engineError } from './conformance.ts';
 import { drain, frames } from './stream-helpers.ts';
 

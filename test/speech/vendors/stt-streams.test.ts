@@ -3,7 +3,7 @@ import { DeepgramStt } from '../../../shared/engines/stt/vendors/deepgram.ts';
 import { ElevenLabsStt } from '../../../shared/engines/stt/vendors/elevenlabs.ts';
 import { OpenAiStt } from '../../../shared/engines/stt/vendors/openai.ts';
 import { startAssemblyAiStreamDouble } from '../../../support/doubles/assemblyai-stream.ts';
-import { startDeepgramLiveDouble } from '../../../support/doubles/deepgram-live.ts';
+import { startDeepgramLiveDouble } from '../../../shared/domains/agent-tests/simulators/deepgram-live.ts';
 import { startElevenLabsRealtimeDouble } from '../../../support/doubles/elevenlabs-realtime.ts';
 import { startOpenAiRealtimeDouble } from '../../../support/doubles/openai-realtime.ts';
 import { sttStreamConformance, type SttStreamCase } from './stt-stream-conformance.ts';

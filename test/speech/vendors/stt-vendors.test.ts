@@ -13,7 +13,7 @@ import { startAssemblyAiDouble } from '../../../support/doubles/assemblyai.ts';
 import { parseWav } from '../../../support/doubles/audio.ts';
 import { startDeepgramDouble } from '../../../support/doubles/deepgram.ts';
 import { startElevenLabsDouble } from '../../../support/doubles/elevenlabs.ts';
-import { formDataOf } from '../../../support/doubles/http-double.ts';
+import { formDataOf } from '../../../shared/domains/agent-tests/simulators/http-double.ts';
 import { startGroqDouble, startOpenAiDouble } from '../../../support/doubles/openai.ts';
 import { sttConformance, type SttVendorCase } from './stt-conformance.ts';
 

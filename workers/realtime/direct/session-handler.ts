@@ -9,10 +9,10 @@ import { markSessionFailedToStart, SessionAlreadyStartedError } from '../../../s
 import { verifySessionToken } from '../../../shared/domains/realtime/token.ts';
 import type { Infra } from '../../../shared/platform/infra.ts';
 import { IdleWatch } from '../idle-watch.ts';
-import { openSession } from '../session/bootstrap.ts';
-import type { CallSession } from '../session/call-session.ts';
-import type { SessionTransport } from '../session/types.ts';
-import { trackSession } from '../session/live.ts';
+import { openSession } from '../call/bootstrap.ts';
+import type { CallSession } from '../call/call-session.ts';
+import type { SessionTransport } from '../call/types.ts';
+import { trackSession } from '../call/live.ts';
 
 export const DIRECT_IN_RATE = 16000;
 export const DIRECT_OUT_RATES = [16000, 24000] as const;

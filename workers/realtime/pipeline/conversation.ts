@@ -1,8 +1,8 @@
 import type { LlmMessage } from '../../../shared/engines/llm/types.ts';
 import type { AnsweredBy } from '../../../shared/domains/realtime/amd/detector.ts';
-import { assistantTurn, assistantTurnRecord, type AssistantTurn } from '../session/assistant-turn.ts';
-import type { Playback } from '../session/playback.ts';
-import type { TurnRecord } from '../session/trace-store.ts';
+import { assistantTurn, assistantTurnRecord, type AssistantTurn } from './assistant-turn.ts';
+import type { TurnRecord } from './frames.ts';
+import type { Playback } from './playback.ts';
 
 /**
  * What the stages of one call share besides frames (as Pipecat's stages share the LLM context): the history the

@@ -1,7 +1,35 @@
 import type { ToolCallRecord } from '../../../shared/kernel/contracts/agents.ts';
 import type { LimitEndReason } from '../../../shared/kernel/contracts/end-reasons.ts';
 import type { SessionEndReason } from '../../../shared/kernel/contracts/sessions.ts';
-import type { TurnRecord, InterruptionRecord } from '../session/trace-store.ts';
+
+/** One trace row of a turn (user or assistant), as the stages make it and call/trace-store.ts writes it. */
+export interface TurnRecord {
+  idx: number;
+  speaker: 'user' | 'assistant';
+  text: string;
+  fullText?: string | null;
+  startMs: number;
+  endMs: number;
+  sttMs?: number | null;
+  llmMs?: number | null;
+  ttsMs?: number | null;
+  latencyMs?: number | null;
+  endpointMs?: number | null;
+  overheadMs?: number | null;
+  interrupted?: boolean;
+  error?: string | null;
+  suspectedCutIn?: boolean;
+}
+
+/** One barge-in, as the turn stage reports it and call/trace-store.ts writes it. */
+export interface InterruptionRecord {
+  turnIdx: number;
+  atMs: number;
+  detectionMs: number;
+  stopMs: number;
+  bleedWords: number;
+  reason: string;
+}
 
 /**
  * Typed frames that move through the voice pipeline (Pipecat-style), transport in → VAD → STT → turn decision →

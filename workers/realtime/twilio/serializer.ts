@@ -1,4 +1,4 @@
-import { mulawBase64ToPcm, mulawToPcm, pcmToMulaw } from '../codec/mulaw.ts';
+import { mulawBase64ToPcm, mulawToPcm, pcmToMulaw } from '../../../shared/kernel/audio/mulaw.ts';
 import { NUMERIC, TwilioInbound } from './messages.ts';
 
 /** Twilio sends μ-law at 8 kHz (its media frames are 20 ms: 160 samples, 160 bytes). */

@@ -6,12 +6,12 @@ import { sessionSecret } from '../../../shared/domains/realtime/secret.ts';
 import { verifySessionToken } from '../../../shared/domains/realtime/token.ts';
 import type { Infra } from '../../../shared/platform/infra.ts';
 import { IdleWatch } from '../idle-watch.ts';
-import { openSession } from '../session/bootstrap.ts';
+import { openSession } from '../call/bootstrap.ts';
 import { campaignCallContext, campaignStopReason, refuseCampaignStream } from '../campaign-context.ts';
-import type { CallSession } from '../session/call-session.ts';
-import type { SessionTransport } from '../session/types.ts';
-import { trackSession } from '../session/live.ts';
-import { TraceStore } from '../session/trace-store.ts';
+import type { CallSession } from '../call/call-session.ts';
+import type { SessionTransport } from '../call/types.ts';
+import { trackSession } from '../call/live.ts';
+import { TraceStore } from '../call/trace-store.ts';
 import {
   clearMessage,
   markMessage,

@@ -1,5 +1,5 @@
-import { completeness, STALE_MS } from '../../session/endpointing.ts';
-import { TurnEvidenceTracker } from '../../session/turn-evidence.ts';
+import { completeness, STALE_MS } from './endpointing.ts';
+import { TurnEvidenceTracker } from './turn-evidence.ts';
 import type { TurnDetector, TurnDetectorContext } from './turn-detector.ts';
 
 /**

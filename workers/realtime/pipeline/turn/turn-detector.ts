@@ -1,4 +1,4 @@
-import type { EndpointingPolicy } from '../../session/endpointing.ts';
+import type { EndpointingPolicy } from './endpointing.ts';
 
 /**
  * The turn-detector seam (issue 30): decides when the caller's turn ends, from the VAD's speech and silence, the
@@ -7,7 +7,7 @@ import type { EndpointingPolicy } from '../../session/endpointing.ts';
  * counts as quiet enough to prepare a reply. The turn stage feeds it and acts on its answers. Implementations are
  * chosen per agent by name (`turnTaking.detector`, turn-detector-registry.ts).
  *
- * Not to be confused with session/turn-detector.ts, the VAD's speech/silence state machine that measures the
+ * Not to be confused with pipeline/input/turn-detector.ts, the VAD's speech/silence state machine that measures the
  * silence this decides about.
  */
 export interface TurnDetector {

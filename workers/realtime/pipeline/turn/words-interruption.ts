@@ -1,5 +1,5 @@
 import type { INTERRUPTION_DETECTORS } from '../../../../shared/kernel/contracts/turn-seams.ts';
-import { isBackchannel } from '../../session/turn-detector.ts';
+import { isBackchannel } from '../words.ts';
 import {
   phaseThresholds,
   type AgentPhase,

@@ -1,0 +1,56 @@
+import type { LimitEndReason } from '../../../../shared/kernel/contracts/end-reasons.ts';
+import type { Conversation } from '../conversation.ts';
+import type { DataFrame, SystemFrame } from '../frames.ts';
+import { Stage } from '../stage.ts';
+
+/** What the stage needs of the call's limits (call/call-limits.ts): the reservation ahead and the goodbye. */
+export interface ReplyLimits {
+  beforeReply(): Promise<LimitEndReason | null>;
+  readonly goodbye: string;
+}
+
+/**
+ * user-turn → user-turn, once what the reply will use is reserved (per-call and daily caps, the balance). When a
+ * limit stops it, the turn that would have answered says the goodbye instead (its text as the LLM's would be, so
+ * the trace row holds it), an `end-call` with the reason follows (it ends the call once the goodbye has played), and
+ * `limit-reached` tells the session at once; later user turns are not answered. A prepared reply (its output held)
+ * runs ahead unchecked: its reservation is made when the reply stage confirms it (`release`), and a limit then goes to
+ * the session as `limit-reached` without `answered`, which cuts the reply and says the goodbye from the head.
+ */
+export class LimitStage extends Stage {
+  private reached = false;
+
+  constructor(
+    private readonly conv: Pick<Conversation, 'turn' | 'current'>,
+    private readonly limits: ReplyLimits,
+  ) {
+    super('limits');
+  }
+
+  protected override async onData(frame: DataFrame, signal: AbortSignal): Promise<void> {
+    if (frame.kind !== 'user-turn') return this.emit(frame);
+    if (this.reached) return;
+    if (this.conv.turn(frame.turnId)?.held) return this.emit(frame);
+    const stop = await this.limits.beforeReply();
+    // Superseded while it was checked (a newer turn, a barge-in, the end): nothing of it goes on.
+    if (signal.aborted || this.reached) return;
+    if (!stop) return this.emit(frame);
+    this.reached = true;
+    this.emit({ kind: 'limit-reached', reason: stop, answered: true });
+    this.emit({ kind: 'llm-text', turnId: frame.turnId, text: this.limits.goodbye + ' ' });
+    this.emit({ kind: 'llm-done', turnId: frame.turnId, llmMs: 0 });
+    this.emit({ kind: 'end-call', reason: stop });
+  }
+
+  protected override onSystem(frame: SystemFrame): boolean | void {
+    if (frame.kind !== 'release' || this.reached) return;
+    // A held `say` (the voicemail message) is a fixed text, reserved for like any `say`: not a reply.
+    if (this.conv.current?.id === frame.turnId && this.conv.current.userText === '') return;
+    // The prepared reply's LLM already ran; the reservation still decides whether the call goes on after it.
+    void this.limits.beforeReply().then((stop) => {
+      if (!stop || this.reached) return;
+      this.reached = true;
+      this.emit({ kind: 'limit-reached', reason: stop, answered: false });
+    });
+  }
+}

@@ -1,0 +1,415 @@
+import { DtmfCollector } from './dtmf.ts';
+import { isBackchannel, words } from '../words.ts';
+import type { Conversation } from '../conversation.ts';
+import type { DataFrame, SystemFrame } from '../frames.ts';
+import type { EndpointingPolicy } from './endpointing.ts';
+import { Stage } from '../stage.ts';
+import { PREPARE_AFTER_MS } from './evidence-turn-detector.ts';
+import type { InterruptionDetector } from './interruption.ts';
+import { interruptionDetector } from './interruption-registry.ts';
+import type { TurnDetector } from './turn-detector.ts';
+import { turnDetector } from './turn-detector-registry.ts';
+
+/** One stretch of caller speech, from onset to the user turn it becomes (or the noise it turns out to be). */
+interface Utterance {
+  onsetAudioMs: number;
+  lastSpeechAudioMs: number | null;
+  endpointAudioMs: number | null;
+  endpointAt: number | null;
+  /** The caller went quiet (speech-pause) and has not spoken since. */
+  paused: boolean;
+  /** Opened by the STT before the VAD heard speech; the VAD's onset, when it comes, is taken if earlier. */
+  sttAhead: boolean;
+  duringAgent: boolean;
+  interrupted: boolean;
+  finals: string[];
+  lastFinalEndMs: number;
+  finalAt: number | null;
+  timer: NodeJS.Timeout | null;
+}
+
+/** The call's turn-taking settings this stage reads (call/types.ts's SessionSettings holds them among the rest). */
+export interface TurnSettings {
+  /** Endpointing windows and preemptive replies (the agent's turnTaking over the env defaults). */
+  endpointing: EndpointingPolicy;
+  bargeInMinMs: number;
+  bargeInForceMs: number;
+  /** How long after the endpoint to wait for a final transcript before using what there is. */
+  finalWaitMs: number;
+}
+
+export interface TurnStageOptions {
+  settings: TurnSettings;
+  inRate: number;
+  /** The STT streams (partials, finals as the caller speaks) rather than transcribing each utterance at its end. */
+  streaming: boolean;
+  /** The agent's turn detector (turn/turn-detector.ts); the platform's `default` when absent. */
+  detector?: TurnDetector;
+  /** The agent's interruption detector (turn/interruption.ts); the platform's `default` when absent. */
+  interruption?: InterruptionDetector;
+}
+
+/**
+ * The turn decision: the VAD's speech events and the STT's transcripts → utterances (`utterance` frames: a user
+ * turn, or the noise it turns out to be), keypad entries, and the barge-in decisions over agent audio (`interrupt`):
+ * the interruption detector (turn/interruption.ts; by default, speech that lasts `bargeInMinMs` and is not a
+ * backchannel such as "yeah", or any speech past `bargeInForceMs`) decides; a key pressed while the agent speaks
+ * interrupts too.
+ *
+ * The turn detector (turn/turn-detector.ts; by default, endpointing that adapts to what was said: endpointing.ts)
+ * sets the silence window of the current utterance from each transcript, sent upstream to the VAD. With preemptive replies on, a reply is prepared (`prepare`) when the caller
+ * goes quiet after an utterance that does not read as unfinished, and dropped (`unprepare`) when they go on.
+ */
+export class TurnStage extends Stage {
+  private utt: Utterance | null = null;
+  private partial = '';
+  private wallOffset = 0;
+  private audioInMs = 0;
+  /** The VAD's current endpointing window (this stage sets it). */
+  private endpointMs: number;
+  private inSpeech = false;
+  /** The VAD's end of the caller's speech so far (vad-frame, pause, end), moved by what this stage sent upstream. */
+  private lastSpeechMs = 0;
+  /** Decides the end of the turn (by default: word timings, STT lag, prosody; turn/evidence-turn-detector.ts). */
+  private readonly detector: TurnDetector;
+  /** Decides whether caller speech over the agent is a barge-in (turn/interruption.ts). */
+  private readonly interruption: InterruptionDetector;
+  private closed = false;
+  private readonly dtmf = new DtmfCollector((digits) => this.emit({ kind: 'keypad', digits, atMs: this.conv.now() }));
+
+  constructor(
+    private readonly conv: Pick<Conversation, 'now' | 'agentActive' | 'current' | 'answeredBy' | 'playback'>,
+    private readonly opts: TurnStageOptions,
+  ) {
+    super('turns', { sync: true });
+    this.endpointMs = opts.settings.endpointing.fixedMs;
+    const { settings, inRate, streaming } = opts;
+    this.detector = opts.detector ?? turnDetector({ policy: settings.endpointing, inRate, streaming });
+    this.interruption =
+      opts.interruption ??
+      interruptionDetector({ bargeInMinMs: settings.bargeInMinMs, bargeInForceMs: settings.bargeInForceMs });
+  }
+
+  /** Session-clock time of an audio time: when that caller audio arrived. */
+  private wall(audioMs: number): number {
+    return audioMs + this.wallOffset;
+  }
+
+  protected override onData(frame: DataFrame): void {
+    switch (frame.kind) {
+      case 'audio-in':
+        this.audioInMs += (frame.pcm.length / 2 / this.opts.inRate) * 1000;
+        this.wallOffset = this.conv.now() - this.audioInMs;
+        this.detector.onAudio(frame.pcm);
+        return;
+      case 'vad-frame':
+        this.lastSpeechMs = frame.lastSpeechMs;
+        return this.onVadFrame(frame.endMs);
+      case 'speech-pause':
+        this.lastSpeechMs = frame.lastSpeechMs;
+        if (this.utt) {
+          this.utt.paused = true;
+          // The caller went quiet: the end of their speech can be heard now (prosody), so the window is decided again.
+          this.transcriptChanged(this.partial === '');
+        }
+        return;
+      case 'speech-reopened':
+        return this.onReopened(frame.lastSpeechMs);
+      case 'speech-resume':
+        // The caller goes on after a pause: the reply prepared for what they had said no longer answers them.
+        if (this.utt) {
+          if (this.utt.paused) this.emit({ kind: 'unprepare' });
+          this.utt.paused = false;
+        }
+        return;
+      case 'speech-end':
+        this.inSpeech = false;
+        this.lastSpeechMs = frame.lastSpeechMs;
+        return this.onSpeechEnd(frame.atMs, frame.lastSpeechMs);
+      default:
+        this.emit(frame);
+    }
+  }
+
+  protected override onSystem(frame: SystemFrame): boolean | void {
+    switch (frame.kind) {
+      case 'speech-start':
+        this.inSpeech = true;
+        this.onSpeechStart(frame.atMs);
+        return;
+      case 'transcript':
+        this.onTranscript(frame);
+        return false;
+      case 'dtmf':
+        this.emit(frame);
+        if (this.conv.agentActive && this.conv.current) this.interrupt('dtmf', null);
+        this.dtmf.push(frame.digit);
+        return false;
+      case 'end':
+        this.closed = true;
+        this.dtmf.cancel();
+        if (this.utt?.timer) clearTimeout(this.utt.timer);
+        return;
+    }
+  }
+
+  private setWindow(endpointMs: number, pauseMs: number | undefined, reconsider: boolean): void {
+    this.endpointMs = endpointMs;
+    this.emitUp({ kind: 'endpoint-window', endpointMs, pauseMs, reconsider });
+  }
+
+  private onSpeechStart(atMs: number): void {
+    const open = this.utt;
+    if (open) {
+      // The caller goes on after a pause (or STT heard the speech before the VAD did): one utterance.
+      if (open.paused) this.emit({ kind: 'unprepare' });
+      open.paused = false;
+      if (open.sttAhead) open.onsetAudioMs = Math.min(open.onsetAudioMs, atMs);
+      open.sttAhead = false;
+      if (open.timer) clearTimeout(open.timer);
+      open.timer = null;
+      open.endpointAt = null;
+      open.endpointAudioMs = null;
+      open.lastSpeechAudioMs = null;
+    } else {
+      this.utt = this.newUtterance(atMs);
+      this.detector.onUtteranceStart();
+      const { endpointing } = this.opts.settings;
+      this.setWindow(endpointing.fixedMs, endpointing.preemptive ? PREPARE_AFTER_MS : undefined, false);
+    }
+  }
+
+  private onSpeechEnd(atMs: number, lastSpeechMs: number): void {
+    const u = this.utt;
+    if (!u) return;
+    u.lastSpeechAudioMs = lastSpeechMs;
+    u.endpointAudioMs = atMs;
+    u.endpointAt = this.conv.now();
+    u.timer = setTimeout(() => this.commit(true), this.opts.settings.finalWaitMs);
+    this.commit(false);
+  }
+
+  private newUtterance(onsetAudioMs: number): Utterance {
+    return {
+      onsetAudioMs,
+      lastSpeechAudioMs: null,
+      endpointAudioMs: null,
+      endpointAt: null,
+      paused: false,
+      sttAhead: false,
+      duringAgent: this.conv.agentActive,
+      interrupted: false,
+      finals: [],
+      lastFinalEndMs: 0,
+      finalAt: null,
+      timer: null,
+    };
+  }
+
+  private interrupt(reason: 'speech' | 'long_speech' | 'dtmf', u: Utterance | null): void {
+    if (u) u.interrupted = true;
+    // An answering machine does not barge in: its greeting has ended before the message starts.
+    if (this.conv.answeredBy === 'machine') return;
+    const onsetAt = u ? this.wall(u.onsetAudioMs) : null;
+    this.emit({ kind: 'interrupt', atMs: this.conv.now(), reason, onsetAt, flush: true });
+  }
+
+  private sttOnlyEndpoint(u: Utterance, endMs: number): void {
+    u.sttAhead = false;
+    u.endpointAudioMs = endMs;
+    u.endpointAt = this.conv.now();
+    u.timer = setTimeout(() => this.commit(true), this.opts.settings.finalWaitMs);
+  }
+
+  private onVadFrame(endMs: number): void {
+    const ahead = this.utt;
+    if (ahead?.sttAhead && !this.inSpeech && endMs >= ahead.lastFinalEndMs + this.endpointMs) {
+      // The STT heard speech the (lagging) VAD never took for speech, and the VAD has now passed it in silence.
+      this.sttOnlyEndpoint(ahead, ahead.lastFinalEndMs);
+      this.commit(false);
+      return;
+    }
+    const u = this.utt;
+    if (!u || u.interrupted || !u.duringAgent || u.endpointAt !== null) return;
+    if (!this.conv.agentActive) return;
+    const verdict = this.interruption.decide({
+      phase: this.agentPhase(),
+      speechMs: endMs - u.onsetAudioMs,
+      text: this.heardSoFar(),
+      final: false,
+    });
+    if (verdict === 'speech' || verdict === 'long_speech') this.interrupt(verdict, u);
+  }
+
+  /** The agent's audio is playing, or its reply is still being made. */
+  private agentPhase(): 'speaking' | 'thinking' {
+    return this.conv.playback.speaking ? 'speaking' : 'thinking';
+  }
+
+  private onTranscript(f: Extract<SystemFrame, { kind: 'transcript' }>): void {
+    if (this.closed) return;
+    if (f.batchOnsetMs !== undefined) {
+      // A batch transcription of speech that began at batchOnsetMs: for the open utterance, unless the turn it was
+      // made for has already been handed on (its wait ran out) and a later one is open.
+      const u = this.utt;
+      if (!u || u.onsetAudioMs > f.batchOnsetMs) return;
+      if (f.failed) return this.commit(true);
+      this.emit(f);
+      return this.onFinal(f.text, u.lastSpeechAudioMs ?? this.audioInMs);
+    }
+    if (!f.final) {
+      this.heardNewWords(f.text, f.endMs);
+      this.detector.onPartial(f.endMs);
+      this.partial = f.text;
+      // STT heard speech over the agent before the VAD (which may lag under load) did: open the utterance.
+      // Two words at least, so that a noise the STT mistakes for a word does not cut the agent off.
+      if (!this.utt && this.conv.agentActive && words(f.text).length >= 2 && !isBackchannel(f.text)) {
+        this.utt = this.newUtterance(Math.max(0, this.audioInMs - this.opts.settings.bargeInMinMs));
+      }
+      this.emit(f);
+      this.transcriptChanged(false);
+    } else {
+      this.partial = '';
+      this.emit(f);
+      const endMs = f.endMs ?? this.audioInMs;
+      this.detector.onFinal(endMs, this.audioInMs);
+      if (this.utt && this.utt.endpointAt === null) this.speechEndedAt(endMs);
+      this.onFinal(f.text, endMs);
+      this.transcriptChanged(true);
+    }
+    if (this.utt && !this.utt.interrupted && this.utt.duringAgent && this.utt.endpointAt === null) {
+      this.onVadFrame(this.audioInMs);
+    }
+  }
+
+  private onFinal(text: string, endMs: number): void {
+    if (!this.utt) {
+      // A final with no utterance open (the VAD missed the speech, or lags behind on a loaded machine): open one so
+      // it is not lost. It ends like any other: when the VAD has heard the endpointing window of silence after it
+      // (onVadFrame), the window set by what was said; if the caller goes on, the VAD's speech joins it.
+      this.utt = this.newUtterance(Math.max(0, endMs - 500));
+      this.utt.lastSpeechAudioMs = endMs;
+      this.utt.sttAhead = true;
+    }
+    if (text.trim()) this.utt.finals.push(text.trim());
+    this.utt.lastFinalEndMs = Math.max(this.utt.lastFinalEndMs, endMs);
+    this.utt.finalAt = this.conv.now();
+    const u = this.utt;
+    if (u.duringAgent && !u.interrupted && this.conv.agentActive) {
+      const speechMs = Math.max(0, endMs - u.onsetAudioMs);
+      const heard = { phase: this.agentPhase(), speechMs, text: u.finals.join(' '), final: true };
+      if (this.interruption.decide(heard) === 'speech') this.interrupt('speech', u);
+    }
+    this.commit(false);
+  }
+
+  /**
+   * New words whose timings end after the VAD's last speech frame: the caller is talking although the VAD scored
+   * silence (a soft onset like "T…uesday" after a pause, a quiet word). The silence window restarts there, so a
+   * pause the model misjudged does not end the turn mid-sentence.
+   */
+  private heardNewWords(text: string, endMs: number | undefined): void {
+    const u = this.utt;
+    if (endMs === undefined || !u || u.endpointAt !== null) return;
+    // The same words, timed later (a lagging STT caught up): where the speech ended, not new speech (issue 25).
+    if (words(text).length <= words(this.partial).length) return this.speechEndedAt(endMs);
+    if (this.inSpeech) this.lastSpeechMs = Math.max(this.lastSpeechMs, endMs);
+    this.emitUp({ kind: 'heard-speech', untilMs: endMs });
+  }
+
+  /** The caller's speech ended at `atMs` (audio), later than the VAD scored: the VAD measures the silence from there. */
+  private speechEndedAt(atMs: number): void {
+    if (this.inSpeech) this.lastSpeechMs = Math.max(this.lastSpeechMs, atMs);
+    this.emitUp({ kind: 'speech-ended-at', atMs });
+  }
+
+  /** What the caller said so far in the open utterance. */
+  private heardSoFar(): string {
+    return [...(this.utt?.finals ?? []), this.partial].join(' ').trim();
+  }
+
+  /** A transcript came in: the endpointing window follows it, and a prepared reply follows the words. */
+  private transcriptChanged(final: boolean): void {
+    const u = this.utt;
+    if (!u || u.endpointAt !== null) return;
+    const { endpointing } = this.opts.settings;
+    const text = this.heardSoFar();
+    const ms = this.detector.endpointWindowMs({ text, final }, this.lastSpeechMs, u.paused);
+    // An interim transcript can be ahead of the VAD (new words of speech the VAD has not scored yet): it may
+    // lengthen the window, never shorten it; finals may do both.
+    const endpointMs = final ? ms : Math.max(ms, this.endpointMs);
+    const pauseMs = endpointing.preemptive ? this.detector.prepareAfterMs(text) : undefined;
+    this.endpointMs = endpointMs;
+    this.maybePrepare();
+    this.setWindow(endpointMs, pauseMs, true);
+  }
+
+  /** The caller is quiet: prepare a reply to what they said, unless it reads as unfinished or is over the agent. */
+  private maybePrepare(): void {
+    const u = this.utt;
+    if (!this.opts.settings.endpointing.preemptive || !this.opts.streaming || !u || !u.paused) return;
+    if (u.endpointAt !== null || u.duringAgent) return;
+    const text = this.heardSoFar();
+    const verdict = this.detector.prepareVerdict(text, this.lastSpeechMs);
+    if (verdict === 'prepare') this.emit({ kind: 'prepare', text });
+    else if (verdict === 'unprepare') this.emit({ kind: 'unprepare' });
+  }
+
+  /**
+   * The final came after the endpoint (a lagging STT) and its words say the caller is not done ("…because"): the
+   * endpoint was decided on words that missed the end. The VAD is asked to take the endpoint back (`reopen`
+   * upstream); when it can, it answers `speech-reopened` at once and the utterance goes on until the window its
+   * words ask for has passed in silence (or the caller speaks again). True if the utterance is no longer to commit.
+   */
+  private reopenIfUnfinished(u: Utterance): boolean {
+    if (u.duringAgent || u.sttAhead || u.lastSpeechAudioMs === null) return false;
+    const text = u.finals.join(' ');
+    const windowMs = this.detector.endpointWindowMs({ text, final: true }, u.lastSpeechAudioMs, true);
+    this.emitUp({ kind: 'reopen', onsetMs: u.onsetAudioMs, lastSpeechMs: u.lastSpeechAudioMs, endpointMs: windowMs });
+    if (u.endpointAt !== null && this.utt === u) return false; // the VAD had heard that much silence already
+    if (this.utt === u) this.endpointMs = windowMs;
+    // Reopened (or, reopened and ended again at once by the silence already heard: handled within the call).
+    return true;
+  }
+
+  /** The VAD took the endpoint back: the utterance is open again, quiet since `lastSpeechMs`. */
+  private onReopened(lastSpeechMs: number): void {
+    this.inSpeech = true;
+    this.lastSpeechMs = lastSpeechMs;
+    const u = this.utt;
+    if (!u) return;
+    if (u.timer) clearTimeout(u.timer);
+    u.timer = null;
+    u.endpointAt = null;
+    u.endpointAudioMs = null;
+    u.lastSpeechAudioMs = null;
+    u.paused = true;
+    this.maybePrepare();
+  }
+
+  /** Hands the utterance on once it ended and its final transcript is in (or the wait is over). */
+  private commit(force: boolean): void {
+    const u = this.utt;
+    if (!u || u.endpointAt === null || u.lastSpeechAudioMs === null) return;
+    const covered = u.finalAt !== null && u.lastFinalEndMs >= u.lastSpeechAudioMs - 250;
+    if (!covered && !force) return;
+    if (!force && this.reopenIfUnfinished(u)) return;
+    if (u.timer) clearTimeout(u.timer);
+    this.utt = null;
+    const text = [...u.finals, force ? this.partial : ''].join(' ').trim();
+    this.partial = '';
+    if (u.duringAgent && !u.interrupted) return; // a backchannel or a noise over the agent: not a turn
+    if (this.closed) return;
+    const endpointAudioMs = u.endpointAudioMs ?? u.lastSpeechAudioMs;
+    this.emit({
+      kind: 'utterance',
+      text,
+      onsetAt: this.wall(u.onsetAudioMs),
+      lastSpeechAt: this.wall(u.lastSpeechAudioMs),
+      finalAt: u.finalAt ?? this.conv.now(),
+      endpointAt: u.endpointAt,
+      endpointWaitMs: (u.endpointAudioMs ?? 0) - u.lastSpeechAudioMs,
+      vadLagMs: u.endpointAt - this.wall(endpointAudioMs),
+    });
+  }
+}
