@@ -262,7 +262,9 @@ export class CallSession {
   /** Hangs the call up (REST for a phone call; the socket closes with the session) and ends the session. */
   private async endCall(reason: SessionEndReason): Promise<void> {
     if (this.ended) return;
-    this.endReason ??= reason;
+    // A cap that is ending the call names it, whichever end-call reaches here first: a voicemail message the cap
+    // cut short queues its own `voicemail-left`, which would read as a message left whole.
+    this.endReason ??= this.ending ?? reason;
     await this.actions.hangUp();
     await this.stop(reason);
   }
