@@ -29,7 +29,7 @@ import { liveCall, recordingKey, requestLoop, type CallResult, type RequestFigur
 
 const { values: args } = parseArgs({
   options: {
-    // Turns of the victim's call in each phase (about 4.5 s each); the call's p95 is over these.
+    // Turns of the victim's call in each phase (about 6 s each); the call's p95 is over these.
     turns: { type: 'string', default: '12' },
     // Platform processes; 1 is the default one-process mode (`npm start`), where api, calls and workers share a loop.
     processes: { type: 'string', default: '1' },
