@@ -10,18 +10,16 @@
  * played, `clear` flushes) and, on its last turn, barges in one second into a long answer. Reports latency, false
  * cut-ins, preemptive replies and the platform's CPU per call, each next to its target.
  */
-import { spawn } from 'node:child_process';
 import { availableParallelism } from 'node:os';
-import { once } from 'node:events';
 import { cpus, loadavg } from 'node:os';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { startDeepgramLiveDouble } from '../../shared/domains/agent-tests/simulators/deepgram-live.ts';
 import { startCartesiaDouble } from '../../support/doubles/cartesia.ts';
 import { startOpenAiChatDouble } from '../../shared/domains/agent-tests/simulators/openai-chat.ts';
 import { TwilioCaller } from '../../shared/domains/agent-tests/twilio-caller.ts';
 import { fliteUtterance, tokenFromTwiml, wsUrl } from '../../support/realtime/helpers.ts';
+import { startBenchPlatform } from '../lib/bench-platform.ts';
 import { printReport, type Final } from './report.ts';
 import { runSweep, SUMMARY_PREFIX, type SweepSummary } from './sweep.ts';
 import { trimSilence } from '../../shared/kernel/audio/trim-silence.ts';
@@ -102,11 +100,8 @@ async function main(): Promise<void> {
 
   // Cluster copies inherit the primary's execArgv, so the profiler flags reach every platform process.
   const profile = args['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', args['cpu-prof']] : [];
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'benchmarks/voice-latency/server.ts'], {
-    env: {
-      ...process.env,
-      LOG_LEVEL: 'silent',
-      TEST_LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+  const srv = await startBenchPlatform<Final>(
+    {
       PUBLIC_BASE_URL: 'https://voice.example.com',
       REALTIME_SESSION_SECRET: 'benchmark-secret-benchmark-secret-0123456789',
       REALTIME_ENDPOINTING_MS: args.endpointing,
@@ -127,31 +122,18 @@ async function main(): Promise<void> {
         ? { BENCH_TTS_PROVIDER: 'cartesia', CARTESIA_BASE_URL: ttsDouble.url, CARTESIA_API_KEY: ttsDouble.key }
         : {}),
     },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  // The server's logs (TEST_LOG_LEVEL) share its stdout: the ready line is the JSON with `url`; logs go to stderr here.
+    profile,
+  );
   // Bounded in time whatever happens: a stuck run is stopped and reported as such.
   const watchdog = setTimeout(
     () => {
       console.error('voice-latency: watchdog: the run took too long; stopping');
-      child.kill('SIGKILL');
+      srv.child.kill('SIGKILL');
       process.exit(2);
     },
     (300 + (CALLS * Number(args['ramp-ms'])) / 1000 + TURNS * 60) * 1000,
   );
   watchdog.unref();
-  const rl = createInterface({ input: child.stdout! });
-  let gotFinal: (f: Final) => void = () => {};
-  const final = new Promise<Final>((r) => (gotFinal = r));
-  const srv = await new Promise<{ url: string; apiKey: string; agentId: string }>((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`the platform process exited (${code}) before it was ready`)));
-    rl.on('line', (line) => {
-      const m = line.startsWith('{') ? (JSON.parse(line) as { url?: string; final?: Final }) : {};
-      if (m.url && 'apiKey' in m) resolve(m as { url: string; apiKey: string; agentId: string });
-      else if (m.final) gotFinal(m.final);
-      else process.stderr.write(line + '\n');
-    });
-  });
 
   const audio = new Map<string, Buffer>();
   for (const t of [...UTTERANCES.flatMap((u) => u.split(' | ')), BARGE_Q, BARGE_IN])
@@ -333,9 +315,7 @@ async function main(): Promise<void> {
     }
   }
 
-  child.kill('SIGTERM');
-  const fin = await Promise.race([final, once(child, 'exit').then(() => null)]);
-  await once(child, 'exit').catch(() => {});
+  const fin = await srv.stop();
   await dg.close();
   await llm.close();
   await ttsDouble?.close();

@@ -2,7 +2,7 @@
  * The platform under test, in its own processes (so the synthetic callers and vendor doubles in the runner do not
  * share its event loops): api + realtime + cpu roles on a throwaway database cloned from the migrated template,
  * run as BENCH_PROCESSES copies sharing one port (node:cluster, as `PROCESSES` does for `npm start`).
- * Prints one JSON line `{url, apiKey, agentId}` on stdout once ready. On SIGTERM it prints `{final: …}` (CPU of the
+ * Prints one JSON line `{url, apiKey, agentId, developerId, databaseUrl}` on stdout once ready. On SIGTERM it prints `{final: …}` (CPU of the
  * platform's process tree since ready, user and system; the sessions' preemptive-reply counts) and stops.
  */
 import cluster from 'node:cluster';
@@ -79,7 +79,17 @@ async function primary(): Promise<void> {
     process.exit(1);
   }
   const agent = (await res.json()) as { id: string };
-  console.log(JSON.stringify({ url, apiKey: key, agentId: agent.id, processes: n }));
+  // The database too: a benchmark may add developers of its own (benchmarks/abuse: a second tenant).
+  console.log(
+    JSON.stringify({
+      url,
+      apiKey: key,
+      agentId: agent.id,
+      developerId: dev.id,
+      databaseUrl: database.url,
+      processes: n,
+    }),
+  );
   const cpu0 = treeCpu(process.pid);
 
   let stopping = false;
