@@ -42,7 +42,8 @@ bash scripts/lib/create-database.sh
 stamp="$(node -p 'process.versions.node.split(".")[0]') $(sha256sum package-lock.json | cut -c1-64)"
 if [ ! -f node_modules/.install-stamp ] || [ "$(cat node_modules/.install-stamp)" != "$stamp" ]; then
   log "installing npm dependencies (npm ci)"
-  ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund
+  # onnxruntime-node's download is skipped by the project's .npmrc (onnxruntime-node-install=skip).
+  npm ci --no-audit --no-fund
   echo "$stamp" >node_modules/.install-stamp
 fi
 

@@ -51,8 +51,10 @@ async function openapi(app: FastifyInstance): Promise<void> {
           "used, `completed_at`/`completedAt` of an unfinished job, the subscription's `paymentCustomerId`, " +
           "`tierExpiresAt` and `subscriptionStatus` until they exist, a session's `startedAt`/`endedAt` until it " +
           "starts/ends (and its `callId`, `recordingUrl`, `endReason`, `answeredBy` until known), a provider key's " +
-          '`verifiedAt` until verified. Fields the contract types as "string or null" (e.g. `ttsModel`, ' +
-          '`collectionId`) keep null.',
+          "`verifiedAt` until verified. The same holds for numbers and objects of our extensions (an agent's " +
+          "`turnTaking`, `voicemail`, `callTools`, `maxDurationSeconds`, `maxCredits`; an estimate's `overage`, " +
+          "`dailyCap`, `assumptions`; a replay's `summary` and latencies; a call's `beepAtMs`, `transfer` and turn " +
+          'latencies). Fields the contract types "or null" (`ttsModel`, `collectionId`, `styleProfile`) keep null.',
       },
       components: {
         securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'API key (vap_…)' } },

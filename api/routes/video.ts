@@ -14,7 +14,7 @@ import {
   type VideoJobType,
 } from '../../shared/kernel/contracts/video.ts';
 import { getVideoJobFor, listAvatarEngines, submitVideoJob } from '../services/video.ts';
-import { readWebhookSecret } from '../services/webhooks.ts';
+import { ensureWebhookSecret, readWebhookSecret } from '../services/webhooks.ts';
 
 const SUBMIT: { type: VideoJobType; body: z.ZodType; summary: string }[] = [
   { type: 'generate', body: GenerateVideoBody, summary: 'Text-to-video (default: a typographic title card)' },
@@ -75,11 +75,27 @@ export const videoRoutes: FastifyPluginAsyncZod = async (app) => {
     {
       schema: {
         tags: ['Webhooks'],
-        summary: 'The signing secret of a webhook address (created on first use)',
+        summary: 'The signing secret of a webhook address (404 until a job or POST /v1/webhooks/secret made it)',
         querystring: WebhookSecretQuery,
         response: { 200: WebhookSecret },
       },
     },
     async (req) => readWebhookSecret(infra, req.auth.developerId, req.query.url),
+  );
+
+  app.post(
+    '/v1/webhooks/secret',
+    {
+      schema: {
+        tags: ['Webhooks'],
+        summary: 'Create the signing secret of a webhook address (201), or return the one it has (200)',
+        body: WebhookSecretQuery,
+        response: { 200: WebhookSecret, 201: WebhookSecret },
+      },
+    },
+    async (req, reply) => {
+      const { created, body } = await ensureWebhookSecret(infra, req.auth.developerId, req.body.url);
+      return reply.code(created ? 201 : 200).send(body);
+    },
   );
 };

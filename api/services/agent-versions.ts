@@ -14,7 +14,7 @@ export async function listVersions(
   cursor?: string,
 ): Promise<Page<AgentVersion>> {
   const agent = await requireAgent(db, developerId, agentId);
-  // The cursor is the last version shown, as "ver:N" (a bare one-digit key is shorter than a cursor may be).
+  // The cursor is the last version shown, as "ver:N" (the prefix keeps cursors already handed out valid).
   const after = decodeCursor(cursor);
   const m = after === null ? null : /^ver:(\d{1,9})$/.exec(after);
   if (after !== null && !m) throw new ApiError('invalid_cursor', {}, 'cursor');

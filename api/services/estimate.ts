@@ -1,5 +1,6 @@
 import { accountLimit, ensureAccount } from '../../shared/platform/metering/accounts.ts';
 import type { Estimate, EstimateBody } from '../../shared/domains/billing/estimate-contracts.ts';
+import { ifSet } from '../../shared/kernel/contracts/absent.ts';
 import { dailyHeadroom } from '../../shared/domains/billing/spending-caps.ts';
 import type { MeterCategory } from '../../shared/platform/metering/types.ts';
 import { creditWeights } from '../../shared/platform/metering/weights.ts';
@@ -67,10 +68,11 @@ export async function estimate(
     credits,
     remaining,
     sufficient: credits <= remaining || a.overage_rate > 0,
-    overage:
-      a.overage_rate > 0 && past > 0 ? { credits: past, usd: Math.round(past * a.overage_rate * 100) / 100_000 } : null,
-    dailyCap: cap ? { cap: cap.cap, remaining: Math.max(0, cap.remaining) } : null,
-    assumptions,
+    ...(a.overage_rate > 0 && past > 0
+      ? { overage: { credits: past, usd: Math.round(past * a.overage_rate * 100) / 100_000 } }
+      : {}),
+    ...(cap ? { dailyCap: { cap: cap.cap, remaining: Math.max(0, cap.remaining) } } : {}),
+    ...ifSet('assumptions', assumptions),
   };
 }
 

@@ -77,9 +77,9 @@ export async function sessionDetail(
       sttMs: t.stt_ms ?? 0,
       llmMs: t.llm_ms ?? 0,
       ttsMs: t.tts_ms ?? 0,
-      latencyMs: t.latency_ms,
-      endpointMs: t.endpoint_ms,
-      overheadMs: t.overhead_ms ?? null,
+      ...ifSet('latencyMs', t.latency_ms),
+      ...ifSet('endpointMs', t.endpoint_ms),
+      ...ifSet('overheadMs', t.overhead_ms),
       interrupted: t.interrupted,
       suspectedCutIn: t.suspected_cut_in,
     })),
@@ -110,10 +110,10 @@ export async function sessionDetail(
     ...ifSet('endReason', s.end_reason),
     ...ifSet('answeredBy', s.answered_by),
     ...ifSet('agentVersion', s.agent_version),
-    beepAtMs: s.beep_at_ms,
-    transfer: s.transfer
-      ? { target: s.transfer.target, to: s.transfer.to, mode: s.transfer.mode, atMs: s.transfer.atMs }
-      : null,
+    ...ifSet('beepAtMs', s.beep_at_ms),
+    ...(s.transfer
+      ? { transfer: { target: s.transfer.target, to: s.transfer.to, mode: s.transfer.mode, atMs: s.transfer.atMs } }
+      : {}),
     ...(s.llm_provider
       ? {
           engines: {

@@ -38,7 +38,9 @@ export function encodeCursor(lastId: string): string {
 export function decodeCursor(cursor: string | undefined): string | null {
   if (!cursor) return null;
   const raw = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (!raw.startsWith('v1:') || raw.length < 5) throw new ApiError('invalid_cursor', {}, 'cursor');
+  // Any non-empty key after the prefix: a list may sort by a short key (agents by their sequence number, so the
+  // first nine agents of a deployment have one-digit cursors). Each list checks the key's own form.
+  if (!raw.startsWith('v1:') || raw.length === 3) throw new ApiError('invalid_cursor', {}, 'cursor');
   return raw.slice(3);
 }
 

@@ -28,7 +28,7 @@ describe('call page waterfall', () => {
   });
 
   it('leaves out only the stages the trace did not measure', () => {
-    const [row] = waterfallRows([turn({ endpointMs: null, overheadMs: null, latencyMs: 300 })]);
+    const [row] = waterfallRows([turn({ endpointMs: undefined, overheadMs: undefined, latencyMs: 300 })]);
     const measured = row!.segments.filter((s) => s.measured).map((s) => s.key);
     expect(measured).toEqual(['stt', 'llm', 'tts']);
     // The bars still add up to the measured latency.
@@ -36,6 +36,6 @@ describe('call page waterfall', () => {
   });
 
   it('skips caller turns and replies with no latency', () => {
-    expect(waterfallRows([turn({ speaker: 'user' }), turn({ latencyMs: null })])).toEqual([]);
+    expect(waterfallRows([turn({ speaker: 'user' }), turn({ latencyMs: undefined })])).toEqual([]);
   });
 });

@@ -29,7 +29,7 @@ export interface WaterfallRow {
 export function waterfallRows(turns: Turn[]): WaterfallRow[] {
   const rows: WaterfallRow[] = [];
   for (const t of turns) {
-    if (t.speaker !== 'assistant' || t.latencyMs === null) continue;
+    if (t.speaker !== 'assistant' || t.latencyMs === undefined) continue;
     const endpoint = Math.max(0, t.endpointMs ?? 0);
     const stt = Math.max(0, t.sttMs);
     const tts = Math.max(0, t.ttsMs);
@@ -39,11 +39,11 @@ export function waterfallRows(turns: Turn[]): WaterfallRow[] {
     // Endpointing and overhead are absent from some traces (a batch STT has no endpointing window); the other
     // three run on every reply to speech, however short they were.
     const measured: Record<StageKey, boolean> = {
-      endpoint: t.endpointMs !== null,
+      endpoint: t.endpointMs !== undefined,
       stt: true,
       llm: true,
       tts: true,
-      overhead: t.overheadMs !== null,
+      overhead: t.overheadMs !== undefined,
     };
     let at = 0;
     const segments = STAGES.map((s) => {

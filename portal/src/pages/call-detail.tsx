@@ -82,7 +82,7 @@ export function CallDetailPage(props: { id: string }) {
                 <dt>Answered by</dt>
                 <dd>
                   {d.answeredBy}
-                  {d.beepAtMs !== null ? ` (beep at ${mmss(d.beepAtMs)})` : ''}
+                  {d.beepAtMs !== undefined ? ` (beep at ${mmss(d.beepAtMs)})` : ''}
                 </dd>
               </div>
             ) : null}
@@ -185,7 +185,7 @@ export function CallDetailPage(props: { id: string }) {
                   {t.text || <em>(silence)</em>}
                   {t.interrupted ? <span class="badge failed"> interrupted</span> : null}
                   {t.suspectedCutIn ? <span class="badge failed"> cut in?</span> : null}
-                  {t.latencyMs !== null ? <span class="muted"> · replied in {fmtMs(t.latencyMs)}</span> : null}
+                  {t.latencyMs !== undefined ? <span class="muted"> · replied in {fmtMs(t.latencyMs)}</span> : null}
                 </li>
               ))}
             </ol>

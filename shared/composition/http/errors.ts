@@ -31,6 +31,10 @@ export function toApiError(err: FastifyError & { validation?: unknown[]; validat
     const path = (first.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.');
     const where = err.validationContext === 'body' ? '' : `${err.validationContext ?? ''} `;
     const param = path || (first.params?.missingProperty as string | undefined) || null;
+    // No body at all (an empty one counts as none, see input-guard.ts) on a route that needs one.
+    if (err.validationContext === 'body' && !param && /received (null|undefined)$/.test(first.message ?? '')) {
+      return ApiError.validation('The request body is missing: this route needs a JSON object.', null);
+    }
     const detail = `${where}${param ? `${param}: ` : ''}${first.message ?? 'is invalid'}`;
     return ApiError.validation(detail.trim(), param);
   }

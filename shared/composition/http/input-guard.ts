@@ -72,6 +72,11 @@ export function rejectNul(where: 'path' | 'query' | 'body', value: unknown): voi
   throw ApiError.validation(`${name} ${WHY[hit.flaw]}`, param);
 }
 
+function hasNoBody(headers: Record<string, string | string[] | undefined>): boolean {
+  const length = headers['content-length'];
+  return headers['transfer-encoding'] === undefined && (length === undefined || length === '0');
+}
+
 /**
  * Rejects NUL characters and lone surrogates in path parameters, query strings and JSON bodies, and JSON nested
  * deeper than MAX_JSON_DEPTH, with a 400 before any route runs: Postgres refuses U+0000 and unpaired surrogates in
@@ -81,9 +86,11 @@ export function rejectNul(where: 'path' | 'query' | 'body', value: unknown): voi
 async function inputGuard(app: FastifyInstance): Promise<void> {
   // An empty body sent as application/json is no body (clients send the header on every POST): a route whose
   // body is optional (POST /v1/keys) can accept it, one that needs a body says which. Fastify's default is a 400.
-  // The header is dropped rather than the JSON parser replaced, since areas add their own JSON parsers.
+  // The header is dropped rather than the JSON parser replaced, since areas add their own JSON parsers. A request
+  // with neither Content-Length nor Transfer-Encoding has no body either (RFC 9112 §6.3): `curl -X DELETE -H
+  // 'Content-Type: application/json'` sends exactly that.
   app.addHook('onRequest', (req, _reply, done) => {
-    if (req.headers['content-length'] === '0' && req.headers['content-type']?.startsWith('application/json')) {
+    if (req.headers['content-type']?.startsWith('application/json') && hasNoBody(req.headers)) {
       delete req.headers['content-type'];
     }
     done();

@@ -79,11 +79,11 @@ export const Estimate = z.object({
   /** Credits left in the period now, and whether they cover the estimate (a tier with overage always runs). */
   remaining: z.number(),
   sufficient: z.boolean(),
-  /** The part past the period's credits on a tier with an overage rate, in credits and USD. */
-  overage: z.object({ credits: z.number(), usd: z.number() }).nullable(),
-  /** What is left today under the tighter daily spending cap (developer or this API key); null without one. */
-  dailyCap: z.object({ cap: z.number(), remaining: z.number() }).nullable(),
-  /** The assumptions behind a call estimate (a call's usage depends on the conversation). */
-  assumptions: z.record(z.string(), z.number()).nullable(),
+  /** The part past the period's credits on a tier with an overage rate, in credits and USD; absent when none. */
+  overage: z.object({ credits: z.number(), usd: z.number() }).optional(),
+  /** What is left today under the tighter daily spending cap (developer or this API key); absent without one. */
+  dailyCap: z.object({ cap: z.number(), remaining: z.number() }).optional(),
+  /** The assumptions behind a call estimate (a call's usage depends on the conversation); absent otherwise. */
+  assumptions: z.record(z.string(), z.number()).optional(),
 });
 export type Estimate = z.infer<typeof Estimate>;

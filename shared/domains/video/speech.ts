@@ -8,7 +8,7 @@ import { speechEngines } from '../../engines/speech-registry.ts';
 import type { TranscriptionResult } from '../../engines/stt/types.ts';
 import type { SttProvider } from '../../kernel/contracts/providers.ts';
 import { sttEngineFor, transcribeAudio } from '../speech/transcription.ts';
-import type { TtsEngine } from '../../engines/tts/types.ts';
+import type { SpokenVoice, TtsEngine } from '../../engines/tts/types.ts';
 import type { Infra } from '../../platform/infra.ts';
 import { jobKeyHeaders, type JobRef } from './job-keys.ts';
 
@@ -34,24 +34,32 @@ async function jobTtsKey(infra: Infra, job: JobRef, provider: string): Promise<s
   return (await resolveProviderKey(infra, { engine, developerId: job.owner_id, headers }))?.key;
 }
 
-/** The voice used when none is given: English → the default voice; other languages → espeak-ng's voice for it. */
-export function voiceFor(voiceId: string | undefined, language: string | undefined): string {
-  if (voiceId && voiceId !== 'default') return voiceId;
-  const lang = (language ?? 'en').toLowerCase().split('-')[0]!;
-  return lang === 'en' ? 'default' : `espeak-${lang}`;
+/**
+ * The voice a job speaks `language` with: the caller's `voice_id`, else the provider's multilingual voice for it
+ * (the local engine: flite for English, espeak-ng's voice otherwise; a vendor: see TtsEngine.multilingualVoice).
+ */
+export async function voiceFor(
+  infra: Infra,
+  provider: string,
+  voiceId: string | undefined,
+  language: string | undefined,
+): Promise<SpokenVoice> {
+  if (voiceId && voiceId !== 'default') return { voiceId };
+  return videoTts(infra, provider).multilingualVoice(language ?? 'en');
 }
 
 /** Synthesizes text to a mono WAV file; returns its duration in seconds. */
 export async function synthesizeToWav(
   infra: Infra,
   tts: { provider: string; job: JobRef },
-  input: { text: string; voiceId: string; language?: string; speed?: number },
+  input: { text: string; voiceId: string; model?: string; language?: string; speed?: number },
   path: string,
   signal: AbortSignal,
 ): Promise<number> {
   const audio = await videoTts(infra, tts.provider).synthesize({
     text: input.text,
     voiceId: input.voiceId,
+    model: input.model,
     speed: input.speed ?? 1,
     pitch: 1,
     language: input.language,

@@ -38,6 +38,19 @@ export async function enableEndpoint(db: Queryable, id: string): Promise<void> {
   await db.query('update webhook_endpoints set disabled_at = null where id = $1 and disabled_at is not null', [id]);
 }
 
+/** The developer's endpoint for an address, or null when no job or POST /v1/webhooks/secret has made one. */
+export async function findEndpointByUrl(
+  db: Queryable,
+  developerId: string,
+  url: string,
+): Promise<WebhookEndpointRow | null> {
+  const { rows } = await db.query<WebhookEndpointRow>(
+    'select * from webhook_endpoints where developer_id = $1 and url = $2',
+    [developerId, url],
+  );
+  return rows[0] ?? null;
+}
+
 /** The developer's endpoints, newest first (at most `limit`). */
 export async function listEndpoints(
   db: Queryable,

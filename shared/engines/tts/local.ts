@@ -6,7 +6,15 @@ import type { WorkOwner } from '../core/fair-queue.ts';
 import { cpuDeadline, FlitePool } from './flite-pool.ts';
 import { hasOverlongWord, overlongWordMessage } from './speakable.ts';
 import { splitForSynthesis } from './text-chunks.ts';
-import { TtsEngine, type TtsAudio, type TtsCapabilities, type TtsRequest, type Voice } from './types.ts';
+import {
+  primaryLanguage,
+  TtsEngine,
+  type SpokenVoice,
+  type TtsAudio,
+  type TtsCapabilities,
+  type TtsRequest,
+  type Voice,
+} from './types.ts';
 import { DEFAULT_VOICE_ID, FLITE_VOICES, parseEspeakVoices, type LocalVoice } from './voices.ts';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -101,6 +109,12 @@ export class LocalTtsEngine extends TtsEngine {
   async voices(): Promise<Voice[]> {
     const all = [...FLITE_VOICES, ...(await this.listEspeak())];
     return all.map(({ id, name, language, gender, provider }) => ({ id, name, language, gender, provider }));
+  }
+
+  /** English → the default (flite) voice; any other language → espeak-ng's voice for it. */
+  override async multilingualVoice(language: string): Promise<SpokenVoice> {
+    const lang = primaryLanguage(language);
+    return { voiceId: lang === 'en' ? 'default' : `espeak-${lang}` };
   }
 
   /** `default`/empty → the default voice; `flite-slt` or the bare native name `slt`; `espeak-fr`, `espeak-en-us-f`… */

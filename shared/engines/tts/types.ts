@@ -10,6 +10,17 @@ export interface Voice {
   provider: string;
 }
 
+/** A voice to synthesize with, and the model when the voice alone does not pick the language (ElevenLabs). */
+export interface SpokenVoice {
+  voiceId: string;
+  model?: string;
+}
+
+/** `es-MX` → `es`. */
+export function primaryLanguage(tag: string): string {
+  return tag.toLowerCase().split(/[-_]/)[0]!;
+}
+
 export interface TtsRequest {
   text: string;
   voiceId: string;
@@ -71,6 +82,18 @@ export abstract class TtsEngine {
    * credits; `synthesize` checks again. Vendor engines take any text the API accepts.
    */
   checkText(_text: string, _param: string): void {}
+
+  /**
+   * The voice (and model, where the vendor's multilingual speech is a model) to speak `language` with when the
+   * caller names none, e.g. a dub's `voice_id` omitted ("a multilingual voice on the same provider"). By default a
+   * stock voice of that language when the vendor lists one, else the vendor's default voice: most vendors' default
+   * voices speak the text's language (OpenAI, Cartesia sonic). Adapters whose default is not multilingual say so.
+   */
+  async multilingualVoice(language: string): Promise<SpokenVoice> {
+    const lang = primaryLanguage(language);
+    const match = (await this.voices()).find((v) => primaryLanguage(v.language) === lang);
+    return { voiceId: match?.id ?? 'default' };
+  }
 
   async synthesize(req: TtsRequest): Promise<TtsAudio> {
     const started = performance.now();

@@ -237,15 +237,17 @@ export const Agent = z.object({
   llmModel: z.string(),
   collectionId: z.string().nullable(),
   styleProfile: StyleProfile.nullable(),
-  turnTaking: TurnTaking.nullable(),
-  audio: AudioSettings.nullable(),
-  voicemail: Voicemail.nullable(),
-  callTools: CallTools.nullable(),
+  // Our extensions are absent when not set, never null (the contract's convention: "absent when no expiry");
+  // only the contract's own "or null" fields above answer null.
+  turnTaking: TurnTaking.optional(),
+  audio: AudioSettings.optional(),
+  voicemail: Voicemail.optional(),
+  callTools: CallTools.optional(),
   language: z.string(),
   temperature: z.number(),
   maxTokens: z.number(),
-  maxDurationSeconds: z.number().nullable(),
-  maxCredits: z.number().nullable(),
+  maxDurationSeconds: z.number().optional(),
+  maxCredits: z.number().optional(),
   /** Absent when the agent has none (the platform's goodbye is said). */
   goodbyeMessage: z.string().optional(),
   status: z.enum(['active', 'archived']),

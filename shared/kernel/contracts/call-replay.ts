@@ -42,11 +42,15 @@ export const ReplayTurn = z.object({
 export type ReplayTurn = z.infer<typeof ReplayTurn>;
 
 const ThenNowText = z.object({ then: z.string().optional(), now: z.string().optional() });
+/** A measure of then and now, each absent when there is none (issue 34: absent, never null, across the API). */
+const ThenNowNumber = z.object({ then: z.number().optional(), now: z.number().optional() });
 
-/** A turn as the API shows it: the diff's record with its unset texts absent rather than null (issue 23). */
+/** A turn as the API shows it: the diff's record with its unset texts and latencies absent rather than null. */
 export const ReplayTurnView = ReplayTurn.extend({
   caller: ThenNowText,
   reply: ThenNowText.extend({ changed: z.boolean() }),
+  /** Caller's last speech → the agent's first audio, as the platform measured it (absent: no reply). */
+  latencyMs: ThenNowNumber,
   skipped: z.string().optional(),
 });
 export type ReplayTurnView = z.infer<typeof ReplayTurnView>;
@@ -60,6 +64,10 @@ export const ReplaySummary = z.object({
 });
 export type ReplaySummary = z.infer<typeof ReplaySummary>;
 
+/** The summary as the API shows it: an average latency absent when no reply was measured. */
+export const ReplaySummaryView = ReplaySummary.extend({ avgLatencyMs: ThenNowNumber });
+export type ReplaySummaryView = z.infer<typeof ReplaySummaryView>;
+
 export const ReplayStatus = z.enum(['queued', 'running', 'completed', 'failed']);
 
 export const CallReplay = z.object({
@@ -68,8 +76,8 @@ export const CallReplay = z.object({
   callId: z.string(),
   sessionId: z.string(),
   agentId: z.string(),
-  /** The version the call ran then (null: a call from before versions) and the one replayed now. */
-  agentVersion: ThenNow(z.number().int().nullable()),
+  /** The version the call ran then (absent: a call from before versions) and the one replayed now. */
+  agentVersion: z.object({ then: z.number().int().optional(), now: z.number().int().optional() }),
   status: ReplayStatus,
   progress: z.object({ turnsDone: z.number().int(), turnsTotal: z.number().int() }),
   /** What transcribed and what answered in the replay, labelled for what they are (simulated STT, local engine…). */
@@ -78,7 +86,8 @@ export const CallReplay = z.object({
   /** The replay's own session (its call page, recording and trace); absent until it starts. */
   replaySessionId: z.string().optional(),
   turns: z.array(ReplayTurnView),
-  summary: ReplaySummary.nullable(),
+  /** Absent until the replay has finished. */
+  summary: ReplaySummaryView.optional(),
   error: z.string().optional(),
   createdAt: z.string(),
   finishedAt: z.string().optional(),

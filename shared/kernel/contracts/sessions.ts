@@ -139,12 +139,15 @@ export const SessionTurn = z.object({
   sttMs: z.number(),
   llmMs: z.number(),
   ttsMs: z.number(),
-  /** Caller's last speech sample → first agent audio sent (assistant turns that answer the caller). */
-  latencyMs: z.number().nullable(),
-  /** The endpointing silence waited before the turn was taken. */
-  endpointMs: z.number().nullable(),
-  /** Latency not spent in STT, LLM, TTS or endpointing: the platform's own overhead. */
-  overheadMs: z.number().nullable(),
+  /**
+   * Caller's last speech sample → first agent audio sent (assistant turns that answer the caller); absent on other
+   * turns. Like every extension field here, absent rather than null when not known.
+   */
+  latencyMs: z.number().optional(),
+  /** The endpointing silence waited before the turn was taken; absent when none was measured. */
+  endpointMs: z.number().optional(),
+  /** Latency not spent in STT, LLM, TTS or endpointing: the platform's own overhead; absent when not measured. */
+  overheadMs: z.number().optional(),
   interrupted: z.boolean(),
   /** Assistant turns: the caller went on speaking within 500 ms after this reply started (a likely cut-in). */
   suspectedCutIn: z.boolean(),
@@ -194,12 +197,12 @@ export const SessionDetail = z.object({
   answeredBy: AnsweredBy.optional(),
   /** The agent configuration version the call ran (GET /v1/agents/{id}/versions/{n}); absent before versions. */
   agentVersion: z.number().int().optional(),
-  /** When the answering machine's beep started (ms from the session start). */
-  beepAtMs: z.number().nullable(),
-  /** Set when the agent handed the call to a person (transfer_call). */
+  /** When the answering machine's beep started (ms from the session start); absent when no beep was heard. */
+  beepAtMs: z.number().optional(),
+  /** Present when the agent handed the call to a person (transfer_call). */
   transfer: z
     .object({ target: z.string(), to: z.string(), mode: z.enum(['cold', 'warm']), atMs: z.number() })
-    .nullable(),
+    .optional(),
   /**
    * Extension: the engines the call ran on, as the trace recorded them; `llmLabel` says what the LLM provider
    * is (the local reply engine is a knowledge lookup, not a language model).

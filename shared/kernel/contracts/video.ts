@@ -198,6 +198,7 @@ export const WebhookSecretQuery = z.object({ url: Url });
 export const WebhookSecret = z.object({
   url: z.string(),
   secret: z.string().describe('whsec_… — verify with any Standard Webhooks library'),
-  created_at: z.string(),
+  createdAt: z.string(),
   disabled: z.boolean(),
 });
+export type WebhookSecret = z.infer<typeof WebhookSecret>;

@@ -114,6 +114,12 @@ export const ERROR_CODES = {
   // whatever else a caller sent (long text, patterns, object keys) is never echoed back.
   not_found: { status: 404, type: t.not_found, message: 'No {resource} with {idRef}.' },
   route_not_found: { status: 404, type: t.not_found, message: 'No route {method} {path}. See /docs for the API.' },
+  webhook_secret_not_found: {
+    status: 404,
+    type: t.not_found,
+    message:
+      'No signing secret for that address yet: create it with POST /v1/webhooks/secret {"url": ...}, or submit a job whose webhook_url is the address.',
+  },
   // 405/409/413/415
   method_not_allowed: { status: 405, type: t.invalid_request, message: '{detail}' },
   conflict: { status: 409, type: t.conflict, message: '{detail}' },

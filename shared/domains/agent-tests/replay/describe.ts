@@ -1,6 +1,6 @@
 import type { CallReplay } from '../../../kernel/contracts/call-replay.ts';
 
-const ms = (v: number | null) => (v === null ? '—' : `${v} ms`);
+const ms = (v: number | undefined) => (v === undefined ? '—' : `${v} ms`);
 const flags = (interrupted: boolean, cutIn: boolean) =>
   [interrupted ? 'interrupted' : '', cutIn ? 'cut in?' : ''].filter(Boolean).join(', ') || 'clean';
 

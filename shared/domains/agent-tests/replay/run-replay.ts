@@ -36,7 +36,7 @@ export function turnsOf(d: SessionDetail): RecordedTurn[] {
     text: t.text,
     startMs: t.startMs,
     endMs: t.endMs,
-    latencyMs: t.latencyMs,
+    latencyMs: t.latencyMs ?? null,
     interrupted: t.interrupted,
     cutIn: t.suspectedCutIn,
   }));

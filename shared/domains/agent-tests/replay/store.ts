@@ -181,18 +181,25 @@ export function toCallReplay(r: CallReplayRow): CallReplay {
     callId: r.call_id,
     sessionId: r.session_id,
     agentId: r.agent_id,
-    agentVersion: { then: r.agent_version_then, now: r.agent_version_now },
+    agentVersion: thenNow(r.agent_version_then, r.agent_version_now),
     status: r.status,
     progress: { turnsDone: r.turns_done, turnsTotal: r.turns_total },
     ...ifSet('stt', r.stt),
     ...ifSet('llm', r.llm),
     ...ifSet('replaySessionId', r.replay_session_id),
     turns: r.turns.map(toTurnView),
-    summary: r.summary,
+    ...(r.summary
+      ? { summary: { ...r.summary, avgLatencyMs: thenNow(r.summary.avgLatencyMs.then, r.summary.avgLatencyMs.now) } }
+      : {}),
     ...ifSet('error', r.error),
     createdAt: r.created_at.toISOString(),
     ...ifDate('finishedAt', r.finished_at),
   };
+}
+
+/** `{then, now}` with each side absent when unset. */
+function thenNow<T>(then: T | null | undefined, now: T | null | undefined): { then?: T; now?: T } {
+  return { ...ifSet('then', then), ...ifSet('now', now) };
 }
 
 function toTurnView(t: ReplayTurn): ReplayTurnView {
@@ -201,8 +208,9 @@ function toTurnView(t: ReplayTurn): ReplayTurnView {
   const { skipped, ...rest } = t;
   return {
     ...rest,
-    caller: { ...ifSet('then', callerThen), ...ifSet('now', callerNow) },
-    reply: { ...ifSet('then', replyThen), ...ifSet('now', replyNow), changed },
+    caller: thenNow(callerThen, callerNow),
+    reply: { ...thenNow(replyThen, replyNow), changed },
+    latencyMs: thenNow(t.latencyMs.then, t.latencyMs.now),
     ...ifSet('skipped', skipped),
   };
 }

@@ -37,7 +37,11 @@ export async function runAvatar(infra: Infra, s: StepContext): Promise<JobOutcom
     await synthesizeToWav(
       infra,
       { provider: req.tts_provider, job: s.job },
-      { text, voiceId: voiceFor(req.voice_id, req.target_language), language: req.target_language },
+      {
+        text,
+        ...(await voiceFor(infra, req.tts_provider, req.voice_id, req.target_language)),
+        language: req.target_language,
+      },
       audioPath,
       s.signal,
     );

@@ -97,7 +97,7 @@ export async function dubSynthesize(infra: Infra, s: StepContext): Promise<void>
   const { duration } = state(s).transcript!;
   const segs = state(s).translation!;
   const track = new Int16Array(Math.ceil(duration * RATE));
-  const voice = voiceFor(req(s).voice_id, req(s).target_language);
+  const voice = await voiceFor(infra, req(s).tts_provider, req(s).voice_id, req(s).target_language);
   for (let i = 0; i < segs.length; i++) {
     const seg = segs[i]!;
     const slotEnd = Math.min(duration, segs[i + 1]?.start ?? duration);
@@ -107,7 +107,7 @@ export async function dubSynthesize(infra: Infra, s: StepContext): Promise<void>
       infra,
       { provider: req(s).tts_provider, job: s.job },
       // Machine text (a translation): a word too long to speak is cut short rather than failing the job.
-      { text: speakableText(seg.text), voiceId: voice, language: req(s).target_language },
+      { text: speakableText(seg.text), ...voice, language: req(s).target_language },
       raw,
       s.signal,
     );

@@ -1,4 +1,11 @@
-import { TtsEngine, type TtsAudio, type TtsCapabilities, type TtsRequest, type Voice } from '../types.ts';
+import {
+  TtsEngine,
+  type SpokenVoice,
+  type TtsAudio,
+  type TtsCapabilities,
+  type TtsRequest,
+  type Voice,
+} from '../types.ts';
 import { pcmStream } from './audio.ts';
 import { clamp, escapeXml, normalizeBaseUrl, requireKey, stripUndefined } from './vendor-options.ts';
 import { vendorAudio } from '../../core/vendor-client.ts';
@@ -52,6 +59,12 @@ export class AzureTts extends TtsEngine {
 
   async voices(): Promise<Voice[]> {
     return stockVoices(this.provider, VOICES);
+  }
+
+  /** A stock voice of the language, else Ava Multilingual, which speaks the language of the text it is given. */
+  override async multilingualVoice(language: string): Promise<SpokenVoice> {
+    const stock = await super.multilingualVoice(language);
+    return stock.voiceId === 'default' ? { voiceId: 'en-US-AvaMultilingualNeural' } : stock;
   }
 
   /** `<region>:<key>` selects the region per key; a bare key uses the configured base URL or region. */

@@ -1,4 +1,12 @@
-import { TtsEngine, type TtsAudio, type TtsCapabilities, type TtsRequest, type Voice } from '../types.ts';
+import {
+  primaryLanguage,
+  TtsEngine,
+  type SpokenVoice,
+  type TtsAudio,
+  type TtsCapabilities,
+  type TtsRequest,
+  type Voice,
+} from '../types.ts';
 import { pcmStream } from './audio.ts';
 import { clamp, normalizeBaseUrl, requireKey, stripUndefined, vendorModel } from './vendor-options.ts';
 import { vendorAudio } from '../../core/vendor-client.ts';
@@ -19,6 +27,8 @@ const DEFAULTS = {
   voice: '21m00Tcm4TlvDq8ikWAM',
   sampleRate: 24000,
 } as const;
+
+const MULTILINGUAL = 'eleven_multilingual_v2';
 
 const VOICES: StockVoice[] = [
   ['21m00Tcm4TlvDq8ikWAM', 'Rachel', 'en', 'female'],
@@ -53,6 +63,14 @@ export class ElevenLabsTts extends TtsEngine {
 
   async voices(): Promise<Voice[]> {
     return stockVoices(this.provider, VOICES);
+  }
+
+  /**
+   * Every ElevenLabs voice speaks every language of its multilingual models; the stock voices are English ones, so
+   * another language gets the default voice on eleven_multilingual_v2 (29 languages; quality over flash's latency).
+   */
+  override async multilingualVoice(language: string): Promise<SpokenVoice> {
+    return primaryLanguage(language) === 'en' ? { voiceId: 'default' } : { voiceId: 'default', model: MULTILINGUAL };
   }
 
   protected async _synthesize(req: TtsRequest): Promise<TtsAudio> {
