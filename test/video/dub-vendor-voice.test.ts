@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startElevenLabsDouble } from '../../support/doubles/elevenlabs.ts';
-import type { HttpDouble } from '../../support/doubles/http-double.ts';
+import type { HttpDouble } from '../../shared/domains/agent-tests/simulators/http-double.ts';
 import { startMediaServer, type LocalServer } from '../../support/doubles/media-server.ts';
 import { startOpenAiDouble } from '../../support/doubles/openai.ts';
 import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';
