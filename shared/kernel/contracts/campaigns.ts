@@ -108,6 +108,8 @@ const Counts = z.object({
   outcomes: z.record(z.string(), z.number()),
 });
 
+export const CampaignWaiting = z.enum(['daily_cap', 'balance']);
+
 export const Campaign = z.object({
   id: z.string(),
   agentId: z.string(),
@@ -123,6 +125,11 @@ export const Campaign = z.object({
   maxCredits: z.number().nullable(),
   webhookUrl: z.string().optional(),
   counts: Counts,
+  /**
+   * Why no call is being placed now: the daily spending cap or the balance cannot fund the next call's first
+   * minute (docs/campaigns.md, "Money before dialling"). Absent while the campaign dials.
+   */
+  waiting: CampaignWaiting.optional(),
   createdAt: z.string(),
   /** Absent until the campaign completes. */
   completedAt: z.string().optional(),
@@ -158,6 +165,8 @@ export const CampaignRecipient = z.object({
   answeredBy: z.string().optional(),
   /** Present while the recipient is pending. */
   nextAttemptAt: z.string().optional(),
+  /** A pending recipient of a campaign waiting for money: why it is not dialled (absent otherwise). */
+  waiting: CampaignWaiting.optional(),
   attempts: z.array(CampaignCall),
 });
 export type CampaignRecipient = z.infer<typeof CampaignRecipient>;
