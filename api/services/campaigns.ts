@@ -195,6 +195,12 @@ export async function changeCampaign(
 
 // ---- Twilio callbacks (signed with X-Twilio-Signature) ----
 
+const REFUSED_BECAUSE = {
+  capacity: 'the realtime fleet was at capacity when the call connected',
+  balance: 'the balance could not fund the first minute when the call connected',
+  daily_cap: 'the daily spending cap could not fund the first minute when the call connected',
+} as const;
+
 const HANGUP = '<?xml version="1.0" encoding="UTF-8"?><Response><Hangup/></Response>';
 
 /**
@@ -225,7 +231,8 @@ export async function campaignCallConnect(
   try {
     const s = await createTwilioSession(infra, t.developer_id, body, { direction: 'outbound', taskId: callId });
     if (s.admitted === false) {
-      await markRefused(infra.db, callId, 'the realtime fleet was at capacity when the call connected');
+      // Money spent between the dial and the answer re-queues the recipient too: the dispatcher then waits for it.
+      await markRefused(infra.db, callId, REFUSED_BECAUSE[s.refusal ?? 'capacity']);
       return s.twiml;
     }
     if (await attachCallSession(infra.db, callId, { sessionId: s.sessionId, callSid })) return s.twiml;

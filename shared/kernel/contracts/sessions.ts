@@ -52,6 +52,11 @@ export const TwilioSession = z.object({
   expiresAt: z.string(),
   /** false when the realtime fleet was at capacity: `twiml` then refuses the call (busy, or a short message). */
   admitted: z.boolean().optional(),
+  /**
+   * Why `admitted` is false: the fleet was at capacity, or money cannot fund the call's first minute (the balance,
+   * or a daily spending cap). The caller hears the operator's message either way; absent when admitted.
+   */
+  refusal: z.enum(['capacity', 'balance', 'daily_cap']).optional(),
 });
 export type TwilioSession = z.infer<typeof TwilioSession>;
 

@@ -7,7 +7,10 @@ import { verifySessionToken } from '../../../shared/domains/realtime/token.ts';
 import type { Infra } from '../../../shared/platform/infra.ts';
 import { IdleWatch } from '../idle-watch.ts';
 import { openSession } from '../session/bootstrap.ts';
-import { campaignCallContext, campaignStopReason, refuseCampaignStream } from '../campaign-context.ts';
+import { campaignCallContext, campaignStopReason, refuseCampaignStream, speakRefusal } from '../campaign-context.ts';
+
+/** Start errors that mean money cannot fund the call (the balance, a daily cap). */
+const UNFUNDED = new Set(['insufficient_credits', 'spending_cap_reached']);
 import type { CallSession } from '../session/call-session.ts';
 import type { SessionTransport } from '../session/types.ts';
 import { trackSession } from '../session/live.ts';
@@ -152,6 +155,12 @@ export function handleTwilioStream(infra: Infra, socket: WebSocket): void {
         'twilio session could not start',
       );
       await new TraceStore(infra.db, claims.sid).failedToStart('start-failed', msg).catch(() => {});
+      // Money that cannot fund the first minute: the caller hears the operator's message, not a dead line.
+      if (isApiError(e) && UNFUNDED.has(e.code)) {
+        const why = `${e.code} when the media stream started`;
+        if (!(await refuseCampaignStream(infra, claims.tsk, ev.callSid, log, why)))
+          await speakRefusal(infra, ev.callSid, log);
+      }
       close(1011, isApiError(e) ? e.code : 'internal_error');
     }
   };
