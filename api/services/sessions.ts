@@ -87,6 +87,7 @@ export async function createTwilioSession(
     ...(body.instanceId ? { ins: body.instanceId } : {}),
     ...(body.agentVersion ? { ver: body.agentVersion } : {}),
     ...(opts.taskId ? { tsk: opts.taskId } : {}),
+    ...(body.variables ? { var: body.variables } : {}),
   };
   await insertPendingTwilioSession(infra.db, {
     id: sessionId,
@@ -254,6 +255,7 @@ export async function createDirectSession(
     exp,
     ...(instanceId ? { ins: instanceId } : {}),
     ...(body.agentVersion ? { ver: body.agentVersion } : {}),
+    ...(body.variables ? { var: body.variables } : {}),
   });
   const scheme = infra.config.PUBLIC_BASE_URL.startsWith('https') ? 'wss' : 'ws';
   const url = `${streamUrl(infra.config.PUBLIC_BASE_URL, DIRECT_SESSION_PATH(agentId), scheme)}?token=${token}`;

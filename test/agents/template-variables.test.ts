@@ -48,9 +48,15 @@ async function agent(json: Record<string, unknown>): Promise<string> {
   return ((await a.json()) as { id: string }).id;
 }
 
-/** The greeting a browser call hears (the session's first turn), with no variables given. */
-async function greeting(agentId: string): Promise<string> {
-  const c = new DirectClient(wsUrl(p.url, `/v1/agents/${agentId}/session`), { authorization: `Bearer ${key}` });
+/** The greeting a browser call hears (the session's first turn): with the API key, or a token with variables. */
+async function greeting(agentId: string, variables?: Record<string, string>): Promise<string> {
+  let url = wsUrl(p.url, `/v1/agents/${agentId}/session`);
+  if (variables) {
+    const t = await p.request('/v1/sessions/direct', { method: 'POST', key, json: { agentId, variables } });
+    expect(t.status).toBe(200);
+    url = wsUrl(p.url, `/v1/agents/${agentId}/session?token=${((await t.json()) as { token: string }).token}`);
+  }
+  const c = new DirectClient(url, variables ? {} : { authorization: `Bearer ${key}` });
   await c.opened;
   await waitUntil(() => c.events.some((e) => e.type === 'mark'), 20_000);
   const sessionId = (c.events[0] as { sessionId: string }).sessionId;
@@ -76,7 +82,22 @@ describe('template variables on a browser call', () => {
       variables: { name: { default: 'there' } },
     });
     expect(await greeting(withDefault)).toBe('Hello there, this is the clinic.');
+    // The session-create body's variables come first.
+    expect(await greeting(withDefault, { name: 'Ana' })).toBe('Hello Ana, this is the clinic.');
   }, 60_000);
+
+  it('session variables are bounded (they travel in the token)', async () => {
+    const agentId = await agent({ name: 'Bounded' });
+    const big = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`v${i}`, 'x'.repeat(200)]));
+    for (const [path, json] of [
+      ['/v1/sessions/direct', { agentId, variables: big }],
+      ['/v1/sessions/twilio', { agentId, from: '+15550001111', to: '+15550002222', variables: big }],
+    ] as const) {
+      const r = await p.request(path, { method: 'POST', key, json });
+      expect(r.status, path).toBe(400);
+      expect(((await r.json()) as { error: { code: string } }).error.code).toBe('validation_failed');
+    }
+  });
 
   it('the agent field: shown when set, removed with null, bad names refused', async () => {
     const id = await agent({ name: 'Fields', variables: { name: { default: 'there' } } });

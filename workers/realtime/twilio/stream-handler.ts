@@ -126,7 +126,8 @@ export function handleTwilioStream(infra: Infra, socket: WebSocket): void {
     try {
       // An outbound campaign call: the recipient's variables feed the prompt and the first message.
       taskId = claims.tsk ?? null;
-      const variables = claims.tsk ? await campaignCallContext(infra, claims.tsk) : null;
+      // Inbound: the session-create body's variables, carried in the token.
+      const variables = (claims.tsk ? await campaignCallContext(infra, claims.tsk) : null) ?? claims.var ?? null;
       const opened = await openSession(infra, {
         variables,
         sessionId: claims.sid,
