@@ -93,6 +93,39 @@ describe('money before dialling', () => {
     expect(hooks.received.filter((w) => w.type === 'campaign.paused' && w.data.campaignId === id)).toHaveLength(1);
   }, 150_000);
 
+  it('a cap with room for one call: one recipient dialled, then the campaign waits; the rest go when it rises', async () => {
+    const { apiKey: key, agentId } = await setup();
+    // One call's first minute (20 credits at the default weights), nothing more.
+    expect((await setCap(key, 20)).status).toBe(200);
+    const phones = ['+15550720001', '+15550720002', '+15550720003'];
+    const res = await p.request('/v1/campaigns', {
+      method: 'POST',
+      key,
+      json: { agentId, from: '+15550009999', maxConcurrency: 3, recipients: phones.map((phone) => ({ phone })) },
+    });
+    expect(res.status).toBe(201);
+    const id = ((await res.json()) as { id: string }).id;
+    const waiting = await waitUntil(async () => {
+      const d = (await (await p.request(`/v1/campaigns/${id}`, { key })).json()) as Json;
+      return d.waiting && d.counts.done === 1 ? d : null;
+    }, 60_000);
+    expect(waiting.waiting).toBe('daily_cap');
+    expect(waiting.recipients.map((r: Json) => r.attempts.length).sort()).toEqual([0, 0, 1]);
+    expect(h.voice.runs.filter((r) => phones.includes(r.to))).toHaveLength(1);
+    expect((await setCap(key, null)).status).toBe(200);
+    await dispatchCampaign(p.infra, id, p.infra.log);
+    const done = await waitUntil(
+      async () => {
+        const d = (await (await p.request(`/v1/campaigns/${id}`, { key })).json()) as Json;
+        return d.status === 'completed' ? d : null;
+      },
+      120_000,
+      250,
+    );
+    expect(done.recipients.map((r: Json) => r.attempts.length)).toEqual([1, 1, 1]);
+    expect(h.voice.runs.filter((r) => phones.includes(r.to))).toHaveLength(3);
+  }, 180_000);
+
   it('a per-call cap below the first minute plus the voicemail message is refused at creation', async () => {
     const { apiKey: key } = await setup();
     const a = await p.request('/v1/agents', {

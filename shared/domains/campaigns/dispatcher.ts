@@ -51,6 +51,8 @@ export async function dispatchCampaign(infra: Infra, campaignId: string, log: Lo
   }
   const campaign = await campaignForDispatch(infra.db, campaignId);
   if (!campaign) return 0;
+  // Paused, canceled or completed: nothing to dial, and no money look to schedule (resume dispatches again).
+  if (campaign.status !== 'active') return 0;
   const developerId = campaign.developer_id;
   // Money before dialling: a callee must never answer a call the platform cannot pay for.
   const funding = await campaignFunding(infra, campaign);

@@ -18,7 +18,10 @@ export function campaignCallCredits(config: Config, voicemail: Voicemail | null)
   return minimumCallCredits(config) + tts;
 }
 
-/** What money allows a campaign now: how many more calls to place, or why none can be (`waiting`). */
+/**
+ * What money allows a campaign now: how many calls it funds, those placed and not yet connected included (the claim
+ * subtracts them under the developer's lock), or why none can be placed (`waiting`).
+ */
 export interface CampaignFunding {
   calls: number;
   waiting: FundingBlock | null;
@@ -39,8 +42,8 @@ export async function campaignFunding(
   const agent = await getAgent(infra.db, c.developer_id, c.agent_id);
   const perCall = campaignCallCredits(infra.config, agent?.voicemail ?? null);
   const f = await readFunding(infra.db, infra.config, c.developer_id, c.api_key_id, now);
+  const calls = fundableCalls(f, perCall);
   const inFlight = await unconnectedAttempts(infra.db, c.developer_id);
-  const calls = fundableCalls(f, perCall) - inFlight;
-  if (calls > 0) return { calls, waiting: null, perCall };
-  return { calls: 0, waiting: inFlight > 0 ? null : (fundingBlock(f, perCall) ?? 'balance'), perCall };
+  if (calls > inFlight) return { calls, waiting: null, perCall };
+  return { calls, waiting: inFlight > 0 ? null : (fundingBlock(f, perCall) ?? 'balance'), perCall };
 }

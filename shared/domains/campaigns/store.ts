@@ -109,18 +109,17 @@ export async function getCampaign(db: Queryable, developerId: string, id: string
 }
 
 /** What the dispatcher needs of a campaign (null: no such campaign). */
-export async function campaignForDispatch(
-  db: Queryable,
-  id: string,
-): Promise<Pick<
+export type DispatchCampaign = Pick<
   CampaignRow,
-  'id' | 'developer_id' | 'agent_id' | 'api_key_id' | 'max_credits' | 'webhook_url' | 'waiting'
-> | null> {
-  const { rows } = await db.query<
-    Pick<CampaignRow, 'id' | 'developer_id' | 'agent_id' | 'api_key_id' | 'max_credits' | 'webhook_url' | 'waiting'>
-  >('select id, developer_id, agent_id, api_key_id, max_credits, webhook_url, waiting from campaigns where id = $1', [
-    id,
-  ]);
+  'id' | 'developer_id' | 'agent_id' | 'api_key_id' | 'max_credits' | 'webhook_url' | 'waiting' | 'status'
+>;
+
+export async function campaignForDispatch(db: Queryable, id: string): Promise<DispatchCampaign | null> {
+  const { rows } = await db.query<DispatchCampaign>(
+    `select id, developer_id, agent_id, api_key_id, max_credits, webhook_url, waiting, status
+       from campaigns where id = $1`,
+    [id],
+  );
   return rows[0] ?? null;
 }
 
@@ -289,7 +288,7 @@ export async function setCampaignStatus(
 export interface ClaimLimits {
   fleetFree?: number | null;
   developerCap?: number;
-  /** Calls the developer's money funds now (balance, daily caps), beyond those already in flight. */
+  /** Calls the developer's money funds now (balance, daily caps), those placed and not yet connected included. */
   funded?: number;
 }
 
@@ -324,14 +323,16 @@ export async function claimDueRecipients(db: Db, campaignId: string, limits: Cla
       campaign: c.max_concurrency - (busy[0]?.n ?? 0),
       developer: Infinity,
       fleet: Infinity,
-      funds: limits.funded ?? Infinity,
+      funds: Infinity,
     };
     if (limits.fleetFree !== undefined && limits.fleetFree !== null) slots.fleet = limits.fleetFree;
-    if (limits.developerCap !== undefined) {
+    if (limits.developerCap !== undefined || limits.funded !== undefined)
       await tx.query(`select pg_advisory_xact_lock(hashtext('campaign-claim:' || $1))`, [c.developer_id]);
+    if (limits.developerCap !== undefined)
       slots.developer = limits.developerCap - (await developerSessionsInUse(tx, c.developer_id));
-    }
-    const free = Math.min(slots.campaign, slots.developer, slots.fleet);
+    // Under the same lock: two dispatchers that both saw money for one call claim it once between them.
+    if (limits.funded !== undefined) slots.funds = limits.funded - (await unconnectedAttempts(tx, c.developer_id));
+    const free = Math.min(slots.campaign, slots.developer, slots.fleet, slots.funds);
     const limitedBy = (['campaign', 'developer', 'fleet', 'funds'] as const).find((k) => slots[k] === free) ?? null;
     // Nobody due (all being called, or waiting for a retry): no slot is wanted, nothing needs a look again soon.
     if (free <= 0) return { ids: [], limitedBy: (await anyoneDue(tx, campaignId)) ? limitedBy : null };
