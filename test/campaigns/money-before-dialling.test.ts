@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dispatchCampaign } from '../../shared/domains/campaigns/dispatcher.ts';
 import { waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
 import { startWebhookReceiver } from '../../support/helpers/webhook-receiver.ts';
+import type { CalleeScript } from '../../support/doubles/twilio-voice.ts';
 import { startCampaignHarness, type CampaignHarness } from './harness.ts';
 
 // Regression (issue #33, item 1): with the developer's daily spending cap used up, a campaign was accepted and
@@ -10,6 +11,7 @@ import { startCampaignHarness, type CampaignHarness } from './harness.ts';
 // dialling resumes by itself once the cap allows it.
 
 let h: CampaignHarness;
+const scripts = new Map<string, (nth: number) => CalleeScript>();
 let p: TestPlatform;
 let hooks: Awaited<ReturnType<typeof startWebhookReceiver>>;
 
@@ -18,7 +20,7 @@ beforeAll(async () => {
   h = await startCampaignHarness({
     accountSid: 'ACmoneybeforedial000000000000000',
     authToken: 'twilio-auth-token-money',
-    script: () => ({ answer: 'human' }),
+    script: (to, nth) => scripts.get(to)?.(nth) ?? { answer: 'human' },
     heard: () => 'Hello?',
     reply: 'Bye.',
     env: { RECONCILE_INTERVAL_MS: '500', RECONCILE_AFTER_MS: '1000' },
@@ -124,6 +126,38 @@ describe('money before dialling', () => {
     );
     expect(done.recipients.map((r: Json) => r.attempts.length)).toEqual([1, 1, 1]);
     expect(h.voice.runs.filter((r) => phones.includes(r.to))).toHaveLength(3);
+  }, 180_000);
+
+  it('money gone between the dial and the answer: the callee hears the operator’s message, the recipient waits', async () => {
+    const { apiKey: key, agentId } = await setup();
+    const phone = '+15550730001';
+    // The cap drops to 0 once the callee answered, before the media stream starts (another call spent it).
+    scripts.set(phone, (nth) =>
+      nth === 1 ? { answer: 'human', beforeStream: async () => void (await setCap(key, 0)) } : { answer: 'human' },
+    );
+    const res = await p.request('/v1/campaigns', {
+      method: 'POST',
+      key,
+      json: { agentId, from: '+15550009999', recipients: [{ phone }] },
+    });
+    const id = ((await res.json()) as { id: string }).id;
+    const waiting = await waitUntil(async () => {
+      const d = (await (await p.request(`/v1/campaigns/${id}`, { key })).json()) as Json;
+      return d.waiting && d.recipients[0].attempts[0]?.endedAt ? d : null;
+    }, 60_000);
+    expect(waiting.recipients[0]).toMatchObject({ state: 'pending', waiting: 'daily_cap' });
+    expect(waiting.recipients[0].attempts[0].error).toMatch(/spending_cap_reached/);
+    // Not silence, not a bare hang-up: the operator's message through Twilio's REST API; no greeting was played.
+    const run = h.voice.runs.find((r) => r.to === phone)!;
+    const heard = h.rest.updates.find((u) => u.callSid === run.sid)!.form.get('Twiml')!;
+    expect(heard).toMatch(/<Say>[^<]+<\/Say><Hangup\/>/);
+    expect((await setCap(key, null)).status).toBe(200);
+    await dispatchCampaign(p.infra, id, p.infra.log);
+    const done = await waitUntil(async () => {
+      const d = (await (await p.request(`/v1/campaigns/${id}`, { key })).json()) as Json;
+      return d.status === 'completed' ? d : null;
+    }, 120_000);
+    expect(done.recipients[0].outcome).toBe('answered');
   }, 180_000);
 
   it('a per-call cap below the first minute plus the voicemail message is refused at creation', async () => {
