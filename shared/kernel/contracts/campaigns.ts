@@ -92,7 +92,10 @@ export const CreateCampaignBody = z
       .max(4 * 3600)
       .optional(),
     maxCredits: z.number().positive().max(1_000_000).optional(),
-    /** Notified (Standard Webhooks) after every finished call (`campaign.call.finished`) and once per pause for money (`campaign.paused`). */
+    /**
+     * Notified (Standard Webhooks) after every finished call (`campaign.call.finished`) and once per pause for
+     * money (`campaign.paused`).
+     */
     webhookUrl: z.url().max(2000).optional(),
   })
   .strict();
