@@ -34,7 +34,8 @@ export const campaignsRoutes: FastifyPluginAsyncZod = async (app) => {
       },
       config: { idempotent: true },
     },
-    async (req, reply) => reply.code(201).send(await createCampaign(infra, req.auth.developerId, req.body)),
+    async (req, reply) =>
+      reply.code(201).send(await createCampaign(infra, req.auth.developerId, req.body, req.auth.keyId)),
   );
 
   app.get(

@@ -26,6 +26,8 @@ import { decodeCursor, toPage, type Page, type PageQuery } from '../../shared/ke
 import { twilioAccount } from '../../shared/domains/realtime/twilio-calls.ts';
 import { requireCoverableCallCap } from '../../shared/domains/billing/session-hold.ts';
 import type { Infra } from '../../shared/platform/infra.ts';
+import type { Voicemail } from '../../shared/kernel/contracts/agents.ts';
+import { campaignCallCredits } from '../../shared/domains/campaigns/funding.ts';
 import type { CreateTwilioSessionBody } from '../../shared/kernel/contracts/sessions.ts';
 import { answerAgain, verifyTwilioSignature } from './sessions-outbound.ts';
 import { refusalTwiml } from '../../shared/domains/realtime/admission.ts';
@@ -48,16 +50,23 @@ function toCampaign(r: CampaignRow, counts: CampaignCounts | undefined): Campaig
     maxCredits: r.max_credits === null ? null : Number(r.max_credits),
     ...ifSet('webhookUrl', r.webhook_url),
     counts: counts ?? { total: 0, pending: 0, calling: 0, done: 0, outcomes: {} },
+    ...ifSet('waiting', r.status === 'active' ? r.waiting : null),
     createdAt: r.created_at.toISOString(),
     ...ifDate('completedAt', r.completed_at),
   };
 }
 
 /** POST /v1/campaigns: stored (campaign and every recipient in one transaction), then the dispatcher is queued. */
-export async function createCampaign(infra: Infra, developerId: string, body: CreateCampaignBody): Promise<Campaign> {
+export async function createCampaign(
+  infra: Infra,
+  developerId: string,
+  body: CreateCampaignBody,
+  apiKeyId: string | null = null,
+): Promise<Campaign> {
   twilioAccount(infra); // 503 feature_not_configured before anything is stored
   requireCoverableCallCap(infra.config, body.maxCredits, 'maxCredits');
-  await requireActiveAgent(infra, developerId, body.agentId);
+  const agent = await requireActiveAgent(infra, developerId, body.agentId);
+  requireCampaignCallCap(infra, body.maxCredits, agent.voicemail);
   // The delivery's own address policy, now: a private or non-http(s) URL is a 400, not a failed delivery later.
   if (body.webhookUrl !== undefined)
     await precheckUrl(body.webhookUrl, infra.addressPolicy, 'webhookUrl', { allowUnresolved: true });
@@ -73,11 +82,26 @@ export async function createCampaign(infra: Infra, developerId: string, body: Cr
     maxDurationSeconds: body.maxDurationSeconds ?? null,
     maxCredits: body.maxCredits ?? null,
     webhookUrl: body.webhookUrl ?? null,
+    apiKeyId,
     recipients: body.recipients.map((r) => ({ phone: r.phone, variables: r.variables, timeZone: r.timeZone ?? null })),
   });
   // A lost enqueue is covered: the reconciler dispatches every active campaign with a recipient due.
   await infra.queues.enqueue('campaign.dispatch', { campaignId: id });
   return getCampaignSummary(infra, developerId, id);
+}
+
+/**
+ * 400 when the per-call cap cannot fund a call's first minute plus the agent's voicemail message: every call would
+ * be cut before the end of its message (the dispatcher checks balance and daily caps the same way, per call).
+ */
+function requireCampaignCallCap(infra: Infra, maxCredits: number | undefined, voicemail: Voicemail | null): void {
+  const needed = campaignCallCredits(infra.config, voicemail);
+  if (maxCredits !== undefined && maxCredits < needed)
+    throw ApiError.validation(
+      `maxCredits must be at least ${needed}: a call is charged its first connected minute, and the agent's ` +
+        'voicemail message must fit whole; raise the cap or shorten the message.',
+      'maxCredits',
+    );
 }
 
 async function requireCampaign(infra: Infra, developerId: string, id: string): Promise<CampaignRow> {
@@ -112,6 +136,7 @@ export async function getCampaignDetail(infra: Infra, developerId: string, id: s
       ...ifSet('outcomeReason', r.outcome_reason),
       ...ifSet('answeredBy', attempts.at(-1)?.answered_by),
       ...ifDate('nextAttemptAt', r.state === 'pending' ? r.next_attempt_at : null),
+      ...ifSet('waiting', r.state === 'pending' && c.status === 'active' ? c.waiting : null),
       attempts: attempts.map((k) => ({
         id: k.id,
         attempt: k.attempt,
@@ -170,6 +195,12 @@ export async function changeCampaign(
 
 // ---- Twilio callbacks (signed with X-Twilio-Signature) ----
 
+const REFUSED_BECAUSE = {
+  capacity: 'the realtime fleet was at capacity when the call connected',
+  balance: 'the balance could not fund the first minute when the call connected',
+  daily_cap: 'the daily spending cap could not fund the first minute when the call connected',
+} as const;
+
 const HANGUP = '<?xml version="1.0" encoding="UTF-8"?><Response><Hangup/></Response>';
 
 /**
@@ -200,7 +231,8 @@ export async function campaignCallConnect(
   try {
     const s = await createTwilioSession(infra, t.developer_id, body, { direction: 'outbound', taskId: callId });
     if (s.admitted === false) {
-      await markRefused(infra.db, callId, 'the realtime fleet was at capacity when the call connected');
+      // Money spent between the dial and the answer re-queues the recipient too: the dispatcher then waits for it.
+      await markRefused(infra.db, callId, REFUSED_BECAUSE[s.refusal ?? 'capacity']);
       return s.twiml;
     }
     if (await attachCallSession(infra.db, callId, { sessionId: s.sessionId, callSid })) return s.twiml;

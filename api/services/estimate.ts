@@ -1,7 +1,7 @@
 import { accountLimit, ensureAccount } from '../../shared/platform/metering/accounts.ts';
 import type { Estimate, EstimateBody } from '../../shared/domains/billing/estimate-contracts.ts';
 import { ifSet } from '../../shared/kernel/contracts/absent.ts';
-import { dailyHeadroom } from '../../shared/domains/billing/spending-caps.ts';
+import { fundableCalls, fundingBlock, readFunding } from '../../shared/domains/billing/funding.ts';
 import type { MeterCategory } from '../../shared/platform/metering/types.ts';
 import { creditWeights } from '../../shared/platform/metering/weights.ts';
 import { speechEngines } from '../../shared/engines/speech-registry.ts';
@@ -60,18 +60,29 @@ export async function estimate(
   const a = await ensureAccount(infra.db, infra.config, auth.developerId);
   const remaining = Math.max(0, accountLimit(a) - a.used);
   const past = Math.max(0, credits - remaining);
-  const cap = await dailyHeadroom(infra.db, auth.developerId, auth.keyId);
+  const funding = await readFunding(infra.db, infra.config, auth.developerId, auth.keyId);
+  const perCall = body.kind === 'campaign' ? Math.ceil(credits / body.recipients) : 0;
   return {
     kind: body.kind,
     tier: auth.tier,
     items,
     credits,
     remaining,
-    sufficient: credits <= remaining || a.overage_rate > 0,
+    // Any limit that would stop it: the balance (on a hard-limit tier) or a daily cap with too little room today.
+    sufficient: fundingBlock(funding, credits) === null,
     ...(a.overage_rate > 0 && past > 0
       ? { overage: { credits: past, usd: Math.round(past * a.overage_rate * 100) / 100_000 } }
       : {}),
-    ...(cap ? { dailyCap: { cap: cap.cap, remaining: Math.max(0, cap.remaining) } } : {}),
+    ...(funding.daily ? { dailyCap: { cap: funding.daily.cap, remaining: funding.daily.remaining } } : {}),
+    ...(body.kind === 'campaign'
+      ? {
+          campaign: {
+            recipients: body.recipients,
+            creditsPerCall: perCall,
+            callsFundedNow: perCall > 0 ? Math.min(body.recipients, fundableCalls(funding, perCall)) : body.recipients,
+          },
+        }
+      : {}),
     ...ifSet('assumptions', assumptions),
   };
 }
@@ -114,6 +125,19 @@ async function linesOf(
     }
     case 'call':
       return callLines(infra, developerId, body, headers);
+    case 'campaign': {
+      // Each call priced as a call estimate of minutesPerCall on the phone, times the recipients.
+      const one = await callLines(
+        infra,
+        developerId,
+        { kind: 'call', agentId: body.agentId, minutes: body.minutesPerCall, channel: 'twilio' },
+        headers,
+      );
+      return {
+        lines: one.lines.map((l) => ({ ...l, units: l.units * body.recipients })),
+        assumptions: { ...one.assumptions, recipients: body.recipients, minutesPerCall: body.minutesPerCall },
+      };
+    }
   }
 }
 

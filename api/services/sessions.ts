@@ -9,7 +9,7 @@ import type {
   CreateTwilioSessionBody,
   TwilioSession,
 } from '../../shared/kernel/contracts/sessions.ts';
-import { ApiError } from '../../shared/kernel/errors/api-error.ts';
+import { ApiError, isApiError } from '../../shared/kernel/errors/api-error.ts';
 import { newId } from '../../shared/kernel/ids.ts';
 import type { Infra } from '../../shared/platform/infra.ts';
 import { resolveSessionEngines, speechFor } from '../../shared/domains/realtime/engines.ts';
@@ -70,9 +70,10 @@ export async function createTwilioSession(
   // Twilio's socket carries no key headers: the agent's LLM must be usable with stored or platform keys.
   await resolveProviderKey(infra, { engine: llmEngines(infra).get(agent.llm_provider), developerId });
   const sessionId = newId('session');
-  await requireSessionCredits(infra, developerId, sessionId, 'twilio', opts.apiKeyId);
-  await requireSessionSlot(infra, developerId);
-  const refused = await refuseOverCapacity(infra, sessionId, 'twilio');
+  // A call money cannot fund is answered with the operator's message (below), not a 402 the caller never hears.
+  const unfunded = await fundingRefusal(infra, developerId, sessionId, 'twilio', opts.apiKeyId);
+  if (!unfunded) await requireSessionSlot(infra, developerId);
+  const refused = unfunded ?? ((await refuseOverCapacity(infra, sessionId, 'twilio')) ? CAPACITY : null);
   await recordCallLimits(infra, developerId, sessionId, body, opts.apiKeyId);
   const exp = Math.floor(Date.now() / 1000) + infra.config.REALTIME_TOKEN_TTL_SECONDS;
   const claims: SessionClaims = {
@@ -86,6 +87,7 @@ export async function createTwilioSession(
     ...(body.instanceId ? { ins: body.instanceId } : {}),
     ...(body.agentVersion ? { ver: body.agentVersion } : {}),
     ...(opts.taskId ? { tsk: opts.taskId } : {}),
+    ...(body.variables ? { var: body.variables } : {}),
   };
   await insertPendingTwilioSession(infra.db, {
     id: sessionId,
@@ -99,15 +101,22 @@ export async function createTwilioSession(
     expiresAt: new Date(exp * 1000),
   });
   if (refused) {
-    // The caller hears the configured refusal; the session stays visible as refused (end reason `admission`).
-    await markSessionFailedToStart(infra.db, sessionId, 'admission', 'the realtime fleet was at capacity');
+    // The caller hears the configured refusal; the session stays visible as refused (end reason `admission`, or
+    // `start-failed` with the money error). A money refusal always speaks the message: busy would invite redials.
+    await markSessionFailedToStart(
+      infra.db,
+      sessionId,
+      refused.reason === 'capacity' ? 'admission' : 'start-failed',
+      refused.message,
+    );
     return {
       sessionId,
       agentId: body.agentId,
-      twiml: refusalTwiml(infra.config, { answered: opts.direction === 'outbound' }),
+      twiml: refusalTwiml(infra.config, { answered: opts.direction === 'outbound' || refused.reason !== 'capacity' }),
       streamUrl: streamUrl(infra.config.PUBLIC_BASE_URL, TWILIO_STREAM_PATH),
       expiresAt: new Date(exp * 1000).toISOString(),
       admitted: false,
+      refusal: refused.reason,
     };
   }
   return twilioSessionAnswer(infra, claims);
@@ -151,6 +160,33 @@ async function requireSessionCredits(
       remaining: Math.max(0, headroom.remaining),
       needed,
     });
+  }
+}
+
+const CAPACITY = { reason: 'capacity', message: 'the realtime fleet was at capacity' } as const;
+
+/** Why a Twilio call is refused before it is connected. */
+interface Refusal {
+  reason: NonNullable<TwilioSession['refusal']>;
+  message: string;
+}
+
+/** The money check of requireSessionCredits as a refusal (null: the first minute is funded). */
+async function fundingRefusal(
+  infra: Infra,
+  developerId: string,
+  sessionId: string,
+  channel: string,
+  apiKeyId?: string,
+): Promise<Refusal | null> {
+  try {
+    await requireSessionCredits(infra, developerId, sessionId, channel, apiKeyId);
+    return null;
+  } catch (e) {
+    if (!isApiError(e)) throw e;
+    if (e.code === 'insufficient_credits') return { reason: 'balance', message: e.message };
+    if (e.code === 'spending_cap_reached') return { reason: 'daily_cap', message: e.message };
+    throw e;
   }
 }
 
@@ -219,6 +255,7 @@ export async function createDirectSession(
     exp,
     ...(instanceId ? { ins: instanceId } : {}),
     ...(body.agentVersion ? { ver: body.agentVersion } : {}),
+    ...(body.variables ? { var: body.variables } : {}),
   });
   const scheme = infra.config.PUBLIC_BASE_URL.startsWith('https') ? 'wss' : 'ws';
   const url = `${streamUrl(infra.config.PUBLIC_BASE_URL, DIRECT_SESSION_PATH(agentId), scheme)}?token=${token}`;

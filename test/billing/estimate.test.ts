@@ -6,7 +6,12 @@ let p: TestPlatform;
 beforeAll(async () => {
   p = await startTestPlatform({
     roles: ['api'],
-    env: { OPENAI_API_KEY: 'sk-test-estimate', TIER_STARTER_MONTHLY_CREDITS: '1000' },
+    // A Deepgram key: phone calls (a campaign's) need a provider STT; nothing is called, only priced.
+    env: {
+      OPENAI_API_KEY: 'sk-test-estimate',
+      DEEPGRAM_API_KEY: 'dg-test-estimate',
+      TIER_STARTER_MONTHLY_CREDITS: '1000',
+    },
   });
 }, 120_000);
 afterAll(() => p?.close());
@@ -106,6 +111,63 @@ describe('POST /v1/estimate', () => {
     expect(own.credits).toBe(40);
   });
 
+  // Issue #33, item 3: the estimate said `sufficient: true` with `dailyCap.remaining: 0`.
+  it('a daily cap with no room makes it insufficient, whatever the balance', async () => {
+    const dev = await p.developer('starter');
+    const cap = (n: number | null) =>
+      p.request('/v1/billing/spending-caps', { method: 'PUT', key: dev.apiKey, json: { dailyCredits: n } });
+    expect((await cap(0)).status).toBe(200);
+    const e = (await (await post(dev.apiKey, { kind: 'synthesis', characters: 10 })).json()) as Record<string, unknown>;
+    expect(e).toMatchObject({ credits: 10, remaining: 1000, sufficient: false, dailyCap: { cap: 0, remaining: 0 } });
+    await cap(10);
+    expect(await (await post(dev.apiKey, { kind: 'synthesis', characters: 10 })).json()).toMatchObject({
+      sufficient: true,
+      dailyCap: { cap: 10, remaining: 10 },
+    });
+  });
+
+  it('a campaign: the total for every recipient, and how many calls the balance and today’s cap fund', async () => {
+    const dev = await p.developer('starter');
+    const a = await p.request('/v1/agents', {
+      method: 'POST',
+      key: dev.apiKey,
+      json: { name: 'Calls', systemPrompt: 'Short.', llmModel: 'gpt-4o-mini' },
+    });
+    const agentId = ((await a.json()) as { id: string }).id;
+    const one = (await (
+      await post(dev.apiKey, { kind: 'call', agentId, minutes: 0.25, channel: 'twilio' })
+    ).json()) as { credits: number };
+    const r = await post(dev.apiKey, { kind: 'campaign', agentId, recipients: 20, minutesPerCall: 0.25 });
+    expect(r.status).toBe(200);
+    const e = (await r.json()) as {
+      credits: number;
+      sufficient: boolean;
+      campaign: { recipients: number; creditsPerCall: number; callsFundedNow: number };
+      assumptions: Record<string, number>;
+    };
+    expect(e.campaign.recipients).toBe(20);
+    expect(e.campaign.creditsPerCall).toBeGreaterThanOrEqual(one.credits - 1);
+    expect(e.campaign.creditsPerCall).toBeLessThanOrEqual(one.credits);
+    expect(e.credits).toBeGreaterThanOrEqual(20 * one.credits - 20);
+    expect(e.assumptions).toMatchObject({ recipients: 20, minutesPerCall: 0.25 });
+    // The balance (1000 credits) funds only part of it.
+    expect(e.sufficient).toBe(e.credits <= 1000);
+    expect(e.campaign.callsFundedNow).toBe(Math.min(20, Math.floor(1000 / e.campaign.creditsPerCall)));
+    expect(e.campaign.callsFundedNow).toBeGreaterThan(2);
+    // A daily cap of two calls' worth, under the balance: two calls today.
+    await p.request('/v1/billing/spending-caps', {
+      method: 'PUT',
+      key: dev.apiKey,
+      json: { dailyCredits: 2 * e.campaign.creditsPerCall + 1 },
+    });
+    const capped = (await (
+      await post(dev.apiKey, { kind: 'campaign', agentId, recipients: 20, minutesPerCall: 0.25 })
+    ).json()) as { sufficient: boolean; campaign: { callsFundedNow: number } };
+    expect(capped).toMatchObject({ sufficient: false, campaign: { callsFundedNow: 2 } });
+    // Other kinds carry no campaign figures.
+    expect(one).not.toHaveProperty('campaign');
+  });
+
   it('bad input is a 400 in the envelope; another developer’s agent is a 404', async () => {
     const dev = await p.developer('starter');
     const other = await p.developer('starter');
@@ -122,6 +184,8 @@ describe('POST /v1/estimate', () => {
       { kind: 'video', type: 'nope', seconds: 1 },
       { kind: 'teleport' },
       { kind: 'call', agentId: 'x', minutes: 1, extra: true },
+      { kind: 'campaign', agentId: 'x', recipients: 0 },
+      { kind: 'campaign', agentId: 'x', recipients: 2.5 },
     ]) {
       const r = await post(dev.apiKey, body);
       expect(r.status, JSON.stringify(body)).toBe(400);

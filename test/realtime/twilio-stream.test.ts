@@ -368,7 +368,7 @@ describe('credits', () => {
       })
     ).commit();
 
-  it('out of credits: 402 before a session is made, and a stream that outlived its credits closes 1011', async () => {
+  it('out of credits: an inbound call hears the operator’s message, a browser gets 402, a stream that outlived its credits closes 1011', async () => {
     const dev = await p.developer('starter');
     const a = await p.request('/v1/agents', {
       method: 'POST',
@@ -386,16 +386,31 @@ describe('credits', () => {
     const session = (await ok.json()) as { twiml: string; sessionId: string };
     await spendAll(dev.developerId);
 
-    for (const [path, json] of [
-      ['/v1/sessions/twilio', { agentId: budgetAgent, from: '+15550001111', to: '+15550002222' }],
-      ['/v1/sessions/direct', { agentId: budgetAgent }],
-    ] as const) {
-      const r = await p.request(path, { method: 'POST', key: dev.apiKey, json });
-      expect(r.status, path).toBe(402);
-      const body = (await r.json()) as { error: { code: string; message: string } };
-      expect(body.error.code).toBe('insufficient_credits');
-      expect(body.error.message).toMatch(/remain/);
-    }
+    // Issue #33: an inbound call money cannot fund hears the operator's message (TwiML), no stream, no greeting.
+    const inbound = await p.request('/v1/sessions/twilio', {
+      method: 'POST',
+      key: dev.apiKey,
+      json: { agentId: budgetAgent, from: '+15550001111', to: '+15550002222' },
+    });
+    expect(inbound.status).toBe(200);
+    const refused = (await inbound.json()) as { twiml: string; admitted: boolean; refusal: string; sessionId: string };
+    expect(refused).toMatchObject({ admitted: false, refusal: 'balance' });
+    expect(refused.twiml).toMatch(/<Say>[^<]+<\/Say><Hangup\/>/);
+    expect(refused.twiml).not.toMatch(/<Stream/);
+    const never = (await (
+      await p.request(`/v1/observability/sessions/${refused.sessionId}`, { key: dev.apiKey })
+    ).json()) as { status: string; turns?: unknown[] };
+    expect(never.status).toBe('failed');
+    // A browser's token: 402 before any socket (the page can show it).
+    const r = await p.request('/v1/sessions/direct', {
+      method: 'POST',
+      key: dev.apiKey,
+      json: { agentId: budgetAgent },
+    });
+    expect(r.status).toBe(402);
+    const body = (await r.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe('insufficient_credits');
+    expect(body.error.message).toMatch(/remain/);
 
     const caller = new TwilioCaller({
       url: wsUrl(p.url, '/v1/sessions/twilio/stream'),

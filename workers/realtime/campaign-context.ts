@@ -42,13 +42,25 @@ export async function refuseCampaignStream(
   taskId: string | null | undefined,
   callSid: string,
   log: Logger,
+  reason = "the developer's session cap was full when the media stream started",
 ): Promise<boolean> {
   if (!isCampaignCall(taskId)) return false;
+  await markRefused(infra.db, taskId, reason).catch((e: Error) =>
+    log.warn({ taskId, err: e.message }, 'refused campaign stream: not marked for re-queue'),
+  );
+  await speakRefusal(infra, callSid, log);
+  return true;
+}
+
+/**
+ * An answered call the platform cannot take (a campaign's refused stream, or a call money cannot fund once its
+ * stream starts: issue #33): the operator's message and a hang-up through Twilio's REST API, instead of the
+ * silence and dead line of a closed stream. Never throws.
+ */
+export async function speakRefusal(infra: Infra, callSid: string, log: Logger): Promise<void> {
   try {
-    await markRefused(infra.db, taskId, "the developer's session cap was full when the media stream started");
     await updateLiveCall(infra, callSid, { twiml: refusalTwiml(infra.config, { answered: true }) });
   } catch (e) {
-    log.warn({ taskId, callSid, err: (e as Error).message }, 'refused campaign stream: message not sent');
+    log.warn({ callSid, err: (e as Error).message }, 'refused call: message not sent');
   }
-  return true;
 }

@@ -46,7 +46,7 @@ export interface CallTransport {
 const twilio: CallTransport = {
   codec: mulaw,
   async connect(t, line, signal) {
-    const created = await createSession(t, signal, t.agentVersion ? { agentVersion: t.agentVersion } : {});
+    const created = await createSession(t, signal);
     if (created.status !== 200)
       return { error: `session create answered ${created.status}: ${JSON.stringify(created.body)}` };
     const caller = new ImpairedCaller(

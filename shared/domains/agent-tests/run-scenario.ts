@@ -130,7 +130,12 @@ export async function runScenario(
   );
   const before = await creditsUsed(target);
 
-  const connected = await transport.connect(target, line, opts.signal);
+  // The scenario's variables fill the agent's {{names}} as a real call's would.
+  const connected = await transport.connect(
+    scenario.variables ? { ...target, variables: scenario.variables } : target,
+    line,
+    opts.signal,
+  );
   if ('error' in connected) {
     result.error = connected.error;
     return done();

@@ -8,6 +8,16 @@ export interface Target {
   agentId: string;
   /** The agent configuration version to call (agent versions); the agent as it is when absent. */
   agentVersion?: number;
+  /** The call's template variables (`{{name}}`), as a real call's session-create body gives them. */
+  variables?: Record<string, string | number | boolean>;
+}
+
+/** What a target adds to a session-create body: its version and variables. */
+function targetFields(t: Target): Record<string, unknown> {
+  return {
+    ...(t.agentVersion ? { agentVersion: t.agentVersion } : {}),
+    ...(t.variables ? { variables: t.variables } : {}),
+  };
 }
 
 /** One API request as the agent's developer: the status, the JSON body, and Retry-After when one was sent. */
@@ -50,7 +60,7 @@ export function createSession(t: Target, signal?: AbortSignal, extra: Record<str
   return admitted<{ twiml: string; sessionId: string; message?: string }>(
     t,
     '/v1/sessions/twilio',
-    { agentId: t.agentId, from: '+15550100001', to: '+15550100002', ...extra },
+    { agentId: t.agentId, from: '+15550100001', to: '+15550100002', ...targetFields(t), ...extra },
     signal,
   );
 }
@@ -60,7 +70,7 @@ export function createDirectSession(t: Target, signal?: AbortSignal) {
   return admitted<{ sessionId: string; token: string; url: string }>(
     t,
     '/v1/sessions/direct',
-    { agentId: t.agentId, ...(t.agentVersion ? { agentVersion: t.agentVersion } : {}) },
+    { agentId: t.agentId, ...targetFields(t) },
     signal,
   );
 }

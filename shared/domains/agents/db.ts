@@ -3,6 +3,7 @@ import type { AudioSettings } from '../../kernel/contracts/turn-seams.ts';
 import type {
   Agent,
   AgentTool,
+  AgentVariables,
   CallTools,
   StyleProfile,
   TurnTaking,
@@ -30,6 +31,8 @@ export interface AgentRow {
   /** Caller-audio settings (input processors); null = the audio as it arrives. */
   audio: AudioSettings | null;
   voicemail: Voicemail | null;
+  /** Defaults of template variables (`{{name}}`) the call does not give; null: none. */
+  variables: AgentVariables | null;
   call_tools: CallTools | null;
   language: string;
   temperature: number;
@@ -66,6 +69,7 @@ export const AGENT_COLUMNS = {
   turnTaking: 'turn_taking',
   audio: 'audio',
   voicemail: 'voicemail',
+  variables: 'variables',
   callTools: 'call_tools',
   language: 'language',
   temperature: 'temperature',
@@ -83,6 +87,7 @@ const JSON_FIELDS = new Set<AgentField>([
   'turnTaking',
   'audio',
   'voicemail',
+  'variables',
   'callTools',
   'metadata',
   'tools',
@@ -106,6 +111,7 @@ export function toAgent(r: AgentRow, opts: { withSecret?: boolean } = {}): Agent
     ...ifSet('turnTaking', r.turn_taking),
     ...ifSet('audio', r.audio),
     ...ifSet('voicemail', r.voicemail),
+    ...ifSet('variables', r.variables),
     ...ifSet('callTools', r.call_tools),
     language: r.language,
     temperature: r.temperature,

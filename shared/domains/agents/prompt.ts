@@ -8,17 +8,39 @@ export interface PromptInput {
   language: string;
   /** The selected agent instance's context variables, if any. */
   context?: ContextVars | null;
+  /** The agent's defaults for template variables the context does not give. */
+  defaults?: Record<string, string> | null;
   hasKnowledge: boolean;
   /** Extra instruction lines from the caller (the realtime pipeline adds voice-specific ones). */
   extra?: string[];
 }
 
-/** Replaces `{{name}}` with the context variable of that name; unknown names stay as written. */
-export function fillTemplate(text: string, context: ContextVars | null | undefined): string {
-  if (!context) return text;
-  return text.replace(/\{\{\s*([A-Za-z0-9_.-]{1,64})\s*\}\}/g, (whole, key: string) =>
-    Object.hasOwn(context, key) ? String(context[key]) : whole,
-  );
+/** A `{{name}}` in a template (the names variables and agent defaults may use). */
+const TEMPLATE_VAR = /(\s*)\{\{\s*([A-Za-z0-9_.-]{1,64})\s*\}\}/g;
+
+/**
+ * Replaces `{{name}}` with the variable of that name (the call's variables, the instance context), else the
+ * default the agent declares for it (`variables: {name: {default: "there"}}`). A name with neither is left out,
+ * braces and the space before it included: "Hello {{name}}, …" becomes "Hello, …", never read aloud as braces.
+ */
+export function fillTemplate(
+  text: string,
+  context: ContextVars | null | undefined,
+  defaults?: Record<string, string> | null,
+): string {
+  return text.replace(TEMPLATE_VAR, (_whole, space: string, key: string) => {
+    if (context && Object.hasOwn(context, key)) return space + String(context[key]);
+    if (defaults && Object.hasOwn(defaults, key)) return space + defaults[key]!;
+    return '';
+  });
+}
+
+/** The defaults an agent declares for its template variables (`variables: {name: {default}}`), by name. */
+export function templateDefaults(
+  variables: Record<string, { default: string }> | null | undefined,
+): Record<string, string> | null {
+  if (!variables) return null;
+  return Object.fromEntries(Object.entries(variables).map(([k, v]) => [k, v.default]));
 }
 
 /**
@@ -27,7 +49,7 @@ export function fillTemplate(text: string, context: ContextVars | null | undefin
  */
 export function buildSystemPrompt(p: PromptInput): string {
   const parts: string[] = [];
-  const base = fillTemplate(p.systemPrompt, p.context).trim();
+  const base = fillTemplate(p.systemPrompt, p.context, p.defaults).trim();
   parts.push(base || 'You are a helpful assistant.');
   parts.push(`Reply in the language with code "${p.language}" unless the user asks for another.`);
   if (p.context && Object.keys(p.context).length) {

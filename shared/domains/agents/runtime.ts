@@ -3,7 +3,7 @@ import { llmEngines } from '../../engines/llm/registry.ts';
 import type { LlmEngine, LlmMessage } from '../../engines/llm/types.ts';
 import type { Infra } from '../../platform/infra.ts';
 import type { AgentRow } from './db.ts';
-import { buildMessages, buildSystemPrompt, type ContextVars, type HistoryTurn } from './prompt.ts';
+import { buildMessages, buildSystemPrompt, templateDefaults, type ContextVars, type HistoryTurn } from './prompt.ts';
 import { callControlTools, type CallControl } from './tools/call-control.ts';
 import { httpTool } from './tools/http-tool.ts';
 import { collectionSearch, knowledgeTool } from './tools/knowledge.ts';
@@ -73,6 +73,7 @@ export async function prepareAgentRuntime(infra: Infra, input: AgentRuntimeInput
     systemPrompt: agent.system_prompt,
     language: agent.language,
     context: input.context,
+    defaults: templateDefaults(agent.variables),
     hasKnowledge: Boolean(agent.collection_id),
     extra: input.extraInstructions,
   });

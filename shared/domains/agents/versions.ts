@@ -20,7 +20,8 @@ interface VersionRow {
 /** The agent's row as it was at a version: the version's configuration over the current row's identity. */
 export function agentAtVersion(agent: AgentRow, v: { version: number; config: Partial<AgentRow> }): AgentRow {
   // A snapshot taken before agents had `audio` (migration 0971) ran with no input processors, not the current ones.
-  return { ...agent, audio: null, ...v.config, version: v.version };
+  // Nor `variables` (migration 0984): a snapshot without them had no defaults.
+  return { ...agent, audio: null, variables: null, ...v.config, version: v.version };
 }
 
 /** One version of one developer's agent; null when the agent or the version does not exist for that developer. */

@@ -23,6 +23,16 @@ export const EstimateBody = z.discriminatedUnion('kind', [
     .strict(),
   z
     .object({
+      kind: z.literal('campaign'),
+      agentId: z.string().min(1).max(60),
+      /** How many recipients the campaign would call (one answered call each). */
+      recipients: z.number().int().min(1).max(100_000),
+      /** Expected connected minutes of each call. */
+      minutesPerCall: z.number().positive().max(240).default(1),
+    })
+    .strict(),
+  z
+    .object({
       kind: z.literal('synthesis'),
       text: z.string().min(1).max(10_000).optional(),
       characters: z.number().int().min(1).max(10_000).optional(),
@@ -83,6 +93,11 @@ export const Estimate = z.object({
   overage: z.object({ credits: z.number(), usd: z.number() }).optional(),
   /** What is left today under the tighter daily spending cap (developer or this API key); absent without one. */
   dailyCap: z.object({ cap: z.number(), remaining: z.number() }).optional(),
+  /**
+   * A campaign estimate only (absent otherwise): each call's estimate, and how many of the calls the balance and
+   * today's daily caps fund now (the rest wait for the next day or for credits: docs/campaigns.md).
+   */
+  campaign: z.object({ recipients: z.number(), creditsPerCall: z.number(), callsFundedNow: z.number() }).optional(),
   /** The assumptions behind a call estimate (a call's usage depends on the conversation); absent otherwise. */
   assumptions: z.record(z.string(), z.number()).optional(),
 });

@@ -1,3 +1,4 @@
+import { withTransaction } from '../../kernel/db/pool.ts';
 import { EngineError } from '../../kernel/errors/engine-error.ts';
 import type { Logger } from '../../kernel/observability/logger.ts';
 import type { Infra } from '../../platform/infra.ts';
@@ -6,8 +7,12 @@ import { sessionCap } from '../realtime/session-claim.ts';
 import { createCall, listCalls } from '../../engines/telephony/twilio-rest.ts';
 import { twilioAccount, updateLiveCall } from '../realtime/twilio-calls.ts';
 import { campaignCallPath } from './paths.ts';
+import { utcDayStart } from '../billing/spending-caps.ts';
+import { enqueueFirstDelivery } from '../webhooks/delivery.ts';
+import { insertWebhookMessage } from '../webhooks/outbox.ts';
+import { campaignFunding } from './funding.ts';
 import {
-  campaignDeveloper,
+  campaignForDispatch,
   claimDueRecipients,
   completeIfFinished,
   endUndialed,
@@ -18,7 +23,11 @@ import {
   markHangupSent,
   nextDueAt,
   recordDialed,
+  setCampaignWaiting,
 } from './store.ts';
+
+/** The webhook sent once when a campaign starts waiting for money (issue #33). */
+export const CAMPAIGN_PAUSED_EVENT = 'campaign.paused';
 
 const FULL_RETRY_MS = 5000;
 /** Twilio's own time limit on a call sits past the session's hard stop (its cap + 20 s goodbye grace). */
@@ -40,10 +49,24 @@ export async function dispatchCampaign(infra: Infra, campaignId: string, log: Lo
     await lookAgainShortly(infra, campaignId, 'full');
     return 0;
   }
-  const developerId = await campaignDeveloper(infra.db, campaignId);
-  if (!developerId) return 0;
+  const campaign = await campaignForDispatch(infra.db, campaignId);
+  if (!campaign) return 0;
+  // Paused, canceled or completed: nothing to dial, and no money look to schedule (resume dispatches again).
+  if (campaign.status !== 'active') return 0;
+  const developerId = campaign.developer_id;
+  // Money before dialling: a callee must never answer a call the platform cannot pay for.
+  const funding = await campaignFunding(infra, campaign);
+  if (funding.waiting) {
+    await waitForMoney(infra, campaign, funding.waiting, log);
+    return 0;
+  }
+  if (campaign.waiting) await setCampaignWaiting(infra.db, campaignId, null);
   const developerCap = await sessionCap(infra, developerId);
-  const { ids, limitedBy } = await claimDueRecipients(infra.db, campaignId, { fleetFree: headroom, developerCap });
+  const { ids, limitedBy } = await claimDueRecipients(infra.db, campaignId, {
+    fleetFree: headroom,
+    developerCap,
+    funded: funding.calls,
+  });
   for (const callId of ids) await infra.queues.enqueue('campaign.dial', { callId }, { jobId: callId });
   if (ids.length) log.info({ campaignId, claimed: ids.length, limitedBy }, 'campaign recipients claimed');
   if (limitedBy === 'developer' || limitedBy === 'fleet') {
@@ -62,6 +85,40 @@ export async function dispatchCampaign(infra: Infra, campaignId: string, log: Lo
     await completeIfFinished(infra.db, campaignId);
   }
   return ids.length;
+}
+
+/**
+ * The campaign waits for money: the reason is stored (the API shows it), one signed `campaign.paused` webhook goes
+ * out per pause (through the outbox, in the same statement's wake), and the dispatcher looks again by itself: at
+ * the next UTC day (a daily cap rolls over then) and on every reconciler pass (credits added, a cap raised).
+ */
+async function waitForMoney(
+  infra: Infra,
+  c: { id: string; developer_id: string; webhook_url: string | null },
+  reason: 'daily_cap' | 'balance',
+  log: Logger,
+): Promise<void> {
+  // The pause and its message in one transaction: a crash between them cannot lose the webhook.
+  const messageId = await withTransaction(infra.db, async (tx) => {
+    const paused = await setCampaignWaiting(tx, c.id, reason);
+    if (!paused) return null;
+    log.info({ campaignId: c.id, reason }, 'campaign waits: money cannot fund the next call');
+    if (!c.webhook_url) return null;
+    return insertWebhookMessage(tx, {
+      developerId: c.developer_id,
+      url: c.webhook_url,
+      source: `campaign:${c.id}:paused:${paused.pausedAt.getTime()}`,
+      type: CAMPAIGN_PAUSED_EVENT,
+      data: { campaignId: c.id, reason, since: paused.pausedAt.toISOString() },
+    });
+  });
+  if (messageId) await enqueueFirstDelivery(infra, messageId);
+  const rollover = utcDayStart().getTime() + 24 * 3600 * 1000;
+  await infra.queues.enqueue(
+    'campaign.dispatch',
+    { campaignId: c.id },
+    { jobId: `dispatch-${c.id}-rollover-${rollover}`, delay: Math.max(0, rollover - Date.now()) },
+  );
 }
 
 /** One dispatcher run FULL_RETRY_MS from now (one per campaign, reason and window, however many ask). */

@@ -30,6 +30,9 @@ export interface CampaignRow {
   webhook_url: string | null;
   created_at: Date;
   completed_at: Date | null;
+  /** Why no call is placed now (money, issue #33), null while dialling. */
+  waiting: 'daily_cap' | 'balance' | null;
+  api_key_id: string | null;
 }
 
 export interface NewCampaign {
@@ -44,6 +47,7 @@ export interface NewCampaign {
   maxDurationSeconds: number | null;
   maxCredits: number | null;
   webhookUrl: string | null;
+  apiKeyId: string | null;
   recipients: Array<{ phone: string; variables: Record<string, unknown>; timeZone: string | null }>;
 }
 
@@ -52,8 +56,9 @@ export async function insertCampaign(db: Db, c: NewCampaign): Promise<string> {
   await withTransaction(db, async (tx) => {
     await tx.query(
       `insert into campaigns (id, developer_id, agent_id, name, from_number, max_concurrency, hours_start, hours_end,
-         time_zone, retry_max_attempts, retry_backoff_seconds, retry_on, max_duration_seconds, max_credits, webhook_url)
-       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+         time_zone, retry_max_attempts, retry_backoff_seconds, retry_on, max_duration_seconds, max_credits, webhook_url,
+         api_key_id)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
       [
         id,
         c.developerId,
@@ -70,6 +75,7 @@ export async function insertCampaign(db: Db, c: NewCampaign): Promise<string> {
         c.maxDurationSeconds,
         c.maxCredits,
         c.webhookUrl,
+        c.apiKeyId,
       ],
     );
     // One statement for the whole list (unnest keeps it a single round trip for thousands of recipients).
@@ -92,7 +98,7 @@ export async function insertCampaign(db: Db, c: NewCampaign): Promise<string> {
 
 const CAMPAIGN_COLS = `id, developer_id, agent_id, name, from_number, status, max_concurrency, hours_start, hours_end,
   time_zone, retry_max_attempts, retry_backoff_seconds, retry_on, max_duration_seconds, max_credits, webhook_url,
-  created_at, completed_at`;
+  created_at, completed_at, waiting, api_key_id`;
 
 export async function getCampaign(db: Queryable, developerId: string, id: string): Promise<CampaignRow | null> {
   const { rows } = await db.query<CampaignRow>(
@@ -102,10 +108,55 @@ export async function getCampaign(db: Queryable, developerId: string, id: string
   return rows[0] ?? null;
 }
 
-/** The developer a campaign belongs to (null: no such campaign). */
-export async function campaignDeveloper(db: Queryable, id: string): Promise<string | null> {
-  const { rows } = await db.query<{ developer_id: string }>('select developer_id from campaigns where id = $1', [id]);
-  return rows[0]?.developer_id ?? null;
+/** What the dispatcher needs of a campaign (null: no such campaign). */
+export type DispatchCampaign = Pick<
+  CampaignRow,
+  'id' | 'developer_id' | 'agent_id' | 'api_key_id' | 'max_credits' | 'webhook_url' | 'waiting' | 'status'
+>;
+
+export async function campaignForDispatch(db: Queryable, id: string): Promise<DispatchCampaign | null> {
+  const { rows } = await db.query<DispatchCampaign>(
+    `select id, developer_id, agent_id, api_key_id, max_credits, webhook_url, waiting, status
+       from campaigns where id = $1`,
+    [id],
+  );
+  return rows[0] ?? null;
+}
+
+/**
+ * Sets (a reason) or clears (null) why an active campaign waits. Returns when a new pause began (it was not
+ * waiting before), so the caller sends one `campaign.paused` per pause; a reason that changes keeps the pause.
+ */
+export async function setCampaignWaiting(
+  db: Queryable,
+  id: string,
+  waiting: 'daily_cap' | 'balance' | null,
+): Promise<{ pausedAt: Date } | null> {
+  const { rows } = await db.query<{ was: string | null; since: Date | null }>(
+    `with old as (select waiting from campaigns where id = $1 for update)
+     update campaigns c set waiting = $2,
+       waiting_since = case when $2::text is null then null when old.waiting is null then now() else c.waiting_since end
+      from old where c.id = $1 and c.waiting is distinct from $2::text and ($2::text is null or c.status = 'active')
+     returning old.waiting as was, c.waiting_since as since`,
+    [id, waiting],
+  );
+  const r = rows[0];
+  return r && r.was === null && r.since ? { pausedAt: r.since } : null;
+}
+
+/**
+ * The developer's campaign attempts placed or about to be that have not started a session yet: each will reserve
+ * its first minute when answered, so the money check counts it as spent.
+ */
+export async function unconnectedAttempts(db: Queryable, developerId: string): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    `select count(*)::int as n from campaign_calls k join campaigns c on c.id = k.campaign_id
+      where c.developer_id = $1 and k.ended_at is null
+        and not exists (select 1 from (${sessionOutcomeSql('k.session_id')}) s where s.status is not null
+                          and s.status <> 'pending')`,
+    [developerId],
+  );
+  return rows[0]?.n ?? 0;
 }
 
 /** Newest first, one extra row for paging. */
@@ -237,12 +288,14 @@ export async function setCampaignStatus(
 export interface ClaimLimits {
   fleetFree?: number | null;
   developerCap?: number;
+  /** Calls the developer's money funds now (balance, daily caps), those placed and not yet connected included. */
+  funded?: number;
 }
 
 /** A claim: the attempts to dial, and what stopped it claiming more (`developer`: their session cap is full). */
 export interface Claim {
   ids: string[];
-  limitedBy: 'campaign' | 'developer' | 'fleet' | null;
+  limitedBy: 'campaign' | 'developer' | 'fleet' | 'funds' | null;
 }
 
 /**
@@ -266,14 +319,21 @@ export async function claimDueRecipients(db: Db, campaignId: string, limits: Cla
       `select count(*)::int as n from campaign_recipients where campaign_id = $1 and state = 'calling'`,
       [campaignId],
     );
-    const slots = { campaign: c.max_concurrency - (busy[0]?.n ?? 0), developer: Infinity, fleet: Infinity };
+    const slots = {
+      campaign: c.max_concurrency - (busy[0]?.n ?? 0),
+      developer: Infinity,
+      fleet: Infinity,
+      funds: Infinity,
+    };
     if (limits.fleetFree !== undefined && limits.fleetFree !== null) slots.fleet = limits.fleetFree;
-    if (limits.developerCap !== undefined) {
+    if (limits.developerCap !== undefined || limits.funded !== undefined)
       await tx.query(`select pg_advisory_xact_lock(hashtext('campaign-claim:' || $1))`, [c.developer_id]);
+    if (limits.developerCap !== undefined)
       slots.developer = limits.developerCap - (await developerSessionsInUse(tx, c.developer_id));
-    }
-    const free = Math.min(slots.campaign, slots.developer, slots.fleet);
-    const limitedBy = (['campaign', 'developer', 'fleet'] as const).find((k) => slots[k] === free) ?? null;
+    // Under the same lock: two dispatchers that both saw money for one call claim it once between them.
+    if (limits.funded !== undefined) slots.funds = limits.funded - (await unconnectedAttempts(tx, c.developer_id));
+    const free = Math.min(slots.campaign, slots.developer, slots.fleet, slots.funds);
+    const limitedBy = (['campaign', 'developer', 'fleet', 'funds'] as const).find((k) => slots[k] === free) ?? null;
     // Nobody due (all being called, or waiting for a retry): no slot is wanted, nothing needs a look again soon.
     if (free <= 0) return { ids: [], limitedBy: (await anyoneDue(tx, campaignId)) ? limitedBy : null };
     const { rows } = await tx.query<{ id: string; attempts: number }>(

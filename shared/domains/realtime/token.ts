@@ -26,6 +26,8 @@ export interface SessionClaims {
   tsk?: string;
   /** Agent configuration version to run (absent: the agent as it is when the call connects). */
   ver?: number;
+  /** The call's template variables (the session-create body's `variables`). */
+  var?: Record<string, string | number | boolean>;
 }
 
 export const SESSION_TOKEN_ISSUER = 'vap';

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { unsafeKeyReason } from '../storage/keys.ts';
 import { MAX_PATTERN_CHARS, PatternError } from '../re2-pattern.ts';
 import { compilePattern } from './scenario-pattern.ts';
-import { SessionTurn } from './sessions.ts';
+import { SessionTurn, SessionVariables } from './sessions.ts';
 
 /**
  * Agent test scenarios (issue #21): a scripted caller, an optional scripted LLM, seeded line impairments and the
@@ -217,6 +217,8 @@ export const Scenario = z
     /** The scripted LLM; without it the agent's own LLM answers (a vendor's at real cost, metered as test traffic). */
     llm: ScriptedLlm.optional(),
     impairments: Impairments.optional(),
+    /** The call's template variables: `{{name}}` in the agent's prompt and first message, as a real call's. */
+    variables: SessionVariables.optional(),
     turns: z.array(ScenarioTurn).min(1).max(50),
     expect: ScenarioExpect.optional(),
   })

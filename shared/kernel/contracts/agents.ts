@@ -84,6 +84,18 @@ export const Voicemail = z
   });
 export type Voicemail = z.infer<typeof Voicemail>;
 
+/**
+ * Defaults of the agent's template variables: `{{name}}` in the prompt, first message and voicemail message takes
+ * the call's variable of that name, else this default, else is left out (never spoken with its braces).
+ */
+export const AgentVariables = z
+  .record(
+    z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'a variable name is 1-64 letters, digits, "_", "." or "-"'),
+    z.object({ default: z.string().max(500) }).strict(),
+  )
+  .refine((v) => Object.keys(v).length <= 50, { message: 'at most 50 variables' });
+export type AgentVariables = z.infer<typeof AgentVariables>;
+
 /** Where `transfer_call` may send the caller: an E.164 number or a SIP address. */
 export const TransferTarget = z
   .object({
@@ -159,6 +171,7 @@ const agentFields = {
   turnTaking: TurnTaking.nullable(),
   audio: AudioSettings.nullable(),
   voicemail: Voicemail.nullable(),
+  variables: AgentVariables.nullable(),
   callTools: CallTools.nullable(),
   language: Language,
   temperature: z.number().min(0).max(2),
@@ -242,6 +255,8 @@ export const Agent = z.object({
   turnTaking: TurnTaking.optional(),
   audio: AudioSettings.optional(),
   voicemail: Voicemail.optional(),
+  /** Absent when the agent declares no variable defaults. */
+  variables: AgentVariables.optional(),
   callTools: CallTools.optional(),
   language: z.string(),
   temperature: z.number(),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ScriptedLlm } from './agent-tests.ts';
+import { SessionVariables } from './sessions.ts';
 
 /**
  * Call replay (issue 21 item 4): a recorded call's caller leg, cut into the caller's turns at their original
@@ -15,6 +16,9 @@ export const CallReplayBody = z
       .max(2_147_483_647)
       .optional()
       .describe('Agent configuration version to replay against (default: the agent as it is now)'),
+    variables: SessionVariables.optional().describe(
+      "The replay call's template variables ({{name}} in the prompt and first message), as the original call's body gave them",
+    ),
     llm: ScriptedLlm.optional().describe(
       "Scripted replies instead of the agent's LLM (OpenAI-protocol providers: openai, groq): an offline replay",
     ),

@@ -92,7 +92,10 @@ export const CreateCampaignBody = z
       .max(4 * 3600)
       .optional(),
     maxCredits: z.number().positive().max(1_000_000).optional(),
-    /** Notified (Standard Webhooks, `campaign.call.finished`) after every finished call. */
+    /**
+     * Notified (Standard Webhooks) after every finished call (`campaign.call.finished`) and once per pause for
+     * money (`campaign.paused`).
+     */
     webhookUrl: z.url().max(2000).optional(),
   })
   .strict();
@@ -107,6 +110,8 @@ const Counts = z.object({
   done: z.number(),
   outcomes: z.record(z.string(), z.number()),
 });
+
+export const CampaignWaiting = z.enum(['daily_cap', 'balance']);
 
 export const Campaign = z.object({
   id: z.string(),
@@ -123,6 +128,11 @@ export const Campaign = z.object({
   maxCredits: z.number().nullable(),
   webhookUrl: z.string().optional(),
   counts: Counts,
+  /**
+   * Why no call is being placed now: the daily spending cap or the balance cannot fund the next call's first
+   * minute (docs/campaigns.md, "Money before dialling"). Absent while the campaign dials.
+   */
+  waiting: CampaignWaiting.optional(),
   createdAt: z.string(),
   /** Absent until the campaign completes. */
   completedAt: z.string().optional(),
@@ -158,6 +168,8 @@ export const CampaignRecipient = z.object({
   answeredBy: z.string().optional(),
   /** Present while the recipient is pending. */
   nextAttemptAt: z.string().optional(),
+  /** A pending recipient of a campaign waiting for money: why it is not dialled (absent otherwise). */
+  waiting: CampaignWaiting.optional(),
   attempts: z.array(CampaignCall),
 });
 export type CampaignRecipient = z.infer<typeof CampaignRecipient>;

@@ -31,12 +31,25 @@ const AgentVersionField = z
   .optional()
   .describe('Extension: run this configuration version of the agent (default: the agent as it is now)');
 
+/**
+ * A call's template variables (`{{name}}` in the agent's prompt, first message and voicemail message), over the
+ * agent's declared defaults. They travel inside the session token, hence the size bound.
+ */
+export const SessionVariables = z
+  .record(
+    z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'variable names are 1-64 letters, digits, "_", "-", "."'),
+    z.union([z.string().max(500), z.number(), z.boolean()]),
+  )
+  .refine((v) => JSON.stringify(v).length <= 1500, 'variables take at most 1500 characters as JSON')
+  .describe('Template variables of this call: {{name}} in the prompt and messages');
+
 export const CreateTwilioSessionBody = z.object({
   agentId: z.string().min(1).max(60),
   from: Phone,
   to: Phone,
   instanceId: z.string().min(1).max(100).optional(),
   agentVersion: AgentVersionField,
+  variables: SessionVariables.optional(),
   ...CallLimitFields,
 });
 export type CreateTwilioSessionBody = z.infer<typeof CreateTwilioSessionBody>;
@@ -52,6 +65,11 @@ export const TwilioSession = z.object({
   expiresAt: z.string(),
   /** false when the realtime fleet was at capacity: `twiml` then refuses the call (busy, or a short message). */
   admitted: z.boolean().optional(),
+  /**
+   * Why `admitted` is false: the fleet was at capacity, or money cannot fund the call's first minute (the balance,
+   * or a daily spending cap). The caller hears the operator's message either way; absent when admitted.
+   */
+  refusal: z.enum(['capacity', 'balance', 'daily_cap']).optional(),
 });
 export type TwilioSession = z.infer<typeof TwilioSession>;
 
@@ -89,6 +107,7 @@ export const CreateDirectSessionBody = z.object({
   agentId: z.string().min(1).max(60),
   instanceId: z.string().min(1).max(100).optional(),
   agentVersion: AgentVersionField,
+  variables: SessionVariables.optional(),
   ...CallLimitFields,
 });
 export type CreateDirectSessionBody = z.infer<typeof CreateDirectSessionBody>;

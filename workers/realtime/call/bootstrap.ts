@@ -1,7 +1,7 @@
 import { getAgent, type AgentRow } from '../../../shared/domains/agents/db.ts';
 import { agentAtVersion, getAgentVersion } from '../../../shared/domains/agents/versions.ts';
 import { findInstanceByPhone, getInstance } from '../../../shared/domains/agents/instances-db.ts';
-import { fillTemplate, type ContextVars } from '../../../shared/domains/agents/prompt.ts';
+import { fillTemplate, templateDefaults, type ContextVars } from '../../../shared/domains/agents/prompt.ts';
 import { prepareAgentRuntime } from '../../../shared/domains/agents/runtime.ts';
 import { ApiError } from '../../../shared/kernel/errors/api-error.ts';
 import type { Logger } from '../../../shared/kernel/observability/logger.ts';
@@ -92,7 +92,7 @@ export async function openSession(
     sessionId: input.sessionId,
     developerId: input.developerId,
     // The first message is a template too ("Hi {{name}}, …"), filled like the prompt.
-    agent: { ...agent, first_message: fillTemplate(agent.first_message, context) },
+    agent: { ...agent, first_message: fillTemplate(agent.first_message, context, templateDefaults(agent.variables)) },
     runtime,
     engines,
     transport: input.transport,

@@ -1,5 +1,5 @@
 import type { LimitEndReason } from '../../../shared/kernel/contracts/end-reasons.ts';
-import { isApiError } from '../../../shared/kernel/errors/api-error.ts';
+import { ApiError, isApiError } from '../../../shared/kernel/errors/api-error.ts';
 import { dailyHeadroom } from '../../../shared/domains/billing/spending-caps.ts';
 import { creditWeights } from '../../../shared/platform/metering/weights.ts';
 import { sessionMetrics } from '../pipeline/assistant-turn.ts';
@@ -101,6 +101,17 @@ export class SessionAccounting {
    * caller hears anything. Grown as the call goes (`reserveAhead`) and settled to the real usage by `settle`.
    */
   async holdFirstMinute(): Promise<void> {
+    // The daily caps too, before the greeting (issue #33): a call they cannot fund is refused now, with the
+    // operator's message, rather than greeted and cut at its first reply.
+    const needed = this.creditsOf({ minutes: 1, stt: 0, tts: 0, llm: 0 });
+    const headroom = needed > 0 ? await dailyHeadroom(this.s.infra.db, this.s.developerId, this.limits.apiKeyId) : null;
+    if (headroom && headroom.remaining < needed)
+      throw new ApiError('spending_cap_reached', {
+        scope: headroom.scope === 'key' ? 'API key' : 'developer',
+        cap: headroom.cap,
+        remaining: Math.max(0, headroom.remaining),
+        needed,
+      });
     await this.holds.minutes.cover(1);
   }
 

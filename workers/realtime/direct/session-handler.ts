@@ -101,6 +101,7 @@ export async function handleDirectSession(
   let sessionId: string;
   let instanceId: string | undefined;
   let agentVersion: number | undefined;
+  let variables: Record<string, string | number | boolean> | null = null;
   let tier: string | undefined;
   const token = req.query.token;
   try {
@@ -112,6 +113,7 @@ export async function handleDirectSession(
       sessionId = claims.sid;
       instanceId = claims.ins;
       agentVersion = claims.ver;
+      variables = claims.var ?? null;
     } else {
       const auth = await infra.authenticator.authenticate(req.headers.authorization);
       developerId = auth.developerId;
@@ -155,6 +157,7 @@ export async function handleDirectSession(
       agentId,
       instanceId,
       ...(agentVersion ? { agentVersion } : {}),
+      variables,
       channel: 'direct',
       transport,
       headers: req.headers,

@@ -7,7 +7,7 @@ import { verifySessionToken } from '../../../shared/domains/realtime/token.ts';
 import type { Infra } from '../../../shared/platform/infra.ts';
 import { IdleWatch } from '../idle-watch.ts';
 import { openSession } from '../call/bootstrap.ts';
-import { campaignCallContext, campaignStopReason, refuseCampaignStream } from '../campaign-context.ts';
+import { campaignCallContext, campaignStopReason, refuseCampaignStream, speakRefusal } from '../campaign-context.ts';
 import type { CallSession } from '../call/call-session.ts';
 import type { SessionTransport } from '../call/types.ts';
 import { trackSession } from '../call/live.ts';
@@ -22,6 +22,9 @@ import {
   TwilioFlow,
   type InboundEvent,
 } from './serializer.ts';
+
+/** Start errors that mean money cannot fund the call (the balance, a daily cap). */
+const UNFUNDED = new Set(['insufficient_credits', 'spending_cap_reached']);
 
 /** Close codes: 1000 normal, 1003 unsupported data (binary), 1007 bad payload, 1008 policy (auth), 1011 server error. */
 const CLOSE_FOR: Record<ProtocolError['kind'], number> = {
@@ -123,7 +126,8 @@ export function handleTwilioStream(infra: Infra, socket: WebSocket): void {
     try {
       // An outbound campaign call: the recipient's variables feed the prompt and the first message.
       taskId = claims.tsk ?? null;
-      const variables = claims.tsk ? await campaignCallContext(infra, claims.tsk) : null;
+      // Inbound: the session-create body's variables, carried in the token.
+      const variables = (claims.tsk ? await campaignCallContext(infra, claims.tsk) : null) ?? claims.var ?? null;
       const opened = await openSession(infra, {
         variables,
         sessionId: claims.sid,
@@ -152,6 +156,12 @@ export function handleTwilioStream(infra: Infra, socket: WebSocket): void {
         'twilio session could not start',
       );
       await new TraceStore(infra.db, claims.sid).failedToStart('start-failed', msg).catch(() => {});
+      // Money that cannot fund the first minute: the caller hears the operator's message, not a dead line.
+      if (isApiError(e) && UNFUNDED.has(e.code)) {
+        const why = `${e.code} when the media stream started`;
+        if (!(await refuseCampaignStream(infra, claims.tsk, ev.callSid, log, why)))
+          await speakRefusal(infra, ev.callSid, log);
+      }
       close(1011, isApiError(e) ? e.code : 'internal_error');
     }
   };

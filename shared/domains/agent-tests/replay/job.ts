@@ -90,7 +90,13 @@ export async function replayOnPrivatePlatform(
       infra,
       row,
       call,
-      { url: platform.url, apiKey: key.key, agentId: row.agent_id, agentVersion: row.agent_version_now },
+      {
+        url: platform.url,
+        apiKey: key.key,
+        agentId: row.agent_id,
+        agentVersion: row.agent_version_now,
+        ...(row.variables ? { variables: row.variables } : {}),
+      },
       {
         stt: {
           use: (lines) =>

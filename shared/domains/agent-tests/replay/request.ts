@@ -62,6 +62,7 @@ export async function newCallReplay(
       agent_version_then: call.agent_version,
       agent_version_now: v,
       llm_replies: body.llm?.replies ?? null,
+      variables: body.variables ?? null,
     }),
   );
 }

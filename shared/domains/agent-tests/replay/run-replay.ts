@@ -67,11 +67,7 @@ export async function runReplay(
 }> {
   opts.stt?.use(plan.turns.map((t) => t.text));
   // Admitted like any call: while the fleet or the developer's concurrency is full, the replay waits for a slot.
-  const created = await createSession(
-    target,
-    opts.signal,
-    target.agentVersion ? { agentVersion: target.agentVersion } : {},
-  );
+  const created = await createSession(target, opts.signal);
   if (created.status !== 200) {
     const e = created.body as unknown as { error?: { message?: string } } | null;
     throw new Error(e?.error?.message ?? `session create: ${created.status}`);

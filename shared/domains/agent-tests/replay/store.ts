@@ -13,6 +13,8 @@ export interface CallReplayRow {
   agent_version_then: number | null;
   agent_version_now: number;
   llm_replies: ScriptedLlm['replies'] | null;
+  /** The replay call's template variables (`{{name}}`), null: none (migration 0985). */
+  variables: Record<string, string | number | boolean> | null;
   status: CallReplay['status'];
   turns_done: number;
   turns_total: number;
@@ -38,12 +40,13 @@ export async function insertCallReplay(
     | 'agent_version_then'
     | 'agent_version_now'
     | 'llm_replies'
+    | 'variables'
   >,
 ): Promise<CallReplayRow> {
   const { rows } = await db.query<CallReplayRow>(
     `insert into call_replays (id, developer_id, call_id, session_id, agent_id, agent_version_then, agent_version_now,
-       llm_replies)
-     values ($1, $2, $3, $4, $5, $6, $7, $8) returning *`,
+       llm_replies, variables)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9) returning *`,
     [
       r.id,
       r.developer_id,
@@ -53,6 +56,7 @@ export async function insertCallReplay(
       r.agent_version_then,
       r.agent_version_now,
       r.llm_replies ? JSON.stringify(r.llm_replies) : null,
+      r.variables ? JSON.stringify(r.variables) : null,
     ],
   );
   return rows[0]!;

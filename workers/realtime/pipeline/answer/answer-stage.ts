@@ -1,6 +1,6 @@
 import { pcmToInt16 } from '../../../../shared/kernel/audio/pcm.ts';
 import type { AgentRow } from '../../../../shared/domains/agents/db.ts';
-import { fillTemplate } from '../../../../shared/domains/agents/prompt.ts';
+import { fillTemplate, templateDefaults } from '../../../../shared/domains/agents/prompt.ts';
 import type { Logger } from '../../../../shared/kernel/observability/logger.ts';
 import type { Infra } from '../../../../shared/platform/infra.ts';
 import { AnswerWatch } from './answer-watch.ts';
@@ -13,7 +13,7 @@ export interface AnswerStageOptions {
   sessionId: string;
   taskId: string;
   inRate: number;
-  agent: Pick<AgentRow, 'first_message' | 'voicemail'>;
+  agent: Pick<AgentRow, 'first_message' | 'voicemail' | 'variables'>;
   /** The outbound task's template variables (the voicemail message's {{name}}). */
   variables?: Record<string, string | number | boolean>;
   log: Logger;
@@ -74,10 +74,8 @@ export class AnswerStage extends Stage {
     if (vm.action !== 'leave_message' || !vm.message) return;
     // The message is rendered now and held: the greeting goes on for seconds, and a message synthesized only once
     // it ended (on a loaded machine, or a slow voice vendor) reached a voicemail that had already hung up.
-    // Unknown {{names}} are dropped rather than read out as braces.
-    const text = fillTemplate(vm.message, this.o.variables)
-      .replace(/\{\{[^}]*\}\}/g, '')
-      .trim();
+    // Unknown {{names}} take the agent's default or are dropped, never read out as braces.
+    const text = fillTemplate(vm.message, this.o.variables, templateDefaults(this.o.agent.variables)).trim();
     this.messageHeld = true;
     this.emit({ kind: 'say', text, purpose: 'voicemail', hold: true });
   }

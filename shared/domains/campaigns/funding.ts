@@ -1,0 +1,49 @@
+import type { Config } from '../../kernel/config/index.ts';
+import type { Voicemail } from '../../kernel/contracts/agents.ts';
+import type { Infra } from '../../platform/infra.ts';
+import { creditWeights } from '../../platform/metering/weights.ts';
+import { getAgent } from '../agents/db.ts';
+import { fundableCalls, fundingBlock, readFunding, type FundingBlock } from '../billing/funding.ts';
+import { minimumCallCredits } from '../billing/session-hold.ts';
+import { unconnectedAttempts } from './store.ts';
+
+/**
+ * The least one campaign call can cost: its first connected minute, plus the voicemail message when the agent
+ * leaves one (its characters at the TTS weight, priced as billable: the check errs on the side of the cap). A call
+ * dialled with less than this could be cut before its first sentence or in the middle of its message.
+ */
+export function campaignCallCredits(config: Config, voicemail: Voicemail | null): number {
+  const message = voicemail?.action === 'leave_message' ? (voicemail.message ?? '') : '';
+  const tts = message ? creditWeights(config).credits('tts', 'session.tts', message.length) : 0;
+  return minimumCallCredits(config) + tts;
+}
+
+/**
+ * What money allows a campaign now: how many calls it funds, those placed and not yet connected included (the claim
+ * subtracts them under the developer's lock), or why none can be placed (`waiting`).
+ */
+export interface CampaignFunding {
+  calls: number;
+  waiting: FundingBlock | null;
+  perCall: number;
+}
+
+/**
+ * The money check before dialling (issue #33): the balance and the daily caps (the developer's and the key that
+ * created the campaign) must fund the first minute (plus the voicemail message) of every call placed and not yet
+ * connected (those reserve when answered) and of each new one. Nothing funded and nothing in flight: the campaign
+ * waits, with the reason. Calls in flight that use the money up: no new call, and no wait yet (their end re-checks).
+ */
+export async function campaignFunding(
+  infra: Infra,
+  c: { developer_id: string; agent_id: string; api_key_id: string | null },
+  now = new Date(),
+): Promise<CampaignFunding> {
+  const agent = await getAgent(infra.db, c.developer_id, c.agent_id);
+  const perCall = campaignCallCredits(infra.config, agent?.voicemail ?? null);
+  const f = await readFunding(infra.db, infra.config, c.developer_id, c.api_key_id, now);
+  const calls = fundableCalls(f, perCall);
+  const inFlight = await unconnectedAttempts(infra.db, c.developer_id);
+  if (calls > inFlight) return { calls, waiting: null, perCall };
+  return { calls, waiting: inFlight > 0 ? null : (fundingBlock(f, perCall) ?? 'balance'), perCall };
+}
