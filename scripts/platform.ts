@@ -11,7 +11,8 @@ import { createInfra, type Infra } from '../shared/platform/infra.ts';
 /**
  * `tests` is the CPU pool's test pool alone (queue `cpu-tests`: agent test runs and call replays, which run users'
  * scenarios and a private api + realtime pair). The `cpu` role consumes that queue too unless the process is told
- * the test pool runs elsewhere (`testPoolElsewhere`; scripts/start.ts `all` runs it in a child process of its own).
+ * the test pool runs elsewhere (`testPoolElsewhere`: scripts/start.ts runs it in a child process of its own where the
+ * cpu role shares its process with live calls).
  */
 export const ROLES = ['api', 'cpu', 'gpu', 'realtime', 'tests'] as const;
 export type Role = (typeof ROLES)[number];

@@ -8,14 +8,16 @@ import { ROLES, startPlatform, type Role } from './platform.ts';
 import { startTestsProcess, type TestsProcess } from './tests-process.ts';
 
 const arg = process.argv[2] ?? 'all';
-// `all` runs every role, but the test pool (role `tests`: users' agent test runs and call replays) in a child process
-// of its own at lower priority, so that it never shares an event loop with live calls (scripts/tests-process.ts).
-const testsInChild = arg === 'all';
-const roles: Role[] = testsInChild ? ROLES.filter((r) => r !== 'tests') : (arg.split(',') as Role[]);
+const roles: Role[] = arg === 'all' ? ROLES.filter((r) => r !== 'tests') : (arg.split(',') as Role[]);
 if (!roles.every((r) => (ROLES as readonly string[]).includes(r))) {
   console.error(`unknown role "${arg}"; use all, or any of ${ROLES.join(', ')}`);
   process.exit(2);
 }
+// Where the cpu role shares this process with live calls (api or realtime: `all`, `api,cpu,realtime`), its test pool
+// (users' agent test runs and call replays, queue cpu-tests) runs in a child process of its own at lower priority,
+// so that it never shares their event loop (scripts/tests-process.ts). Naming `tests` among the roles keeps it here.
+const testsInChild =
+  roles.includes('cpu') && !roles.includes('tests') && (roles.includes('api') || roles.includes('realtime'));
 
 /** A configuration error is one message and exit code 78 (EX_CONFIG), at load or at boot, never a stack trace. */
 function exitOnConfigError(e: unknown): never {

@@ -1,8 +1,5 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFile, rm } from 'node:fs/promises';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
@@ -11,8 +8,8 @@ import { insertDeveloper } from '../../shared/kernel/db/developers.ts';
 import { createDb } from '../../shared/kernel/db/pool.ts';
 import { queuePrefix } from '../../shared/kernel/queue/queues.ts';
 import { mintKey } from '../../shared/platform/auth/mint-key.ts';
-import { createTestDatabase } from '../../support/helpers/db.ts';
 import { waitUntil } from '../../support/helpers/platform.ts';
+import { startScript } from '../../support/helpers/start-script.ts';
 import { FRONT_DESK_SUITE } from '../agent-tests/fixtures.ts';
 
 /** A process's niceness: field 19 of /proc/<pid>/stat (after the parenthesised command name, which may hold spaces). */
@@ -34,38 +31,11 @@ function alive(pid: number): boolean {
  * Issue #35: in the one-process mode (`scripts/start.ts all`), agent test runs and call replays (queue cpu-tests)
  * run developers' scenarios in a process of their own at niceness 10, not on the event loop of the live calls.
  */
+const STARTED_ENV = { LOG_LEVEL: 'info', PUBLIC_BASE_URL: 'https://voice.example.com', AGENT_TESTS_MAX_PARALLEL: '1' };
+
 describe('the test pool process of the one-process mode', () => {
   it('consumes cpu-tests in a separate niced process, plays a run end to end, and stops with the platform', async () => {
-    const database = await createTestDatabase();
-    const s3dir = await mkdtemp(join(tmpdir(), 'vap-s3-'));
-    const prefix = `t${randomBytes(4).toString('hex')}`;
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts', 'all'], {
-      env: {
-        ...process.env,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        DATABASE_URL: database.url,
-        REDIS_PREFIX: prefix,
-        S3_EMBEDDED_DIR: s3dir,
-        S3_EMBEDDED_PORT: '0',
-        LOG_LEVEL: 'info',
-        SHUTDOWN_GRACE_MS: '10000',
-        PUBLIC_BASE_URL: 'https://voice.example.com',
-        AGENT_TESTS_MAX_PARALLEL: '1',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const lines: Record<string, unknown>[] = [];
-    let partial = '';
-    child.stdout.on('data', (d: Buffer) => {
-      const parts = (partial + d.toString()).split('\n');
-      partial = parts.pop()!;
-      for (const l of parts) if (l.startsWith('{')) lines.push(JSON.parse(l) as Record<string, unknown>);
-    });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const { database, s3dir, prefix, port, child, lines, stderr, exited } = await startScript('all', STARTED_ENV);
     const db = createDb(database.url, 1);
     const redis = new Redis('redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
     const queue = new Queue('cpu-tests', { connection: redis, prefix: queuePrefix(prefix) });
@@ -117,16 +87,27 @@ describe('the test pool process of the one-process mode', () => {
         250,
       );
       // The suite's second scenario fails on purpose (its agent says "price"): both were played.
-      const why = JSON.stringify(detail.results.map((r) => r.checks.filter((c) => !c.passed)));
+      const why = JSON.stringify(detail.results.map((r) => r?.checks.filter((c) => !c.passed)));
       expect(detail, why).toMatchObject({ status: 'failed', progress: { done: 2, total: 2 }, passed: 1, failed: 1 });
       // And the job was processed by the test pool process, not by the process that serves the API and live calls.
       const job = await queue.getJob(run.id);
       expect(job?.processedBy?.split(':').at(-1)).toBe(String(testsPid));
 
+      // A test pool process that dies is replaced, niced like the first.
+      process.kill(testsPid, 'SIGKILL');
+      const replaced = await waitUntil(
+        () => lines.filter((l) => l.msg === 'test pool process started').at(1),
+        60_000,
+        100,
+      );
+      const replacementPid = replaced.testsPid as number;
+      expect(replacementPid).not.toBe(testsPid);
+      expect(await niceOf(replacementPid)).toBe(10);
+
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
       // No orphan: the test pool process stopped with the platform.
-      expect(alive(testsPid)).toBe(false);
+      expect(alive(replacementPid)).toBe(false);
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
       await queue.close();
@@ -135,6 +116,32 @@ describe('the test pool process of the one-process mode', () => {
       await database.drop();
       await rm(s3dir, { recursive: true, force: true });
     }
-    expect(stderr).not.toMatch(/Error/);
+    expect(stderr()).not.toMatch(/Error/);
   }, 360_000);
+
+  it('with PROCESSES=2 is forked once, by the primary, and stops with it', async () => {
+    const { database, s3dir, port, child, lines, exited } = await startScript('all', {
+      ...STARTED_ENV,
+      PROCESSES: '2',
+      REALTIME_SESSION_SECRET: randomBytes(32).toString('base64url'),
+    });
+    try {
+      await waitUntil(async () => (await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => null))?.ok, 60_000, 100);
+      // Each copy forks right after it logs that it started, if it forks at all: once both have, count the forks.
+      const started = (roles: string) => lines.filter((l) => l.msg === 'platform started' && String(l.roles) === roles);
+      await waitUntil(() => started('api,cpu,gpu,realtime').length === 2 && started('tests').length === 1, 60_000, 100);
+      const forks = lines.filter((l) => l.msg === 'test pool process started');
+      expect(forks).toHaveLength(1);
+      expect(forks[0]!.roles).toBe('primary');
+      const testsPid = forks[0]!.testsPid as number;
+      expect(await niceOf(testsPid)).toBe(10);
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect(alive(testsPid)).toBe(false);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      await database.drop();
+      await rm(s3dir, { recursive: true, force: true });
+    }
+  }, 180_000);
 });
