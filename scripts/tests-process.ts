@@ -30,7 +30,9 @@ export function startTestsProcess(env: NodeJS.ProcessEnv, log: Logger, graceMs: 
   const start = () => {
     restartTimer = null;
     const startedAt = Date.now();
-    const proc = fork(script, ['tests'], { env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    // Its own process group: a terminal's Ctrl-C reaches only this process, which then drains the child once (a
+    // second signal would make it exit at once, in-flight runs unfinished).
+    const proc = fork(script, ['tests'], { env, detached: true, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     child = proc;
     if (proc.pid !== undefined) lowerPriority(proc.pid, TESTS_PROCESS_NICE);
     log.info({ testsPid: proc.pid, nice: TESTS_PROCESS_NICE }, 'test pool process started');
