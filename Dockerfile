@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1.7
-# One image for every role; the role is picked at run time by ROLE (api, cpu, gpu, realtime, or all), whose
+# One image for every role; the role is picked at run time by ROLE (api, cpu, gpu, realtime, tests, or all), whose
 # default is the build argument ROLE. Two targets:
 #   docker build --target runtime     -t vap:cpu .   # Debian 12 + Node 24 (LTS), onnxruntime-node CPU provider
 #   docker build --target runtime-gpu -t vap:gpu .   # same, plus CUDA 12 / cuDNN 9 user-space libraries and the

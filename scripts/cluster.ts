@@ -4,9 +4,9 @@ import cluster from 'node:cluster';
  * Runs `n` copies of this process with node:cluster: they share the listening port (the primary hands out
  * connections) and share nothing else but Postgres, Redis and S3, like pods. The primary forwards SIGTERM/SIGINT
  * so each copy drains, and exits once all have exited (non-zero if any did). A copy that dies unexpectedly is
- * replaced.
+ * replaced. `beforeExit` runs once every copy has exited (the test pool's process is stopped there).
  */
-export function runAsPrimary(n: number): void {
+export function runAsPrimary(n: number, beforeExit: () => Promise<unknown> = async () => {}): void {
   let stopping = false;
   const exitCodes: number[] = [];
   const fork = () => cluster.fork();
@@ -19,7 +19,10 @@ export function runAsPrimary(n: number): void {
     }
     // A copy still starting when the signal came has no handler yet and dies by the signal: a clean stop too.
     exitCodes.push(signal === 'SIGTERM' || signal === 'SIGINT' ? 0 : (code ?? 1));
-    if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(exitCodes.some((c) => c !== 0) ? 1 : 0);
+    if (Object.keys(cluster.workers ?? {}).length === 0) {
+      const code = exitCodes.some((c) => c !== 0) ? 1 : 0;
+      void beforeExit().finally(() => process.exit(code));
+    }
   });
   for (const sig of ['SIGTERM', 'SIGINT'] as const) {
     process.on(sig, () => {

@@ -8,8 +8,19 @@ import { assertSessionSecret, sessionSecret } from '../shared/domains/realtime/s
 import { buildHttpServer } from '../shared/composition/http/server.ts';
 import { createInfra, type Infra } from '../shared/platform/infra.ts';
 
-export const ROLES = ['api', 'cpu', 'gpu', 'realtime'] as const;
+/**
+ * `tests` is the CPU pool's test pool alone (queue `cpu-tests`: agent test runs and call replays, which run users'
+ * scenarios and a private api + realtime pair). The `cpu` role consumes that queue too unless the process is told
+ * the test pool runs elsewhere (`testPoolElsewhere`: scripts/start.ts runs it in a child process of its own where the
+ * cpu role shares its process with live calls).
+ */
+export const ROLES = ['api', 'cpu', 'gpu', 'realtime', 'tests'] as const;
 export type Role = (typeof ROLES)[number];
+
+export interface PlatformOptions {
+  /** Another process consumes queue `cpu-tests` (the `tests` role), so the `cpu` role here leaves it alone. */
+  testPoolElsewhere?: boolean;
+}
 
 export interface Platform {
   infra: Infra;
@@ -25,7 +36,12 @@ export interface Platform {
  * api and realtime roles add their routes to it. Roles communicate only through Postgres, Redis and S3, and no
  * role imports another (eslint.config.js enforces it); this file is the one place that loads them.
  */
-export async function startPlatform(config: Config, log: Logger, roles: Role[]): Promise<Platform> {
+export async function startPlatform(
+  config: Config,
+  log: Logger,
+  roles: Role[],
+  opts: PlatformOptions = {},
+): Promise<Platform> {
   // Config that can only be judged knowing the roles fails here, before any connection is opened.
   assertSessionSecret(config, roles);
   const infra = await createInfra(config, log);
@@ -46,10 +62,12 @@ export async function startPlatform(config: Config, log: Logger, roles: Role[]):
   if (roles.includes('realtime')) await (await import('../workers/realtime/server.ts')).registerRealtimeRole(app);
   if (roles.includes('api')) await (await import('../api/server.ts')).registerApiRole(app);
   const workers: RunningWorker[] = [];
-  if (roles.includes('cpu')) {
+  const testPool = roles.includes('tests') || (roles.includes('cpu') && !opts.testPoolElsewhere);
+  if (roles.includes('cpu') || testPool) {
     // Agent test runs and call replays play their calls on a private api + realtime pair: started here, where roles load.
     const privatePlatform = (c: Config, l: Logger) => startPlatform(c, l, ['api', 'realtime']);
-    workers.push(...(await import('../workers/cpu/role.ts')).startCpuWorkers(infra, privatePlatform));
+    const queues = { cpu: roles.includes('cpu'), tests: testPool };
+    workers.push(...(await import('../workers/cpu/role.ts')).startCpuWorkers(infra, privatePlatform, queues));
   }
   if (roles.includes('gpu')) workers.push(...(await import('../workers/gpu/role.ts')).startGpuWorkers(infra));
   // Every worker process reconciles Postgres with the queues on its own timer (nothing to install in Redis).

@@ -5,13 +5,19 @@ import { assertSessionSecret } from '../shared/domains/realtime/secret.ts';
 import cluster from 'node:cluster';
 import { isFirstCopy, runAsPrimary } from './cluster.ts';
 import { ROLES, startPlatform, type Role } from './platform.ts';
+import { startTestsProcess, type TestsProcess } from './tests-process.ts';
 
 const arg = process.argv[2] ?? 'all';
-const roles: Role[] = arg === 'all' ? [...ROLES] : (arg.split(',') as Role[]);
+const roles: Role[] = arg === 'all' ? ROLES.filter((r) => r !== 'tests') : (arg.split(',') as Role[]);
 if (!roles.every((r) => (ROLES as readonly string[]).includes(r))) {
   console.error(`unknown role "${arg}"; use all, or any of ${ROLES.join(', ')}`);
   process.exit(2);
 }
+// Where the cpu role shares this process with live calls (api or realtime: `all`, `api,cpu,realtime`), its test pool
+// (users' agent test runs and call replays, queue cpu-tests) runs in a child process of its own at lower priority,
+// so that it never shares their event loop (scripts/tests-process.ts). Naming `tests` among the roles keeps it here.
+const testsInChild =
+  roles.includes('cpu') && !roles.includes('tests') && (roles.includes('api') || roles.includes('realtime'));
 
 /** A configuration error is one message and exit code 78 (EX_CONFIG), at load or at boot, never a stack trace. */
 function exitOnConfigError(e: unknown): never {
@@ -33,15 +39,24 @@ try {
   exitOnConfigError(e);
 }
 if (config.PROCESSES > 1 && cluster.isPrimary) {
-  runAsPrimary(config.PROCESSES);
+  // The primary forks the test pool's process once; the copies it forks leave queue cpu-tests to it.
+  const tests = testsInChild ? startTestsProcess(testsEnv(null), primaryLog(config), config.SHUTDOWN_GRACE_MS) : null;
+  runAsPrimary(config.PROCESSES, async () => tests?.stop());
 } else {
   await main(config).catch(exitOnConfigError);
 }
 
 async function main(config: ReturnType<typeof loadConfig>): Promise<void> {
   const log = createLogger(config.LOG_LEVEL, { roles: roles.join(',') });
-  const platform = await startPlatform(config, log, roles);
+  const platform = await startPlatform(config, log, roles, { testPoolElsewhere: testsInChild });
   log.info({ url: platform.url, roles }, 'platform started');
+  // Started once migrations ran and the embedded S3 listens, so the child finds both ready.
+  let tests: TestsProcess | null = null;
+  if (testsInChild && cluster.isPrimary) {
+    tests = startTestsProcess(testsEnv(platform.infra.embeddedS3?.endpoint ?? null), log, config.SHUTDOWN_GRACE_MS);
+  }
+  // A forked `tests` process drains when its parent goes (the IPC channel closes), so it never outlives it.
+  if (process.channel && !cluster.isWorker) process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
   if (roles.includes('api') && isFirstCopy()) {
     console.log(`
   Voice Agent Platform is up at ${config.PUBLIC_BASE_URL} (listening on ${platform.url})
@@ -56,7 +71,7 @@ async function main(config: ReturnType<typeof loadConfig>): Promise<void> {
     process.on(sig, () => {
       if (++signals > 1) process.exit(130);
       log.info({ signal: sig, graceMs: config.SHUTDOWN_GRACE_MS }, 'draining');
-      platform.stop().then(
+      Promise.all([platform.stop(), tests?.stop()]).then(
         () => process.exit(0),
         (e: Error) => {
           log.error({ err: e.message }, 'shutdown failed');
@@ -65,4 +80,15 @@ async function main(config: ReturnType<typeof loadConfig>): Promise<void> {
       );
     });
   }
+}
+
+/** The test pool process's environment: this one's, on a port of its own, one copy, sharing the embedded S3. */
+function testsEnv(s3Endpoint: string | null): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', PROCESSES: '1' };
+  if (s3Endpoint) env.S3_EMBEDDED_PORT = new URL(s3Endpoint).port;
+  return env;
+}
+
+function primaryLog(config: ReturnType<typeof loadConfig>) {
+  return createLogger(config.LOG_LEVEL, { roles: 'primary' });
 }

@@ -1,7 +1,8 @@
 /**
  * The platform under test, in its own processes (so the synthetic callers and vendor doubles in the runner do not
  * share its event loops): api + realtime + cpu roles on a throwaway database cloned from the migrated template,
- * run as BENCH_PROCESSES copies sharing one port (node:cluster, as `PROCESSES` does for `npm start`).
+ * run as BENCH_PROCESSES copies sharing one port (node:cluster, as `PROCESSES` does for `npm start`), and, as
+ * `npm start` does, the test pool (queue cpu-tests) in one process of its own at niceness 10 (scripts/tests-process.ts).
  * Prints one JSON line `{url, apiKey, agentId, developerId, databaseUrl}` on stdout once ready. On SIGTERM it prints `{final: …}` (CPU of the
  * platform's process tree since ready, user and system; the sessions' preemptive-reply counts) and stops.
  */
@@ -13,6 +14,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mintKey } from '../../shared/platform/auth/mint-key.ts';
 import { startPlatform } from '../../scripts/platform.ts';
+import { startTestsProcess } from '../../scripts/tests-process.ts';
 import { loadConfig } from '../../shared/kernel/config/index.ts';
 import { insertDeveloper } from '../../shared/kernel/db/developers.ts';
 import { createDb } from '../../shared/kernel/db/pool.ts';
@@ -46,7 +48,8 @@ async function primary(): Promise<void> {
     DATABASE_POOL_MAX: '10',
     REDIS_PREFIX: `vl${randomBytes(4).toString('hex')}`,
     S3_EMBEDDED_DIR: s3dir,
-    S3_EMBEDDED_PORT: '0',
+    // One port for every process (copies and the test pool's), so they share one embedded S3.
+    S3_EMBEDDED_PORT: String(await freePort()),
   };
   const n = Math.max(1, Number(process.env.BENCH_PROCESSES ?? availableParallelism()));
   const ready = Array.from({ length: n }, () => {
@@ -57,6 +60,7 @@ async function primary(): Promise<void> {
     });
   });
   await Promise.all(ready);
+  const tests = startTestsProcess({ ...process.env, ...env, PORT: '0' }, createLogger(env.LOG_LEVEL), 3000);
 
   const db = createDb(database.url, 1);
   const dev = await insertDeveloper(db, 'voice-latency', 'scale');
@@ -131,7 +135,7 @@ async function primary(): Promise<void> {
       (w) => new Promise((r) => (w!.isDead() ? r(null) : w!.on('exit', r))),
     );
     for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGTERM');
-    await Promise.all(exits);
+    await Promise.all([...exits, tests.stop()]);
     await database.drop();
     await rm(s3dir, { recursive: true, force: true });
     process.exit(0);
@@ -142,7 +146,9 @@ async function primary(): Promise<void> {
 
 async function copy(): Promise<void> {
   const config = loadConfig(process.env);
-  const platform = await startPlatform(config, createLogger(config.LOG_LEVEL), ['api', 'realtime', 'cpu']);
+  const platform = await startPlatform(config, createLogger(config.LOG_LEVEL), ['api', 'realtime', 'cpu'], {
+    testPoolElsewhere: true,
+  });
   process.send?.('ready');
   process.on('SIGTERM', () => void platform.stop().finally(() => process.exit(0)));
 }

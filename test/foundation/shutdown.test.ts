@@ -11,32 +11,14 @@ import { createDb } from '../../shared/kernel/db/pool.ts';
 import { createRedis } from '../../shared/kernel/redis.ts';
 import { createTestDatabase } from '../../support/helpers/db.ts';
 import { waitUntil } from '../../support/helpers/platform.ts';
+import { startScript } from '../../support/helpers/start-script.ts';
 
 describe('graceful shutdown', () => {
   it('on SIGTERM stops accepting, finishes the in-flight request, and exits 0', async () => {
-    const database = await createTestDatabase();
-    const s3dir = await mkdtemp(join(tmpdir(), 'vap-s3-'));
-    const prefix = `t${randomBytes(4).toString('hex')}`;
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts', 'api,cpu'], {
-      env: {
-        ...process.env,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        DATABASE_URL: database.url,
-        REDIS_PREFIX: prefix,
-        S3_EMBEDDED_DIR: s3dir,
-        S3_EMBEDDED_PORT: '0',
-        LOG_LEVEL: 'warn',
-        SHUTDOWN_GRACE_MS: '10000',
-        // The api runs without the realtime role, so (like any deployment of it) it needs the shared secret.
-        REALTIME_SESSION_SECRET: randomBytes(32).toString('base64url'),
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const { database, s3dir, port, child, stderr, exited } = await startScript('api,cpu', {
+      // The api runs without the realtime role, so (like any deployment of it) it needs the shared secret.
+      REALTIME_SESSION_SECRET: randomBytes(32).toString('base64url'),
     });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     const db = createDb(database.url, 1);
     const redis = createRedis('redis://127.0.0.1:6379', 'test');
     try {
@@ -85,7 +67,7 @@ describe('graceful shutdown', () => {
       await database.drop();
       await rm(s3dir, { recursive: true, force: true });
     }
-    expect(stderr).not.toMatch(/Error/);
+    expect(stderr()).not.toMatch(/Error/);
   });
 
   it('with PROCESSES=2 runs two copies on one port and drains both on SIGTERM', async () => {

@@ -10,9 +10,14 @@ import { cpuHandlers } from './handlers.ts';
  * run or a replay plays real-time calls for minutes, and on one shared worker two of them held every slot while a
  * transcription or a campaign's first dial waited behind them. `privatePlatform` starts the private api + realtime
  * pair those two play their calls on; the composition root (scripts/platform.ts) passes it in, since a role may not
- * load other roles itself.
+ * load other roles itself. `queues` picks which of the two this process consumes: the one-process mode plays the
+ * test pool in a process of its own at lower priority (scripts/tests-process.ts), away from the live calls.
  */
-export function startCpuWorkers(infra: Infra, privatePlatform?: StartPrivatePlatform): RunningWorker[] {
+export function startCpuWorkers(
+  infra: Infra,
+  privatePlatform?: StartPrivatePlatform,
+  queues: { cpu: boolean; tests: boolean } = { cpu: true, tests: true },
+): RunningWorker[] {
   const handlers = cpuHandlers(infra, privatePlatform);
   const worker = (queue: QueueName, concurrency: number) =>
     runWorker(queue, handlers, {
@@ -23,7 +28,7 @@ export function startCpuWorkers(infra: Infra, privatePlatform?: StartPrivatePlat
       log: infra.log.child({ role: 'worker-cpu' }),
     });
   return [
-    worker('cpu', infra.config.WORKER_CPU_CONCURRENCY),
-    worker('cpu-tests', infra.config.WORKER_TESTS_CONCURRENCY),
+    ...(queues.cpu ? [worker('cpu', infra.config.WORKER_CPU_CONCURRENCY)] : []),
+    ...(queues.tests ? [worker('cpu-tests', infra.config.WORKER_TESTS_CONCURRENCY)] : []),
   ];
 }

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { isRetryable } from '../errors/retry.ts';
@@ -88,6 +89,8 @@ export function runWorker(
     {
       connection: deps.redis,
       prefix: queuePrefix(deps.prefix),
+      // Stored on each job as processedBy: which process (host:pid) played it, for operators and tests alike.
+      name: `${hostname()}:${process.pid}`,
       concurrency: deps.concurrency,
       autorun: true,
       ...(deps.stalledIntervalMs

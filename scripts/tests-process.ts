@@ -1,0 +1,64 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { lowerPriority } from '../shared/kernel/process/spawn.ts';
+import type { Logger } from '../shared/kernel/observability/logger.ts';
+
+/**
+ * The test pool's own process (issue #35). Agent test runs and call replays run developers' scenarios and a private
+ * api + realtime pair for minutes; in the one-process mode they shared the event loop that serves everyone's live
+ * calls and slowed other developers' turns. Here they run in `scripts/start.ts tests`, forked once (by the primary
+ * when PROCESSES > 1), at niceness 10 so the live calls' process wins the CPU. Its logs go to the same stdout and
+ * stderr. It is restarted if it dies (backoff doubling from 1 s to 30 s, reset after a minute up), and stopped with
+ * SIGTERM (it drains like any role) when the platform stops; it also drains if this process vanishes (IPC closes).
+ */
+export const TESTS_PROCESS_NICE = 10;
+
+export interface TestsProcess {
+  /** The running child's pid, if one is running. */
+  pid(): number | undefined;
+  /** SIGTERM, then SIGKILL if it has not exited within `graceMs` plus a margin; no restart after. */
+  stop(): Promise<void>;
+}
+
+export function startTestsProcess(env: NodeJS.ProcessEnv, log: Logger, graceMs: number): TestsProcess {
+  const script = fileURLToPath(new URL('./start.ts', import.meta.url));
+  let child: ChildProcess | null = null;
+  let stopping = false;
+  let failures = 0;
+  let restartTimer: NodeJS.Timeout | null = null;
+
+  const start = () => {
+    restartTimer = null;
+    const startedAt = Date.now();
+    // Its own process group: a terminal's Ctrl-C reaches only this process, which then drains the child once (a
+    // second signal would make it exit at once, in-flight runs unfinished).
+    const proc = fork(script, ['tests'], { env, detached: true, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    child = proc;
+    if (proc.pid !== undefined) lowerPriority(proc.pid, TESTS_PROCESS_NICE);
+    log.info({ testsPid: proc.pid, nice: TESTS_PROCESS_NICE }, 'test pool process started');
+    proc.on('exit', (code, signal) => {
+      child = null;
+      if (stopping) return;
+      failures = Date.now() - startedAt > 60_000 ? 1 : failures + 1;
+      const delayMs = Math.min(30_000, 1000 * 2 ** (failures - 1));
+      log.error({ testsPid: proc.pid, code, signal, restartInMs: delayMs }, 'test pool process exited; restarting');
+      restartTimer = setTimeout(start, delayMs);
+    });
+  };
+  start();
+
+  return {
+    pid: () => child?.pid,
+    async stop() {
+      stopping = true;
+      if (restartTimer) clearTimeout(restartTimer);
+      const proc = child;
+      if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
+      const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+      proc.kill('SIGTERM');
+      const killer = setTimeout(() => proc.kill('SIGKILL'), graceMs + 5000);
+      await exited;
+      clearTimeout(killer);
+    },
+  };
+}
