@@ -50,6 +50,8 @@ async function main(config: ReturnType<typeof loadConfig>): Promise<void> {
   const log = createLogger(config.LOG_LEVEL, { roles: roles.join(',') });
   const platform = await startPlatform(config, log, roles, { testPoolElsewhere: testsInChild });
   log.info({ url: platform.url, roles }, 'platform started');
+  // The test pool's own process tells its parent it is up (scripts/tests-process.ts), so the parent can wait for it.
+  if (arg === 'tests' && process.send) process.send({ type: 'tests-ready' });
   // Started once migrations ran and the embedded S3 listens, so the child finds both ready.
   let tests: TestsProcess | null = null;
   if (testsInChild && cluster.isPrimary) {

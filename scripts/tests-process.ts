@@ -16,6 +16,8 @@ export const TESTS_PROCESS_NICE = 10;
 export interface TestsProcess {
   /** The running child's pid, if one is running. */
   pid(): number | undefined;
+  /** Resolves once the first child has started its platform (a benchmark waits for it before it measures). */
+  readonly ready: Promise<void>;
   /** SIGTERM, then SIGKILL if it has not exited within `graceMs` plus a margin; no restart after. */
   stop(): Promise<void>;
 }
@@ -26,6 +28,8 @@ export function startTestsProcess(env: NodeJS.ProcessEnv, log: Logger, graceMs: 
   let stopping = false;
   let failures = 0;
   let restartTimer: NodeJS.Timeout | null = null;
+  let markReady: () => void = () => {};
+  const ready = new Promise<void>((resolve) => (markReady = resolve));
 
   const start = () => {
     restartTimer = null;
@@ -36,6 +40,9 @@ export function startTestsProcess(env: NodeJS.ProcessEnv, log: Logger, graceMs: 
     child = proc;
     if (proc.pid !== undefined) lowerPriority(proc.pid, TESTS_PROCESS_NICE);
     log.info({ testsPid: proc.pid, nice: TESTS_PROCESS_NICE }, 'test pool process started');
+    proc.on('message', (m: { type?: string } | null) => {
+      if (m?.type === 'tests-ready') markReady();
+    });
     proc.on('exit', (code, signal) => {
       child = null;
       if (stopping) return;
@@ -48,6 +55,7 @@ export function startTestsProcess(env: NodeJS.ProcessEnv, log: Logger, graceMs: 
   start();
 
   return {
+    ready,
     pid: () => child?.pid,
     async stop() {
       stopping = true;
