@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CalleeScript } from '../../support/doubles/twilio-voice.ts';
 import { waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
 import { fliteUtterance } from '../../support/realtime/helpers.ts';
-import { startCampaignHarness, type CampaignHarness } from './harness.ts';
+import { campaignCompleted, startCampaignHarness, type CampaignHarness } from './harness.ts';
 
 // Regression (issue #35, item 6): calls in progress die with the realtime role, Twilio's final status callback
 // reaches no one, and the reconciler asked Twilio only after ring + maximum duration + margin (≈ 66 min by
@@ -110,14 +110,7 @@ describe('a campaign call whose session died', () => {
       });
       await crashes[crash](rows[0].session_id as string);
 
-      const done = await waitUntil(
-        async () => {
-          const d = (await (await p.request(`/v1/campaigns/${id}`, { key })).json()) as Json;
-          return d.status === 'completed' ? d : null;
-        },
-        90_000,
-        250,
-      );
+      const done = await campaignCompleted<Json>(p, key, id, 90_000);
       await h.voice.idle();
       expect(first.callbacks.some((c) => c.params.CallStatus === 'completed')).toBe(false);
       expect(done.recipients.map((r: Json) => r.state)).toEqual(['done', 'done']);
@@ -152,14 +145,7 @@ describe('a campaign call whose session died', () => {
       json: { agentId, from: '+15550009999', maxConcurrency: 1, recipients: [{ phone }] },
     });
     const id = ((await res.json()) as { id: string }).id;
-    const done = await waitUntil(
-      async () => {
-        const d = (await (await p.request(`/v1/campaigns/${id}`, { key })).json()) as Json;
-        return d.status === 'completed' ? d : null;
-      },
-      60_000,
-      250,
-    );
+    const done = await campaignCompleted<Json>(p, key, id, 60_000);
     await h.voice.idle();
     const run = h.voice.runs.find((x) => x.to === phone)!;
     expect(h.rest.updates.filter((u) => u.callSid === run.sid).map((u) => u.form.get('Status'))).toEqual(['completed']);

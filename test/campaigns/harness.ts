@@ -9,7 +9,7 @@ import {
 } from '../../shared/domains/agent-tests/simulators/openai-chat.ts';
 import { startTwilioRestDouble, type TwilioRestDouble } from '../../support/doubles/twilio-rest.ts';
 import { twilioVoice, type CalleeScript, type TwilioVoice } from '../../support/doubles/twilio-voice.ts';
-import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';
+import { startTestPlatform, waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
 import { voicePlatformEnv } from '../../support/realtime/helpers.ts';
 
 const PUBLIC = 'https://voice.example.com';
@@ -75,4 +75,21 @@ export async function startCampaignHarness(o: {
       await llm.close();
     },
   };
+}
+
+/** The campaign's detail once it has completed (every recipient settled), polled through the API. */
+export async function campaignCompleted<T = Record<string, unknown>>(
+  p: TestPlatform,
+  key: string,
+  id: string,
+  timeoutMs: number,
+): Promise<T> {
+  return waitUntil(
+    async () => {
+      const d = (await (await p.request(`/v1/campaigns/${id}`, { key })).json()) as T & { status?: string };
+      return d.status === 'completed' ? d : null;
+    },
+    timeoutMs,
+    250,
+  );
 }

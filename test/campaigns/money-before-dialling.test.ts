@@ -3,7 +3,7 @@ import { dispatchCampaign } from '../../shared/domains/campaigns/dispatcher.ts';
 import { waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
 import { startWebhookReceiver } from '../../support/helpers/webhook-receiver.ts';
 import type { CalleeScript } from '../../support/doubles/twilio-voice.ts';
-import { startCampaignHarness, type CampaignHarness } from './harness.ts';
+import { campaignCompleted, startCampaignHarness, type CampaignHarness } from './harness.ts';
 
 // Regression (issue #33, item 1): with the developer's daily spending cap used up, a campaign was accepted and
 // dialled; the patient answered and the platform hung up at once. Now the dispatcher checks the money first: the
@@ -82,14 +82,7 @@ describe('money before dialling', () => {
     // The cap is raised: the next re-check dials everyone.
     expect((await setCap(key, null)).status).toBe(200);
     await dispatchCampaign(p.infra, id, p.infra.log);
-    const done = await waitUntil(
-      async () => {
-        const d = (await (await p.request(`/v1/campaigns/${id}`, { key })).json()) as Json;
-        return d.status === 'completed' ? d : null;
-      },
-      120_000,
-      250,
-    );
+    const done = await campaignCompleted<Json>(p, key, id, 120_000);
     expect(done.waiting).toBeUndefined();
     expect(done.recipients.map((r: Json) => r.outcome)).toEqual(['answered', 'answered']);
     expect(hooks.received.filter((w) => w.type === 'campaign.paused' && w.data.campaignId === id)).toHaveLength(1);
@@ -116,14 +109,7 @@ describe('money before dialling', () => {
     expect(h.voice.runs.filter((r) => phones.includes(r.to))).toHaveLength(1);
     expect((await setCap(key, null)).status).toBe(200);
     await dispatchCampaign(p.infra, id, p.infra.log);
-    const done = await waitUntil(
-      async () => {
-        const d = (await (await p.request(`/v1/campaigns/${id}`, { key })).json()) as Json;
-        return d.status === 'completed' ? d : null;
-      },
-      120_000,
-      250,
-    );
+    const done = await campaignCompleted<Json>(p, key, id, 120_000);
     expect(done.recipients.map((r: Json) => r.attempts.length)).toEqual([1, 1, 1]);
     expect(h.voice.runs.filter((r) => phones.includes(r.to))).toHaveLength(3);
   }, 180_000);
@@ -153,10 +139,7 @@ describe('money before dialling', () => {
     expect(heard).toMatch(/<Say>[^<]+<\/Say><Hangup\/>/);
     expect((await setCap(key, null)).status).toBe(200);
     await dispatchCampaign(p.infra, id, p.infra.log);
-    const done = await waitUntil(async () => {
-      const d = (await (await p.request(`/v1/campaigns/${id}`, { key })).json()) as Json;
-      return d.status === 'completed' ? d : null;
-    }, 120_000);
+    const done = await campaignCompleted<Json>(p, key, id, 120_000);
     expect(done.recipients[0].outcome).toBe('answered');
   }, 180_000);
 

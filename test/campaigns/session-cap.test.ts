@@ -4,7 +4,7 @@ import { campaignCallPath } from '../../shared/domains/campaigns/paths.ts';
 import { newId } from '../../shared/kernel/ids.ts';
 import type { CalleeScript } from '../../support/doubles/twilio-voice.ts';
 import { waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
-import { startCampaignHarness, type CampaignHarness } from './harness.ts';
+import { campaignCompleted, startCampaignHarness, type CampaignHarness } from './harness.ts';
 
 // Regression (issue #35, item 5 and a low item): a starter developer (5 sessions at once) with a campaign of
 // maxConcurrency 10 had 10 people dialled; 5 answered into silence (their streams refused at the cap), were failed
@@ -60,14 +60,7 @@ async function campaign(key: string, agentId: string, phones: string[], maxConcu
 }
 
 async function finished(key: string, id: string): Promise<Json> {
-  return waitUntil(
-    async () => {
-      const d = (await (await p.request(`/v1/campaigns/${id}`, { key })).json()) as Json;
-      return d.status === 'completed' ? d : null;
-    },
-    120_000,
-    250,
-  );
+  return campaignCompleted<Json>(p, key, id, 120_000);
 }
 
 /** Sessions the developer runs outside the campaign (rows as a running session has them): they fill the cap. */
