@@ -16,7 +16,7 @@ FROM node:${NODE_MAJOR}-${DEBIAN_SUITE}-slim AS os
 ENV DEBIAN_FRONTEND=noninteractive
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
-      ffmpeg flite espeak-ng pocketsphinx pocketsphinx-en-us \
+      ffmpeg flite espeak-ng pocketsphinx pocketsphinx-en-us sphinxbase-utils \
       tesseract-ocr tesseract-ocr-eng apertium apertium-en-es apertium-eo-en \
       apertium-es-pt apertium-es-it apertium-es-ca apertium-es-gl apertium-es-ro apertium-fr-es apertium-en-ca apertium-en-gl \
       sox fonts-dejavu-core tini ca-certificates \
@@ -47,6 +47,9 @@ RUN EMBEDDINGS_MODEL_PATH=/app/models/glove-sif-100d.bin bash scripts/setup.d/30
  && test -s /app/models/glove-sif-100d.bin
 # flite-server, the long-lived flite worker of the local TTS (links libflite; the runtime's flite package has it).
 RUN bash scripts/setup.d/40-flite-server.sh && test -x build/flite-server/flite-server
+# ps-stream, the streaming pocketsphinx worker of the local live STT (links libpocketsphinx; the runtime's pocketsphinx
+# package has it).
+RUN bash scripts/setup.d/41-ps-stream.sh && test -x build/ps-stream/ps-stream
 
 # ---- portal: the developer portal's front end (portal/), built with the dev dependencies only this stage needs ----
 FROM node:${NODE_MAJOR}-${DEBIAN_SUITE} AS portal
@@ -55,8 +58,8 @@ COPY package.json package-lock.json ./
 # Vite, Preact and uPlot need no install scripts; skipping them keeps native builds (onnxruntime, …) out.
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY portal ./portal
-# The portal imports the provider lists (and, as types only, the contracts) from shared/kernel/contracts.
-COPY shared/kernel/contracts ./shared/kernel/contracts
+# The portal imports the provider lists (and, as types only, the contracts) from shared/contracts.
+COPY shared/contracts ./shared/contracts
 COPY scripts/lib ./scripts/lib
 COPY scripts/setup.d/40-portal.sh ./scripts/setup.d/
 RUN bash scripts/setup.d/40-portal.sh && test -s portal/dist/index.html
@@ -74,6 +77,7 @@ WORKDIR /app
 COPY --from=deps --chown=node:node /app/node_modules ./node_modules
 COPY --from=assets --chown=node:node /app/models ./models
 COPY --from=assets --chown=node:node /app/build/flite-server ./build/flite-server
+COPY --from=assets --chown=node:node /app/build/ps-stream ./build/ps-stream
 # The built portal (hashed assets with .gz/.br siblings), served by the api role under /portal/ (PORTAL_DIST_DIR).
 COPY --from=portal --chown=node:node /app/portal/dist ./portal/dist
 COPY --chown=node:node package.json package-lock.json tsconfig.json ./
@@ -125,6 +129,7 @@ WORKDIR /app
 COPY --from=deps-gpu --chown=node:node /app/node_modules ./node_modules
 COPY --from=assets --chown=node:node /app/models ./models
 COPY --from=assets --chown=node:node /app/build/flite-server ./build/flite-server
+COPY --from=assets --chown=node:node /app/build/ps-stream ./build/ps-stream
 COPY --chown=node:node package.json package-lock.json tsconfig.json ./
 COPY --chown=node:node api ./api
 COPY --chown=node:node shared ./shared

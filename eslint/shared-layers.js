@@ -8,10 +8,14 @@ import { fileURLToPath } from 'node:url';
  *   composition  builds and wires: the HTTP server, the reconciler over every domain's reconcilers, engine boot
  *   domains      billing → webhooks → speech → rag → agents → video → realtime → campaigns → agent-tests → portal:
  *                a domain imports only the domains before it in this order (DOMAINS)
- *   engines      one interface per capability (stt, tts, llm, video…) and the vendor adapters behind it
- *   platform     what a process holds: Infra (db, redis, storage, queues), API-key auth, the credit meter, keys
+ *   platform     what a process holds: Infra (db, redis, storage, queues, the engines), API-key auth, the credit
+ *                meter, keys
+ *   engines      one interface per capability (stt, tts, llm, video…) and the vendor adapters behind it; they take
+ *                plain inputs and config, never Infra, and engines.ts gathers them in the one Engines container
+ *   contracts    the API's zod schemas and the types both roles agree on (end reasons, provider lists): they use
+ *                the kernel only, so the kernel (its logger, its config) can never depend on an API schema
  *   kernel       no domain knowledge: errors, ids, config, db pool, storage, queue core, process, net, audio, media,
- *                contracts (the API's zod schemas), observability
+ *                observability, the vendor table
  *
  * Like the role boundary (./role-boundaries.js) it resolves each relative import (static, re-export or dynamic)
  * to the file it names. Folder loops inside one layer are caught by test/foundation/layers.test.ts.
@@ -24,7 +28,7 @@ import { fileURLToPath } from 'node:url';
  */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
-export const LAYERS = ['kernel', 'platform', 'engines', 'domains', 'composition'];
+export const LAYERS = ['kernel', 'contracts', 'engines', 'platform', 'domains', 'composition'];
 
 /**
  * The domains, lowest first (docs/CONTRIBUTING.md): each may import the ones before it. campaigns and agent-tests
@@ -74,7 +78,7 @@ export const sharedLayers = {
     type: 'problem',
     docs: {
       description:
-        'A shared/ layer (kernel → platform → engines → domains → composition) imports only layers below it, a domain only the domains before it; no forwarding files',
+        'A shared/ layer (kernel → contracts → engines → platform → domains → composition) imports only layers below it, a domain only the domains before it; no forwarding files',
     },
     schema: [],
     messages: {

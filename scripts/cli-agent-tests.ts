@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { agentOwner } from '../shared/domains/agents/db.ts';
 import { mintKey } from '../shared/platform/auth/mint-key.ts';
-import { ScenarioFileError, type TurnAudio } from '../shared/kernel/contracts/agent-tests.ts';
+import { ScenarioFileError, type TurnAudio } from '../shared/contracts/agent-tests.ts';
 import { loadConfig } from '../shared/kernel/config/index.ts';
 import { revokeKey } from '../shared/kernel/db/api-keys.ts';
 import { migrate } from '../shared/kernel/db/migrate.ts';

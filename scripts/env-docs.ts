@@ -5,7 +5,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { EnvSchema } from '../shared/kernel/config/schema.ts';
-import { KEYED_VENDORS } from '../shared/kernel/contracts/providers.ts';
+import { KEYED_VENDORS } from '../shared/contracts/providers.ts';
 import { vendorEnvName } from '../shared/kernel/config/areas/providers.ts';
 
 const README = fileURLToPath(new URL('../README.md', import.meta.url));

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../shared/kernel/config/index.ts';
 import type { Logger } from '../shared/kernel/observability/logger.ts';
-import { buildEngines } from '../shared/composition/engines-boot.ts';
+import { engineSummary } from '../shared/engines/engines.ts';
 import { trackQueueBacklogAge } from '../shared/kernel/observability/metrics.ts';
 import type { RunningWorker } from '../shared/kernel/queue/worker-runner.ts';
 import { assertSessionSecret, sessionSecret } from '../shared/domains/realtime/secret.ts';
@@ -44,15 +44,16 @@ export async function startPlatform(
 ): Promise<Platform> {
   // Config that can only be judged knowing the roles fails here, before any connection is opened.
   assertSessionSecret(config, roles);
+  // Every role's engine registries are built with Infra (and their configuration checked) before it opens a
+  // connection, so a bad vendor configuration stops the process at boot with a message naming it, not a call later.
   const infra = await createInfra(config, log);
-  // Every role's engine registries are built (and their configuration checked) before it serves anything, so a
-  // bad vendor configuration stops the process at boot with a message naming it, not a user's call later.
-  try {
-    log.info({ engines: buildEngines(infra) }, 'engines ready');
-  } catch (e) {
-    await infra.close();
-    throw e;
-  }
+  log.info({ engines: engineSummary(infra.engines) }, 'engines ready');
+  // Calls still work without the streaming recogniser's worker, slower: the operator should know why.
+  const liveSttFallback = infra.engines.liveSttFallback;
+  if (liveSttFallback) log.warn({ reason: liveSttFallback }, 'local live STT: batch fallback');
+  // Where developers' non-live syntheses run (SPEECH_LOCAL_BATCH_CPUS): pinned, or why not.
+  const batchCpus = infra.engines.batchCpus;
+  log.info({ cpus: batchCpus.pinning?.list ?? null, reason: batchCpus.reason }, 'local TTS batch workers: cpus');
   // The one-process mode may run on an invented secret; make (and log) it at boot, not on the first call.
   if (roles.includes('api') || roles.includes('realtime')) sessionSecret(infra);
   const state = { draining: false };

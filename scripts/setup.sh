@@ -15,7 +15,7 @@ hash -r
 [ -d /usr/local/lib/nodejs/current/include/node ] && export npm_config_nodedir=/usr/local/lib/nodejs/current
 
 log "checking system packages"
-APT_PACKAGES=(ffmpeg flite espeak-ng pocketsphinx pocketsphinx-en-us tesseract-ocr tesseract-ocr-eng apertium
+APT_PACKAGES=(ffmpeg flite espeak-ng pocketsphinx pocketsphinx-en-us libpocketsphinx-dev libsphinxbase-dev pkg-config tesseract-ocr tesseract-ocr-eng apertium
   apertium-en-es apertium-eo-en apertium-es-pt apertium-es-it apertium-es-ca apertium-es-gl apertium-es-ro apertium-fr-es
   apertium-en-ca apertium-en-gl redis-server postgresql postgresql-contrib build-essential dpkg-dev sox fonts-dejavu-core curl ca-certificates)
 missing=()

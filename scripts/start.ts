@@ -6,6 +6,7 @@ import cluster from 'node:cluster';
 import { isFirstCopy, runAsPrimary } from './cluster.ts';
 import { ROLES, startPlatform, type Role } from './platform.ts';
 import { startTestsProcess, type TestsProcess } from './tests-process.ts';
+import { resolveBatchCpus } from '../shared/kernel/process/cpu-affinity.ts';
 
 const arg = process.argv[2] ?? 'all';
 const roles: Role[] = arg === 'all' ? ROLES.filter((r) => r !== 'tests') : (arg.split(',') as Role[]);
@@ -40,7 +41,9 @@ try {
 }
 if (config.PROCESSES > 1 && cluster.isPrimary) {
   // The primary forks the test pool's process once; the copies it forks leave queue cpu-tests to it.
-  const tests = testsInChild ? startTestsProcess(testsEnv(null), primaryLog(config), config.SHUTDOWN_GRACE_MS) : null;
+  const tests = testsInChild
+    ? startTestsProcess(testsEnv(null), primaryLog(config), config.SHUTDOWN_GRACE_MS, testsCpus(config))
+    : null;
   runAsPrimary(config.PROCESSES, async () => tests?.stop());
 } else {
   await main(config).catch(exitOnConfigError);
@@ -55,7 +58,12 @@ async function main(config: ReturnType<typeof loadConfig>): Promise<void> {
   // Started once migrations ran and the embedded S3 listens, so the child finds both ready.
   let tests: TestsProcess | null = null;
   if (testsInChild && cluster.isPrimary) {
-    tests = startTestsProcess(testsEnv(platform.infra.embeddedS3?.endpoint ?? null), log, config.SHUTDOWN_GRACE_MS);
+    tests = startTestsProcess(
+      testsEnv(platform.infra.embeddedS3?.endpoint ?? null),
+      log,
+      config.SHUTDOWN_GRACE_MS,
+      platform.infra.engines.batchCpus.pinning,
+    );
   }
   // A forked `tests` process drains when its parent goes (the IPC channel closes), so it never outlives it.
   if (process.channel && !cluster.isWorker) process.once('disconnect', () => process.kill(process.pid, 'SIGTERM'));
@@ -89,6 +97,11 @@ function testsEnv(s3Endpoint: string | null): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', PROCESSES: '1' };
   if (s3Endpoint) env.S3_EMBEDDED_PORT = new URL(s3Endpoint).port;
   return env;
+}
+
+/** The cluster primary has no platform (no engines) of its own: it places the test pool's process itself. */
+function testsCpus(config: ReturnType<typeof loadConfig>) {
+  return resolveBatchCpus(config.SPEECH_LOCAL_BATCH_CPUS).pinning;
 }
 
 function primaryLog(config: ReturnType<typeof loadConfig>) {

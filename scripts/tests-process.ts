@@ -1,5 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import type { CpuPinning } from '../shared/kernel/process/cpu-affinity.ts';
+import { lowerSessionPriority } from '../shared/kernel/process/session-priority.ts';
 import { lowerPriority } from '../shared/kernel/process/spawn.ts';
 import type { Logger } from '../shared/kernel/observability/logger.ts';
 
@@ -10,6 +12,11 @@ import type { Logger } from '../shared/kernel/observability/logger.ts';
  * when PROCESSES > 1), at niceness 10 so the live calls' process wins the CPU. Its logs go to the same stdout and
  * stderr. It is restarted if it dies (backoff doubling from 1 s to 30 s, reset after a minute up), and stopped with
  * SIGTERM (it drains like any role) when the platform stops; it also drains if this process vanishes (IPC closes).
+ * Being its own session, it is its own scheduling group under Linux autogroup, niced as well once it is up:
+ * niceness alone only ranks a process within its group, so at first it took as much CPU as the platform
+ * (session-priority.ts). Given `cpus` (the batch work's, SPEECH_LOCAL_BATCH_CPUS), it runs on them, and so does
+ * every process it starts (affinity is inherited): the core left over stays the live calls', the API's and the
+ * database's (cpu-affinity.ts).
  */
 export const TESTS_PROCESS_NICE = 10;
 
@@ -22,7 +29,12 @@ export interface TestsProcess {
   stop(): Promise<void>;
 }
 
-export function startTestsProcess(env: NodeJS.ProcessEnv, log: Logger, graceMs: number): TestsProcess {
+export function startTestsProcess(
+  env: NodeJS.ProcessEnv,
+  log: Logger,
+  graceMs: number,
+  cpus: CpuPinning | null = null,
+): TestsProcess {
   const script = fileURLToPath(new URL('./start.ts', import.meta.url));
   let child: ChildProcess | null = null;
   let stopping = false;
@@ -36,12 +48,26 @@ export function startTestsProcess(env: NodeJS.ProcessEnv, log: Logger, graceMs: 
     const startedAt = Date.now();
     // Its own process group: a terminal's Ctrl-C reaches only this process, which then drains the child once (a
     // second signal would make it exit at once, in-flight runs unfinished).
-    const proc = fork(script, ['tests'], { env, detached: true, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    // Pinned from its first instruction, every thread included: taskset sets its affinity and execs Node (same pid,
+    // the IPC channel's descriptor inherited), rather than a `taskset -p` after the fork that races Node's threads.
+    const pinned = cpus
+      ? { execPath: 'taskset', execArgv: ['-c', cpus.list, process.execPath, ...process.execArgv] }
+      : {};
+    const proc = fork(script, ['tests'], {
+      env,
+      detached: true,
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      ...pinned,
+    });
     child = proc;
     if (proc.pid !== undefined) lowerPriority(proc.pid, TESTS_PROCESS_NICE);
-    log.info({ testsPid: proc.pid, nice: TESTS_PROCESS_NICE }, 'test pool process started');
+    log.info({ testsPid: proc.pid, nice: TESTS_PROCESS_NICE, cpus: cpus?.list ?? null }, 'test pool process started');
     proc.on('message', (m: { type?: string } | null) => {
-      if (m?.type === 'tests-ready') markReady();
+      if (m?.type !== 'tests-ready') return;
+      // Its own session (detached) is its own scheduling group where the kernel has autogroup: once it is up, the
+      // group is niced too. Not before: its boot (a whole platform's, seconds of CPU) would crawl on a busy host.
+      if (proc.pid !== undefined) void lowerSessionPriority(proc.pid, TESTS_PROCESS_NICE);
+      markReady();
     });
     proc.on('exit', (code, signal) => {
       child = null;

@@ -1,6 +1,6 @@
 import type { OpenAPIV3 } from 'openapi-types';
 import { z } from 'zod';
-import { OpenAiTranscriptionFields, TranscribeOptions } from '../../shared/kernel/contracts/speech.ts';
+import { OpenAiTranscriptionFields, TranscribeOptions } from '../../shared/contracts/speech.ts';
 
 /** What a client sends, as JSON Schema (defaults shown; transforms are not part of the wire format). */
 function inputSchema(schema: z.ZodType): OpenAPIV3.SchemaObject {

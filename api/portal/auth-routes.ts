@@ -8,7 +8,7 @@ import {
   SignupResult,
   VerifyBody,
   VerifyResult,
-} from '../../shared/kernel/contracts/portal.ts';
+} from '../../shared/contracts/portal.ts';
 import { ApiError } from '../../shared/kernel/errors/api-error.ts';
 import type { PortalSession } from '../../shared/domains/portal/sessions.ts';
 import { checkCsrf, checkOrigin, clearSessionCookie, readSessionCookie, setSessionCookie } from './session-guard.ts';

@@ -9,10 +9,10 @@ import {
   VoiceEngineList,
   WebhookOverview,
   WebhooksQuery,
-} from '../../shared/kernel/contracts/portal.ts';
+} from '../../shared/contracts/portal.ts';
 import { stripeSettings } from '../../shared/platform/metering/settings.ts';
-import { CallIdParams } from '../../shared/kernel/contracts/sessions.ts';
-import { VideoJob } from '../../shared/kernel/contracts/video.ts';
+import { CallIdParams } from '../../shared/contracts/sessions.ts';
+import { VideoJob } from '../../shared/contracts/video.ts';
 import { z } from 'zod';
 import { PageQuery, pageSchema } from '../../shared/kernel/pagination.ts';
 import type { Infra } from '../../shared/platform/infra.ts';

@@ -4,7 +4,7 @@ import {
   WebhookEndpointBody,
   WebhookEndpointParams,
   WebhookTestResult,
-} from '../../shared/kernel/contracts/portal.ts';
+} from '../../shared/contracts/portal.ts';
 import { addWebhookEndpoint, removeWebhookEndpoint, testWebhookEndpoint } from '../services/portal-webhooks.ts';
 
 /** /portal/api/webhooks/endpoints: add an address, send it a signed test event, remove it (session-guarded). */

@@ -7,7 +7,7 @@ import {
   TestRun,
   TestRunDetail,
   TestRunParams,
-} from '../../shared/kernel/contracts/agent-tests.ts';
+} from '../../shared/contracts/agent-tests.ts';
 import { PageQuery, pageSchema } from '../../shared/kernel/pagination.ts';
 import { createTestRun, getTestRunDetail, listTestRunPage } from '../services/agent-tests.ts';
 

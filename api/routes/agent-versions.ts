@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { AgentParams, AgentVersion, AgentVersionParams } from '../../shared/kernel/contracts/agents.ts';
+import { AgentParams, AgentVersion, AgentVersionParams } from '../../shared/contracts/agents.ts';
 import { PageQuery, pageSchema } from '../../shared/kernel/pagination.ts';
 import { getVersion, listVersions } from '../services/agent-versions.ts';
 

@@ -19,8 +19,9 @@ import {
   SyncResponse,
   ToolSigningSecret,
   UpdateAgentBody,
-} from '../../shared/kernel/contracts/agents.ts';
+} from '../../shared/contracts/agents.ts';
 import { PageQuery, pageSchema } from '../../shared/kernel/pagination.ts';
+import { warmAgentLanguageModelById } from '../../shared/domains/agents/language-model.ts';
 import {
   createAgent,
   createInstance,
@@ -40,7 +41,8 @@ import { provisionAgent } from '../services/agents-provision.ts';
 import { speakAsAgent } from '../services/agents-speak.ts';
 import { syncAgent } from '../services/agents-sync.ts';
 import { toAgent } from '../../shared/domains/agents/db.ts';
-import { defaultLlmProvider, llmProviderInfo } from '../../shared/engines/llm/registry.ts';
+import { requireCoverableCallDuration } from '../../shared/domains/billing/session-hold.ts';
+import { defaultLlmProvider, llmProviderInfo } from '../../shared/domains/agents/llm-providers.ts';
 
 /** Routes of the agents area, registered at the root with their full /v1/... paths. */
 export const agentsRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -59,8 +61,11 @@ export const agentsRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (req, reply) => {
       const developerId = req.auth.developerId;
+      requireCoverableCallDuration(infra.config, req.body.maxDurationSeconds, 'maxDurationSeconds');
       const llmProvider = req.body.llmProvider ?? (await defaultLlmProvider(infra, developerId));
-      return reply.code(201).send(await createAgent(db, addressPolicy, developerId, { ...req.body, llmProvider }));
+      const agent = await createAgent(db, addressPolicy, developerId, { ...req.body, llmProvider });
+      warmAgentLanguageModelById(infra, developerId, agent.id, infra.log);
+      return reply.code(201).send(agent);
     },
   );
 
@@ -118,7 +123,12 @@ export const agentsRoutes: FastifyPluginAsyncZod = async (app) => {
         response: { 200: Agent },
       },
     },
-    async (req) => putAgent(db, addressPolicy, req.auth.developerId, req.params.id, req.body),
+    async (req) => {
+      requireCoverableCallDuration(infra.config, req.body.maxDurationSeconds, 'maxDurationSeconds');
+      const agent = await putAgent(db, addressPolicy, req.auth.developerId, req.params.id, req.body);
+      warmAgentLanguageModelById(infra, req.auth.developerId, agent.id, infra.log);
+      return agent;
+    },
   );
 
   // The tool-signing secret is in the creation response only; these show it on an explicit request.

@@ -15,9 +15,9 @@ import {
   Subscription,
   Usage,
   VerifyResult,
-} from '../../shared/kernel/contracts/billing.ts';
+} from '../../shared/contracts/billing.ts';
 import { createCheckout, createPortal, getSubscription } from '../services/billing.ts';
-import { handleStripeWebhook } from '../services/billing-webhooks.ts';
+import { handleStripeWebhook } from '../../shared/domains/billing/stripe-webhooks.ts';
 import {
   listStoredProviderKeys,
   removeProviderKey,

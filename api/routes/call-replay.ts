@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { CallReplay, CallReplayBody, CallReplayParams } from '../../shared/kernel/contracts/call-replay.ts';
-import { CallIdParams } from '../../shared/kernel/contracts/sessions.ts';
+import { CallReplay, CallReplayBody, CallReplayParams } from '../../shared/contracts/call-replay.ts';
+import { CallIdParams } from '../../shared/contracts/sessions.ts';
 import { PageQuery, pageSchema } from '../../shared/kernel/pagination.ts';
 import { getReplay, listReplays, requestReplay } from '../services/call-replay.ts';
 

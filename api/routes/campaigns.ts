@@ -6,7 +6,7 @@ import {
   CampaignDetail,
   CampaignIdParams,
   CreateCampaignBody,
-} from '../../shared/kernel/contracts/campaigns.ts';
+} from '../../shared/contracts/campaigns.ts';
 import { PageQuery, pageSchema } from '../../shared/kernel/pagination.ts';
 import {
   campaignCallConnect,

@@ -9,7 +9,7 @@ import {
   IngestResult,
   SearchBody,
   SearchResponse,
-} from '../../shared/kernel/contracts/rag.ts';
+} from '../../shared/contracts/rag.ts';
 import {
   createForRequest,
   deleteCollection,

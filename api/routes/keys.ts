@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { CreateKeyBody, CreatedKey, IdParams, KeyListItem, RotatedKey } from '../../shared/kernel/contracts/keys.ts';
+import { CreateKeyBody, CreatedKey, IdParams, KeyListItem, RotatedKey } from '../../shared/contracts/keys.ts';
 import { PageQuery, pageSchema } from '../../shared/kernel/pagination.ts';
 import { mintKey } from '../../shared/platform/auth/mint-key.ts';
 import { deleteKey, listKeys, rotateKey } from '../services/keys.ts';

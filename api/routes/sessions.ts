@@ -17,7 +17,7 @@ import {
   SessionSummary,
   TaskIdParams,
   TwilioSession,
-} from '../../shared/kernel/contracts/sessions.ts';
+} from '../../shared/contracts/sessions.ts';
 import { pageSchema } from '../../shared/kernel/pagination.ts';
 import {
   interruptionQuality,

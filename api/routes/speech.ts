@@ -10,8 +10,7 @@ import {
   TranscriptionResult,
   VoiceList,
   VoicesQuery,
-} from '../../shared/kernel/contracts/speech.ts';
-import { speechEngines } from '../../shared/engines/speech-registry.ts';
+} from '../../shared/contracts/speech.ts';
 import { ApiError } from '../../shared/kernel/errors/api-error.ts';
 import {
   audioModels,
@@ -26,7 +25,7 @@ import {
 import { assertLooksLikeMedia, parseInput, readSpeechRequest } from '../services/speech-input.ts';
 import { listVoices, synthesizeStream } from '../services/speech.ts';
 import { transcribeAudioIncremental } from '../../shared/domains/speech/transcription-stream.ts';
-import { getTranscription, submitTranscriptionJob, transcribeSync } from '../services/transcription.ts';
+import { getTranscription, submitTranscriptionJob, syncMaxSeconds, transcribeSync } from '../services/transcription.ts';
 import { toContractResult, transcribeAudio, type TranscribeCall } from '../../shared/domains/speech/transcription.ts';
 
 /** Aborts when the client goes away before the response is finished (stops engines, ffmpeg, fetches). */
@@ -92,7 +91,12 @@ export const speechRoutes: FastifyPluginAsyncZod = async (app) => {
       },
       config: { idempotent: true },
     },
-    async (req, reply) => transcribeSync(infra, req, await readSpeechRequest(req), clientSignal(reply)),
+    async (req, reply) => {
+      const out = await transcribeSync(infra, req, await readSpeechRequest(req), clientSignal(reply));
+      // Which model heard it, in words: a local engine says whether it was biased, and to what.
+      reply.header('x-stt-model', out.model);
+      return out.result;
+    },
   );
 
   app.post(
@@ -188,7 +192,7 @@ export const speechRoutes: FastifyPluginAsyncZod = async (app) => {
     '/v1/audio/models',
     { schema: { tags: ['OpenAI-compatible audio'], summary: 'List the audio models (TTS and STT)' } },
     async () => {
-      const engines = speechEngines(infra);
+      const engines = infra.engines;
       return audioModels(engines.tts.providers(), engines.stt.providers());
     },
   );
@@ -228,7 +232,8 @@ export const speechRoutes: FastifyPluginAsyncZod = async (app) => {
       operation: 'audio.transcriptions',
       prompt: f.prompt,
       signal,
-      maxSeconds: infra.config.SPEECH_SYNC_MAX_AUDIO_SECONDS,
+      maxSeconds: syncMaxSeconds(infra, provider),
+      refuseLonger: true,
     };
     if (f.stream) {
       const stream = await transcribeAudioIncremental(infra, call);

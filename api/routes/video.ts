@@ -12,7 +12,7 @@ import {
   WebhookSecret,
   WebhookSecretQuery,
   type VideoJobType,
-} from '../../shared/kernel/contracts/video.ts';
+} from '../../shared/contracts/video.ts';
 import { getVideoJobFor, listAvatarEngines, submitVideoJob } from '../services/video.ts';
 import { ensureWebhookSecret, readWebhookSecret } from '../services/webhooks.ts';
 

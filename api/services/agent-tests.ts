@@ -5,7 +5,7 @@ import {
   type Scenario,
   type TestRun,
   type TestRunDetail,
-} from '../../shared/kernel/contracts/agent-tests.ts';
+} from '../../shared/contracts/agent-tests.ts';
 import { AUDIO_KEY_NOT_FOUND, ownObjectExists } from '../../shared/domains/agent-tests/audio-key.ts';
 import { assertRunCallBudget, insertWithinInFlightLimit } from '../../shared/domains/agent-tests/limits.ts';
 import { runMode } from '../../shared/domains/agent-tests/platform-config.ts';

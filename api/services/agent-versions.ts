@@ -1,5 +1,5 @@
 import { listAgentVersions, getAgentVersion, toAgentVersion } from '../../shared/domains/agents/versions.ts';
-import type { AgentVersion } from '../../shared/kernel/contracts/agents.ts';
+import type { AgentVersion } from '../../shared/contracts/agents.ts';
 import type { Queryable } from '../../shared/kernel/db/pool.ts';
 import { ApiError } from '../../shared/kernel/errors/api-error.ts';
 import { cursorField, decodeCursor, encodeCursor, type Page } from '../../shared/kernel/pagination.ts';

@@ -14,7 +14,7 @@ import { meterOf } from '../../shared/domains/agents/metering.ts';
 import { prepareAgentRuntime, type AgentRuntime } from '../../shared/domains/agents/runtime.ts';
 import { runTurn, type TurnEvent, type TurnOptions, type TurnResult } from '../../shared/domains/agents/turn-runner.ts';
 import type { Reservation } from '../../shared/platform/metering/types.ts';
-import type { ChatBody, ChatResponse } from '../../shared/kernel/contracts/agents.ts';
+import type { ChatBody, ChatResponse } from '../../shared/contracts/agents.ts';
 import { releaseIdempotencyKey } from '../../shared/kernel/db/idempotency.ts';
 import { withTransaction } from '../../shared/kernel/db/pool.ts';
 import { ApiError, isApiError } from '../../shared/kernel/errors/api-error.ts';

@@ -1,7 +1,7 @@
 import { toToolCallView } from '../../shared/domains/agents/tool-call-view.ts';
-import { ifSet } from '../../shared/kernel/contracts/absent.ts';
+import { ifSet } from '../../shared/contracts/absent.ts';
 import { allTurns, getConversation, listConversations } from '../../shared/domains/agents/conversations-db.ts';
-import type { Conversation, ConversationSummary } from '../../shared/kernel/contracts/agents.ts';
+import type { Conversation, ConversationSummary } from '../../shared/contracts/agents.ts';
 import type { Queryable } from '../../shared/kernel/db/pool.ts';
 import { ApiError } from '../../shared/kernel/errors/api-error.ts';
 import { decodeCursor, toPage, type Page } from '../../shared/kernel/pagination.ts';

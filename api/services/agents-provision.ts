@@ -1,13 +1,13 @@
 import type { FastifyRequest } from 'fastify';
-import type { ProvisionBody, ProvisionResponse } from '../../shared/kernel/contracts/agents.ts';
+import type { ProvisionBody, ProvisionResponse } from '../../shared/contracts/agents.ts';
 import type { Reservation } from '../../shared/platform/metering/types.ts';
 import { withTransaction } from '../../shared/kernel/db/pool.ts';
-import { embeddingEngines } from '../../shared/engines/embeddings/registry.ts';
 import { createCollection } from '../../shared/domains/rag/collections.ts';
 import { ingestDocument } from '../../shared/domains/rag/ingest.ts';
 import type { Infra } from '../../shared/platform/infra.ts';
-import { checkTools, createAgent } from './agents.ts';
-import { defaultLlmProvider } from '../../shared/engines/llm/registry.ts';
+import { requireCoverableCallDuration } from '../../shared/domains/billing/session-hold.ts';
+import { checkAnalysis, checkTools, createAgent } from './agents.ts';
+import { defaultLlmProvider } from '../../shared/domains/agents/llm-providers.ts';
 
 /**
  * Agent + collection + initial content, all or nothing: one transaction holds the collection insert, the agent
@@ -22,13 +22,15 @@ export async function provisionAgent(
   const developerId = req.auth.developerId;
   const { collection: collectionBody, initialContent, collectionId: _ignored, ...agentBody } = body;
   checkTools(agentBody.tools, infra.addressPolicy);
+  checkAnalysis(agentBody.analysis);
+  requireCoverableCallDuration(infra.config, agentBody.maxDurationSeconds, 'maxDurationSeconds');
   const llmProvider = agentBody.llmProvider ?? (await defaultLlmProvider(infra, developerId));
   // Ingest credit holds are settled only once the transaction has committed: a rolled-back provisioning
   // charges nothing.
   const holds: Reservation[] = [];
   try {
     const result = await withTransaction(infra.db, async (tx) => {
-      const collection = await createCollection(tx, embeddingEngines(infra), developerId, collectionBody);
+      const collection = await createCollection(tx, infra.engines.embeddings, developerId, collectionBody);
       const agent = await createAgent(tx, infra.addressPolicy, developerId, {
         ...agentBody,
         llmProvider,

@@ -1,6 +1,6 @@
 import { getSyncedId, recordSync, type AgentRow } from '../../shared/domains/agents/db.ts';
 import { resolveProviderKey } from '../../shared/platform/keys/provider-key.ts';
-import type { SyncResponse } from '../../shared/kernel/contracts/agents.ts';
+import type { SyncResponse } from '../../shared/contracts/agents.ts';
 import { ApiError } from '../../shared/kernel/errors/api-error.ts';
 import { isEngineError, type EngineError } from '../../shared/kernel/errors/engine-error.ts';
 import { trimSlash, vendorFetch } from '../../shared/engines/core/vendor-client.ts';

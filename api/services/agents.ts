@@ -26,7 +26,8 @@ import type {
   CreateInstanceBody,
   ToolSigningSecret,
   UpdateAgentBody,
-} from '../../shared/kernel/contracts/agents.ts';
+} from '../../shared/contracts/agents.ts';
+import type { AnalysisSettings } from '../../shared/contracts/call-analysis.ts';
 import { isUniqueViolation, type Queryable } from '../../shared/kernel/db/pool.ts';
 import { DEFAULT_LLM_MODELS } from '../../shared/engines/llm/registry.ts';
 import { ApiError } from '../../shared/kernel/errors/api-error.ts';
@@ -41,6 +42,17 @@ const PUBLIC_ONLY = new AddressPolicy([]);
 export function checkTools(tools: AgentTool[] | undefined, policy: AddressPolicy): void {
   checkToolUrls(tools ?? [], policy);
   checkToolParameters(tools ?? []);
+}
+
+/** A structured-data schema must compile: the model's data is checked against it after every call. */
+export function checkAnalysis(analysis: AnalysisSettings | null | undefined): void {
+  const schema = analysis?.structuredData?.schema;
+  if (!schema) return;
+  const compiled = compileToolSchema(schema);
+  if (!compiled.ok) {
+    const param = 'analysis.structuredData.schema';
+    throw ApiError.validation(`${param}: not a usable JSON Schema: ${compiled.error}`, param);
+  }
 }
 
 /**
@@ -92,6 +104,7 @@ export async function createAgent(
   body: CreateAgentBody,
 ): Promise<Agent> {
   checkTools(body.tools, policy);
+  checkAnalysis(body.analysis);
   await checkCollection(db, developerId, body.collectionId);
   const id = body.id ?? newId('agent');
   const llmProvider = body.llmProvider ?? 'openai';
@@ -161,6 +174,7 @@ export async function putAgent(
 ): Promise<Agent> {
   const current = await requireAgent(db, developerId, id);
   checkTools(body.tools, policy);
+  checkAnalysis(body.analysis);
   await checkCollection(db, developerId, body.collectionId);
   const {
     id: _id,

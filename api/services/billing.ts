@@ -1,11 +1,11 @@
 import type Stripe from 'stripe';
 import { accountLimit, ensureAccount } from '../../shared/platform/metering/accounts.ts';
-import type { CheckoutBody, CheckoutResult, Subscription } from '../../shared/kernel/contracts/billing.ts';
+import type { CheckoutBody, CheckoutResult, Subscription } from '../../shared/contracts/billing.ts';
 import { claimBillingCustomer, getBillingCustomer } from '../../shared/domains/billing/customers.ts';
 import { requireStripe, stripeFailure } from '../../shared/domains/billing/stripe-client.ts';
 import { planFor, isTier } from '../../shared/platform/metering/tiers.ts';
 import { getDeveloper } from '../../shared/kernel/db/developers.ts';
-import { ifDate, ifSet } from '../../shared/kernel/contracts/absent.ts';
+import { ifDate, ifSet } from '../../shared/contracts/absent.ts';
 import { ApiError } from '../../shared/kernel/errors/api-error.ts';
 import type { Infra } from '../../shared/platform/infra.ts';
 

@@ -2,7 +2,7 @@ import { newCallReplay } from '../../shared/domains/agent-tests/replay/request.t
 import { findCall } from '../../shared/domains/agent-tests/replay/recorded-call.ts';
 import { getCallReplay, listCallReplays, toCallReplay } from '../../shared/domains/agent-tests/replay/store.ts';
 import { decodeCursor, toPage, type Page } from '../../shared/kernel/pagination.ts';
-import type { CallReplay, CallReplayBody } from '../../shared/kernel/contracts/call-replay.ts';
+import type { CallReplay, CallReplayBody } from '../../shared/contracts/call-replay.ts';
 import { ApiError } from '../../shared/kernel/errors/api-error.ts';
 import type { Infra } from '../../shared/platform/infra.ts';
 

@@ -1,4 +1,4 @@
-import { ifDate, ifSet } from '../../shared/kernel/contracts/absent.ts';
+import { ifDate, ifSet } from '../../shared/contracts/absent.ts';
 import { campaignCallPath } from '../../shared/domains/campaigns/paths.ts';
 import { enqueueHangup, enqueueSettle } from '../../shared/domains/campaigns/dispatcher.ts';
 import {
@@ -15,20 +15,15 @@ import {
   type CampaignCounts,
   type CampaignRow,
 } from '../../shared/domains/campaigns/store.ts';
-import type {
-  Campaign,
-  CampaignRecipient,
-  CallOutcome,
-  CreateCampaignBody,
-} from '../../shared/kernel/contracts/campaigns.ts';
+import type { Campaign, CampaignRecipient, CallOutcome, CreateCampaignBody } from '../../shared/contracts/campaigns.ts';
 import { ApiError, isApiError } from '../../shared/kernel/errors/api-error.ts';
 import { decodeCursor, toPage, type Page, type PageQuery } from '../../shared/kernel/pagination.ts';
 import { twilioAccount } from '../../shared/domains/realtime/twilio-calls.ts';
-import { requireCoverableCallCap } from '../../shared/domains/billing/session-hold.ts';
+import { requireCoverableCallCap, requireCoverableCallDuration } from '../../shared/domains/billing/session-hold.ts';
 import type { Infra } from '../../shared/platform/infra.ts';
-import type { Voicemail } from '../../shared/kernel/contracts/agents.ts';
+import type { Voicemail } from '../../shared/contracts/agents.ts';
 import { campaignCallCredits } from '../../shared/domains/campaigns/funding.ts';
-import type { CreateTwilioSessionBody } from '../../shared/kernel/contracts/sessions.ts';
+import type { CreateTwilioSessionBody } from '../../shared/contracts/sessions.ts';
 import { answerAgain, verifyTwilioSignature } from './sessions-outbound.ts';
 import { refusalTwiml } from '../../shared/domains/realtime/admission.ts';
 import { deletePendingSession } from '../../shared/domains/realtime/sessions.ts';
@@ -65,6 +60,7 @@ export async function createCampaign(
 ): Promise<Campaign> {
   twilioAccount(infra); // 503 feature_not_configured before anything is stored
   requireCoverableCallCap(infra.config, body.maxCredits, 'maxCredits');
+  requireCoverableCallDuration(infra.config, body.maxDurationSeconds, 'maxDurationSeconds');
   const agent = await requireActiveAgent(infra, developerId, body.agentId);
   requireCampaignCallCap(infra, body.maxCredits, agent.voicemail);
   // The delivery's own address policy, now: a private or non-http(s) URL is a 400, not a failed delivery later.
@@ -227,7 +223,15 @@ export async function campaignCallConnect(
     ...(t.max_duration_seconds ? { maxDurationSeconds: t.max_duration_seconds } : {}),
     ...(t.max_credits ? { maxCredits: Number(t.max_credits) } : {}),
   };
-  const body = { agentId: t.agent_id, from: t.from_number, to: t.to_number, ...limits } as CreateTwilioSessionBody;
+  // The campaign's webhook receives the call's own events too (call.analyzed).
+  const hook = t.webhook_url ? { webhookUrl: t.webhook_url } : {};
+  const body = {
+    agentId: t.agent_id,
+    from: t.from_number,
+    to: t.to_number,
+    ...limits,
+    ...hook,
+  } as CreateTwilioSessionBody;
   try {
     const s = await createTwilioSession(infra, t.developer_id, body, { direction: 'outbound', taskId: callId });
     if (s.admitted === false) {

@@ -1,5 +1,4 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { embeddingEngines } from '../../shared/engines/embeddings/registry.ts';
 import type {
   Collection,
   CreateCollectionBody,
@@ -7,7 +6,7 @@ import type {
   IngestResult,
   SearchBody,
   SearchResponse,
-} from '../../shared/kernel/contracts/rag.ts';
+} from '../../shared/contracts/rag.ts';
 import { createCollection } from '../../shared/domains/rag/collections.ts';
 import { ingestDocument } from '../../shared/domains/rag/ingest.ts';
 import { searchCollection } from '../../shared/domains/rag/search.ts';
@@ -22,7 +21,7 @@ export {
 /** The collection's embedder is chosen (and validated) from the registry at creation. */
 export function createForRequest(req: FastifyRequest, body: CreateCollectionBody): Promise<Collection> {
   const { infra } = req.server;
-  return createCollection(infra.db, embeddingEngines(infra), req.auth.developerId, body);
+  return createCollection(infra.db, infra.engines.embeddings, req.auth.developerId, body);
 }
 
 /** Ingest with the request's keys, id and cancellation; marks X-Provider-Used / X-Usage-Bypassed. */
@@ -40,7 +39,12 @@ export async function ingestForRequest(
   });
   req.providerUsed = out.providerUsed;
   req.usageBypassed = !out.billable;
-  return { documentId: out.documentId, chunksCreated: out.chunksCreated, tokensUsed: out.tokensUsed };
+  return {
+    documentId: out.documentId,
+    chunksCreated: out.chunksCreated,
+    tokensUsed: out.tokensUsed,
+    ...(out.split ? { split: out.split } : {}),
+  };
 }
 
 export async function searchForRequest(

@@ -1,11 +1,9 @@
 import { accountLimit, ensureAccount } from '../../shared/platform/metering/accounts.ts';
 import type { Estimate, EstimateBody } from '../../shared/domains/billing/estimate-contracts.ts';
-import { ifSet } from '../../shared/kernel/contracts/absent.ts';
+import { ifSet } from '../../shared/contracts/absent.ts';
 import { fundableCalls, fundingBlock, readFunding } from '../../shared/domains/billing/funding.ts';
 import type { MeterCategory } from '../../shared/platform/metering/types.ts';
 import { creditWeights } from '../../shared/platform/metering/weights.ts';
-import { speechEngines } from '../../shared/engines/speech-registry.ts';
-import { llmEngines } from '../../shared/engines/llm/registry.ts';
 import { resolveSessionEngines, speechFor } from '../../shared/domains/realtime/engines.ts';
 import type { Infra } from '../../shared/platform/infra.ts';
 import { VIDEO_VENDORS } from '../../shared/domains/video/vendor-keys.ts';
@@ -95,7 +93,7 @@ async function linesOf(
 ): Promise<{ lines: Line[]; assumptions: Record<string, number> | null }> {
   switch (body.kind) {
     case 'synthesis': {
-      const engine = speechEngines(infra).tts.get(body.provider);
+      const engine = infra.engines.tts.get(body.provider);
       const key = await resolveProviderKey(infra, { engine, developerId, headers });
       const units = body.characters ?? body.text!.length;
       const billable = key?.billable ?? true;
@@ -105,7 +103,7 @@ async function linesOf(
       };
     }
     case 'transcription': {
-      const engine = speechEngines(infra).stt.get(body.provider);
+      const engine = infra.engines.stt.get(body.provider);
       const key = await resolveProviderKey(infra, { engine, developerId, headers });
       return {
         lines: [line('stt', 'transcribe', body.seconds, 'audio seconds', engine.provider, key?.billable ?? true)],
@@ -150,7 +148,7 @@ async function callLines(
   const agent = await requireActiveAgent(infra, developerId, body.agentId);
   const engines = await resolveSessionEngines(infra, speechFor(infra), developerId, agent, body.channel, headers);
   const llmKey = await resolveProviderKey(infra, {
-    engine: llmEngines(infra).get(agent.llm_provider),
+    engine: infra.engines.llm.get(agent.llm_provider),
     developerId,
     headers,
   });
@@ -184,7 +182,8 @@ async function callLines(
         replies * tokensPerReply,
         'tokens (input + output)',
         agent.llm_provider,
-        llmKey?.billable ?? true,
+        // No key needed (the local reply engine): free, as the call itself meters it (runtime.ts).
+        llmKey?.billable ?? false,
       ),
     ],
     assumptions: { ...a, tokensPerReply, replies },

@@ -2,7 +2,7 @@ import type { Authenticator } from '../../shared/platform/auth/authenticator.ts'
 import { mintKey, SHOWN_ONCE } from '../../shared/platform/auth/mint-key.ts';
 import { listActiveKeys, lockActiveKey, revokeKey, type ApiKeyRow } from '../../shared/kernel/db/api-keys.ts';
 import { withTransaction, type Db } from '../../shared/kernel/db/pool.ts';
-import type { KeyListItem, RotatedKey } from '../../shared/kernel/contracts/keys.ts';
+import type { KeyListItem, RotatedKey } from '../../shared/contracts/keys.ts';
 import { ApiError } from '../../shared/kernel/errors/api-error.ts';
 import { decodeCursor, toPage, type Page } from '../../shared/kernel/pagination.ts';
 

@@ -3,10 +3,12 @@ import type {
   InterruptionQuality,
   RootCauseReport,
   SessionDetail,
+  SessionEndReason,
+  SessionKind,
   SessionSummary,
-} from '../../shared/kernel/contracts/sessions.ts';
-import { ifDate, ifSet } from '../../shared/kernel/contracts/absent.ts';
-import { LLM_PROVIDER_LABELS } from '../../shared/kernel/contracts/providers.ts';
+} from '../../shared/contracts/sessions.ts';
+import { ifDate, ifSet } from '../../shared/contracts/absent.ts';
+import { LLM_PROVIDER_LABELS } from '../../shared/contracts/providers.ts';
 import { ApiError } from '../../shared/kernel/errors/api-error.ts';
 import { decodeCursor, toPage, type Page } from '../../shared/kernel/pagination.ts';
 import type { Infra } from '../../shared/platform/infra.ts';
@@ -19,19 +21,22 @@ import {
   listStartedSessions,
 } from '../../shared/domains/realtime/session-reads.ts';
 import { loadTrace } from '../../shared/domains/realtime/session-trace.ts';
-import { rootCause } from './observability-rules.ts';
+import { requestCost } from '../../shared/platform/metering/ledger-reads.ts';
+import { rootCause } from '../../shared/domains/realtime/root-cause.ts';
 
 /** Sessions that started (pending ones that never connected are not traces). Newest first. */
 export async function listSessions(
   infra: Infra,
   developerId: string,
-  q: { agentId?: string; limit: number; cursor?: string },
+  q: { agentId?: string; kind?: SessionKind; endReason?: SessionEndReason; limit: number; cursor?: string },
 ): Promise<Page<SessionSummary>> {
   const after = decodeCursor(q.cursor);
-  const rows = await listStartedSessions(infra.db, developerId, { agentId: q.agentId, after, limit: q.limit });
+  const { agentId, kind, endReason, limit } = q;
+  const rows = await listStartedSessions(infra.db, developerId, { agentId, kind, endReason, after, limit });
   return toPage(rows, q.limit, (r) => ({
     id: r.id,
     agentId: r.agent_id,
+    kind: r.kind,
     ...ifDate('startedAt', r.started_at),
     ...ifDate('endedAt', r.ended_at),
     turns: r.turns,
@@ -57,12 +62,16 @@ export async function sessionDetail(
   by: { id?: string; callSid?: string },
 ): Promise<SessionDetail> {
   const s = await findSession(infra, developerId, by);
-  const { turns, tools, interruptions } = await loadTrace(infra.db, s.id);
+  const [{ turns, tools, interruptions }, cost] = await Promise.all([
+    loadTrace(infra.db, s.id),
+    requestCost(infra.db, developerId, s.id),
+  ]);
   const latencies = turns.map((t) => t.latency_ms).filter((v): v is number => v !== null);
   const end = s.ended_at ?? new Date();
   return {
     id: s.id,
     agentId: s.agent_id,
+    kind: s.kind,
     status: s.status,
     channel: s.channel,
     ...ifSet('callId', s.call_sid),
@@ -81,7 +90,10 @@ export async function sessionDetail(
       ...ifSet('endpointMs', t.endpoint_ms),
       ...ifSet('overheadMs', t.overhead_ms),
       interrupted: t.interrupted,
+      // The whole reply beside what was heard of it, when the caller cut it short.
+      ...(t.interrupted && t.full_text && t.full_text !== t.text ? { fullText: t.full_text } : {}),
       suspectedCutIn: t.suspected_cut_in,
+      ...ifSet('sttEngine', t.stt_engine),
     })),
     metrics: {
       totalDurationMs: s.started_at ? Math.max(0, end.getTime() - s.started_at.getTime()) : 0,
@@ -124,6 +136,9 @@ export async function sessionDetail(
           },
         }
       : {}),
+    cost,
+    ...ifSet('analysis', s.analysis),
+    ...ifSet('takenMessage', s.taken_message),
   };
 }
 

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { CollectionDocument } from '../../shared/kernel/contracts/portal.ts';
+import type { CollectionDocument } from '../../shared/contracts/portal.ts';
 import type { Page } from '../../shared/kernel/pagination.ts';
 import type { Infra } from '../../shared/platform/infra.ts';
 import { listDocuments } from '../../shared/domains/rag/collections.ts';
@@ -23,6 +23,7 @@ export async function collectionDocuments(
         ...(label ? { source: label } : {}),
         chars: d.char_count,
         chunks: d.chunk_count,
+        split: d.split,
         createdAt: d.created_at.toISOString(),
       };
     }),

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import { TTS_PROVIDERS } from '../../shared/kernel/contracts/providers.ts';
-import type { VoiceEngineInfo } from '../../shared/kernel/contracts/portal.ts';
+import { TTS_PROVIDERS } from '../../shared/contracts/providers.ts';
+import type { VoiceEngineInfo } from '../../shared/contracts/portal.ts';
 import type { Infra } from '../../shared/platform/infra.ts';
 import { speechFor } from '../../shared/domains/realtime/engines.ts';
 

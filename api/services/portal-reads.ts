@@ -4,7 +4,7 @@ import { dailyCreditsByCategory } from '../../shared/platform/metering/ledger-re
 import { ApiError } from '../../shared/kernel/errors/api-error.ts';
 import { decodeCursor, toPage, type Page } from '../../shared/kernel/pagination.ts';
 import type { Infra } from '../../shared/platform/infra.ts';
-import type { VideoJob } from '../../shared/kernel/contracts/video.ts';
+import type { VideoJob } from '../../shared/contracts/video.ts';
 import { toVideoJob } from '../../shared/domains/video/present.ts';
 import { listOwnedVideoJobs, ownedOutputKey } from '../../shared/domains/video/store.ts';
 import { listEndpoints } from '../../shared/domains/webhooks/endpoints.ts';

@@ -8,8 +8,8 @@ import {
   upsertProviderKey,
   type ProviderKeyRow,
 } from '../../shared/platform/keys/stored-keys.ts';
-import { ifDate } from '../../shared/kernel/contracts/absent.ts';
-import type { ProviderKeyItem, VerifyResult } from '../../shared/kernel/contracts/billing.ts';
+import { ifDate } from '../../shared/contracts/absent.ts';
+import type { ProviderKeyItem, VerifyResult } from '../../shared/contracts/billing.ts';
 import { verifyVendorKey } from '../../shared/domains/billing/verify-key.ts';
 import { ApiError } from '../../shared/kernel/errors/api-error.ts';
 import type { Infra } from '../../shared/platform/infra.ts';

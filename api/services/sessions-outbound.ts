@@ -1,5 +1,5 @@
 import twilio from 'twilio';
-import type { CreateOutboundCallBody } from '../../shared/kernel/contracts/sessions.ts';
+import type { CreateOutboundCallBody } from '../../shared/contracts/sessions.ts';
 import { ApiError } from '../../shared/kernel/errors/api-error.ts';
 import { newId } from '../../shared/kernel/ids.ts';
 import { fromTwilioAnsweredBy, recordAnswer } from '../../shared/domains/realtime/amd/outcome.ts';

@@ -1,20 +1,23 @@
 import twilio from 'twilio';
 import { getAgent } from '../../shared/domains/agents/db.ts';
 import { agentAtVersion, getAgentVersion } from '../../shared/domains/agents/versions.ts';
-import { requireCoverableCallCap, sessionMinuteHold } from '../../shared/domains/billing/session-hold.ts';
+import {
+  requireCoverableCallCap,
+  requireCoverableCallDuration,
+  sessionMinuteHold,
+} from '../../shared/domains/billing/session-hold.ts';
 import { dailyHeadroom, insertSessionLimits } from '../../shared/domains/billing/spending-caps.ts';
 import { creditWeights } from '../../shared/platform/metering/weights.ts';
 import type {
   CreateDirectSessionBody,
   CreateTwilioSessionBody,
   TwilioSession,
-} from '../../shared/kernel/contracts/sessions.ts';
+} from '../../shared/contracts/sessions.ts';
 import { ApiError, isApiError } from '../../shared/kernel/errors/api-error.ts';
 import { newId } from '../../shared/kernel/ids.ts';
 import type { Infra } from '../../shared/platform/infra.ts';
 import { resolveSessionEngines, speechFor } from '../../shared/domains/realtime/engines.ts';
 import { requireSessionSlot } from '../../shared/domains/realtime/session-claim.ts';
-import { llmEngines } from '../../shared/engines/llm/registry.ts';
 import { resolveProviderKey } from '../../shared/platform/keys/provider-key.ts';
 import { sessionSecret } from '../../shared/domains/realtime/secret.ts';
 import { admitSession, refusalTwiml } from '../../shared/domains/realtime/admission.ts';
@@ -64,11 +67,13 @@ export async function createTwilioSession(
   opts: { direction?: 'inbound' | 'outbound'; taskId?: string; apiKeyId?: string } = {},
 ): Promise<TwilioSession> {
   requireCoverableCallCap(infra.config, body.maxCredits, 'maxCredits');
+  // A campaign's calls carry the campaign's cap, checked when the campaign was created.
+  if (!opts.taskId) requireCoverableCallDuration(infra.config, body.maxDurationSeconds, 'maxDurationSeconds');
   const agent = await requireActiveAgent(infra, developerId, body.agentId, body.agentVersion);
   // Fail before the caller is connected: phone audio needs a provider STT (the local default cannot do 8 kHz).
   await resolveSessionEngines(infra, speechFor(infra), developerId, agent, 'twilio');
   // Twilio's socket carries no key headers: the agent's LLM must be usable with stored or platform keys.
-  await resolveProviderKey(infra, { engine: llmEngines(infra).get(agent.llm_provider), developerId });
+  await resolveProviderKey(infra, { engine: infra.engines.llm.get(agent.llm_provider), developerId });
   const sessionId = newId('session');
   // A call money cannot fund is answered with the operator's message (below), not a 402 the caller never hears.
   const unfunded = await fundingRefusal(infra, developerId, sessionId, 'twilio', opts.apiKeyId);
@@ -99,6 +104,7 @@ export async function createTwilioSession(
     instanceId: body.instanceId ?? null,
     taskId: opts.taskId ?? null,
     expiresAt: new Date(exp * 1000),
+    webhookUrl: body.webhookUrl ?? null,
   });
   if (refused) {
     // The caller hears the configured refusal; the session stays visible as refused (end reason `admission`, or
@@ -225,11 +231,12 @@ export async function createDirectSession(
   const { agentId, instanceId } = body;
   const headers = opts.headers ?? {};
   requireCoverableCallCap(infra.config, body.maxCredits, 'maxCredits');
+  requireCoverableCallDuration(infra.config, body.maxDurationSeconds, 'maxDurationSeconds');
   const agent = await requireActiveAgent(infra, developerId, agentId, body.agentVersion);
   // The checks the socket would make, before a token exists: a missing key is a clear 400 now instead of a
   // socket that connects and then closes with 1011 (the "talk to it" button of a fresh machine).
   await resolveSessionEngines(infra, speechFor(infra), developerId, agent, 'direct', headers);
-  await resolveProviderKey(infra, { engine: llmEngines(infra).get(agent.llm_provider), developerId, headers });
+  await resolveProviderKey(infra, { engine: infra.engines.llm.get(agent.llm_provider), developerId, headers });
   const sessionId = newId('session');
   await requireSessionCredits(infra, developerId, sessionId, 'direct', opts.apiKeyId);
   await requireSessionSlot(infra, developerId);
@@ -246,6 +253,7 @@ export async function createDirectSession(
     agentId,
     instanceId: instanceId ?? null,
     expiresAt: new Date(exp * 1000),
+    webhookUrl: body.webhookUrl ?? null,
   });
   const token = await signSessionToken(sessionSecret(infra), {
     sid: sessionId,

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { TranscriptionResult } from '../../shared/kernel/contracts/speech.ts';
-import { STT_PROVIDERS, TTS_PROVIDERS } from '../../shared/kernel/contracts/providers.ts';
+import type { TranscriptionResult } from '../../shared/contracts/speech.ts';
+import { STT_PROVIDERS, TTS_PROVIDERS } from '../../shared/contracts/providers.ts';
 import type { SttProgress } from '../../shared/engines/stt/types.ts';
 import { ApiError, isApiError } from '../../shared/kernel/errors/api-error.ts';
 

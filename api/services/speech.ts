@@ -2,10 +2,10 @@ import type { FastifyRequest } from 'fastify';
 import { AUDIO_CONTENT_TYPES, encodeStream, type AudioFormat } from '../../shared/kernel/audio/index.ts';
 import type { Reservation } from '../../shared/platform/metering/types.ts';
 import { engineToApiError, isEngineError } from '../../shared/kernel/errors/engine-error.ts';
-import { speechEngines } from '../../shared/engines/speech-registry.ts';
 import type { TtsEngine, Voice } from '../../shared/engines/tts/types.ts';
 import type { Infra } from '../../shared/platform/infra.ts';
 import { resolveProviderKey } from '../../shared/platform/keys/provider-key.ts';
+import { holdLocalSynthesis } from './local-synthesis-limit.ts';
 
 export interface SynthesisInput {
   provider: string;
@@ -47,77 +47,92 @@ export async function synthesizeStream(
   signal: AbortSignal,
 ): Promise<SynthesisStream> {
   const developerId = req.auth.developerId;
-  const engine: TtsEngine = speechEngines(infra).tts.get(input.provider);
+  const engine: TtsEngine = infra.engines.tts.get(input.provider);
   const key = await resolveProviderKey(infra, { engine, developerId, headers: req.headers });
   const billable = key?.billable ?? true;
   req.providerUsed = engine.provider;
   req.usageBypassed = !billable;
   engine.checkText(input.text, input.textParam ?? 'text');
   const units = input.text.length;
-  const reservation: Reservation | undefined = await infra.meter.reserve({
-    developerId,
-    category: 'tts',
-    units,
-    unit: 'characters',
-    provider: engine.provider,
-    billable,
-    requestId: req.id,
-    operation: input.operation,
-  });
-  let settled = false;
+  // The developer's place on the local voices is held until the stream has ended, whichever way it ends (the
+  // client's going away aborts `signal`, which stops the engine's work too).
+  const release = holdLocalSynthesis(infra, engine, developerId);
+  signal.addEventListener('abort', release, { once: true });
+  let streaming = false;
   try {
-    const audio = await engine.synthesize({
-      text: input.text,
-      voiceId: input.voiceId,
-      speed: input.speed,
-      pitch: input.pitch,
-      model: input.model,
-      apiKey: key?.key,
-      owner: { tenant: developerId },
-      signal,
+    return await synthesizeHeld();
+  } finally {
+    if (!streaming) release();
+  }
+
+  async function synthesizeHeld(): Promise<SynthesisStream> {
+    const reservation: Reservation | undefined = await infra.meter.reserve({
+      developerId,
+      category: 'tts',
+      units,
+      unit: 'characters',
+      provider: engine.provider,
+      billable,
+      requestId: req.id,
+      operation: input.operation,
     });
-    const voiceKey = `${engine.provider}:${input.voiceId}:${input.model ?? ''}`;
-    const progress = new DeliveryProgress(units, audio.sampleRate, input.speed, spokenRates.get(voiceKey));
-    const encoded = encodeStream(progress.counting(audio.chunks), {
-      inputRate: audio.sampleRate,
-      format: input.format,
-      outputRate: input.outputRate,
-      signal,
-    })[Symbol.asyncIterator]();
-    const first = await encoded.next();
-    async function* body(): AsyncGenerator<Buffer> {
-      let failure: unknown = null;
-      try {
-        let pending = first;
-        while (!pending.done) {
-          progress.made(pending.value.length);
-          yield pending.value;
-          // The consumer asked for more: the chunk before went out.
-          progress.delivered(pending.value.length);
-          pending = await encoded.next();
-        }
-        settled = true;
-        learnRate(voiceKey, progress.spokenRate());
-        await reservation?.commit(units);
-      } catch (e) {
-        failure = e;
-        throw e;
-      } finally {
-        if (!settled) {
-          // The client left part-way: charged for the share of the audio it was sent, never refunded after it.
+    let settled = false;
+    try {
+      const audio = await engine.synthesize({
+        text: input.text,
+        voiceId: input.voiceId,
+        speed: input.speed,
+        pitch: input.pitch,
+        model: input.model,
+        apiKey: key?.key,
+        owner: { tenant: developerId },
+        signal,
+      });
+      const voiceKey = `${engine.provider}:${input.voiceId}:${input.model ?? ''}`;
+      const progress = new DeliveryProgress(units, audio.sampleRate, input.speed, spokenRates.get(voiceKey));
+      const encoded = encodeStream(progress.counting(audio.chunks), {
+        inputRate: audio.sampleRate,
+        format: input.format,
+        outputRate: input.outputRate,
+        signal,
+      })[Symbol.asyncIterator]();
+      const first = await encoded.next();
+      async function* body(): AsyncGenerator<Buffer> {
+        let failure: unknown = null;
+        try {
+          let pending = first;
+          while (!pending.done) {
+            progress.made(pending.value.length);
+            yield pending.value;
+            // The consumer asked for more: the chunk before went out.
+            progress.delivered(pending.value.length);
+            pending = await encoded.next();
+          }
           settled = true;
-          await settleFailed(reservation, units, failure, progress.chargedUnits());
+          learnRate(voiceKey, progress.spokenRate());
+          await reservation?.commit(units);
+        } catch (e) {
+          failure = e;
+          throw e;
+        } finally {
+          if (!settled) {
+            // The client left part-way: charged for the share of the audio it was sent, never refunded after it.
+            settled = true;
+            await settleFailed(reservation, units, failure, progress.chargedUnits());
+          }
+          await encoded.return?.();
+          release();
         }
-        await encoded.return?.();
       }
+      streaming = true;
+      return { contentType: AUDIO_CONTENT_TYPES[input.format], body: body(), provider: engine.provider, billable };
+    } catch (e) {
+      if (!settled) {
+        settled = true;
+        await settleFailed(reservation, units, e, 0);
+      }
+      throw engineToApiError(e, engine.provider);
     }
-    return { contentType: AUDIO_CONTENT_TYPES[input.format], body: body(), provider: engine.provider, billable };
-  } catch (e) {
-    if (!settled) {
-      settled = true;
-      await settleFailed(reservation, units, e, 0);
-    }
-    throw engineToApiError(e, engine.provider);
   }
 }
 
@@ -210,7 +225,7 @@ export class DeliveryProgress {
 
 /** Voices of every registered TTS engine that can list them without a key (the local engine), or of one. */
 export async function listVoices(infra: Infra, provider?: string, language?: string): Promise<Voice[]> {
-  const registry = speechEngines(infra).tts;
+  const registry = infra.engines.tts;
   const providers = provider ? [provider] : registry.providers();
   const lists = await Promise.all(
     providers.map(async (p) => {

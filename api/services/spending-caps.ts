@@ -1,4 +1,4 @@
-import type { SpendingCaps, SpendingCapsBody } from '../../shared/kernel/contracts/billing.ts';
+import type { SpendingCaps, SpendingCapsBody } from '../../shared/contracts/billing.ts';
 import { creditsSince } from '../../shared/platform/metering/ledger-reads.ts';
 import { readSpendingCaps, utcDayStart, writeSpendingCap } from '../../shared/domains/billing/spending-caps.ts';
 import { lockActiveKey } from '../../shared/kernel/db/api-keys.ts';

@@ -1,10 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import {
-  TranscribeOptions,
-  type TranscriptionJob,
-  type TranscriptionResult,
-} from '../../shared/kernel/contracts/speech.ts';
-import { getTranscriptionJob, type TranscriptionJobRow } from '../../shared/kernel/db/transcription-jobs.ts';
+import { TranscribeOptions, type TranscriptionJob, type TranscriptionResult } from '../../shared/contracts/speech.ts';
+import { getTranscriptionJob, type TranscriptionJobRow } from '../../shared/domains/speech/transcription-store.ts';
 import { ApiError } from '../../shared/kernel/errors/api-error.ts';
 import type { Infra } from '../../shared/platform/infra.ts';
 import { submitTranscription } from '../../shared/domains/speech/transcription-jobs.ts';
@@ -27,13 +23,23 @@ export function parseTranscribeInput(input: SpeechRequestInput): { options: Tran
   return { options, file: input.file?.buffer ?? null };
 }
 
+/**
+ * Longest audio a synchronous transcription takes (longer is a 413 pointing to the async route). The local engine
+ * decodes at about 1.7x real time on a busy core: past its own cap a request could not finish before a client
+ * gives up (a 20-minute file took 33 minutes).
+ */
+export function syncMaxSeconds(infra: Infra, provider: string): number {
+  const all = infra.config.SPEECH_SYNC_MAX_AUDIO_SECONDS;
+  return provider === 'default' ? Math.min(all, infra.config.SPEECH_SYNC_LOCAL_MAX_AUDIO_SECONDS) : all;
+}
+
 /** POST /v1/transcribe: blocks until the transcript is ready. */
 export async function transcribeSync(
   infra: Infra,
   req: FastifyRequest,
   input: SpeechRequestInput,
   signal: AbortSignal,
-): Promise<TranscriptionResult> {
+): Promise<{ result: TranscriptionResult; model: string }> {
   const { options, file } = parseTranscribeInput(input);
   sttEngineFor(infra, options);
   const audio = file ?? (await fetchAudioUrl(infra, options.audioUrl!, signal));
@@ -46,11 +52,12 @@ export async function transcribeSync(
     param: file ? 'file' : 'audioUrl',
     operation: 'transcribe',
     signal,
-    maxSeconds: infra.config.SPEECH_SYNC_MAX_AUDIO_SECONDS,
+    maxSeconds: syncMaxSeconds(infra, options.provider),
+    refuseLonger: true,
   });
   req.providerUsed = out.provider;
   req.usageBypassed = !out.billable;
-  return toContractResult(out.result);
+  return { result: toContractResult(out.result), model: out.model };
 }
 
 /** POST /v1/transcribe/async: a caller's `X-Provider-Key-*` header travels with the job, sealed. */
@@ -88,6 +95,7 @@ export function toJob(row: TranscriptionJobRow): TranscriptionJob {
     id: row.id,
     status: row.status,
     ...(row.result ? { result: row.result as TranscriptionResult } : {}),
+    ...(row.status === 'processing' && row.progress ? { progress: row.progress } : {}),
     ...(row.error ? { error: row.error } : {}),
     createdAt: row.created_at.toISOString(),
     ...(row.completed_at ? { completedAt: row.completed_at.toISOString() } : {}),

@@ -1,4 +1,4 @@
-import type { Usage } from '../../shared/kernel/contracts/billing.ts';
+import type { Usage } from '../../shared/contracts/billing.ts';
 import { accountLimit, ensureAccount } from '../../shared/platform/metering/accounts.ts';
 import { testTrafficUsage, usageByCategory, waivedByReason } from '../../shared/platform/metering/ledger-reads.ts';
 import type { Infra } from '../../shared/platform/infra.ts';

@@ -7,14 +7,13 @@ import type {
   VideoJob,
   VideoEngine,
   VideoJobType,
-} from '../../shared/kernel/contracts/video.ts';
+} from '../../shared/contracts/video.ts';
 import { withTransaction } from '../../shared/kernel/db/pool.ts';
 import { ApiError } from '../../shared/kernel/errors/api-error.ts';
 import { newId } from '../../shared/kernel/ids.ts';
 import type { Infra } from '../../shared/platform/infra.ts';
 import { apertium } from '../../shared/engines/translate/apertium.ts';
 import { precheckCredits } from '../../shared/domains/video/billing.ts';
-import { videoEngines } from '../../shared/domains/video/engines.ts';
 import { enqueueVideoJob } from '../../shared/domains/video/enqueue.ts';
 import { callerKeysFrom, sealJobKeys, type RequestHeaders } from '../../shared/domains/video/job-keys.ts';
 import { checkModelServer, type ModelServerKind } from '../../shared/engines/core/model-server.ts';
@@ -123,7 +122,7 @@ async function resolveProvider(
   developerId: string,
   headers: RequestHeaders,
 ): Promise<string> {
-  const engines = videoEngines(infra);
+  const engines = infra.engines.video;
   const requested = body.provider;
   const selfHosted = async (kind: ModelServerKind, provider: string) => {
     requireModelServer(infra, kind, provider);

@@ -1,7 +1,7 @@
 import type { Infra } from '../../shared/platform/infra.ts';
 import { ApiError } from '../../shared/kernel/errors/api-error.ts';
 import { precheckUrl } from '../../shared/domains/video/url-check.ts';
-import type { WebhookSecret } from '../../shared/kernel/contracts/video.ts';
+import type { WebhookSecret } from '../../shared/contracts/video.ts';
 import {
   findEndpointByUrl,
   getOrCreateEndpoint,

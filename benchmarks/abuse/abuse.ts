@@ -10,6 +10,7 @@ import {
   type Tenant,
 } from '../../support/abuse/hostile-tenant.ts';
 import { LONG, UTTERANCES } from '../voice-latency/script.ts';
+import { campaignAfterCrash, campaignPastSessionCap, voicemailUnderLoad, type TwilioWorld } from './campaigns.ts';
 
 /**
  * The hostile developer, all at once (issue #35's findings; support/abuse/hostile-tenant.ts has each one and what
@@ -17,11 +18,9 @@ import { LONG, UTTERANCES } from '../voice-latency/script.ts';
  * victim's recording, three 9,000-letter words, the `file://` webhooks, the flood of long test runs and replays,
  * and long legal syntheses back to back until stopped.
  *
- * Findings 5–7 are another branch's work and not reproduced here yet:
- * TODO(issue #35 items 5–7): 5. a campaign of a starter account with maxConcurrency 10 (above its session cap of 5)
- * through the Twilio REST double and twilioVoice (test/campaigns/harness.ts shows the wiring); 6. the realtime role
- * killed mid-campaign, slots freed within a minute of the restart; 7. leave_message on a voicemail under this load.
- * Each replaces its NOT_REPRODUCED entry below once main has the fixes, as an Outcome like the others.
+ * Findings 5–7 (benchmarks/abuse/campaigns.ts): a starter account's campaign past its session cap, a campaign whose
+ * call dies with its realtime node (killed mid-call), and leave_message on a voicemail, all through the Twilio
+ * doubles.
  */
 export async function startAbuse(
   abuser: Tenant,
@@ -30,8 +29,10 @@ export async function startAbuse(
     callSid: string;
     synthLoops: number;
     synthChars: number;
-    /** Leave out the flood of test runs or the legal synthesis load (to see what each costs the victim). */
-    skip: Set<'flood' | 'synthesis'>;
+    /** Leave out a load (to see what each costs the victim). */
+    skip: Set<AbuseLoad>;
+    /** Findings 5–7: the Twilio world, a starter account, the node to kill and a voicemail greeting. */
+    campaigns: { world: TwilioWorld; starter: Tenant; node: { kill(): Promise<void> }; greeting: Buffer };
   },
 ): Promise<{ stop(): Promise<Outcome[]> }> {
   let stopped = false;
@@ -39,6 +40,14 @@ export async function startAbuse(
   // The pattern's run is asked for before the flood fills the developer's places.
   await waitFor(async () => (await openRuns(abuser)) >= 1, 10_000);
   const oneShots = Promise.all([traversalKey(abuser, opts.victim), unspeakableWord(abuser, 3), fileWebhook(abuser)]);
+  const c = opts.campaigns;
+  const campaigns = opts.skip.has('campaigns')
+    ? null
+    : Promise.all([
+        failed('5', campaignPastSessionCap(c.world, c.starter)),
+        failed('6', campaignAfterCrash(c.world, abuser, c.node)),
+        failed('7', voicemailUnderLoad(c.world, abuser, c.greeting)),
+      ]);
   const synthesis = opts.skip.has('synthesis')
     ? null
     : legalSynthesisLoad(abuser, { loops: opts.synthLoops, maxEach: 30, chars: opts.synthChars, stop: () => stopped });
@@ -64,16 +73,23 @@ export async function startAbuse(
           detail: `${flood.detail}; the runs accepted were ${states.join(', ')} at the end`,
         });
       }
-      return [...outcomes, ...NOT_REPRODUCED].sort((a, b) => a.item.localeCompare(b.item));
+      if (campaigns) outcomes.push(...(await campaigns));
+      return outcomes.sort((a, b) => a.item.localeCompare(b.item));
     },
   };
 }
 
-const NOT_REPRODUCED: Outcome[] = [
-  { item: '5', title: 'a campaign past the session cap', contained: null, detail: 'TODO (another branch)' },
-  { item: '6', title: 'a campaign after a crash', contained: null, detail: 'TODO (another branch)' },
-  { item: '7', title: 'leave_message under load', contained: null, detail: 'TODO (another branch)' },
-];
+export type AbuseLoad = 'flood' | 'synthesis' | 'campaigns';
+
+/** A reproduction that threw is reported as not contained, with why; each is told as it ends (a long run shows it). */
+function failed(item: string, p: Promise<Outcome>): Promise<Outcome> {
+  return p
+    .catch((e: Error) => ({ item, title: 'the reproduction failed', contained: false, detail: e.message }))
+    .then((o) => {
+      console.error(`abuse: ${o.item}. ${o.contained ? 'contained' : 'NOT contained'}: ${o.detail}`);
+      return o;
+    });
+}
 
 async function runStatus(t: Tenant, id: string): Promise<string> {
   return String((await tenantRequest(t, `/v1/agent-tests/runs/${id}`)).body.status);

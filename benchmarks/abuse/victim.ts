@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { Worker } from 'node:worker_threads';
 import { tenantRequest, type Tenant } from '../../support/abuse/hostile-tenant.ts';
 import { TwilioCaller } from '../../shared/domains/agent-tests/twilio-caller.ts';
 import { tokenFromTwiml, wsUrl } from '../../support/realtime/helpers.ts';
@@ -94,4 +95,59 @@ export async function requestLoop(t: Tenant, clip: Buffer, stop: () => boolean):
     loop(figures.transcribe, 1000, transcribe, 'POST /v1/transcribe'),
   ]);
   return figures;
+}
+
+/**
+ * requestLoop on a worker thread (request-loop-worker.ts) until `stop()`: its own event loop and heap, so the
+ * runner's other work (the abuser's clients, the doubles) is not in its timings; the machine's CPU still is.
+ */
+export function requestLoopApart(t: Tenant, clip: Buffer): { stop(): Promise<RequestFigures> } {
+  const w = new Worker(new URL('./request-loop-worker.ts', import.meta.url), { workerData: { tenant: t, clip } });
+  const figures = new Promise<RequestFigures>((resolve, reject) => {
+    w.once('message', resolve);
+    w.once('error', reject);
+  });
+  // A failure is told by stop(), not as an unhandled rejection while the call goes on.
+  figures.catch(() => {});
+  return {
+    async stop() {
+      w.postMessage('stop');
+      const f = await figures;
+      await w.terminate();
+      return f;
+    },
+  };
+}
+
+/** The platform's own breakdown of the call's answered turns (its trace): where each turn's time went, ms. */
+export interface TurnStages {
+  latency: number[];
+  endpoint: number[];
+  stt: number[];
+  llm: number[];
+  tts: number[];
+  overhead: number[];
+}
+
+/** The stages of `sessionId`'s answered turns, once its trace is stored (empty arrays when it was not in time). */
+export async function turnStages(t: Tenant, sessionId: string, timeoutMs = 10_000): Promise<TurnStages> {
+  const out: TurnStages = { latency: [], endpoint: [], stt: [], llm: [], tts: [], overhead: [] };
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const { status, body } = await tenantRequest(t, `/v1/observability/sessions/${sessionId}`);
+    if (status === 200 && body.status !== 'active') {
+      for (const turn of body.turns as Array<Record<string, number | string | undefined>>) {
+        if (turn.speaker !== 'assistant' || typeof turn.latencyMs !== 'number') continue;
+        out.latency.push(turn.latencyMs);
+        out.stt.push(Number(turn.sttMs));
+        out.llm.push(Number(turn.llmMs));
+        out.tts.push(Number(turn.ttsMs));
+        if (typeof turn.endpointMs === 'number') out.endpoint.push(turn.endpointMs);
+        if (typeof turn.overheadMs === 'number') out.overhead.push(turn.overheadMs);
+      }
+      return out;
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return out;
 }

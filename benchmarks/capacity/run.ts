@@ -2,7 +2,7 @@
  * Realtime capacity: how many concurrent calls one core holds within the latency contract, measured by driving
  * bench:voice-latency (real platform processes, synthetic Twilio callers, vendor doubles) at increasing call counts.
  *
- *   npm run bench:capacity -- --from 25 --step 25 --to 300 [--tts vendor] [--turns 2]
+ *   npm run bench:capacity -- --from 25 --step 25 --to 300 [--tts vendor] [--stt local] [--turns 2]
  *     → calls per core: the largest count whose turn p95 < 900 ms, first response p95 < 1500 ms and no failed call,
  *       divided by this machine's cores (the default of REALTIME_CALLS_PER_CORE);
  *   npm run bench:capacity -- --quick [--tts vendor]
@@ -25,6 +25,8 @@ const { values: args } = parseArgs({
     to: { type: 'string', default: '300' },
     turns: { type: 'string', default: '2' },
     tts: { type: 'string', default: 'local' },
+    // `local`: the platform's own streaming recogniser hears the callers (issue 32); default the Deepgram double.
+    stt: { type: 'string', default: 'double' },
     processes: { type: 'string' },
     'ramp-ms': { type: 'string', default: '50' },
     offered: { type: 'string' },
@@ -49,7 +51,7 @@ interface StepResult {
 /** One bench:voice-latency run; its report goes to stderr, its BENCH_RESULT line is parsed. */
 function voiceLatency(calls: number, extra: string[]): Promise<StepResult> {
   const argv = ['--import', 'tsx', 'benchmarks/voice-latency/run.ts', '--calls', String(calls)];
-  argv.push('--turns', args.turns, '--tts', args.tts, '--ramp-ms', args['ramp-ms'], ...extra);
+  argv.push('--turns', args.turns, '--tts', args.tts, '--stt', args.stt, '--ramp-ms', args['ramp-ms'], ...extra);
   if (args.processes) argv.push('--processes', args.processes);
   const child = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
   let result: StepResult | null = null;
@@ -78,7 +80,7 @@ const TARGETS = `turn p95 < ${TURN_P95_MS} ms, first response p95 < ${FIRST_P95_
 
 async function sweep(): Promise<void> {
   console.log(
-    `capacity sweep: ${args.from} to ${args.to} calls by ${args.step}, ${args.tts} TTS, ${args.turns} turns; a count holds when ${TARGETS}`,
+    `capacity sweep: ${args.from} to ${args.to} calls by ${args.step}, ${args.tts} TTS, ${args.stt} STT, ${args.turns} turns; a count holds when ${TARGETS}`,
   );
   const rows: StepResult[] = [];
   let best: StepResult | null = null;
@@ -92,7 +94,9 @@ async function sweep(): Promise<void> {
     best = r;
   }
   const cores = cpus().length;
-  console.log(`\ncapacity (${args.tts} TTS, ${args.turns} turns, ${cores} cores; targets: ${TARGETS}):`);
+  console.log(
+    `\ncapacity (${args.tts} TTS, ${args.stt} STT, ${args.turns} turns, ${cores} cores; targets: ${TARGETS}):`,
+  );
   console.log(
     `${'calls'.padStart(6)} ${'turn p95'.padStart(10)} ${'first p95'.padStart(10)} ${'failed'.padStart(7)}  verdict`,
   );

@@ -3,6 +3,7 @@
  * the recall@k of the current score, and a logistic fit of the score's weights. How score.ts was calibrated:
  * `npx tsx benchmarks/rag/calibrate.ts`.
  */
+import { buildEngines } from '../../shared/engines/engines.ts';
 import { loadConfig } from '../../shared/kernel/config/index.ts';
 import { queryCandidates, termWeights } from '../../shared/domains/rag/search.ts';
 import { LOCAL_WEIGHTS, relevanceScore, type ScoreWeights } from '../../shared/domains/rag/score.ts';
@@ -21,7 +22,7 @@ async function main() {
   const { db, close } = await scratchDatabase('vap_rag_calibrate');
   try {
     const engine = localEngine();
-    const weigh = termWeights({ config: loadConfig() });
+    const weigh = termWeights({ engines: buildEngines(loadConfig()) });
     const { developerId, collection } = await newCollection(db);
     const docIds = new Map<string, string>();
     for (const d of set.documents) {

@@ -10,6 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
+import { buildEngines } from '../../shared/engines/engines.ts';
 import { loadConfig } from '../../shared/kernel/config/index.ts';
 import { withTransaction, type Db } from '../../shared/kernel/db/pool.ts';
 import { LocalSifEmbeddings } from '../../shared/engines/embeddings/local-sif.ts';
@@ -87,7 +88,7 @@ async function main() {
     let have = Number(
       (await db.query('select count(*) from rag_chunks where collection_id = $1', [collection.id])).rows[0].count,
     );
-    const weigh = termWeights({ config: loadConfig() });
+    const weigh = termWeights({ engines: buildEngines(loadConfig()) });
 
     for (const size of SIZES) {
       const tLoad = performance.now();

@@ -19,7 +19,7 @@ import { startCartesiaDouble } from '../../support/doubles/cartesia.ts';
 import { startOpenAiChatDouble } from '../../shared/domains/agent-tests/simulators/openai-chat.ts';
 import { TwilioCaller } from '../../shared/domains/agent-tests/twilio-caller.ts';
 import { fliteUtterance, tokenFromTwiml, wsUrl } from '../../support/realtime/helpers.ts';
-import { startBenchPlatform } from '../lib/bench-platform.ts';
+import { startBenchPlatform, voiceBenchEnv } from '../lib/bench-platform.ts';
 import { printReport, type Final } from './report.ts';
 import { runSweep, SUMMARY_PREFIX, type SweepSummary } from './sweep.ts';
 import { trimSilence } from '../../shared/kernel/audio/trim-silence.ts';
@@ -31,6 +31,10 @@ const { values: args } = parseArgs({
     turns: { type: 'string', default: '4' },
     tts: { type: 'string', default: 'local' },
     'tts-first-byte-ms': { type: 'string', default: '150' },
+    // `double`: the Deepgram live double with the profile below; `local`: the platform's own streaming recogniser
+    // (pocketsphinx on ps-stream workers, issue 32), with no STT vendor at all; callers then speak flite's kal16
+    // voice, which it hears best, so that the turn detector works on real words.
+    stt: { type: 'string', default: 'double' },
     'stt-final-ms': { type: 'string', default: '150' },
     // What a hosted STT does on a real network (issue 25): final jitter (±ms), word error rate (0–1, seeded),
     // interims that lag the audio (ms; 0 = the paced model's on-time interims).
@@ -65,6 +69,8 @@ const CALLS = Number(args.calls);
 const TURNS = Math.max(2, Number(args.turns));
 const VENDOR_TTS = args.tts === 'vendor';
 if (!['local', 'vendor'].includes(args.tts)) throw new Error('--tts is local or vendor');
+if (!['double', 'local'].includes(args.stt)) throw new Error('--stt is double or local');
+const LOCAL_STT = args.stt === 'local';
 if (!(Number(args['stt-wer']) >= 0 && Number(args['stt-wer']) < 1)) throw new Error('--stt-wer is a rate in [0, 1)');
 const PROFILE = {
   sttFinalAfterMs: Number(args['stt-final-ms']),
@@ -102,18 +108,12 @@ async function main(): Promise<void> {
   const profile = args['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', args['cpu-prof']] : [];
   const srv = await startBenchPlatform<Final>(
     {
-      PUBLIC_BASE_URL: 'https://voice.example.com',
-      REALTIME_SESSION_SECRET: 'benchmark-secret-benchmark-secret-0123456789',
+      ...voiceBenchEnv(dg, llm, args.processes),
       REALTIME_ENDPOINTING_MS: args.endpointing,
       REALTIME_RECORDINGS: 'true',
-      // Every benchmark call is one developer's: the per-developer cap on running sessions must not be what limits.
-      REALTIME_SESSIONS_PER_DEVELOPER: 'starter:5,pro:25,scale:100000',
-      DEEPGRAM_BASE_URL: dg.url,
-      DEEPGRAM_API_KEY: dg.key,
-      OPENAI_BASE_URL: llm.baseUrl,
-      OPENAI_API_KEY: llm.key,
-      OUTBOUND_ALLOWLIST: '127.0.0.1',
-      BENCH_PROCESSES: args.processes,
+      ...(LOCAL_STT
+        ? { REALTIME_PHONE_STT_PROVIDER: 'default', DEEPGRAM_API_KEY: '', SPEECH_LM_AUTO_BUILD: 'true' }
+        : {}),
       REALTIME_ADMISSION: ADMISSION_CAPACITY > 0 ? 'true' : 'false',
       ...(ADMISSION_CAPACITY > 0
         ? { REALTIME_MAX_SESSIONS: String(Math.ceil(ADMISSION_CAPACITY / Math.max(1, Number(args.processes)))) }
@@ -137,7 +137,7 @@ async function main(): Promise<void> {
 
   const audio = new Map<string, Buffer>();
   for (const t of [...UTTERANCES.flatMap((u) => u.split(' | ')), BARGE_Q, BARGE_IN])
-    audio.set(t, trimSilence(await fliteUtterance(t)));
+    audio.set(t, trimSilence(await fliteUtterance(t, 8000, LOCAL_STT ? 'kal16' : undefined)));
   /** The caller's audio for a turn: its segments with the call's pause between them. */
   const speech = (text: string, pause: number) =>
     Buffer.concat(
@@ -259,6 +259,8 @@ async function main(): Promise<void> {
 
   // Server-side traces: per-stage times, overhead, barge-in detection/stop.
   const stt: number[] = [];
+  /** User turns: the final transcript's arrival after the caller's last speech (the STT's own delay). */
+  const finalDelay: number[] = [];
   const llmFirst: number[] = [];
   const tts: number[] = [];
   const endpoint: number[] = [];
@@ -300,6 +302,7 @@ async function main(): Promise<void> {
   for (const d of all) {
     if (!d) continue;
     for (const t of d.turns) {
+      if (t.speaker === 'user') finalDelay.push(t.sttMs);
       if (t.speaker !== 'assistant' || t.latencyMs === null) continue;
       serverLatency.push(t.latencyMs);
       stt.push(t.sttMs);
@@ -322,7 +325,7 @@ async function main(): Promise<void> {
   printReport({
     header: [
       `\nvoice-latency: ${CALLS} concurrent calls × ${TURNS} turns on ${cpus().length} cores, ${args.processes} platform process(es), ${Math.round(wall / 1000)} s, ${failures} failed calls`,
-      `profiles: STT final ${PROFILE.sttFinalAfterMs} ms after end of speech ± ${PROFILE.sttJitterMs} ms, WER ${(100 * PROFILE.sttWer).toFixed(0)} %, interims ${PROFILE.sttInterimLagMs ? `${PROFILE.sttInterimLagMs} ms behind` : 'on time'} (deepgram double); LLM first token ${PROFILE.llmFirstTokenMs} ms then ${PROFILE.llmTokensPerSecond} tokens/s (openai double); TTS ${VENDOR_TTS ? `vendor double (cartesia protocol, first byte ${args['tts-first-byte-ms']} ms)` : 'local flite (real)'}; endpointing ${args.endpointing} ms fixed, adaptive per the platform defaults`,
+      `profiles: ${LOCAL_STT ? 'STT local (pocketsphinx, streaming: real; callers speak flite kal16)' : `STT final ${PROFILE.sttFinalAfterMs} ms after end of speech ± ${PROFILE.sttJitterMs} ms, WER ${(100 * PROFILE.sttWer).toFixed(0)} %, interims ${PROFILE.sttInterimLagMs ? `${PROFILE.sttInterimLagMs} ms behind` : 'on time'} (deepgram double)`}; LLM first token ${PROFILE.llmFirstTokenMs} ms then ${PROFILE.llmTokensPerSecond} tokens/s (openai double); TTS ${VENDOR_TTS ? `vendor double (cartesia protocol, first byte ${args['tts-first-byte-ms']} ms)` : 'local flite (real)'}; endpointing ${args.endpointing} ms fixed, adaptive per the platform defaults`,
       ...(ADMISSION_CAPACITY > 0
         ? [
             `admission control: capacity ${ADMISSION_CAPACITY} calls; ${CALLS - rejected} accepted, ${rejected} refused (busy)`,
@@ -343,6 +346,7 @@ async function main(): Promise<void> {
       ['  server view: last speech → first audio', serverLatency],
       ['  endpointing wait (VAD silence)', endpoint],
       ['  STT wait after endpoint', stt],
+      ['STT final transcript after end of speech', finalDelay, LOCAL_STT ? 'p95 ≤ 300 at 50 (issue 32)' : undefined],
       ['  LLM first token', llmFirst],
       ['  TTS first audio', tts],
       ['  platform overhead', overhead, 'p95 ≤ 20'],

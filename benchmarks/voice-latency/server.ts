@@ -9,30 +9,26 @@
 import cluster from 'node:cluster';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { freePort } from '../lib/free-port.ts';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import type { LoopDelay } from '../lib/bench-platform.ts';
 import { mintKey } from '../../shared/platform/auth/mint-key.ts';
 import { startPlatform } from '../../scripts/platform.ts';
 import { startTestsProcess } from '../../scripts/tests-process.ts';
 import { loadConfig } from '../../shared/kernel/config/index.ts';
+import { resolveBatchCpus } from '../../shared/kernel/process/cpu-affinity.ts';
 import { insertDeveloper } from '../../shared/kernel/db/developers.ts';
 import { createDb } from '../../shared/kernel/db/pool.ts';
 import { createLogger } from '../../shared/kernel/observability/logger.ts';
 import setup from '../../support/global-setup.ts';
 import { treeCpu } from './cpu.ts';
+import { cpuProfiles, traceRequests } from './trace-requests.ts';
 import { createTestDatabase } from '../../support/helpers/db.ts';
 
 if (cluster.isPrimary) await primary();
 else await copy();
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 
 async function primary(): Promise<void> {
   await setup();
@@ -60,7 +56,13 @@ async function primary(): Promise<void> {
     });
   });
   await Promise.all(ready);
-  const tests = startTestsProcess({ ...process.env, ...env, PORT: '0' }, createLogger(env.LOG_LEVEL), 3000);
+  // Placed as scripts/start.ts places it: on the batch work's cpus (SPEECH_LOCAL_BATCH_CPUS).
+  const tests = startTestsProcess(
+    { ...process.env, ...env, PORT: '0' },
+    createLogger(env.LOG_LEVEL),
+    3000,
+    resolveBatchCpus(loadConfig({ ...process.env, ...env }).SPEECH_LOCAL_BATCH_CPUS).pinning,
+  );
   // Its start (a whole platform's boot, seconds of CPU) is not the calls' cost: measured from when it is up, as
   // on a deployment where it started with the platform.
   await tests.ready;
@@ -94,6 +96,10 @@ async function primary(): Promise<void> {
       agentId: agent.id,
       developerId: dev.id,
       databaseUrl: database.url,
+      // What another process needs to join this platform (benchmarks/abuse: a realtime node it kills).
+      redisPrefix: env.REDIS_PREFIX,
+      s3Port: env.S3_EMBEDDED_PORT,
+      s3Dir: s3dir,
       processes: n,
     }),
   );
@@ -145,12 +151,48 @@ async function primary(): Promise<void> {
   };
   process.on('SIGTERM', () => void stop());
   process.on('SIGINT', () => void stop());
+  // The event-loop delay of each copy since the last ask (benchmarks/lib/bench-platform.ts: loopDelay()).
+  process.on('SIGUSR2', () => {
+    const copies = Object.values(cluster.workers ?? {}).filter((w) => w && !w.isDead());
+    void Promise.all(
+      copies.map(
+        (w) =>
+          new Promise<LoopDelay>((resolve) => {
+            const on = (m: { loop?: LoopDelay }) => {
+              if (!m?.loop) return;
+              w!.off('message', on);
+              resolve(m.loop);
+            };
+            w!.on('message', on);
+            w!.send('loop?');
+          }),
+      ),
+    ).then((loop) => console.log(JSON.stringify({ loop })));
+  });
 }
 
 async function copy(): Promise<void> {
   const config = loadConfig(process.env);
   const platform = await startPlatform(config, createLogger(config.LOG_LEVEL), ['api', 'realtime', 'cpu'], {
     testPoolElsewhere: true,
+  });
+  const delay = monitorEventLoopDelay({ resolution: 10 });
+  delay.enable();
+  const requests = traceRequests('/v1/agents', platform.infra.db);
+  const profiles = process.env.BENCH_CPU_PROF ? cpuProfiles(process.env.BENCH_CPU_PROF) : null;
+  process.on('message', async (m) => {
+    if (m !== 'loop?') return;
+    const ms = (ns: number) => Math.round(ns / 1e5) / 10;
+    const loop: LoopDelay = {
+      p50: ms(delay.percentile(50)),
+      p99: ms(delay.percentile(99)),
+      max: ms(delay.max),
+      agents: requests.take(),
+    };
+    // Writing a profile blocks this loop: after the span's figures are taken, before the next span's begin.
+    await profiles?.next();
+    delay.reset();
+    process.send?.({ loop });
   });
   process.send?.('ready');
   process.on('SIGTERM', () => void platform.stop().finally(() => process.exit(0)));

@@ -96,6 +96,35 @@ export async function request<T>(path: string, opts: RequestOptions = {}): Promi
   return body as T;
 }
 
+/**
+ * A POST whose answer is audio (POST /v1/synthesize for the agent form's "hear it"): the same session, CSRF token
+ * and error envelope as `request`, the body as a Blob.
+ */
+export async function postForBlob(path: string, json: unknown): Promise<Blob> {
+  if (!csrfToken && csrfPending) await csrfPending.catch(() => {});
+  let res: Response;
+  try {
+    res = await fetch(API_BASE + path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-csrf-token': csrfToken },
+      credentials: 'same-origin',
+      body: JSON.stringify(json),
+    });
+  } catch {
+    throw new ApiError(0, 'network_error', 'network_error', 'The platform could not be reached.', null, null);
+  }
+  if (res.ok) return res.blob();
+  const e = ((await res.json().catch(() => null)) as { error?: Partial<Record<string, string | null>> } | null)?.error;
+  throw new ApiError(
+    res.status,
+    e?.type ?? 'api_error',
+    e?.code ?? `http_${res.status}`,
+    e?.message ?? `Request failed (${res.status}).`,
+    e?.param ?? null,
+    e?.requestId ?? res.headers.get('x-request-id'),
+  );
+}
+
 /** The /v1 surface through the session-authenticated mirror. */
 export const v1 = <T>(path: string, opts?: RequestOptions) => request<T>(`/v1${path}`, opts);
 

@@ -14,6 +14,7 @@ import { KeysPage } from './pages/keys.tsx';
 import { LoginPage } from './pages/login.tsx';
 import { OverviewPage } from './pages/overview.tsx';
 import { ProviderKeysPage } from './pages/provider-keys.tsx';
+import { SpendingCapsPage } from './pages/spending-caps.tsx';
 import { VideoPage } from './pages/video.tsx';
 import { WebhooksPage } from './pages/webhooks.tsx';
 import { match, navigate, useRoute } from './router.ts';
@@ -31,6 +32,7 @@ const NAV: Array<[string, string]> = [
   ['/campaigns', 'Campaigns'],
   ['/video', 'Video jobs'],
   ['/webhooks', 'Webhooks'],
+  ['/caps', 'Spending caps'],
   ['/billing', 'Billing'],
 ];
 
@@ -40,6 +42,7 @@ function route(path: string) {
   if (path === '/keys') return <KeysPage />;
   if (path === '/provider-keys') return <ProviderKeysPage />;
   if (path === '/billing') return <BillingPage />;
+  if (path === '/caps') return <SpendingCapsPage />;
   if (path === '/agents') return <AgentsPage />;
   if ((p = match('/agents/:id', path))) return <AgentDetailPage key={p.id} id={p.id!} />;
   if ((p = match('/agents/:id/tests', path))) return <AgentTestsPage key={p.id} id={p.id!} />;

@@ -10,9 +10,9 @@ import type {
   ProviderKeyItem,
   Subscription as SubscriptionSchema,
   Usage as UsageSchema,
-} from '../../shared/kernel/contracts/billing.ts';
-import type { Agent as AgentSchema } from '../../shared/kernel/contracts/agents.ts';
-import type { CreatedKey as CreatedKeySchema, KeyListItem } from '../../shared/kernel/contracts/keys.ts';
+} from '../../shared/contracts/billing.ts';
+import type { Agent as AgentSchema } from '../../shared/contracts/agents.ts';
+import type { CreatedKey as CreatedKeySchema, KeyListItem } from '../../shared/contracts/keys.ts';
 import type {
   BillingSetup as BillingSetupSchema,
   CollectionDocument as CollectionDocumentSchema,
@@ -23,9 +23,9 @@ import type {
   SessionInfo as SessionInfoSchema,
   WebhookOverview,
   WebhookTestResult as WebhookTestResultSchema,
-} from '../../shared/kernel/contracts/portal.ts';
-import type { VideoJob as VideoJobSchema } from '../../shared/kernel/contracts/video.ts';
-import type { Collection as CollectionSchema, SearchResultItem } from '../../shared/kernel/contracts/rag.ts';
+} from '../../shared/contracts/portal.ts';
+import type { VideoJob as VideoJobSchema } from '../../shared/contracts/video.ts';
+import type { Collection as CollectionSchema, SearchResultItem } from '../../shared/contracts/rag.ts';
 
 export type { Page } from '../../shared/kernel/pagination.ts';
 export type Developer = z.infer<typeof PortalDeveloper>;
@@ -45,9 +45,9 @@ export type VideoJob = z.infer<typeof VideoJobSchema>;
 export type WebhookInfo = z.infer<typeof WebhookOverview>;
 
 /** Call traces: the platform's own zod contracts, imported as types only (nothing of zod reaches the bundle). */
-export type { CutInRates, SessionDetail, SessionSummary } from '../../shared/kernel/contracts/sessions.ts';
-export type { RootCauseReport as RootCause } from '../../shared/kernel/contracts/sessions.ts';
-import type { SessionDetail } from '../../shared/kernel/contracts/sessions.ts';
+export type { CutInRates, SessionDetail, SessionSummary } from '../../shared/contracts/sessions.ts';
+export type { RootCauseReport as RootCause } from '../../shared/contracts/sessions.ts';
+import type { SessionDetail } from '../../shared/contracts/sessions.ts';
 export type Turn = SessionDetail['turns'][number];
 
 /** GET /v1/llm-providers: a provider, what it is, and whether this developer can use it now. */
@@ -64,3 +64,15 @@ export type WebhookTestResult = z.infer<typeof WebhookTestResultSchema>;
 export type BillingSetup = z.infer<typeof BillingSetupSchema>;
 export type CollectionDocument = z.infer<typeof CollectionDocumentSchema>;
 export type VoiceEngineInfo = z.infer<typeof VoiceEngineInfoSchema>;
+import type { VoiceItem as VoiceItemSchema } from '../../shared/contracts/speech.ts';
+import type { Estimate as EstimateSchema } from '../../shared/domains/billing/estimate-contracts.ts';
+import type {
+  Campaign as CampaignSchema,
+  CampaignRecipient as CampaignRecipientSchema,
+} from '../../shared/contracts/campaigns.ts';
+import type { SpendingCaps as SpendingCapsSchema } from '../../shared/contracts/billing.ts';
+export type VoiceItem = z.infer<typeof VoiceItemSchema>;
+export type Estimate = z.infer<typeof EstimateSchema>;
+export type Campaign = z.infer<typeof CampaignSchema>;
+export type CampaignRecipient = z.infer<typeof CampaignRecipientSchema>;
+export type SpendingCaps = z.infer<typeof SpendingCapsSchema>;

@@ -17,6 +17,15 @@ export function Link(props: { href: string; children: ComponentChildren; class?:
   );
 }
 
+/** Re-runs `reload` every `ms` while `active` holds (a run or a campaign in progress), so progress moves on its own. */
+export function usePoll(active: boolean, reload: () => void, ms = 2000) {
+  useEffect(() => {
+    if (!active) return;
+    const t = setInterval(reload, ms);
+    return () => clearInterval(t);
+  }, [active, reload]);
+}
+
 /** Loads data for a page; `reload` re-runs the loader (after a write). */
 export function useAsync<T>(load: () => Promise<T>, deps: unknown[] = []) {
   const [state, setState] = useState<{ data?: T; error?: unknown; loading: boolean }>({ loading: true });
@@ -84,7 +93,8 @@ export function Field(
   const error = raw
     ? humanError(raw, label, { min: rest.min as number | string, max: rest.max as number | string })
     : undefined;
-  const id = `f-${name}`;
+  // A dotted name (`voicemail.message`, the API's param path) makes an id a CSS selector can name: f-voicemail-message.
+  const id = `f-${name.replace(/\./g, '-')}`;
   const describedBy = [hint ? `${id}-hint` : '', error ? `${id}-err` : ''].filter(Boolean).join(' ') || undefined;
   const common = {
     id,

@@ -8,7 +8,7 @@ source scripts/lib/common.sh
 
 src=shared/engines/tts/flite-server/flite-server.c
 out=build/flite-server/flite-server
-if [ -x "$out" ] && [ "$out" -nt "$src" ]; then
+if [ -x "$out" ] && [ "$out" -nt "$src" ] && [ "$out" -nt shared/engines/tts/worker-protocol.h ]; then
   log "flite-server: ok"
   exit 0
 fi

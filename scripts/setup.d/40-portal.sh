@@ -8,7 +8,7 @@ source scripts/lib/common.sh
 stamp=portal/dist/.build-stamp
 newer=""
 if [ -f "$stamp" ]; then
-  newer=$(find portal/index.html portal/vite.config.ts portal/tsconfig.json portal/src shared/kernel/contracts package-lock.json \
+  newer=$(find portal/index.html portal/vite.config.ts portal/tsconfig.json portal/src shared/contracts shared/kernel/vendors.ts package-lock.json \
     -newer "$stamp" -print -quit 2>/dev/null || true)
 fi
 if [ ! -f "$stamp" ] || [ -n "$newer" ]; then

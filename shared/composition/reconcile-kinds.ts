@@ -1,5 +1,5 @@
 import { stripeBilling } from '../domains/billing/stripe-client.ts';
-import { failTranscriptionJob, staleProcessingTranscriptions } from '../kernel/db/transcription-jobs.ts';
+import { failTranscriptionJob, staleProcessingTranscriptions } from '../domains/speech/transcription-store.ts';
 import { failUndialledTask, undialledOutboundTasks } from '../domains/realtime/outbound-tasks.ts';
 import type { Infra } from '../platform/infra.ts';
 import { deliveryJobId } from '../domains/webhooks/delivery.ts';

@@ -3,7 +3,7 @@ import { sweepHolds } from '../domains/billing/hold-sweeper.ts';
 import { reconcileCampaigns } from '../domains/campaigns/reconcile.ts';
 import type { Logger } from '../kernel/observability/logger.ts';
 import type { Infra } from '../platform/infra.ts';
-import { heldTranscriptionJobSql } from '../kernel/db/transcription-jobs.ts';
+import { heldTranscriptionJobSql } from '../domains/speech/transcription-store.ts';
 import { chargeUnchargedJobs } from '../domains/video/billing.ts';
 import { heldVideoJobSql } from '../domains/video/store.ts';
 import { reconcileVideoJobs } from '../domains/video/reconciler.ts';

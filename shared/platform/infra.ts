@@ -8,7 +8,9 @@ import { createDb, type Db } from '../kernel/db/pool.ts';
 import type { StoredKeyLookup } from './keys/provider-key.ts';
 import { AddressPolicy } from '../kernel/net/address-policy.ts';
 import type { Logger } from '../kernel/observability/logger.ts';
+import { startSpawner } from '../kernel/process/spawner.ts';
 import { configureTools } from '../kernel/process/tools.ts';
+import { buildEngines, type Engines } from '../engines/engines.ts';
 import { Queues } from '../kernel/queue/queues.ts';
 import { createRedis, type Redis } from '../kernel/redis.ts';
 import { startEmbeddedS3, type EmbeddedS3 } from '../kernel/storage/embedded-s3.ts';
@@ -36,12 +38,19 @@ export interface Infra {
   /** The developer's stored provider keys, decrypted on demand (resolveProviderKey's second step). */
   storedKeys: StoredKeyLookup;
   embeddedS3: EmbeddedS3 | null;
+  /** The engine registries (TTS, STT, VAD, LLM, embeddings), built from config before any connection opens. */
+  engines: Engines;
   checkReady(): Promise<Record<string, string>>;
   close(): Promise<void>;
 }
 
 export async function createInfra(config: Config, log: Logger, opts: { migrate?: boolean } = {}): Promise<Infra> {
   configureTools(config);
+  // Tools are forked by a small spawner process, never on this event loop; it is forked from here once, now, while
+  // this process is still small (a fork's stall grows with the forking process's memory).
+  startSpawner();
+  // A bad vendor configuration stops the process here, naming it, before a connection is opened.
+  const engines = buildEngines(config);
   const db = createDb(config.DATABASE_URL, config.DATABASE_POOL_MAX);
   if (opts.migrate !== false) {
     const applied = await migrate(db);
@@ -86,6 +95,7 @@ export async function createInfra(config: Config, log: Logger, opts: { migrate?:
     meter: createMeter({ db, redis, config, log }),
     storedKeys: createStoredKeyLookup({ db, config }),
     embeddedS3,
+    engines,
     async checkReady() {
       const checks: Record<string, string> = {};
       await Promise.all([

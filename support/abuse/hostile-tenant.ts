@@ -31,7 +31,10 @@ interface Answer {
   ms: number;
 }
 
-/** One request of the tenant's, its body read whole (an audio answer as bytes, counted, never parsed). */
+/**
+ * One request of the tenant's, its body read whole (an audio answer as bytes, counted, never parsed); a body cut
+ * after the headers (a stream that failed midway) is status 0.
+ */
 export async function tenantRequest(
   t: Tenant,
   path: string,
@@ -48,7 +51,18 @@ export async function tenantRequest(
     ...(init.signal ? { signal: init.signal } : {}),
   });
   const isJson = res.headers.get('content-type')?.includes('json') ?? false;
-  const raw = Buffer.from(await res.arrayBuffer());
+  let raw: Buffer;
+  try {
+    raw = Buffer.from(await res.arrayBuffer());
+  } catch (e) {
+    // A stream that failed after its headers is cut: told apart from any status as 0.
+    return {
+      status: 0,
+      body: {},
+      text: `cut after ${res.status}: ${(e as Error).message}`,
+      ms: performance.now() - t0,
+    };
+  }
   const text = isJson ? raw.toString('utf8') : '';
   return { status: res.status, body: isJson ? (JSON.parse(text) as Json) : {}, text, ms: performance.now() - t0 };
 }
@@ -187,7 +201,7 @@ export async function legalSynthesisLoad(
   const loop = async () => {
     for (let n = 0; n < opts.maxEach && !opts.stop(); n++) {
       const a = await tenantRequest(t, '/v1/synthesize', { json: { text, voiceId: 'flite-slt', format: 'wav' } });
-      const kind = a.status === 400 ? `400 ${a.body.error?.code}` : String(a.status);
+      const kind = a.status === 400 ? `400 ${a.body.error?.code}` : a.status === 0 ? 'cut midway' : String(a.status);
       statuses.set(kind, (statuses.get(kind) ?? 0) + 1);
     }
   };

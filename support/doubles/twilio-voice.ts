@@ -65,6 +65,8 @@ export function twilioVoice(opts: {
   authToken: string;
   resolve: (publicUrl: string) => string;
   script: (to: string, nth: number) => CalleeScript;
+  /** The media clock's speed-up on every call's stream (far-end.ts); 1, real time, when absent. */
+  rate?: number;
 }): TwilioVoice {
   const runs: CallRun[] = [];
   const pending = new Set<Promise<void>>();
@@ -144,6 +146,7 @@ export function twilioVoice(opts: {
         token: undefined,
         callSid: sid,
         params,
+        rate: opts.rate,
       });
       run.caller = caller;
       await script.beforeStream?.();
@@ -180,6 +183,19 @@ export function twilioVoice(opts: {
       while (pending.size) await Promise.all([...pending]);
     },
   };
+}
+
+/** The most calls of `runs` that were up at once (placed, and not yet past their final status). */
+export function peakConcurrentCalls(runs: CallRun[]): number {
+  const edges = runs.flatMap((r) => [
+    [r.startedAt, 1],
+    [r.endedAt, -1],
+  ]);
+  edges.sort((a, b) => a[0]! - b[0]! || a[1]! - b[1]!);
+  let open = 0;
+  let peak = 0;
+  for (const [, d] of edges) peak = Math.max(peak, (open += d!));
+  return peak;
 }
 
 const FINAL = new Set(['completed', 'busy', 'no-answer', 'failed', 'canceled']);

@@ -50,6 +50,9 @@ export async function startTestPlatform(
     // The tests play the proxy in front (each portal browser sends its own X-Forwarded-For from loopback); the
     // platform's default trusts none (test/foundation/trusted-proxies.test.ts).
     TRUST_PROXY: 'loopback',
+    // Per-agent language models take seconds of CPU and ~0.6 GB each: tests that save agents or make calls do not
+    // build them unless they ask (test/speech/language-model.test.ts and its neighbours build theirs directly).
+    SPEECH_LM_AUTO_BUILD: 'false',
     ...opts.env,
   });
   // Recorded lines go through the production logger, redaction included: a test that no secret is logged must

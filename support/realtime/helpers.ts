@@ -9,15 +9,18 @@ import { parseWav } from '../../shared/kernel/audio/wav.ts';
 const run = promisify(execFile);
 const cache = new Map<string, Buffer>();
 
-/** A spoken utterance made by flite, as 8 kHz PCM s16le (what a phone line carries), with 0 padding trimmed. */
-export async function fliteUtterance(text: string, rate = 8000): Promise<Buffer> {
-  const k = `${rate}:${text}`;
+/**
+ * A spoken utterance made by flite, as 8 kHz PCM s16le (what a phone line carries), with 0 padding trimmed. `voice`
+ * is a flite voice (default its own 8 kHz `kal`; `kal16` is the one pocketsphinx hears best, sent at `rate` too).
+ */
+export async function fliteUtterance(text: string, rate = 8000, voice?: string): Promise<Buffer> {
+  const k = `${rate}:${voice ?? ''}:${text}`;
   const hit = cache.get(k);
   if (hit) return hit;
   const dir = await mkdtemp(join(tmpdir(), 'rt-flite-'));
   try {
     const file = join(dir, 'u.wav');
-    await run('flite', ['-t', text, '-o', file]);
+    await run('flite', [...(voice ? ['-voice', voice] : []), '-t', text, '-o', file]);
     const wav = parseWav(await readFile(file));
     const pcm = resamplePcm(Buffer.from(wav.data), wav.sampleRate, rate);
     cache.set(k, pcm);

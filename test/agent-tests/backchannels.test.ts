@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { parseScenarioFile } from '../../shared/kernel/contracts/agent-tests.ts';
+import { parseScenarioFile } from '../../shared/contracts/agent-tests.ts';
 import { backchannelPlan, ignoresBackchannelsCheck } from '../../shared/domains/agent-tests/backchannels.ts';
 import { startOfflineVendors, type OfflineVendors } from '../../shared/domains/agent-tests/offline-vendors.ts';
 

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compilePattern, parseScenarioFile, ScenarioFileError } from '../../shared/kernel/contracts/agent-tests.ts';
+import { compilePattern, parseScenarioFile, ScenarioFileError } from '../../shared/contracts/agent-tests.ts';
 import {
   callerSpeech,
   decodeLeg,

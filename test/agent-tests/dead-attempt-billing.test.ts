@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPlatform } from '../../scripts/platform.ts';
-import type { TestRun } from '../../shared/kernel/contracts/agent-tests.ts';
+import type { TestRun } from '../../shared/contracts/agent-tests.ts';
 import { executeTestRun, type StartPrivatePlatform } from '../../shared/domains/agent-tests/execute.ts';
 import { getTestRunById } from '../../shared/domains/agent-tests/store.ts';
 import {

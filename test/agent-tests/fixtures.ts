@@ -1,5 +1,53 @@
-import type { TestRunDetail } from '../../shared/kernel/contracts/agent-tests.ts';
-import { waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
+import { expect } from 'vitest';
+import type { TestRunDetail } from '../../shared/contracts/agent-tests.ts';
+import { startOfflineVendors, type OfflineVendors } from '../../shared/domains/agent-tests/offline-vendors.ts';
+import { startTestPlatform, waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
+
+/**
+ * The real platform (api + realtime) on port 0 with its STT and LLM pointed at the runner's simulated STT and
+ * scripted LLM, a developer, and the front-desk agent: what the runner's end-to-end tests call.
+ */
+export async function frontDeskPlatform(): Promise<{
+  p: TestPlatform;
+  vendors: OfflineVendors;
+  key: string;
+  agentId: string;
+  close(): Promise<void>;
+}> {
+  const vendors = await startOfflineVendors();
+  const p = await startTestPlatform({
+    roles: ['api', 'realtime'],
+    env: {
+      PUBLIC_BASE_URL: 'https://voice.example.com',
+      REALTIME_SESSION_SECRET: 'test-secret-test-secret-test-secret-42',
+      OUTBOUND_ALLOWLIST: '127.0.0.1',
+      ...vendors.env,
+    },
+  });
+  const { apiKey: key } = await p.developer('pro');
+  const r = await p.request('/v1/agents', {
+    method: 'POST',
+    key,
+    json: {
+      name: 'Front desk',
+      systemPrompt: 'You answer the phone for a dental practice.',
+      firstMessage: 'Hello, thanks for calling.',
+      llmModel: 'gpt-4o-mini',
+    },
+  });
+  expect(r.status).toBe(201);
+  const agentId = ((await r.json()) as { id: string }).id;
+  return {
+    p,
+    vendors,
+    key,
+    agentId,
+    async close() {
+      await p.close();
+      await vendors.close();
+    },
+  };
+}
 
 /** The run once it has ended (passed, failed or error), read as the developer over GET /v1/agent-tests/runs/:id. */
 export function finishedRunDetail(

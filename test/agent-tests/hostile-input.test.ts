@@ -1,8 +1,8 @@
 import { request as httpRequest } from 'node:http';
 import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseScenarioFile, type Scenario } from '../../shared/kernel/contracts/agent-tests.ts';
-import { MAX_PATTERN_TEXT_CHARS } from '../../shared/kernel/contracts/scenario-pattern.ts';
+import { parseScenarioFile, type Scenario } from '../../shared/contracts/agent-tests.ts';
+import { MAX_PATTERN_TEXT_CHARS } from '../../shared/contracts/scenario-pattern.ts';
 import { objectKey, unsafeKeyReason } from '../../shared/kernel/storage/keys.ts';
 import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';
 

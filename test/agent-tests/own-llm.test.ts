@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestRun, TestRunDetail } from '../../shared/kernel/contracts/agent-tests.ts';
+import type { TestRun, TestRunDetail } from '../../shared/contracts/agent-tests.ts';
 import {
   startOpenAiChatDouble,
   type OpenAiChatDouble,

@@ -1,7 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { evaluate } from '../../shared/domains/agent-tests/evaluate.ts';
 import { argumentProblem } from '../../shared/domains/agents/tools/tool-schema.ts';
-import type { Scenario } from '../../shared/kernel/contracts/agent-tests.ts';
+import type { Scenario } from '../../shared/contracts/agent-tests.ts';
 
 /**
  * Runs a tenant pattern on a thread of its own (hostile-input.test.ts), so a pattern that backtracks for hours

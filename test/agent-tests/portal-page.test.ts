@@ -98,4 +98,15 @@ describe("the agent's Tests page", () => {
     expect(await seriousA11yViolations(page)).toEqual([]);
     expect(csp).toEqual([]);
   }, 240_000);
+
+  it("keeps the agent's last suite across a reload, and its text matches the agent's mode", async () => {
+    await page.reload({ waitUntil: 'domcontentloaded' });
+    await page.waitForSelector('#f-scenarios', { visible: true });
+    expect(await page.$eval('#f-scenarios', (e) => (e as unknown as { value: string }).value)).toBe(FRONT_DESK_SUITE);
+    // No LLM is configured: the agent answers with the local reply engine, so nothing runs at a vendor's cost.
+    await page.waitForFunction(
+      "document.querySelector('[data-testid=tests-intro]')?.textContent.includes('local reply engine')",
+    );
+    expect(await page.$eval('[data-testid=tests-intro]', (e) => e.textContent)).not.toContain('real cost');
+  }, 60_000);
 });

@@ -106,4 +106,24 @@ describe('replay diff', () => {
     expect(turns[1]!.reply).toEqual({ then: 'Nine to five.', now: null, changed: true });
     expect(turns[2]!.caller.now).toBeNull();
   });
+
+  it('aligns by the caller’s utterance when a longer greeting moved the replay’s clock (issue #33)', () => {
+    // The greeting now runs long; the replay's platform heard the caller's first turn earlier on its own clock than
+    // the turn's planned start (its session started later): by time alone it belonged to no row, and its reply
+    // landed on the greeting's.
+    const now = [
+      agent('Hello and welcome to the front desk of the downtown clinic, how can I help you today?', 0),
+      user('What are your hours?', 200, 900),
+      agent('Nine to five.', 1500, { latencyMs: 600 }),
+      user('And Saturday?', 5100, 6000),
+      agent('Closed on Saturday.', 6500, { latencyMs: 500 }),
+    ];
+    const { turns } = replayDiff(then, now, plan);
+    expect(turns.map((t) => [t.index, t.caller.now, t.reply.now])).toEqual([
+      [0, null, 'Hello and welcome to the front desk of the downtown clinic, how can I help you today?'],
+      [1, 'What are your hours?', 'Nine to five.'],
+      [2, 'And Saturday?', 'Closed on Saturday.'],
+    ]);
+    expect(turns[1]!.reply.changed).toBe(false);
+  });
 });

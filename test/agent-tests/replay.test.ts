@@ -191,7 +191,9 @@ function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: st
 
 describe('calls replay CLI', () => {
   it('prints the per-turn diff against the agent now, and the replay resource with --json for a version', async () => {
-    const now = await cli([callSid]);
+    // The two replays are independent (each its own process, platform and replay record): run side by side, as two
+    // developers could, rather than one after the other (each boots a platform and replays the call in real time).
+    const [now, v1] = await Promise.all([cli([callSid]), cli([callSid, '--version', '1', '--json'])]);
     expect(now.stderr).toBe('');
     expect(now.code).toBe(0);
     expect(now.stdout).toMatch(/version 1 then, 2 now\): completed/);
@@ -199,7 +201,6 @@ describe('calls replay CLI', () => {
     expect(now.stdout).toContain(`≠ greeting\n    agent then:  ${FIRST_V1}\n    agent now:   ${FIRST_V2}`);
     expect(now.stdout).toMatch(/≠ turn 1\n {4}caller then: What are your opening hours\?/);
 
-    const v1 = await cli([callSid, '--version', '1', '--json']);
     expect(v1.code).toBe(0);
     const r = JSON.parse(v1.stdout) as Json;
     expect(r).toMatchObject({
@@ -213,10 +214,9 @@ describe('calls replay CLI', () => {
   }, 240_000);
 
   it('exits 2 on an unknown call or version, before any call is placed', async () => {
-    const unknown = await cli(['CAnope']);
+    const [unknown, badVersion] = await Promise.all([cli(['CAnope']), cli([callSid, '--version', '42'])]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/no call CAnope/);
-    const badVersion = await cli([callSid, '--version', '42']);
     expect(badVersion.code).toBe(2);
     expect(badVersion.stderr).toMatch(/agent version/);
   }, 120_000);

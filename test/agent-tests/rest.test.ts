@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestRun, TestRunDetail } from '../../shared/kernel/contracts/agent-tests.ts';
+import type { TestRun, TestRunDetail } from '../../shared/contracts/agent-tests.ts';
 import { finishedRunDetail, FRONT_DESK_SUITE as SUITE } from './fixtures.ts';
 import { startTestPlatform, waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
 
@@ -178,8 +178,24 @@ describe('POST /v1/agents/:id/tests', () => {
       json: { scenarios: SUITE },
     });
     expect(r.status).toBe(404);
+    // The same account is charged by other work while the test call runs (a campaign call, say): the call's cost is
+    // its own ledger rows, not the account's usage growth (issue #33).
+    const charging = setInterval(() => {
+      void p.infra.meter
+        .reserve({
+          developerId,
+          category: 'llm',
+          units: 1000,
+          unit: 'tokens',
+          provider: 'openai',
+          billable: true,
+          requestId: 'req_other_work',
+          operation: 'chat',
+        })
+        .then((h) => h.commit(1000));
+    }, 250);
     // Without a scripted LLM the agent's own answers: here the local reply engine, offline and free.
-    const done = await finishedRunDetail(p, key, run.id, 120_000);
+    const done = await finishedRunDetail(p, key, run.id, 120_000).finally(() => clearInterval(charging));
     expect(done).toMatchObject({ status: 'passed', mode: 'offline' });
     expect(done.results[0]).toMatchObject({ mode: 'offline', costCredits: 0 });
     expect(done.results[0]!.llm).toMatch(/Local reply engine/);

@@ -2,13 +2,13 @@ import { readFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseScenarioFile } from '../../shared/kernel/contracts/agent-tests.ts';
+import { parseScenarioFile } from '../../shared/contracts/agent-tests.ts';
 import { junitXml } from '../../shared/domains/agent-tests/junit.ts';
-import { startOfflineVendors, type OfflineVendors } from '../../shared/domains/agent-tests/offline-vendors.ts';
+import type { OfflineVendors } from '../../shared/domains/agent-tests/offline-vendors.ts';
 import { allChecks } from '../../shared/domains/agent-tests/results.ts';
 import { loadScenarioFiles, runSuite } from '../../shared/domains/agent-tests/suite.ts';
-import { FRONT_DESK_SUITE as SUITE } from './fixtures.ts';
-import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';
+import { FRONT_DESK_SUITE as SUITE, frontDeskPlatform } from './fixtures.ts';
+import type { TestPlatform } from '../../support/helpers/platform.ts';
 
 /**
  * Agent tests end to end, offline: the real platform (api + realtime) on port 0 with its STT and LLM pointed at
@@ -20,31 +20,11 @@ let vendors: OfflineVendors;
 let key: string;
 let agentId: string;
 let dir: string;
+let platform: Awaited<ReturnType<typeof frontDeskPlatform>> | undefined;
 
 beforeAll(async () => {
-  vendors = await startOfflineVendors();
-  p = await startTestPlatform({
-    roles: ['api', 'realtime'],
-    env: {
-      PUBLIC_BASE_URL: 'https://voice.example.com',
-      REALTIME_SESSION_SECRET: 'test-secret-test-secret-test-secret-42',
-      OUTBOUND_ALLOWLIST: '127.0.0.1',
-      ...vendors.env,
-    },
-  });
-  ({ apiKey: key } = await p.developer('pro'));
-  const r = await p.request('/v1/agents', {
-    method: 'POST',
-    key,
-    json: {
-      name: 'Front desk',
-      systemPrompt: 'You answer the phone for a dental practice.',
-      firstMessage: 'Hello, thanks for calling.',
-      llmModel: 'gpt-4o-mini',
-    },
-  });
-  expect(r.status).toBe(201);
-  agentId = ((await r.json()) as { id: string }).id;
+  platform = await frontDeskPlatform();
+  ({ p, vendors, key, agentId } = platform);
   dir = await mkdtemp(join(tmpdir(), 'agent-tests-'));
 }, 60_000);
 
@@ -52,8 +32,7 @@ beforeAll(async () => {
 const here = () => Promise.resolve({ url: p.url, vendors, kind: 'scripted' as const });
 
 afterAll(async () => {
-  await p?.close();
-  await vendors?.close();
+  await platform?.close();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 

@@ -1,7 +1,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestRun } from '../../shared/kernel/contracts/agent-tests.ts';
+import type { TestRun } from '../../shared/contracts/agent-tests.ts';
 import { finishTestRun } from '../../shared/domains/agent-tests/store.ts';
 import { catalog } from '../../shared/kernel/queue/catalog.ts';
 import { tone, wav } from '../../support/doubles/audio.ts';

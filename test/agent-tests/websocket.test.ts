@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseScenarioFile, type Scenario } from '../../shared/kernel/contracts/agent-tests.ts';
+import { parseScenarioFile, type Scenario } from '../../shared/contracts/agent-tests.ts';
 import { createLogger } from '../../shared/kernel/observability/logger.ts';
 import { PlatformSlot } from '../../shared/domains/agent-tests/platform-slot.ts';
 import { allChecks } from '../../shared/domains/agent-tests/results.ts';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobHoldKey } from '../../shared/platform/metering/hold-keys.ts';
 import { sweepHolds } from '../../shared/domains/billing/hold-sweeper.ts';
 import type { MeterInput } from '../../shared/platform/metering/types.ts';
-import { heldTranscriptionJobSql, insertTranscriptionJob } from '../../shared/kernel/db/transcription-jobs.ts';
+import { heldTranscriptionJobSql, insertTranscriptionJob } from '../../shared/domains/speech/transcription-store.ts';
 import { heldVideoJobSql } from '../../shared/domains/video/store.ts';
 import { newId } from '../../shared/kernel/ids.ts';
 import { startTestPlatform, waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';

@@ -24,6 +24,8 @@ beforeAll(async () => {
   p = await startTestPlatform({
     env: {
       TIER_STARTER_MONTHLY_CREDITS: '30',
+      // A 10 s duration cap below, so the test need not wait out the production minimum (one minute and a reply).
+      REALTIME_MIN_CALL_SECONDS: '10',
       REALTIME_SESSION_SECRET: 'money-secret-money-secret-0123456789abcd',
       OPENAI_BASE_URL: llm.baseUrl,
       OPENAI_API_KEY: llm.key,

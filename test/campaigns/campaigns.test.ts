@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OpenAiChatDouble } from '../../shared/domains/agent-tests/simulators/openai-chat.ts';
 import type { TwilioRestDouble } from '../../support/doubles/twilio-rest.ts';
-import type { CalleeScript, TwilioVoice } from '../../support/doubles/twilio-voice.ts';
+import { peakConcurrentCalls, type CalleeScript, type TwilioVoice } from '../../support/doubles/twilio-voice.ts';
 import { waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
 import { fliteUtterance } from '../../support/realtime/helpers.ts';
 import { startCampaignHarness, type CampaignHarness } from './harness.ts';
@@ -171,14 +171,7 @@ describe('POST /v1/campaigns', () => {
     expect(placed).toHaveLength(6);
     const runs = voice.runs.filter((r) => Object.values(phones).includes(r.to));
     expect(runs.every((r) => r.error === null)).toBe(true);
-    const edges = runs.flatMap((r) => [
-      [r.startedAt, 1],
-      [r.endedAt, -1],
-    ]);
-    edges.sort((a, b) => a[0]! - b[0]! || a[1]! - b[1]!);
-    let open = 0;
-    let peak = 0;
-    for (const [, d] of edges) peak = Math.max(peak, (open += d!));
+    const peak = peakConcurrentCalls(runs);
     expect(peak).toBeLessThanOrEqual(2);
 
     // The media stream the TwiML named carried the agent: the greeting was filled with the recipient's variables,

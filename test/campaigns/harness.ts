@@ -3,6 +3,7 @@ import {
   startDeepgramLiveDouble,
   type DeepgramLiveDouble,
 } from '../../shared/domains/agent-tests/simulators/deepgram-live.ts';
+import type { LlmScript } from '../../shared/domains/agent-tests/simulators/llm-script.ts';
 import {
   startOpenAiChatDouble,
   type OpenAiChatDouble,
@@ -33,18 +34,30 @@ export async function startCampaignHarness(o: {
   authToken: string;
   script: (to: string, nth: number) => CalleeScript;
   heard: (utterance: number) => string;
-  reply: string;
+  /** The agent's LLM answer: the same words to every request, or a script (e.g. a post-call analysis answered apart). */
+  reply: string | LlmScript;
   env?: Record<string, string>;
   roles?: Role[];
+  /**
+   * The callees' media clock (far-end.ts): real time unless a test asks for FAST_LINE (support/realtime/fast-line.ts).
+   * Not by default: a callee who says "Hello?" as the call opens races the detector (audio time) against the STT's
+   * final (wall time), and a campaign's money is the calls' wall-clock minutes; both read differently on a fast line.
+   */
+  rate?: number;
 }): Promise<CampaignHarness> {
   const dg = await startDeepgramLiveDouble({ script: (_c, u) => o.heard(u) });
-  const llm = await startOpenAiChatDouble(() => ({ text: o.reply }), { key: 'sk-campaigns', tokensPerSecond: 1000 });
+  const reply = o.reply;
+  const llm = await startOpenAiChatDouble(typeof reply === 'string' ? () => ({ text: reply }) : reply, {
+    key: 'sk-campaigns',
+    tokensPerSecond: 1000,
+  });
   let url = '';
   const voice = twilioVoice({
     accountSid: o.accountSid,
     authToken: o.authToken,
     resolve: (u) => u.replace(PUBLIC, url).replace('wss://voice.example.com', url.replace(/^http/, 'ws')),
     script: o.script,
+    rate: o.rate ?? 1,
   });
   const rest = await startTwilioRestDouble({ accountSid: o.accountSid, authToken: o.authToken, onCall: voice.onCall });
   rest.onUpdate = voice.onUpdate;

@@ -33,6 +33,8 @@ beforeAll(async () => {
     env: {
       RECONCILE_INTERVAL_MS: '500',
       RECONCILE_AFTER_MS: '1000',
+      // Its calls are capped at 10 s (below the production minimum of one minute and a reply) to end quickly.
+      REALTIME_MIN_CALL_SECONDS: '10',
       CAMPAIGN_RING_TIMEOUT_SECONDS: '5',
       CAMPAIGN_STATUS_MARGIN_SECONDS: '0',
       CAMPAIGN_STATUS_GIVE_UP_SECONDS: '0',

@@ -114,6 +114,49 @@ describe('money before dialling', () => {
     expect(h.voice.runs.filter((r) => phones.includes(r.to))).toHaveLength(3);
   }, 180_000);
 
+  it('a cap with room for one call a day: one recipient a day, each call whole, the rest on the following days', async () => {
+    const { apiKey: key, agentId, developerId } = await setup();
+    expect((await setCap(key, 20)).status).toBe(200);
+    const phones = ['+15550740001', '+15550740002', '+15550740003'];
+    const res = await p.request('/v1/campaigns', {
+      method: 'POST',
+      key,
+      json: { agentId, from: '+15550009999', maxConcurrency: 3, recipients: phones.map((phone) => ({ phone })) },
+    });
+    expect(res.status).toBe(201);
+    const id = ((await res.json()) as { id: string }).id;
+    const detail = async () => (await (await p.request(`/v1/campaigns/${id}`, { key })).json()) as Json;
+    for (let day = 1; day <= 2; day++) {
+      const waiting = await waitUntil(async () => {
+        const d = await detail();
+        return d.waiting && d.counts.done === day ? d : null;
+      }, 60_000);
+      expect(waiting.waiting).toBe('daily_cap');
+      expect(h.voice.runs.filter((r) => phones.includes(r.to))).toHaveLength(day);
+      // The UTC day rolls over: what was spent is yesterday's (the ledger's clock, moved back a day), and the
+      // campaign goes on by itself at its next re-check, with no cap raised.
+      await p.infra.db.query(
+        `update credit_ledger set created_at = created_at - interval '1 day' where developer_id = $1`,
+        [developerId],
+      );
+      await dispatchCampaign(p.infra, id, p.infra.log);
+    }
+    const done = await campaignCompleted<Json>(p, key, id, 120_000);
+    expect(done.recipients.map((r: Json) => [r.outcome, r.attempts.length])).toEqual([
+      ['answered', 1],
+      ['answered', 1],
+      ['answered', 1],
+    ]);
+    // No call was cut by the cap: each ended as the callee ended it, never at a limit.
+    const sessions = done.recipients.map((r: Json) => r.attempts[0].sessionId as string);
+    const { rows } = await p.infra.db.query<{ end_reason: string }>(
+      `select end_reason from rt_sessions where id = any($1)`,
+      [sessions],
+    );
+    expect(rows).toHaveLength(3);
+    for (const r of rows) expect(['daily-cap', 'max-credits', 'balance']).not.toContain(r.end_reason);
+  }, 240_000);
+
   it('money gone between the dial and the answer: the callee hears the operator’s message, the recipient waits', async () => {
     const { apiKey: key, agentId } = await setup();
     const phone = '+15550730001';

@@ -2,7 +2,7 @@ import twilio from 'twilio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { campaignCallPath } from '../../shared/domains/campaigns/paths.ts';
 import { newId } from '../../shared/kernel/ids.ts';
-import type { CalleeScript } from '../../support/doubles/twilio-voice.ts';
+import { peakConcurrentCalls, type CalleeScript } from '../../support/doubles/twilio-voice.ts';
 import { waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
 import { campaignCompleted, startCampaignHarness, type CampaignHarness } from './harness.ts';
 
@@ -92,14 +92,7 @@ describe('a campaign under the developer session cap', () => {
     // Every recipient was dialled once, never more than five calls at once.
     const runs = h.voice.runs.filter((r) => phones.includes(r.to));
     expect(runs.map((r) => r.to).sort()).toEqual(phones);
-    const edges = runs.flatMap((r) => [
-      [r.startedAt, 1],
-      [r.endedAt, -1],
-    ]);
-    edges.sort((a, b) => a[0]! - b[0]! || a[1]! - b[1]!);
-    let open = 0;
-    let peak = 0;
-    for (const [, d] of edges) peak = Math.max(peak, (open += d!));
+    const peak = peakConcurrentCalls(runs);
     expect(peak).toBeLessThanOrEqual(5);
     expect(peak).toBeGreaterThan(1);
     // Each call reached the agent: a stream that was never refused.

@@ -6,8 +6,8 @@ import { LAYERS } from '../../eslint/shared-layers.js';
 import { folderGraph, loops, tsFiles } from '../../support/helpers/folder-graph.ts';
 
 /**
- * shared/ in layers (eslint/shared-layers.js, docs/CONTRIBUTING.md): kernel → platform → engines → domains →
- * composition, each importing only the layers below it. The lint rule is run through ESLint with the repository's
+ * shared/ in layers (eslint/shared-layers.js, docs/CONTRIBUTING.md): kernel → contracts → engines → platform →
+ * domains → composition, each importing only the layers below it. The lint rule is run through ESLint with the repository's
  * config (so a rule that stopped firing, or a config that stopped applying it, fails here), and the tree itself is
  * checked for what a per-import rule cannot see: a file outside the layers, and a loop between folders of one layer.
  */
@@ -30,9 +30,15 @@ describe('shared/ layers', () => {
   it.each([
     ['shared/kernel/config/x.ts', `import { billing } from '../../domains/billing/accounts.ts';`],
     ['shared/kernel/x.ts', `import type { Infra } from '../platform/infra.ts';`],
-    ['shared/platform/x.ts', `import { sttRegistry } from '../engines/speech-registry.ts';`],
+    // Issue #30: the kernel's logger and config imported API schemas while contracts lived inside the kernel.
+    ['shared/kernel/observability/x.ts', `import { byokHeaderFor } from '../../contracts/providers.ts';`],
+    ['shared/kernel/config/areas/x.ts', `import type { Agent } from '../../../contracts/agents.ts';`],
+    ['shared/contracts/x.ts', `import type { Infra } from '../platform/infra.ts';`],
+    ['shared/contracts/x.ts', `import { buildEngines } from '../engines/engines.ts';`],
+    // Issue #30: engines take plain inputs and config; Infra holds them (infra.engines), not the other way round.
+    ['shared/engines/stt/x.ts', `import type { Infra } from '../../platform/infra.ts';`],
     ['shared/engines/stt/x.ts', `import { transcribe } from '../../domains/speech/transcription.ts';`],
-    ['shared/engines/x.ts', `export * from '../composition/engines-boot.ts';\nexport const n = 1;`],
+    ['shared/engines/x.ts', `export * from '../composition/reconciler.ts';\nexport const n = 1;`],
     [
       'shared/domains/video/x.ts',
       `export { buildServer } from '../../composition/http/server.ts';\nexport const n = 1;`,
@@ -45,7 +51,9 @@ describe('shared/ layers', () => {
   it.each([
     ['shared/kernel/media/x.ts', `import { runProcess } from '../process/spawn.ts';`],
     ['shared/platform/x.ts', `import { createDb } from '../kernel/db/pool.ts';`],
-    ['shared/engines/stt/x.ts', `import type { Infra } from '../../platform/infra.ts';`],
+    ['shared/contracts/x.ts', `import { vendorsWith } from '../kernel/vendors.ts';`],
+    ['shared/platform/x.ts', `import type { Agent } from '../contracts/agents.ts';`],
+    ['shared/platform/x.ts', `import { buildEngines } from '../engines/engines.ts';`],
     ['shared/domains/agents/x.ts', `import { searchCollection } from '../rag/search.ts';`],
     ['shared/composition/x.ts', `import { reconcileVideoJobs } from '../domains/video/reconciler.ts';`],
     ['api/x.ts', `import { buildServer } from '../shared/composition/http/server.ts';`],
@@ -57,7 +65,7 @@ describe('shared/ layers', () => {
     const [msg] = await crossings('shared/engines/x.ts', `import '../domains/video/store.ts';`);
     expect(msg).toBe(
       'shared/engines/ must not import shared/domains/: a layer imports only the layers below it ' +
-        '(kernel → platform → engines → domains → composition); move the code it needs down, or this code up ' +
+        '(kernel → contracts → engines → platform → domains → composition); move the code it needs down, or this code up ' +
         '(imports shared/domains/video/store.ts)',
     );
   });

@@ -2,8 +2,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isVideoFailure } from '../../shared/kernel/media/failure.ts';
+import { toVideoFailure } from '../../shared/domains/video/failure.ts';
 import { ffmpeg } from '../../shared/kernel/media/ffmpeg.ts';
+import { isToolFailure } from '../../shared/kernel/media/tool-failure.ts';
 import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';
 
 /** Issue #24 finding 7: failed-job errors showed worker temp paths; the unauthenticated /readyz named hosts, ports. */
@@ -18,8 +19,9 @@ describe('failed-job errors', () => {
     const input = join(dir, 'audio.wav');
     await writeFile(input, 'this is not audio at all');
     const err = await ffmpeg(['-i', input, '-f', 'null', '-'], { inputFault: true }).catch((e: unknown) => e);
-    expect(isVideoFailure(err)).toBe(true);
-    const { code, message } = err as { code: string; message: string };
+    // The kernel's helper says what failed in no domain's terms; the video job maps it to its contract code.
+    expect(isToolFailure(err) && err.kind).toBe('unreadable');
+    const { code, message } = toVideoFailure(err, false);
     expect(code).toBe('input_unreadable');
     expect(message).toMatch(/could not be decoded/);
     expect(message).not.toContain(dir);

@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { getPriority } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -8,6 +9,7 @@ import {
   runProcess,
   spawnProcess,
 } from '../../shared/kernel/process/spawn.ts';
+import { SpawnerExitedError, spawnChild, spawnerPid } from '../../shared/kernel/process/spawner.ts';
 import { configureTools, toolPath } from '../../shared/kernel/process/tools.ts';
 import { loadConfig } from '../../shared/kernel/config/index.ts';
 import { waitUntil } from '../../support/helpers/platform.ts';
@@ -84,6 +86,7 @@ describe('runProcess', () => {
 
   it('runs at the requested niceness', async () => {
     const p = spawnProcess(sh, ['-c', 'exec sleep 30'], { nice: 7 });
+    await once(p.proc, 'spawn'); // the pid comes from the spawner process, with the niceness already applied
     try {
       expect(getPriority(p.proc.pid!)).toBe(Math.max(7, getPriority()));
     } finally {
@@ -108,5 +111,98 @@ describe('tool paths', () => {
     expect(toolPath('tesseract')).toBe('/opt/ocr/tesseract');
     const r = await runProcess('ffmpeg', ['-version']);
     expect(r.stdout.toString()).toBe('-version\n');
+  });
+});
+
+describe('the process spawner (forks off the platform thread)', () => {
+  it('forks tools from the spawner process, not from this one', async () => {
+    const r = await runProcess(sh, ['-c', 'echo $PPID']);
+    const parent = Number(r.stdout.toString());
+    expect(parent).toBe(spawnerPid());
+    expect(parent).not.toBe(process.pid);
+  });
+
+  it('hands over output the tool writes the moment it starts, all of it, and stdin to its end', async () => {
+    // Output written before the pipes reach this process stays in the pipe: not a byte is read in between.
+    const early = await runProcess(sh, ['-c', 'i=0; while [ $i -lt 2000 ]; do echo line$i; i=$((i+1)); done']);
+    const lines = early.stdout.toString().trim().split('\n');
+    expect(lines).toHaveLength(2000);
+    expect(lines.at(-1)).toBe('line1999');
+    const input = Buffer.alloc(3 << 20, 'abcdefgh');
+    const echoed = await runProcess({ path: 'cat' }, [], { input });
+    expect(echoed.code).toBe(0);
+    expect(echoed.stdout.equals(input)).toBe(true);
+  });
+
+  it("gives a tool this process's environment as it is at the spawn, not as it was when the spawner started", async () => {
+    process.env.SPAWNER_TEST_VALUE = 'set after boot';
+    try {
+      const r = await runProcess(sh, ['-c', 'printf %s "$SPAWNER_TEST_VALUE"']);
+      expect(r.stdout.toString()).toBe('set after boot');
+    } finally {
+      delete process.env.SPAWNER_TEST_VALUE;
+    }
+  });
+
+  it('reports a missing binary as Node does (ENOENT), with no pid', async () => {
+    const child = spawnChild('/no/such/tool', [], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const closed = new Promise((resolve) => child.once('close', resolve));
+    const [err] = (await once(child, 'error')) as [NodeJS.ErrnoException];
+    expect(err.code).toBe('ENOENT');
+    expect(child.pid).toBeUndefined();
+    await closed;
+  });
+
+  it('kills a tool with SIGKILL when its signal aborts, and the tool is gone', async () => {
+    const ac = new AbortController();
+    const p = spawnProcess(sh, ['-c', 'exec sleep 30'], { signal: ac.signal });
+    await once(p.proc, 'spawn');
+    const pid = p.proc.pid!;
+    expect(alive(pid)).toBe(true);
+    ac.abort(new Error('caller left'));
+    await expect(p.exited).rejects.toThrow('caller left');
+    expect(p.proc.signalCode).toBe('SIGKILL');
+    expect(alive(pid)).toBe(false);
+  });
+
+  it('survives the spawner crashing: running tools fail and are killed, the next spawn gets a new spawner', async () => {
+    const p = spawnProcess(sh, ['-c', 'exec sleep 30']);
+    await once(p.proc, 'spawn');
+    const pid = p.proc.pid!;
+    const first = spawnerPid()!;
+    process.kill(first, 'SIGKILL');
+    await expect(p.exited).rejects.toBeInstanceOf(SpawnerExitedError);
+    await waitUntil(() => !alive(pid));
+    const r = await runProcess(sh, ['-c', 'echo ok; echo $PPID']);
+    const [ok, parent] = r.stdout.toString().trim().split('\n');
+    expect(ok).toBe('ok');
+    expect(Number(parent)).toBe(spawnerPid());
+    expect(Number(parent)).not.toBe(first);
+  });
+
+  it('keeps this event loop turning while a tool is forked', async () => {
+    // A fork on this thread happens inside the spawn call and Node emits 'spawn' on the next tick: no setImmediate
+    // turn can come in between. Through the spawner the loop turns while the other process forks. Counted over
+    // ten spawns (one could, on a badly stalled machine, find its answer already waiting at the first turn).
+    let ticks = 0;
+    let ticking = true;
+    const tick = () => {
+      ticks++;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const during: number[] = [];
+    try {
+      for (let i = 0; i < 10; i++) {
+        const before = ticks;
+        const p = spawnProcess(sh, ['-c', 'exit 0']);
+        await once(p.proc, 'spawn');
+        during.push(ticks - before);
+        expect(await p.exited).toBe(0);
+      }
+    } finally {
+      ticking = false;
+    }
+    expect(during.filter((n) => n > 0).length).toBeGreaterThan(0);
   });
 });

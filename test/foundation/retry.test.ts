@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../shared/kernel/errors/api-error.ts';
 import { EngineError, engineToApiError } from '../../shared/kernel/errors/engine-error.ts';
-import { toVideoFailure } from '../../shared/kernel/media/failure.ts';
+import { toVideoFailure } from '../../shared/domains/video/failure.ts';
+import { ToolFailure } from '../../shared/kernel/media/tool-failure.ts';
 import {
   isRetryable,
   isTransientDependencyError,
@@ -80,6 +81,18 @@ describe('retry classification (one answer for every job kind)', () => {
       'input_unreadable',
     );
     expect(toVideoFailure(missing, false)).toMatchObject({ code: 'engine_unavailable', retryable: false });
+  });
+
+  it("a media tool's neutral failure becomes the video job's code, with its retry policy, also across a process", () => {
+    const cases = [
+      [new ToolFailure('unreadable', 'The media could not be read.'), 'input_unreadable', false],
+      [new ToolFailure('unavailable', 'ffmpeg: spawn ENOENT'), 'engine_unavailable', true],
+      [new ToolFailure('failed', 'encoder failed: x'), 'internal_error', true],
+    ] as const;
+    for (const [e, code, retryable] of cases) {
+      expect(toVideoFailure(e, false)).toMatchObject({ code, retryable, message: e.message });
+      expect(toVideoFailure(crossed(e as never), false)).toMatchObject({ code, retryable });
+    }
   });
 
   it('Postgres, Redis and S3 outages are transient dependency failures', () => {

@@ -77,7 +77,8 @@ describe('direct-session tokens are single use', () => {
     const url = wsUrl(p.url, `/v1/agents/${agentId}/session?token=${t.token}`);
     const first = new DirectClient(url);
     await waitUntil(() => first.events.some((e) => e.type === 'session.started'));
-    const started = (await sessionRow(t.sessionId)).started_at;
+    // The start is written just after session.started is sent: the replay comes once it is recorded.
+    const started = await waitUntil(async () => (await sessionRow(t.sessionId)).started_at);
 
     const replay = new DirectClient(url);
     await replay.closed;

@@ -23,7 +23,7 @@ const OWNERS: Record<string, string[]> = {
   ],
   api_keys: ['shared/kernel/db/api-keys.ts'],
   idempotency_keys: ['shared/kernel/db/idempotency.ts'],
-  transcription_jobs: ['shared/kernel/db/transcription-jobs.ts'],
+  transcription_jobs: ['shared/domains/speech/transcription-store.ts'],
   transcription_job_keys: ['shared/domains/speech/job-keys.ts'],
   // The credits package: the meter and accounts (platform/metering) and the billing domain over them.
   credit_accounts: ['shared/platform/metering/', 'shared/domains/billing/'],

@@ -3,11 +3,13 @@ import { readFile, rm } from 'node:fs/promises';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import type { TestRun, TestRunDetail } from '../../shared/kernel/contracts/agent-tests.ts';
+import type { TestRun, TestRunDetail } from '../../shared/contracts/agent-tests.ts';
 import { insertDeveloper } from '../../shared/kernel/db/developers.ts';
 import { createDb } from '../../shared/kernel/db/pool.ts';
 import { queuePrefix } from '../../shared/kernel/queue/queues.ts';
 import { mintKey } from '../../shared/platform/auth/mint-key.ts';
+import { sessionGroupNice } from '../../shared/kernel/process/session-priority.ts';
+import { allowedCpus, resolveBatchCpus } from '../../shared/kernel/process/cpu-affinity.ts';
 import { waitUntil } from '../../support/helpers/platform.ts';
 import { startScript } from '../../support/helpers/start-script.ts';
 import { FRONT_DESK_SUITE } from '../agent-tests/fixtures.ts';
@@ -53,6 +55,17 @@ describe('the test pool process of the one-process mode', () => {
       );
       expect(await niceOf(testsPid)).toBe(10);
       expect(await niceOf(child.pid!)).toBe(0);
+      // On the batch work's cpus (SPEECH_LOCAL_BATCH_CPUS: every cpu but one, where two or more are allowed), the
+      // platform on all of them.
+      const batch = resolveBatchCpus('').pinning;
+      const cpusOf = async (pid: number) => allowedCpus(await readFile(`/proc/${pid}/status`, 'utf8'));
+      expect(await cpusOf(testsPid)).toEqual(batch ? batch.cpus : allowedCpus());
+      expect(await cpusOf(child.pid!)).toEqual(allowedCpus());
+      // Where the kernel groups sessions (autogroup), its session's group is niced too once it is up; ours is not.
+      if (sessionGroupNice(child.pid!) !== null) {
+        await waitUntil(() => sessionGroupNice(testsPid) === 10, 10_000, 100);
+        expect(sessionGroupNice(child.pid!)).toBe(0);
+      }
 
       const dev = await insertDeveloper(db, 'tests-process', 'pro');
       const { key } = await mintKey(db, dev.id, 'Default');

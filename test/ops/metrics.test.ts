@@ -22,6 +22,8 @@ afterAll(async () => {
 
 describe('operations metrics', () => {
   it('exports the metrics the dashboard, alerts and KEDA triggers query', async () => {
+    // The registry is the process's: files run before this one in the same test process counted into it.
+    for (const m of [gpuSecondsBilled, activeRealtimeSessions, turnStageLatency, webhookDeliveries]) m.reset();
     gpuSecondsBilled.inc({ pool: 'avatar', job: 'video.avatar' }, 12.5);
     activeRealtimeSessions.inc({ transport: 'twilio' });
     turnStageLatency.observe({ stage: 'turn_total' }, 0.42);

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -29,6 +29,13 @@ import {
  * every page screenshotted (.artifacts/portal/) and checked with axe-core, then sign-out.
  */
 const HOURS = 'We are open 9am to 5pm, Monday to Friday.';
+/** A one-scenario suite for the Tests page, without llm.replies: the agent's local engine answers it. */
+const SUITE = `scenarios:
+  - name: asks when the desk is open
+    turns:
+      - say: "When are you open?"
+        expect: {replyMatches: "(?i)monday"}
+`;
 let p: TestPlatform;
 let audioDir = '';
 let question: Buffer;
@@ -66,6 +73,15 @@ async function checkPage(name: string): Promise<void> {
   await screenshot(page, name);
   const bad = await seriousA11yViolations(page);
   expect(bad, `${name}: ${JSON.stringify(bad, null, 1)}`).toEqual([]);
+}
+
+/** The page on screen again on a 390 px phone (puppeteer reloads it): no sideways page scroll, then back to 1280. */
+async function checkAtPhone(name: string, ready: string): Promise<void> {
+  await page.setViewport({ width: 390, height: 844, isMobile: true, hasTouch: true });
+  await page.waitForSelector(ready, { visible: true });
+  expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+  await checkPage(name);
+  await page.setViewport({ width: 1280, height: 900 });
 }
 
 beforeAll(async () => {
@@ -170,6 +186,12 @@ describe('developer portal in chromium', () => {
     agentId = decodeURIComponent(new URL(page.url()).pathname.split('/').pop()!);
     expect(agentId).not.toBe('');
     await checkPage('agent');
+    // The Analysis group on the local reply engine says what its rule-based analysis can and cannot do; a summary
+    // asked of it is listed on the call page as what this engine cannot produce (checked there).
+    expect(await textOf(page, '#group-analysis > p.muted')).toContain('its analysis is rule-based and free');
+    await click(page, 'input[name="analysis.summary"]');
+    await clickText(page, 'button', 'Save changes');
+    await page.waitForSelector('::-p-text(Saved.)', { visible: true });
     // "Talk to it": a token minted from the session, the microphone worklet (a same-origin file, as the CSP
     // requires) and the direct WebSocket; chromium's fake microphone asks the question after the greeting.
     await clickText(page, 'button', 'Start talking');
@@ -244,6 +266,10 @@ describe('developer portal in chromium', () => {
     expect(await textOf(page, '[data-testid=reply-engine]')).toBe(
       'Local reply engine (knowledge lookup, not a language model)',
     );
+    // The post-call analysis by the local engine's rule-based extractor (the page reads the call until it is in).
+    await page.waitForSelector('::-p-text(Analysed by Rule-based extractor)', { visible: true, timeout: 120_000 });
+    expect(await textOf(page, '[data-testid=analysis-extracted]')).toContain('Callback requested');
+    expect(await textOf(page, '[data-testid=call-analysis]')).toContain('This engine cannot produce a summary.');
     await page.waitForSelector('audio.recording');
     const audio = await page.waitForFunction(
       `(() => { const a = document.querySelector('audio.recording');
@@ -255,12 +281,38 @@ describe('developer portal in chromium', () => {
     expect(state.error).toBeNull();
     await checkPage('call');
     // The same call on a 390 px phone: the waterfall and tables stay inside the page (no sideways page scroll).
-    await page.setViewport({ width: 390, height: 844, isMobile: true, hasTouch: true });
-    await page.waitForSelector('.wf-row[data-turn] .wf-bar', { visible: true });
-    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
-    await checkPage('call-390');
-    await page.setViewport({ width: 1280, height: 900 });
-  });
+    await checkAtPhone('call-390', '.wf-row[data-turn] .wf-bar');
+  }, 240_000);
+
+  it("the Tests page: words for the agent's mode, an uploaded suite kept across a reload, a run to its result", async () => {
+    const tests = `/agents/${encodeURIComponent(agentId)}/tests`;
+    await visit(tests, '[data-testid=tests-intro]');
+    // The front desk answers with the local reply engine: a scenario without llm.replies is free, not "real cost".
+    const intro = await textOf(page, '[data-testid=tests-intro]');
+    expect(intro).toContain('is answered by it, offline and free too');
+    expect(intro).not.toContain('real cost');
+    const file = join(audioDir, 'front-desk.yaml');
+    await writeFile(file, SUITE);
+    const input = (await page.waitForSelector('#f-scenario-file')) as unknown as {
+      uploadFile(...paths: string[]): Promise<void>;
+    };
+    await input.uploadFile(file);
+    const suite = () => page.$eval('#f-scenarios', (e) => (e as unknown as { value: string }).value);
+    await page.waitForFunction(`document.querySelector('#f-scenarios')?.value === ${JSON.stringify(SUITE)}`);
+    // Kept for this agent in this browser: a reload shows the uploaded suite, not the example.
+    await page.reload({ waitUntil: 'domcontentloaded' });
+    await page.waitForSelector('#f-scenarios', { visible: true });
+    expect(await suite()).toBe(SUITE);
+    await clickText(page, 'button', 'Run these scenarios');
+    // The run's page follows it to the end on its own (offline: the local engine answers from the collection).
+    await page.waitForSelector('::-p-xpath(//h2[@id="run-title"]/span[normalize-space(.)="passed"])', {
+      visible: true,
+      timeout: 240_000,
+    });
+    expect(await textOf(page, '#run-title ~ p')).toContain('1 of 1 scenarios finished · 1 passed, 0 failed · offline');
+    await checkPage('agent-tests');
+    await checkAtPhone('agent-tests-390', '#f-scenarios');
+  }, 300_000);
 
   it('renders the other pages without accessibility or CSP violations', async () => {
     await visit('/provider-keys', '#f-apiKey');

@@ -174,7 +174,7 @@ describe('the portal guides instead of failing (chromium)', () => {
     await visit('/calls', 'h1');
     await waitText('No calls yet.');
     expect(await textOf(page, 'main')).not.toContain('match');
-    await page.select('#f-status', 'failed');
+    await page.select('#f-kind', 'campaign');
     await waitText('No calls match these filters.');
     await clickText(page, 'button', 'Clear the filters');
     await waitText('No calls yet.');
@@ -204,6 +204,12 @@ describe('the portal guides instead of failing (chromium)', () => {
     await visit('/calls', 'table.calls');
     expect(await textOf(page, 'table.calls .reason')).toBe('Could not start: the voice engine did not load');
     expect(await textOf(page, 'table.calls [data-testid=end-reason]')).toBe('Ended at the call’s credit cap');
+    // A call a cap ended is never shown as "completed" (issue 34), and the list filters by how calls ended.
+    const capRow = `tr[data-session="${capped.body.sessionId}"]`;
+    expect(await textOf(page, `${capRow} [data-testid=state]`)).toBe('stopped at a limit');
+    expect(await textOf(page, `${capRow} [data-testid=kind]`)).toBe('Browser call');
+    await page.select('#f-endReason', 'max-credits');
+    await page.waitForFunction("document.querySelectorAll('table.calls tbody tr').length === 1");
     await look('guides-calls-failed');
     // The agent's own page says it too, under its recent calls.
     await visit(`/agents/${encodeURIComponent(made.body.id)}`, '::-p-text(Recent calls)');

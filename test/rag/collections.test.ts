@@ -128,7 +128,7 @@ describe('ingest', () => {
   it('chunks, embeds and reports usage; metadata reaches every chunk', async () => {
     const id = await createCollection(p, key);
     const text = Array.from({ length: 12 }, (_, i) => `Paragraph ${i}. ${BEES}`).join('\n\n');
-    const r = await call<{ documentId: string; chunksCreated: number; tokensUsed: number }>(
+    const r = await call<{ documentId: string; chunksCreated: number; tokensUsed: number; split: string }>(
       p,
       key,
       'POST',
@@ -136,7 +136,9 @@ describe('ingest', () => {
       { content: text, chunkSize: 400, chunkOverlap: 100, metadata: { source: 'manual', page: 3 } },
     );
     expect(r.status).toBe(201);
-    expect(Object.keys(r.body).sort()).toEqual(['chunksCreated', 'documentId', 'tokensUsed']);
+    // The contract's three fields, and how the document was split (extension, issue #33: prose is split by size).
+    expect(Object.keys(r.body).sort()).toEqual(['chunksCreated', 'documentId', 'split', 'tokensUsed']);
+    expect(r.body.split).toBe('size');
     expect(r.body.documentId).toMatch(/^doc_/);
     expect(r.body.chunksCreated).toBeGreaterThan(5);
     expect(r.body.tokensUsed).toBeGreaterThan(12 * 30);

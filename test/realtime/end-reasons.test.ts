@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expirePendingSessions } from '../../shared/domains/realtime/sessions.ts';
-import { SESSION_END_REASONS } from '../../shared/kernel/contracts/end-reasons.ts';
+import { SESSION_END_REASONS } from '../../shared/contracts/end-reasons.ts';
 import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';
 
 /**

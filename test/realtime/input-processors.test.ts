@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { int16ToPcm, pcmToInt16 } from '../../shared/kernel/audio/pcm.ts';
-import { AudioSettings, INPUT_PROCESSORS } from '../../shared/kernel/contracts/turn-seams.ts';
+import { AudioSettings, INPUT_PROCESSORS } from '../../shared/contracts/turn-seams.ts';
 import type { AgentRow } from '../../shared/domains/agents/db.ts';
 import { agentAtVersion } from '../../shared/domains/agents/versions.ts';
 import type { Frame } from '../../workers/realtime/pipeline/frames.ts';
@@ -89,7 +89,9 @@ describe('input seam: the registry and the stage', () => {
 
   it('refuses an unknown processor or a corner out of range in the contract, naming the known ones', () => {
     const unknown = AudioSettings.safeParse({ inputProcessors: [{ name: 'denoise' }] });
-    expect(unknown.error!.issues[0]!.message).toBe('audio.inputProcessors: name must be one of passthrough, highpass');
+    expect(unknown.error!.issues[0]!.message).toBe(
+      'audio.inputProcessors: name must be one of passthrough, highpass, rnnoise',
+    );
     expect(AudioSettings.safeParse({ inputProcessors: [{ name: 'highpass', cutoffHz: 5 }] }).success).toBe(false);
   });
 

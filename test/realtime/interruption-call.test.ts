@@ -104,7 +104,17 @@ describe('agents: the turn-taking seams', () => {
 
   it('the OpenAPI document lists each implementation with its options', async () => {
     const doc = JSON.stringify(await (await p.request('/openapi.json')).json());
-    for (const s of ['"vad-only"', '"highpass"', '"cutoffHz"', '"passthrough"', '"thinking"', '"inputProcessors"'])
+    for (const s of [
+      '"vad-only"',
+      '"highpass"',
+      '"cutoffHz"',
+      '"passthrough"',
+      '"thinking"',
+      '"inputProcessors"',
+      '"entity-hold"',
+      '"holdMs"',
+      '"hesitationMs"',
+    ])
       expect(doc).toContain(s);
   });
 });

@@ -12,6 +12,7 @@ import { startTwilioRestDouble, type TwilioRestDouble } from '../../support/doub
 import { startTestPlatform, waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
 import { TwilioCaller } from '../../shared/domains/agent-tests/twilio-caller.ts';
 import { fliteUtterance, rms, tokenFromTwiml, voicePlatformEnv, wsUrl } from '../../support/realtime/helpers.ts';
+import { FAST_LINE } from '../../support/realtime/fast-line.ts';
 
 /**
  * Phone-ready agents against the Twilio REST double and the real media-stream path: answering-machine detection
@@ -119,8 +120,14 @@ function signedPost(path: string, params: Record<string, string>, signature?: st
   });
 }
 
-/** Places an outbound call through the dispatcher and answers it as Twilio does: connect callback, then the stream. */
-async function outboundCall(agentId: string, says: string[], variables?: Record<string, string>) {
+/**
+ * Places an outbound call through the dispatcher and answers it as Twilio does: connect callback, then the stream.
+ * `rate`: the line's media clock (support/realtime/fast-line.ts); fast only where Twilio's AMD answers (no
+ * detector on the audio). Where the detector listens, real time: it decides by the audio while the STT's final and
+ * the answer's writes come in wall time, and a fast line brings them closer than a real one does (a person's
+ * "Hello?" final then lands on the greeting; the decision's write, without the beep, can land after the beep's).
+ */
+async function outboundCall(agentId: string, says: string[], variables?: Record<string, string>, rate = 1) {
   words = says[0] ?? 'Hello there.';
   const res = await p.request('/v1/sessions/twilio/outbound', {
     method: 'POST',
@@ -150,6 +157,7 @@ async function outboundCall(agentId: string, says: string[], variables?: Record<
     url: wsUrl(p.url, '/v1/sessions/twilio/stream'),
     token: tokenFromTwiml(twiml),
     callSid,
+    rate,
   });
   // Twilio ends the media stream when the call is hung up or given new TwiML.
   await caller.start();
@@ -167,6 +175,7 @@ async function inboundCall(agentId: string, says: string[]) {
   const caller = new TwilioCaller({
     url: wsUrl(p.url, '/v1/sessions/twilio/stream'),
     token: tokenFromTwiml(body.twiml),
+    rate: FAST_LINE,
   });
   await caller.start();
   return { caller, sessionId: body.sessionId };
@@ -213,7 +222,7 @@ const updatesFor = (callSid: string) => rest.updates.filter((u) => u.callSid ===
 
 describe('outbound calls: answering-machine detection', () => {
   it('asks Twilio for async AMD with a signed callback; a bad signature is refused', async () => {
-    const { caller, taskId, index, callSid } = await outboundCall(agents.hangup!, []);
+    const { caller, taskId, index, callSid } = await outboundCall(agents.hangup!, [], undefined, FAST_LINE);
     const form = rest.calls[index]!;
     expect(form.get('MachineDetection')).toBe('DetectMessageEnd');
     expect(form.get('AsyncAmd')).toBe('true');
@@ -288,7 +297,7 @@ describe('outbound calls: answering-machine detection', () => {
   });
 
   it("Twilio's AMD callback decides first: voicemail action hangup ends the call at once", async () => {
-    const { caller, sessionId, index, callSid } = await outboundCall(agents.hangup!, []);
+    const { caller, sessionId, index, callSid } = await outboundCall(agents.hangup!, [], undefined, FAST_LINE);
     twilioEndsStreamOnUpdate(caller);
     const amd = await rest.sendAmd(index, 'machine_end_beep', p.url);
     expect(amd.status).toBe(204);
@@ -305,7 +314,7 @@ describe('outbound calls: answering-machine detection', () => {
   });
 
   it("Twilio's machine_end_beep (DetectMessageEnd) means the greeting is over: the message is left at once", async () => {
-    const { caller, sessionId, index, callSid } = await outboundCall(agents.message!, [], { name: 'Lee' });
+    const { caller, sessionId, index, callSid } = await outboundCall(agents.message!, [], { name: 'Lee' }, FAST_LINE);
     twilioEndsStreamOnUpdate(caller);
     expect((await rest.sendAmd(index, 'machine_end_beep', p.url)).status).toBe(204);
     await waitUntil(() => updatesFor(callSid).length > 0, 20_000);

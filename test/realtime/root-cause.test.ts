@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { rootCause, type TraceTurn } from '../../api/services/observability-rules.ts';
+import { rootCause, type TraceTurn } from '../../shared/domains/realtime/root-cause.ts';
 
 const turn = (t: Partial<TraceTurn> & Pick<TraceTurn, 'idx' | 'speaker'>): TraceTurn => ({
   text: 'hello',
@@ -84,6 +84,18 @@ describe('root-cause rules', () => {
     expect(rootCause(turns, [], [])).toEqual([]);
     // How the call ended is no issue unless the platform's cap or balance ended it.
     expect(rootCause(turns, [], [], { endReason: 'caller-hangup' })).toEqual([]);
+  });
+
+  it('says when no caller turn was ever taken (a noisy line left the call silent), unless a cap ended it', () => {
+    const greeting = [turn({ idx: 0, speaker: 'assistant', start_ms: 0, end_ms: 1500 })];
+    const [issue, ...rest] = rootCause(greeting, [], [], { endReason: 'caller-hangup' });
+    expect(rest).toEqual([]);
+    expect(issue).toMatchObject({ type: 'no_caller_speech', turn: 0 });
+    expect(issue!.description).toMatch(/^No caller speech was detected/);
+    expect(issue!.recommendation).toContain('noise floor');
+    // A caller who spoke, even unheard words, is another rule's (empty_transcript).
+    const spoke = [...greeting, turn({ idx: 1, speaker: 'user', text: '', start_ms: 2000, end_ms: 2500 })];
+    expect(rootCause(spoke, [], []).map((i) => i.type)).toEqual(['empty_transcript']);
   });
 
   it('says when a cap ended the call, so a capped call never reads as the caller hanging up', () => {

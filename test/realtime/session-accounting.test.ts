@@ -69,6 +69,18 @@ async function spendCredits(developerId: string, characters: number): Promise<vo
 }
 
 /** The developer's ledger in the order it was written. */
+/**
+ * A minute tick that needs a round trip (ten minutes ahead), then a reply at `replyAtMs`, both asked at once: the
+ * order in which they were answered (both must be allowed).
+ */
+async function tickThenReply(acc: SessionAccounting, replyAtMs: number): Promise<string[]> {
+  const order: string[] = [];
+  const tick = acc.reserveAhead(1_000, { reply: false, aheadMs: 10 * 60_000 }).then((r) => (order.push('tick'), r));
+  const reply = acc.reserveAhead(replyAtMs, { reply: true }).then((r) => (order.push('reply'), r));
+  expect(await Promise.all([tick, reply])).toEqual([null, null]);
+  return order;
+}
+
 async function ledger(developerId: string) {
   const { rows } = await p.infra.db.query<{
     category: string;
@@ -91,14 +103,32 @@ const count = async (table: string, sessionId: string) =>
     .rows[0]!.n;
 
 describe('SessionAccounting', () => {
+  it('reserves the closing words with each reply: the goodbye always fits after the reply a cap allows (issue #33)', async () => {
+    // 29 s into the call a reply (30 s) still ends inside the first minute; its goodbye (48 characters, ~4 s) does
+    // not: the minutes held with the reply cover it.
+    const held = async (closingChars: number | undefined) => {
+      const { acc, developerId } = await books();
+      acc.setLimits({ maxCredits: null, apiKeyId: null, ...(closingChars ? { closingChars } : {}) });
+      await acc.holdFirstMinute();
+      expect(await acc.reserveAhead(29_000, { reply: true })).toBeNull();
+      return (await ledger(developerId)).find((r) => r.operation === 'session.minutes')!.units;
+    };
+    expect(await held(undefined)).toBe(1);
+    expect(await held(48)).toBe(2);
+  });
+
   it('holds the first minute, writes the trace rows, and at the end commits the minutes, then STT, TTS, LLM', async () => {
     let sttSeconds = 12.34;
     const { acc, sessionId, developerId, started } = await books({ sttAudioSeconds: () => sttSeconds });
 
     await acc.holdFirstMinute();
+    // The first minute, and in the same statement the first two replies' billed items (here the LLM; this
+    // developer's STT and TTS are local, free): the first reply's check then needs no round trip.
     expect(await ledger(developerId)).toMatchObject([
       { category: 'session', operation: 'session.minutes', units: 1, status: 'reserved', request_id: sessionId },
+      { category: 'llm', operation: 'session.llm', status: 'reserved', request_id: sessionId },
     ]);
+    expect(await acc.reserveAhead(1_000, { reply: true })).toBeNull();
 
     acc.write(started());
     await acc.flush(); // the session row, before the rows that refer to it
@@ -132,6 +162,8 @@ describe('SessionAccounting', () => {
       preparedDroppedWentOn: 0,
       preparedDroppedWordsChanged: 0,
       preparedDroppedFinalDiffers: 0,
+      sttFallbackSeconds: 0,
+      sttEngineSwitches: 0,
     });
 
     // Caller audio counted after the metrics (a batch transcription finishing as the call ends) is still billed.
@@ -139,13 +171,14 @@ describe('SessionAccounting', () => {
     await acc.settle(61_000);
     const rows = await ledger(developerId);
     expect(rows).toMatchObject([
+      // In the order the holds were opened: the LLM's with the first minute, the free engines' at the end.
       { category: 'session', operation: 'session.minutes', units: 2, billable: true, status: 'committed' },
+      { category: 'llm', operation: 'session.llm', units: 250, billable: true, status: 'committed' },
       { category: 'stt', operation: 'session.stt', units: 21, billable: false, credits: 0, status: 'committed' },
       { category: 'tts', operation: 'session.tts', units: 150, billable: false, credits: 0, status: 'committed' },
-      { category: 'llm', operation: 'session.llm', units: 250, billable: true, status: 'committed' },
     ]);
     expect(rows[0]!.credits).toBeGreaterThan(0);
-    expect(rows[3]!.credits).toBeGreaterThan(0);
+    expect(rows[1]!.credits).toBeGreaterThan(0);
     for (const r of rows) expect(r.request_id).toBe(sessionId);
   });
 
@@ -221,13 +254,17 @@ describe('SessionAccounting', () => {
     await acc.holdFirstMinute();
     // The look-ahead: two replies held.
     expect(await acc.reserveAhead(1_000, { reply: true, replies: 2 })).toBeNull();
-    const order: string[] = [];
     // A minute tick that needs more minutes held (a round trip), then the next reply, covered by the look-ahead.
-    const tick = acc.reserveAhead(1_000, { reply: false, aheadMs: 10 * 60_000 }).then((r) => (order.push('tick'), r));
-    const reply = acc.reserveAhead(2_000, { reply: true }).then((r) => (order.push('reply'), r));
-    expect(await Promise.all([tick, reply])).toEqual([null, null]);
-    expect(order).toEqual(['reply', 'tick']);
+    expect(await tickThenReply(acc, 2_000)).toEqual(['reply', 'tick']);
     await acc.settle(2_000);
+  });
+
+  it('the first reply finds its hold in place from the start: it is not queued behind a reservation in flight', async () => {
+    const { acc } = await books();
+    await acc.holdFirstMinute();
+    // A minute tick that needs a round trip, then the call's first reply, prepared while the caller still speaks.
+    expect(await tickThenReply(acc, 3_000)).toEqual(['reply', 'tick']);
+    await acc.settle(3_000);
   });
 
   it('a trace write that fails is logged, and the end still waits for the others and settles', async () => {
@@ -245,6 +282,10 @@ describe('SessionAccounting', () => {
     expect(await count('rt_turns', sessionId)).toBe(1);
     expect(acc.metrics(1_000, { confirmed: 0, dropped: 0, llmChars: 0, ttsChars: 0 }).turns).toBe(2);
     await acc.settle(1_000);
-    expect(await ledger(developerId)).toMatchObject([{ operation: 'session.minutes', units: 1, status: 'committed' }]);
+    // No reply was made: the LLM held ahead is settled at nothing.
+    expect(await ledger(developerId)).toMatchObject([
+      { operation: 'session.minutes', units: 1, status: 'committed' },
+      { operation: 'session.llm', units: 0, credits: 0, status: 'committed' },
+    ]);
   });
 });

@@ -10,6 +10,8 @@ import {
   type OpenAiChatDouble,
 } from '../../shared/domains/agent-tests/simulators/openai-chat.ts';
 import { TwilioCaller } from '../../shared/domains/agent-tests/twilio-caller.ts';
+import { getAgent } from '../../shared/domains/agents/db.ts';
+import { resolveSessionEngines, speechFor } from '../../shared/domains/realtime/engines.ts';
 import { fliteUtterance, tokenFromTwiml, voicePlatformEnv, wsUrl } from '../../support/realtime/helpers.ts';
 
 /**
@@ -70,6 +72,30 @@ async function callPastGreeting(): Promise<{
   return { sessionId, caller, stt: dg.connections[connectionsBefore]!, connectionsBefore };
 }
 
+/** Waits for the agent's answer to the caller's turn (its row is written once all of it has played), then hangs up. */
+async function answeredAndHungUp(sessionId: string, caller: TwilioCaller): Promise<void> {
+  await waitUntil(async () => {
+    const { rows } = await p.infra.db.query<{ n: number }>(
+      `select count(*)::int as n from rt_turns where session_id = $1 and speaker = 'assistant'`,
+      [sessionId],
+    );
+    return rows[0]!.n >= 2;
+  }, 30_000);
+  caller.stop();
+  await caller.closed;
+}
+
+/** The session's observability record once it has completed. */
+type Completed = { status: string; turns: Array<{ speaker: string; text: string; sttEngine?: string }> };
+
+function completed(sessionId: string): Promise<Completed> {
+  return waitUntil(async () => {
+    const r = await p.request(`/v1/observability/sessions/${sessionId}`, { key });
+    const body = (await r.json()) as Completed;
+    return body.status === 'completed' ? body : null;
+  });
+}
+
 describe('streaming STT reconnection', () => {
   it('a socket dropped mid-utterance is reopened with the unfinalized audio; the turn completes with the right text', async () => {
     const { sessionId, caller, stt: first, connectionsBefore } = await callPastGreeting();
@@ -80,33 +106,92 @@ describe('streaming STT reconnection', () => {
     expect(first.sent.some(isFinal)).toBe(false);
     dg.dropAll(1011, 'test: socket dropped');
     await speaking;
-    // The reply's row is written once all of it has played (its marks came back).
-    await waitUntil(async () => {
-      const { rows } = await p.infra.db.query<{ n: number }>(
-        `select count(*)::int as n from rt_turns where session_id = $1 and speaker = 'assistant'`,
-        [sessionId],
-      );
-      return rows[0]!.n >= 2;
-    }, 20_000);
-    caller.stop();
-    await caller.closed;
+    await answeredAndHungUp(sessionId, caller);
 
     expect(first.closeCode).toBe(1011);
     expect(dg.connections.length).toBe(connectionsBefore + 2);
     const second = dg.connections[connectionsBefore + 1]!;
     expect(second.sent.filter(isFinal).map(transcriptOf)).toEqual([LINE]);
 
-    const d = await waitUntil(async () => {
-      const r = await p.request(`/v1/observability/sessions/${sessionId}`, { key });
-      const body = (await r.json()) as { status: string; turns: Array<{ speaker: string; text: string }> };
-      return body.status === 'completed' ? body : null;
-    });
+    const d = await completed(sessionId);
     expect(d.turns.map((t) => [t.speaker, t.text])).toEqual([
       ['assistant', 'Hello!'],
       ['user', LINE],
       ['assistant', REPLY],
     ]);
+    expect(d.turns.find((t) => t.speaker === 'user')!.sttEngine).toBe('deepgram');
   }, 60_000);
+});
+
+describe('STT fallback to the local recogniser (REALTIME_PHONE_STT_LOCAL_FALLBACK)', () => {
+  it('a vendor that goes down mid-utterance: the local recogniser hears the utterance whole, the turn is answered, the bill follows the engine', async () => {
+    const { sessionId, caller, stt: first, connectionsBefore } = await callPastGreeting();
+
+    const speaking = caller.say(await fliteUtterance(LINE));
+    await waitUntil(() => first.sent.some(isInterim), 10_000);
+    // The vendor goes down: the socket drops and the reconnection is refused.
+    dg.failNextHandshake(503);
+    dg.dropAll(1011, 'test: vendor down');
+    await speaking;
+    await answeredAndHungUp(sessionId, caller);
+
+    // Only the dropped socket reached the vendor: the refused reconnection never opened one.
+    expect(dg.connections.length).toBe(connectionsBefore + 1);
+    const d = await completed(sessionId);
+    // The local recogniser's words (nothing is scripted for it): the utterance, heard from its start.
+    const said = d.turns.filter((t) => t.speaker === 'user').map((t) => t.text);
+    expect(said.join(' '), JSON.stringify(d.turns)).toMatch(/like|book|clean|appointment|next|week/i);
+    expect(d.turns.at(-1)).toMatchObject({ speaker: 'assistant', text: REPLY });
+    // Each caller turn says which engine heard it.
+    const engines = d.turns.filter((t) => t.speaker === 'user').map((t) => t.sttEngine);
+    expect(engines.length).toBeGreaterThan(0);
+    expect(new Set(engines)).toEqual(new Set(['default']));
+
+    const { rows: session } = await p.infra.db.query<{ stt_provider: string; metrics: Record<string, number> }>(
+      'select stt_provider, metrics from rt_sessions where id = $1',
+      [sessionId],
+    );
+    expect(session[0]!.stt_provider).toBe('deepgram');
+    expect(session[0]!.metrics.sttEngineSwitches).toBe(1);
+    expect(session[0]!.metrics.sttFallbackSeconds).toBeGreaterThan(1);
+    // Two STT rows: the vendor's seconds (billable on the platform key) and the local recogniser's (never charged).
+    const { rows: stt } = await p.infra.db.query<{
+      provider: string;
+      units: number;
+      billable: boolean;
+      credits: number;
+    }>(
+      `select provider, units::float8 as units, billable, credits::float8 as credits from credit_ledger
+        where request_id = $1 and operation = 'session.stt' order by provider`,
+      [sessionId],
+    );
+    expect(stt.map((r) => [r.provider, r.billable])).toEqual([
+      ['deepgram', true],
+      ['default', false],
+    ]);
+    expect(stt[1]!.credits).toBe(0);
+    expect(stt[1]!.units).toBeGreaterThanOrEqual(Math.floor(session[0]!.metrics.sttFallbackSeconds!));
+    expect(stt[0]!.units + stt[1]!.units).toBeLessThanOrEqual(Math.ceil(session[0]!.metrics.sttAudioSeconds!) + 1);
+  }, 60_000);
+});
+
+describe('which phone calls get the local fallback', () => {
+  it('a vendor STT call in a language the local recogniser hears (English) gets it; one in French does not', async () => {
+    const dev = await p.developer('pro');
+    const fallbackOf = async (language: string) => {
+      const res = await p.request('/v1/agents', {
+        method: 'POST',
+        key: dev.apiKey,
+        json: { name: 'Lang', systemPrompt: 'You answer.', firstMessage: 'Hi.', llmModel: 'gpt-4o-mini', language },
+      });
+      expect(res.status, await res.clone().text()).toBe(201);
+      const agent = (await getAgent(p.infra.db, dev.developerId, ((await res.json()) as { id: string }).id))!;
+      const engines = await resolveSessionEngines(p.infra, speechFor(p.infra), dev.developerId, agent, 'twilio');
+      return [engines.sttProvider, engines.sttFallback?.engine.provider ?? null];
+    };
+    expect(await fallbackOf('en')).toEqual(['deepgram', 'default']);
+    expect(await fallbackOf('fr')).toEqual(['deepgram', null]);
+  });
 });
 
 describe('streaming STT writes during silence', () => {

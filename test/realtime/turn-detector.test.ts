@@ -24,6 +24,25 @@ describe('turn detector', () => {
     ]);
   });
 
+  it('a speech frame after startMs of sound over the floor starts speech at once; without that sound it needs startMs of speech', () => {
+    // Silero's scores for flite's "Wait, stop." at 8 kHz: the "W" glide (sound over the floor since 0 ms, scored
+    // under the threshold), then the vowel at 224 ms.
+    const wait = [0.25, 0.06, 0.05, 0.04, 0.02, 0.01, 0.01, 0.78, 0.99];
+    const d = new TurnDetector({ threshold: 0.5, startMs: 60, endpointMs: 300 });
+    const events = wait.map((p, i) => d.push(p, i * 32, 32, 0)).filter(Boolean);
+    expect(events).toEqual([{ type: 'start', onsetMs: 224, atMs: 256 }]);
+
+    // The same scores with the sound beginning at each frame (no floor known): the second speech frame starts it.
+    const q = new TurnDetector({ threshold: 0.5, startMs: 60, endpointMs: 300 });
+    expect(wait.map((p, i) => q.push(p, i * 32, 32)).filter(Boolean)).toEqual([
+      { type: 'start', onsetMs: 224, atMs: 288 },
+    ]);
+
+    // A click: one loud frame out of silence is not speech, whatever it scores.
+    const c = new TurnDetector({ threshold: 0.5, startMs: 60, endpointMs: 300 });
+    expect([0.9, 0.1, 0.1].map((p, i) => c.push(p, i * 32, 32, i * 32)).filter(Boolean)).toEqual([]);
+  });
+
   it('ends on known silence before the next frame completes, and only once', () => {
     const d = new TurnDetector({ threshold: 0.5, startMs: 60, endpointMs: 300 });
     for (let t = 0; t < 320; t += 32) d.push(0.9, t, 32); // speech until 320 ms

@@ -10,6 +10,7 @@ import { VadStage } from '../../workers/realtime/pipeline/input/vad-stage.ts';
 import { Playback } from '../../workers/realtime/pipeline/playback.ts';
 import type { SessionSettings } from '../../workers/realtime/call/types.ts';
 import { fliteUtterance } from '../../support/realtime/helpers.ts';
+import { callerAudio } from '../../support/realtime/caller-audio.ts';
 
 const RATE = 8000;
 const SETTINGS: SessionSettings = {
@@ -72,15 +73,7 @@ function callerSide() {
     (f) => out.push(f),
     (_stage, e) => errors.push(e),
   );
-  let atMs = 0;
-  const audio = (pcm: Buffer) => {
-    for (let off = 0; off < pcm.length; off += 320) {
-      const chunk = pcm.subarray(off, Math.min(pcm.length, off + 320));
-      p.push({ kind: 'audio-in', pcm: chunk, sampleRate: RATE, atMs });
-      atMs += (chunk.length / 2 / RATE) * 1000;
-    }
-  };
-  const silence = (ms: number) => audio(Buffer.alloc(Math.round((ms / 1000) * RATE) * 2));
+  const { audio, silence } = callerAudio((f) => p.push(f), RATE);
   const until = async (pred: () => boolean, what: string) => {
     const deadline = Date.now() + 20_000;
     while (!pred()) {

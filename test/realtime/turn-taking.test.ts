@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TurnTaking } from '../../shared/kernel/contracts/agents.ts';
+import { TurnTaking } from '../../shared/contracts/agents.ts';
 import type { Frame } from '../../workers/realtime/pipeline/frames.ts';
 import type { AssistantTurn } from '../../workers/realtime/pipeline/assistant-turn.ts';
 import {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { VideoEngine, VideoJob } from '../../shared/kernel/contracts/video.ts';
+import type { VideoEngine, VideoJob } from '../../shared/contracts/video.ts';
 import { makeMedia, startMediaServer, type LocalServer } from '../../support/doubles/media-server.ts';
 import { startModelServerDouble, type ModelServerCall } from '../../support/doubles/model-server.ts';
 import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';

@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { VideoJob } from '../../shared/kernel/contracts/video.ts';
+import type { VideoJob } from '../../shared/contracts/video.ts';
 import { startTestPlatform, waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
 import { probeUrl, TEST_ENV, waitForJob } from './helpers.ts';
 import {

@@ -2,8 +2,8 @@
 // the job silently ran on the developer's stored key or the platform's key.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { VideoJob } from '../../shared/kernel/contracts/video.ts';
-import { isVideoFailure } from '../../shared/kernel/media/failure.ts';
+import type { VideoJob } from '../../shared/contracts/video.ts';
+import { isVideoFailure } from '../../shared/domains/video/failure.ts';
 import { eraseJobKeys, jobKeyHeaders, sealJobKeys } from '../../shared/domains/video/job-keys.ts';
 import { startElevenLabsDouble } from '../../support/doubles/elevenlabs.ts';
 import type { HttpDouble } from '../../shared/domains/agent-tests/simulators/http-double.ts';

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { VideoJob } from '../../shared/kernel/contracts/video.ts';
+import type { VideoJob } from '../../shared/contracts/video.ts';
 import { startTestPlatform, waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
 import { TEST_ENV, waitForJob } from './helpers.ts';
 import { listen, startReceiver, type LocalServer, type Received } from '../../support/doubles/media-server.ts';
@@ -37,6 +37,9 @@ function spawnWorker(): ChildProcess {
       S3_BUCKET: c.S3_BUCKET,
       // Full size, so the render lasts long enough to be killed in the middle.
       VIDEO_AVATAR_SIZE: '512',
+      // The dead worker's lock expires in 5 s instead of the default 30 s (a live worker renews it every 2.5 s; the
+      // render runs in ffmpeg, off its event loop), so the job is handed back within about 10 s, not a minute.
+      WORKER_STALLED_INTERVAL_MS: '5000',
     },
     stdio: ['ignore', 'ignore', 'inherit'],
     detached: false,
@@ -106,7 +109,7 @@ describe('a worker killed mid-job (SIGKILL)', () => {
     const mid = (await (await p.request(`/v1/video/${job.id}`, { key: dev.apiKey })).json()) as VideoJob;
     expect(mid.status).toBe('processing');
 
-    // A new worker: BullMQ's stalled-job check hands the job back once the dead worker's lock expires (~30 s).
+    // A new worker: BullMQ's stalled-job check hands the job back once the dead worker's lock expires (~5 s).
     spawnWorker();
     const { job: done } = await waitForJob(p, dev.apiKey, job.id, 150_000);
     expect(done.status, JSON.stringify(done.error)).toBe('completed');

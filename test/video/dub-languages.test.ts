@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { VideoJob } from '../../shared/kernel/contracts/video.ts';
+import type { VideoJob } from '../../shared/contracts/video.ts';
 import { ApertiumTranslateEngine } from '../../shared/engines/translate/apertium.ts';
 import { DeepLTranslateEngine } from '../../shared/engines/translate/deepl.ts';
 import { startDeepgramDouble } from '../../support/doubles/deepgram.ts';

@@ -1,15 +1,14 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../shared/kernel/config/index.ts';
-import { buildEngines } from '../../shared/composition/engines-boot.ts';
-import type { Infra } from '../../shared/platform/infra.ts';
+import { buildEngines, engineSummary } from '../../shared/engines/engines.ts';
 
 /** The registries only read the config while they are built; connections are not needed for that. */
-const withConfig = (env: Record<string, string>) => ({ config: loadConfig(env) }) as unknown as Infra;
+const withConfig = (env: Record<string, string>) => buildEngines(loadConfig(env));
 
 describe('engine registries built at start-up', () => {
   it('hold every capability, analysis included: the local engine, Twelve Labs and analyze model servers', () => {
-    const engines = buildEngines(
+    const engines = engineSummary(
       withConfig({ VIDEO_MODEL_SERVERS: 'analyze:videollama=http://gpu-1:9000,lipsync:wav2lip=http://gpu-2:9000/' }),
     );
     expect(engines.analysis).toEqual(['default', 'twelvelabs', 'videollama']);
@@ -23,7 +22,7 @@ describe('engine registries built at start-up', () => {
     ['a provider named default', 'lipsync:default=http://gpu-1:9000', /"default" names the local engine/],
     ['a provider listed twice', 'lipsync:a=http://gpu-1:9000,lipsync:a=http://gpu-2:9000', /lipsync:a twice/],
   ])('stop the process with a message naming the variable for %s', (_what, spec, message) => {
-    const build = () => buildEngines(withConfig({ VIDEO_MODEL_SERVERS: spec }));
+    const build = () => withConfig({ VIDEO_MODEL_SERVERS: spec });
     expect(build).toThrow(/^Invalid engine configuration \(video engines\): /);
     expect(build).toThrow(message);
   });
@@ -44,13 +43,11 @@ describe('engine registries built at start-up', () => {
       registerHooks({ load: (url, context, next) => (seen.add(url), next(url, context)) });
       const heavy = () => [...seen].filter((u) => /node_modules\\/(onnxruntime|@vladmandic|@tensorflow)/.test(u));
       const { loadConfig } = await import('./shared/kernel/config/index.ts');
-      const { buildEngines } = await import('./shared/composition/engines-boot.ts');
-      const { speechEngines } = await import('./shared/engines/speech-registry.ts');
-      const infra = { config: loadConfig({}) };
-      buildEngines(infra);
+      const { buildEngines } = await import('./shared/engines/engines.ts');
+      const engines = buildEngines(loadConfig({}));
       await new Promise((r) => setTimeout(r, 100)); // a load started in the background counts too
       const atBoot = heavy();
-      await speechEngines(infra).vad.load();
+      await engines.vad.load();
       console.log(JSON.stringify({ atBoot, afterFirstUse: heavy() }));`;
     const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', probe], {
       encoding: 'utf8',

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { VideoJob } from '../../shared/kernel/contracts/video.ts';
+import type { VideoJob } from '../../shared/contracts/video.ts';
 import { waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
 
 /** Polls a job until it finishes, recording every progress value seen on the way. */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnalyzeSections, VideoJob } from '../../shared/kernel/contracts/video.ts';
+import type { AnalyzeSections, VideoJob } from '../../shared/contracts/video.ts';
 import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';
 import { probeUrl, TEST_ENV, waitForJob } from './helpers.ts';
 import { startMediaServer, type LocalServer } from '../../support/doubles/media-server.ts';

@@ -1,7 +1,7 @@
 import { UnrecoverableError, Worker } from 'bullmq';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { VideoJob } from '../../shared/kernel/contracts/video.ts';
+import type { VideoJob } from '../../shared/contracts/video.ts';
 import { createLogger } from '../../shared/kernel/observability/logger.ts';
 import { startPlatform, type Platform } from '../../scripts/platform.ts';
 import { queuePrefix } from '../../shared/kernel/queue/queues.ts';
@@ -105,6 +105,14 @@ describe('webhook delivery', () => {
     await waitForJob(p, dev.apiKey, job.id);
     await waitUntil(() => hook.received.some((r) => r.status === 200), 30_000);
     expect(hook.received.map((r) => r.status)).toEqual([500, 500, 500, 200]);
+    // The receiver answers before the worker records the attempt: the log is read once the message is delivered.
+    await waitUntil(async () => {
+      const { rows } = await p.infra.db.query('select 1 from webhook_messages where source = $1 and status = $2', [
+        `video_job:${job.id}`,
+        'delivered',
+      ]);
+      return rows.length > 0;
+    });
     const ids = new Set(hook.received.map((r) => r.headers['webhook-id']));
     expect(ids.size).toBe(1);
     const secret = (

@@ -2,7 +2,7 @@ import type { ContextVars } from '../../shared/domains/agents/prompt.ts';
 import { callHangupReason, callVariables, markRefused } from '../../shared/domains/campaigns/store.ts';
 import { refusalTwiml } from '../../shared/domains/realtime/admission.ts';
 import { updateLiveCall } from '../../shared/domains/realtime/twilio-calls.ts';
-import { SessionEndReason } from '../../shared/kernel/contracts/sessions.ts';
+import { SessionEndReason } from '../../shared/contracts/sessions.ts';
 import { ID_PREFIX } from '../../shared/kernel/ids.ts';
 import type { Logger } from '../../shared/kernel/observability/logger.ts';
 import type { Infra } from '../../shared/platform/infra.ts';

@@ -1,4 +1,5 @@
 import type { Turn } from '../types.ts';
+import { cutShortWords } from '../call-words.ts';
 import { STAGES, waterfallRows } from './waterfall-rows.ts';
 
 function niceStep(max: number): number {
@@ -8,7 +9,7 @@ function niceStep(max: number): number {
 }
 
 /** Stacked bars on one shared time axis (ms after the caller stopped speaking), one row per reply. */
-export function Waterfall(props: { turns: Turn[] }) {
+export function Waterfall(props: { turns: Turn[]; bargeInTurns?: ReadonlySet<number> }) {
   const rows = waterfallRows(props.turns);
   if (!rows.length)
     return <p class="muted">No replies to speech in this call, so there is no latency to break down.</p>;
@@ -35,7 +36,7 @@ export function Waterfall(props: { turns: Turn[] }) {
           <div class="wf-row" key={r.turn} data-turn={r.turn}>
             <div class="wf-label">
               Turn {r.turn}
-              {r.interrupted ? ' (interrupted)' : ''}
+              {r.interrupted ? ` (${cutShortWords(r.turn, props.bargeInTurns)})` : ''}
             </div>
             <div
               class="wf-track"

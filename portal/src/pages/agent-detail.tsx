@@ -5,7 +5,7 @@ import { ConfirmButton, ErrorBox, fmtDate, Link, Loading, PageHeader, useAsync }
 import { DirectVoice, type VoiceEvent } from '../voice/direct-voice.ts';
 import { navigate } from '../router.ts';
 import { AgentForm } from './agent-form.tsx';
-import { failureReason } from './calls.tsx';
+import { callState, failureReason, KIND_WORDS } from '../call-words.ts';
 
 export function AgentDetailPage(props: { id: string }) {
   const enc = encodeURIComponent(props.id);
@@ -60,9 +60,9 @@ export function AgentDetailPage(props: { id: string }) {
                 <ul>
                   {calls.data.data.map((c) => (
                     <li key={c.id}>
-                      <Link href={`/calls/${encodeURIComponent(c.id)}`}>{fmtDate(c.startedAt)}</Link> · {c.turns} turns
-                      · {c.status}
-                      {c.status === 'failed' ? <span class="bad"> ({failureReason(c)})</span> : null}
+                      <Link href={`/calls/${encodeURIComponent(c.id)}`}>{fmtDate(c.startedAt)}</Link> ·{' '}
+                      {KIND_WORDS[c.kind]} · {c.turns} turns · {callState(c).words}
+                      {callState(c).cls === 'failed' ? <span class="bad"> ({failureReason(c)})</span> : null}
                     </li>
                   ))}
                 </ul>

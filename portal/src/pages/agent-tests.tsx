@@ -1,8 +1,8 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { API_BASE, v1 } from '../api.ts';
 import { Waterfall } from '../charts/waterfall.tsx';
 import { navigate, useRoute } from '../router.ts';
-import type { Page } from '../types.ts';
+import type { Agent, Page } from '../types.ts';
 import {
   ErrorBox,
   Field,
@@ -15,13 +15,9 @@ import {
   THead,
   useAction,
   useAsync,
+  usePoll,
 } from '../ui.tsx';
-import type {
-  Check,
-  ScenarioResultView,
-  TestRun,
-  TestRunDetail,
-} from '../../../shared/kernel/contracts/agent-tests.ts';
+import type { Check, ScenarioResultView, TestRun, TestRunDetail } from '../../../shared/contracts/agent-tests.ts';
 
 /**
  * An agent's Tests page (docs/agent-tests.md): run scenario files against the agent offline (scripted LLM,
@@ -51,16 +47,24 @@ scenarios:
 `;
 
 const OPEN = new Set(['queued', 'running']);
-const statusClass = (s: string) => (s === 'passed' ? 'completed' : s === 'failed' || s === 'error' ? 'failed' : s);
 
-/** Re-runs `reload` every `ms` while `active` holds (a run in progress), so progress moves without a click. */
-function usePoll(active: boolean, reload: () => void, ms = 2000) {
-  useEffect(() => {
-    if (!active) return;
-    const t = setInterval(reload, ms);
-    return () => clearInterval(t);
-  }, [active, reload]);
+/** localStorage key of an agent's last suite (per browser; the suite itself is never sent until a run). */
+const suiteKey = (agentId: string) => `vap.agent-tests.suite.${agentId}`;
+function loadSuite(agentId: string): string | null {
+  try {
+    return localStorage.getItem(suiteKey(agentId));
+  } catch {
+    return null;
+  }
 }
+function saveSuite(agentId: string, text: string): void {
+  try {
+    localStorage.setItem(suiteKey(agentId), text);
+  } catch {
+    // Storage full or disabled: the suite is only kept for this page view.
+  }
+}
+const statusClass = (s: string) => (s === 'passed' ? 'completed' : s === 'failed' || s === 'error' ? 'failed' : s);
 
 export function AgentTestsPage(props: { id: string }) {
   const enc = encodeURIComponent(props.id);
@@ -72,7 +76,11 @@ export function AgentTestsPage(props: { id: string }) {
     rows.some((r) => OPEN.has(r.status)),
     runs.reload,
   );
-  const [text, setText] = useState(EXAMPLE);
+  const agent = useAsync(() => v1<Agent>(`/agents/${enc}`));
+  // The last suite typed or uploaded for this agent stays across reloads (this browser only).
+  const [text, setTextState] = useState(() => loadSuite(props.id) ?? EXAMPLE);
+  const setText = (t: string) => (setTextState(t), saveSuite(props.id, t));
+  const local = agent.data?.llmProvider === 'local';
   const start = useAction();
   const open = (runId: string) => navigate(`/agents/${enc}/tests?run=${encodeURIComponent(runId)}`);
 
@@ -86,11 +94,21 @@ export function AgentTestsPage(props: { id: string }) {
       <PageHeader title="Agent tests">
         <Link href={`/agents/${enc}`}>Back to the agent</Link>
       </PageHeader>
-      <p class="muted">
+      <p class="muted" data-testid="tests-intro">
         Each scenario is played as a call against the agent as configured: a flite voice speaks the caller's lines over
         the real media-stream path (or the direct WebSocket protocol), a scripted LLM (<code>llm.replies</code>) and a
-        simulated STT answer instead of vendors. Offline runs cost nothing and dial no number; a scenario without{' '}
-        <code>llm.replies</code> runs on the agent's own LLM, at its vendor's real cost (marked as test traffic).
+        simulated STT answer instead of vendors. Offline runs cost nothing and dial no number;{' '}
+        {local ? (
+          <>
+            this agent answers with the local reply engine (a knowledge lookup, not a language model), so a scenario
+            without <code>llm.replies</code> is answered by it, offline and free too.
+          </>
+        ) : (
+          <>
+            a scenario without <code>llm.replies</code> runs on the agent's own LLM, at its vendor's real cost (marked
+            as test traffic).
+          </>
+        )}
       </p>
 
       <h2>Run scenarios</h2>
@@ -138,7 +156,7 @@ export function AgentTestsPage(props: { id: string }) {
       {runs.loading && !runs.data ? <Loading what="test runs" /> : null}
       {runs.data && !rows.length ? <p class="muted">No test runs yet.</p> : null}
       {rows.length ? (
-        <table data-testid="test-runs">
+        <table data-testid="test-runs" class="stack">
           <THead cols={['Run', 'Started', 'Progress', 'Result', 'Status']} />
           <tbody>
             {rows.map((r) => (
@@ -146,15 +164,15 @@ export function AgentTestsPage(props: { id: string }) {
                 <th scope="row">
                   <Link href={`/agents/${enc}/tests?run=${encodeURIComponent(r.id)}`}>{r.id}</Link>
                 </th>
-                <td>{fmtDate(r.createdAt)}</td>
-                <td>
+                <td data-label="Started">{fmtDate(r.createdAt)}</td>
+                <td data-label="Progress">
                   <meter min={0} max={r.progress.total} value={r.progress.done} aria-label="Scenarios finished" />{' '}
                   {r.progress.done} of {r.progress.total}
                 </td>
-                <td>
+                <td data-label="Result">
                   {r.passed} passed, {r.failed} failed
                 </td>
-                <td>
+                <td data-label="Status">
                   <span class={`badge ${statusClass(r.status)}`}>{r.status}</span>
                   {r.error ? <div class="muted">{r.error}</div> : null}
                 </td>
@@ -242,18 +260,28 @@ function ScenarioView(props: { result: ScenarioResultView; open: boolean; onOpen
         ) : null}
       </p>
       {r.error ? <p class="error">Could not run to the end: {r.error}</p> : null}
+      {r.rootCause.length ? (
+        <ul class="checks" data-testid="root-cause">
+          {r.rootCause.map((why, k) => (
+            <li key={k} class="error">
+              Root cause: {why}
+            </li>
+          ))}
+        </ul>
+      ) : null}
       <Checks checks={r.checks} />
       {r.turns.length ? (
-        <table>
+        // One card per turn on a phone (table.stack): the sentences wrap instead of scrolling sideways.
+        <table class="stack turns">
           <THead cols={['Turn', 'Caller said', 'Platform heard', 'Agent replied', 'Latency', 'Checks']} />
           <tbody>
             {r.turns.map((t) => (
               <tr key={t.index}>
-                <th scope="row">{t.index + 1}</th>
-                <td>{t.said}</td>
-                <td>{t.heard || <em>(nothing)</em>}</td>
-                <td>{t.reply || <em>(no reply)</em>}</td>
-                <td>
+                <th scope="row">Turn {t.index + 1}</th>
+                <td data-label="Caller said">{t.said}</td>
+                <td data-label="Platform heard">{t.heard || <em>(nothing)</em>}</td>
+                <td data-label="Agent replied">{t.reply || <em>(no reply)</em>}</td>
+                <td data-label="Latency">
                   {fmtMs(t.latencyMs)}
                   {t.cutIn ? <span class="badge failed"> cut in</span> : null}
                   {t.backchannelInterruptions ? (
@@ -262,7 +290,7 @@ function ScenarioView(props: { result: ScenarioResultView; open: boolean; onOpen
                     <span class="badge"> talked through {t.backchannels} backchannels</span>
                   ) : null}
                 </td>
-                <td>
+                <td data-label="Checks">
                   <Checks checks={t.checks} />
                 </td>
               </tr>

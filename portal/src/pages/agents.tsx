@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { v1 } from '../api.ts';
-import { LLM_PROVIDER_LABELS, type LlmProvider } from '../../../shared/kernel/contracts/providers.ts';
+import { LLM_PROVIDER_LABELS, type LlmProvider } from '../../../shared/contracts/providers.ts';
 import { navigate } from '../router.ts';
 import type { Agent, Collection, Page } from '../types.ts';
 import { ErrorBox, fmtDate, Link, Loading, PageHeader, useAsync, THead } from '../ui.tsx';

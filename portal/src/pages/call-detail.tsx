@@ -1,14 +1,19 @@
-import { END_REASON_WORDS } from '../../../shared/kernel/contracts/end-reasons.ts';
+import { END_REASON_WORDS } from '../../../shared/contracts/end-reasons.ts';
 import { API_BASE, v1 } from '../api.ts';
 import { Waterfall } from '../charts/waterfall.tsx';
+import { callState, cutShortWords, KIND_WORDS } from '../call-words.ts';
+import { CallOutcome } from './call-analysis.tsx';
 import { CallReplayPanel } from './call-replay.tsx';
-import type { CutInRates, RootCause, SessionDetail } from '../types.ts';
-import { ErrorBox, fmtDate, fmtMs, Link, Loading, PageHeader, useAsync, THead } from '../ui.tsx';
+import type { Agent, CutInRates, RootCause, SessionDetail } from '../types.ts';
+import { ErrorBox, fmtDate, fmtMs, Link, Loading, PageHeader, useAsync, usePoll, THead } from '../ui.tsx';
 
 const mmss = (ms: number) => {
   const s = Math.max(0, Math.round(ms / 1000));
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
 };
+
+/** How long after a call's end its page waits for the post-call analysis. */
+const ANALYSIS_WAIT_MS = 5 * 60_000;
 
 export function CallDetailPage(props: { id: string }) {
   const enc = encodeURIComponent(props.id);
@@ -25,6 +30,31 @@ export function CallDetailPage(props: { id: string }) {
     [agentId],
   );
   const agentRate = cutIns.data?.data[0];
+  // The agent by name (an archived or deleted agent keeps its id on the call).
+  const agent = useAsync(
+    () => (agentId ? v1<Agent>(`/agents/${encodeURIComponent(agentId)}`).catch(() => null) : Promise.resolve(null)),
+    [agentId],
+  );
+  // The post-call analysis lands a moment after the call ends (a job on the CPU queue): while the agent asks for one
+  // (or a message was taken) and it has not arrived, the page reads the call again, for at most five minutes.
+  // Agent-test and replay calls, and calls that lost their process, are never analysed.
+  const asks = Boolean((agent.data as { analysis?: unknown } | null | undefined)?.analysis) || Boolean(d?.takenMessage);
+  const pending = Boolean(
+    d?.endedAt &&
+    !d.analysis &&
+    asks &&
+    d.kind !== 'test' &&
+    d.kind !== 'replay' &&
+    d.endReason !== 'worker-lost' &&
+    Date.now() - Date.parse(d.endedAt) < ANALYSIS_WAIT_MS,
+  );
+  usePoll(pending, detail.reload);
+  // Turns in time order (a voicemail's greeting and message can be stored out of it), and which turns a barge-in
+  // was recorded on, so the waterfall, the transcript and the interruptions list use the same words.
+  const turns = d ? [...d.turns].sort((x, y) => x.startMs - y.startMs || x.index - y.index) : [];
+  const bargeIns = new Set((d?.interruptions ?? []).map((i) => i.turn));
+  const cutShort = turns.filter((t) => t.interrupted && !bargeIns.has(t.index));
+  const state = d ? callState(d) : null;
   // Recordings are keyed by the Twilio CallSid, or by the session id for browser (direct) calls.
   const recordingId = d ? (d.callId ?? d.id) : null;
   return (
@@ -43,17 +73,21 @@ export function CallDetailPage(props: { id: string }) {
             </div>
             <div>
               <dt>Agent</dt>
-              <dd>
-                <Link href={`/agents/${encodeURIComponent(d.agentId)}`}>{d.agentId}</Link>
+              <dd data-testid="agent">
+                <Link href={`/agents/${encodeURIComponent(d.agentId)}`}>{agent.data?.name ?? d.agentId}</Link>
               </dd>
             </div>
             <div>
-              <dt>Channel</dt>
-              <dd>{d.channel}</dd>
+              <dt>Kind</dt>
+              <dd data-testid="kind">{KIND_WORDS[d.kind]}</dd>
             </div>
             <div>
-              <dt>Status</dt>
-              <dd>{d.status}</dd>
+              <dt>State</dt>
+              <dd>
+                <span class={`badge ${state!.cls}`} data-testid="state">
+                  {state!.words}
+                </span>
+              </dd>
             </div>
             <div>
               <dt>Duration</dt>
@@ -72,7 +106,8 @@ export function CallDetailPage(props: { id: string }) {
                 {agentRate ? (
                   <span class="muted">
                     {' '}
-                    · agent {(agentRate.rate * 100).toFixed(1)} % of {agentRate.replies} replies
+                    · agent {(agentRate.rate * 100).toFixed(1)} % of {agentRate.replies}{' '}
+                    {agentRate.replies === 1 ? 'reply' : 'replies'}
                   </span>
                 ) : null}
               </dd>
@@ -110,6 +145,8 @@ export function CallDetailPage(props: { id: string }) {
             ) : null}
           </dl>
 
+          <CallOutcome analysis={d.analysis} message={d.takenMessage} ended={d.status !== 'active'} pending={pending} />
+
           <h2>Recording</h2>
           {d.recordingUrl && recordingId ? (
             <audio
@@ -132,7 +169,7 @@ export function CallDetailPage(props: { id: string }) {
           ) : null}
 
           <h2>Latency waterfall</h2>
-          <Waterfall turns={d.turns} />
+          <Waterfall turns={turns} bargeInTurns={bargeIns} />
 
           <h2>Root cause</h2>
           <ErrorBox error={report.error} />
@@ -172,18 +209,28 @@ export function CallDetailPage(props: { id: string }) {
               </tbody>
             </table>
           ) : (
-            <p class="muted">The caller did not interrupt the agent.</p>
+            <p class="muted" data-testid="barge-ins">
+              The caller did not barge in.
+            </p>
           )}
+          {cutShort.length ? (
+            <p class="muted" data-testid="cut-short">
+              {cutShort.length === 1 ? 'The reply of turn' : 'The replies of turns'}{' '}
+              {cutShort.map((t) => t.index).join(', ')} {cutShort.length === 1 ? 'was' : 'were'} cut short without a
+              barge-in: the call ended, or a limit or the agent's goodbye stopped{' '}
+              {cutShort.length === 1 ? 'it' : 'them'}.
+            </p>
+          ) : null}
 
           <h2>Transcript</h2>
-          {d.turns.length ? (
-            <ol class="transcript">
-              {d.turns.map((t) => (
+          {turns.length ? (
+            <ol class="transcript" aria-label="Transcript">
+              {turns.map((t) => (
                 <li key={t.index} class={t.speaker === 'assistant' ? 'agent' : 'you'}>
                   <span class="ts">{mmss(t.startMs)}</span>{' '}
                   <span class="who">{t.speaker === 'assistant' ? 'Agent' : 'Caller'}:</span>{' '}
                   {t.text || <em>(silence)</em>}
-                  {t.interrupted ? <span class="badge failed"> interrupted</span> : null}
+                  {t.interrupted ? <span class="badge failed"> {cutShortWords(t.index, bargeIns)}</span> : null}
                   {t.suspectedCutIn ? <span class="badge failed"> cut in?</span> : null}
                   {t.latencyMs !== undefined ? <span class="muted"> · replied in {fmtMs(t.latencyMs)}</span> : null}
                 </li>

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { z } from 'zod';
 import { v1 } from '../api.ts';
-import type { CallReplay as CallReplaySchema } from '../../../shared/kernel/contracts/call-replay.ts';
+import type { CallReplay as CallReplaySchema } from '../../../shared/contracts/call-replay.ts';
 import type { Page } from '../types.ts';
 import { ErrorBox, fmtMs, Link, THead, useAction } from '../ui.tsx';
 

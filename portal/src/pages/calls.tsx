@@ -1,38 +1,34 @@
 import { useState } from 'preact/hooks';
-import { END_REASON_WORDS } from '../../../shared/kernel/contracts/end-reasons.ts';
+import { END_REASON_WORDS, SESSION_END_REASONS } from '../../../shared/contracts/end-reasons.ts';
 import { v1 } from '../api.ts';
+import { callState, failureReason, KIND_WORDS } from '../call-words.ts';
 import type { Agent, Page, SessionSummary } from '../types.ts';
 import { ErrorBox, Field, fmtDate, Link, Loading, PageHeader, useAsync, THead } from '../ui.tsx';
+
+export { failureReason } from '../call-words.ts';
 
 const duration = (s: SessionSummary) =>
   s.startedAt && s.endedAt ? `${Math.round((Date.parse(s.endedAt) - Date.parse(s.startedAt)) / 1000)} s` : '—';
 
-/** How a call ended, in words (the typed end reason), after which a failed call's stored error says more. */
-export function failureReason(s: SessionSummary): string {
-  const how = s.endReason ? END_REASON_WORDS[s.endReason] : 'Failed';
-  return s.error && s.status === 'failed' ? `${how}: ${s.error}` : how;
-}
-
 export function CallsPage() {
   const [agentId, setAgentId] = useState('');
-  const [channel, setChannel] = useState('');
-  const [status, setStatus] = useState('');
+  const [kind, setKind] = useState('');
+  const [endReason, setEndReason] = useState('');
   const [more, setMore] = useState<SessionSummary[]>([]);
   const [cursor, setCursor] = useState<string | null>(null);
   const agents = useAsync(() => v1<Page<Agent>>('/agents', { query: { limit: 100 } }));
+  // Every filter is the API's (agentId, kind, endReason), so "Load more" pages through the filtered list.
+  const query = { agentId, kind, endReason, limit: 50 };
   const list = useAsync(async () => {
-    const p = await v1<Page<SessionSummary>>('/observability/sessions', { query: { agentId, limit: 50 } });
+    const p = await v1<Page<SessionSummary>>('/observability/sessions', { query });
     setMore([]);
     setCursor(p.hasMore ? (p.nextCursor ?? null) : null);
     return p;
-  }, [agentId]);
-  const filtered = Boolean(agentId || channel || status);
-  const clear = () => (setAgentId(''), setChannel(''), setStatus(''));
+  }, [agentId, kind, endReason]);
+  const filtered = Boolean(agentId || kind || endReason);
+  const clear = () => (setAgentId(''), setKind(''), setEndReason(''));
   const names = new Map((agents.data?.data ?? []).map((a) => [a.id, a.name]));
-  // The API filters by agent; channel and status narrow the loaded pages here.
-  const rows = [...(list.data?.data ?? []), ...more].filter(
-    (s) => (!channel || s.channel === channel) && (!status || s.status === status),
-  );
+  const rows = [...(list.data?.data ?? []), ...more];
   return (
     <section>
       <PageHeader title="Calls" />
@@ -51,28 +47,27 @@ export function CallsPage() {
             </option>
           ))}
         </Field>
-        <Field
-          label="Channel"
-          name="channel"
-          as="select"
-          value={channel}
-          onChange={(e) => setChannel(e.currentTarget.value)}
-        >
+        <Field label="Kind" name="kind" as="select" value={kind} onChange={(e) => setKind(e.currentTarget.value)}>
           <option value="">Any</option>
-          <option value="direct">Browser / direct</option>
-          <option value="twilio">Phone (Twilio)</option>
+          {Object.entries(KIND_WORDS).map(([k, w]) => (
+            <option key={k} value={k}>
+              {w}
+            </option>
+          ))}
         </Field>
         <Field
-          label="Status"
-          name="status"
+          label="Ended"
+          name="endReason"
           as="select"
-          value={status}
-          onChange={(e) => setStatus(e.currentTarget.value)}
+          value={endReason}
+          onChange={(e) => setEndReason(e.currentTarget.value)}
         >
-          <option value="">Any</option>
-          <option value="active">Active</option>
-          <option value="completed">Completed</option>
-          <option value="failed">Failed</option>
+          <option value="">Any way</option>
+          {SESSION_END_REASONS.map((r) => (
+            <option key={r} value={r}>
+              {END_REASON_WORDS[r]}
+            </option>
+          ))}
         </Field>
       </form>
       <ErrorBox error={list.error} />
@@ -96,22 +91,27 @@ export function CallsPage() {
         )
       ) : null}
       {rows.length ? (
-        <div class="table-wrap">
-          <table class="calls">
-            <THead cols={['Started', 'Agent', 'Channel', 'Turns', 'Duration', 'Status']} />
-            <tbody>
-              {rows.map((s) => (
-                <tr key={s.id}>
+        <table class="calls stack">
+          <THead cols={['Started', 'Kind', 'Agent', 'Turns', 'Duration', 'Ended']} />
+          <tbody>
+            {rows.map((s) => {
+              const state = callState(s);
+              return (
+                <tr key={s.id} data-session={s.id}>
                   <th scope="row">
                     <Link href={`/calls/${encodeURIComponent(s.id)}`}>{fmtDate(s.startedAt)}</Link>
                   </th>
-                  <td>{names.get(s.agentId) ?? s.agentId}</td>
-                  <td>{s.channel}</td>
-                  <td>{s.turns}</td>
-                  <td>{duration(s)}</td>
-                  <td>
-                    <span class={`badge ${s.status}`}>{s.status}</span>
-                    {s.status === 'failed' && (s.error || s.endReason) ? (
+                  <td data-label="Kind" data-testid="kind">
+                    {KIND_WORDS[s.kind]}
+                  </td>
+                  <td data-label="Agent">{names.get(s.agentId) ?? s.agentId}</td>
+                  <td data-label="Turns">{s.turns}</td>
+                  <td data-label="Duration">{duration(s)}</td>
+                  <td data-label="Ended">
+                    <span class={`badge ${state.cls}`} data-testid="state">
+                      {state.words}
+                    </span>
+                    {state.cls === 'failed' && (s.error || s.endReason) ? (
                       <div class="bad reason">{failureReason(s)}</div>
                     ) : s.endReason ? (
                       <div class="muted" data-testid="end-reason">
@@ -120,21 +120,19 @@ export function CallsPage() {
                     ) : null}
                   </td>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+              );
+            })}
+          </tbody>
+        </table>
       ) : null}
       {cursor ? (
         <button
           type="button"
           onClick={() =>
-            void v1<Page<SessionSummary>>('/observability/sessions', { query: { agentId, limit: 50, cursor } }).then(
-              (p) => {
-                setMore((m) => [...m, ...p.data]);
-                setCursor(p.hasMore ? (p.nextCursor ?? null) : null);
-              },
-            )
+            void v1<Page<SessionSummary>>('/observability/sessions', { query: { ...query, cursor } }).then((p) => {
+              setMore((m) => [...m, ...p.data]);
+              setCursor(p.hasMore ? (p.nextCursor ?? null) : null);
+            })
           }
         >
           Load more

@@ -20,6 +20,8 @@ import {
 interface Ingested {
   documentId: string;
   chunksCreated: number;
+  /** `entries`: one chunk per Markdown heading or Q&A question; `size`: by length. */
+  split?: 'entries' | 'size';
   tokensUsed: number;
 }
 
@@ -114,8 +116,8 @@ export function CollectionDetailPage(props: { id: string }) {
               <ErrorBox error={fieldError(ingestError, 'content') ? null : ingestError} />
               {added ? (
                 <p role="status" class="ok">
-                  Added {added.label}: {added.chunksCreated} {added.chunksCreated === 1 ? 'chunk' : 'chunks'} (
-                  {added.tokensUsed} tokens).
+                  Added {added.label}: {added.chunksCreated} {added.chunksCreated === 1 ? 'chunk' : 'chunks'}
+                  {added.split === 'entries' ? ', one per heading or question' : ''} ({added.tokensUsed} tokens).
                 </p>
               ) : null}
             </div>
@@ -204,7 +206,7 @@ function DocumentList(props: {
       {list?.length ? (
         <div class="table-wrap">
           <table class="documents" aria-label="Documents">
-            <THead cols={['Source', 'Kind', 'Characters', 'Chunks', 'Added', '']} />
+            <THead cols={['Source', 'Kind', 'Characters', 'Chunks', 'Split by', 'Added', '']} />
             <tbody>
               {list.map((d) => (
                 <tr key={d.id}>
@@ -212,6 +214,9 @@ function DocumentList(props: {
                   <td>{d.contentType}</td>
                   <td>{fmtNum(d.chars)}</td>
                   <td>{d.chunks}</td>
+                  <td title={d.split === 'entries' ? 'One chunk per Markdown heading or Q&A question' : undefined}>
+                    {d.split === 'entries' ? 'heading / question' : 'size'}
+                  </td>
                   <td>{fmtDate(d.createdAt)}</td>
                   <td>
                     <ConfirmButton

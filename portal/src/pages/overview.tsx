@@ -51,6 +51,7 @@ export function OverviewPage() {
             {pct.toFixed(1)}% of this period's credits used
           </label>
           <meter id="credit-meter" min={0} max={c.limit || 1} value={c.used} high={(c.limit || 1) * 0.8} />
+          <UsageNotes usage={usage.data!} />
         </>
       ) : null}
       <h2>Daily usage by category</h2>
@@ -79,6 +80,27 @@ export function OverviewPage() {
         </li>
       </ol>
     </section>
+  );
+}
+
+/**
+ * What the figures above hold that is easy to misread: agent-test calls (test traffic: counted in the figures, shown
+ * apart here) and the local reply engine, which is free and so is never LLM spend (docs/billing.md).
+ */
+function UsageNotes(props: { usage: Usage }) {
+  const t = props.usage.testTraffic;
+  return (
+    <ul class="usage-notes">
+      <li data-testid="test-traffic">
+        Test traffic this period: {fmtNum(t.sessions)} agent-test {t.sessions === 1 ? 'call' : 'calls'},{' '}
+        {fmtNum(Math.round(t.credits * 100) / 100)} credits (included above; offline runs cost nothing).{' '}
+        <Link href="/agents">Run tests from an agent's page.</Link>
+      </li>
+      <li class="muted">
+        Replies by the local reply engine (a knowledge lookup, not a language model) are free: they count as requests,
+        never as LLM credits. Spending limits per day: <Link href="/caps">Spending caps</Link>.
+      </li>
+    </ul>
   );
 }
 

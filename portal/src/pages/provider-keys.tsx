@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { KEYED_VENDORS } from '../../../shared/kernel/contracts/providers.ts';
+import { KEYED_VENDORS } from '../../../shared/contracts/providers.ts';
 import { v1 } from '../api.ts';
 import type { Page, ProviderKey } from '../types.ts';
 import {

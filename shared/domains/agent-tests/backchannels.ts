@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { trimSilence } from '../../kernel/audio/trim-silence.ts';
-import type { BackchannelResult, Backchannels, Check, Impairments } from '../../kernel/contracts/agent-tests.ts';
+import type { BackchannelResult, Backchannels, Check, Impairments } from '../../contracts/agent-tests.ts';
 import { mulberry32 } from '../../kernel/prng.ts';
 import { fliteUtterance, type CallerVoice } from './caller-speech.ts';
 

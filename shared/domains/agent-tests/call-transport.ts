@@ -1,5 +1,5 @@
 import * as mulaw from '../../kernel/audio/mulaw.ts';
-import type { Scenario } from '../../kernel/contracts/agent-tests.ts';
+import type { Scenario } from '../../contracts/agent-tests.ts';
 import { ImpairedCaller, ImpairedDirectCaller, PCM_LINE } from './impaired-caller.ts';
 import type { LineImpairment, MulawCodec } from './impairments.ts';
 import { createDirectSession, createSession, type Target } from './session-api.ts';
@@ -34,6 +34,8 @@ export interface ScenarioCaller {
 export interface CallTransport {
   /** The frames as this transport carries them: the seeded line impairs them in that form. */
   codec: MulawCodec;
+  /** The frames' sample rate. */
+  rate: number;
   /** Creates the session (waiting while the platform is at capacity) and the caller that will connect to it. */
   connect(
     t: Target,
@@ -45,6 +47,7 @@ export interface CallTransport {
 /** A phone call over the real Twilio media-stream path: the TwiML's token, 8 kHz μ-law frames. */
 const twilio: CallTransport = {
   codec: mulaw,
+  rate: 8000,
   async connect(t, line, signal) {
     const created = await createSession(t, signal);
     if (created.status !== 200)
@@ -60,6 +63,7 @@ const twilio: CallTransport = {
 /** The direct protocol (a browser's or an app's call): POST /v1/sessions/direct's token, 16 kHz PCM frames. */
 const websocket: CallTransport = {
   codec: PCM_LINE,
+  rate: 16000,
   async connect(t, line, signal) {
     const created = await createDirectSession(t, signal);
     if (created.status !== 200)

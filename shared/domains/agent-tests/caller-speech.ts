@@ -5,7 +5,7 @@ import { mulawToPcm } from '../../kernel/audio/mulaw.ts';
 import { resamplePcm } from '../../kernel/audio/resampler.ts';
 import { trimSilence } from '../../kernel/audio/trim-silence.ts';
 import { parseWav } from '../../kernel/audio/wav.ts';
-import type { CALLER_VOICES, Scenario, ScenarioTurn, TurnAudio } from '../../kernel/contracts/agent-tests.ts';
+import type { CALLER_VOICES, Scenario, ScenarioTurn, TurnAudio } from '../../contracts/agent-tests.ts';
 import { runProcess } from '../../kernel/process/spawn.ts';
 import { clipFor, hardClip } from './impairments.ts';
 

@@ -1,5 +1,5 @@
-import { compilePattern, type Scenario } from '../../kernel/contracts/agent-tests.ts';
-import type { SessionEndReason } from '../../kernel/contracts/sessions.ts';
+import { compilePattern, type Scenario } from '../../contracts/agent-tests.ts';
+import type { SessionEndReason } from '../../contracts/sessions.ts';
 import { backchannelResults, ignoresBackchannelsCheck, type SaidBackchannel } from './backchannels.ts';
 import { turnText } from './caller-speech.ts';
 import type { Check, ScenarioResult, TurnResult } from './results.ts';
@@ -17,7 +17,8 @@ export interface Observed {
 interface Detail {
   startedAt: string | null;
   endReason: string | null;
-  turns: { speaker: string; text: string; startMs: number }[];
+  /** `fullText`: an interrupted reply's whole text (`text` is what was said before the interruption). */
+  turns: { speaker: string; text: string; startMs: number; interrupted?: boolean; fullText?: string }[];
   toolExecutions: { name: string; ok: boolean }[];
 }
 
@@ -29,17 +30,48 @@ const ENDED: Record<string, readonly SessionEndReason[]> = {
 };
 
 const q = (s: string) => JSON.stringify(s);
-const clip = (s: string) => (s.length > 120 ? `${s.slice(0, 117)}…` : s);
+const EXCERPT = 120;
+const clip = (s: string) => (s.length > EXCERPT ? `${s.slice(0, EXCERPT - 3)}…` : s);
 
-function matches(expectation: string, pattern: string, text: string, want: boolean): Check {
-  const m = compilePattern(pattern).exec(text);
+/** At most EXCERPT characters of `text` centred on [at, at + len), with … where it was cut: the match stays in view. */
+export function excerptAround(text: string, at: number, len: number): string {
+  if (text.length <= EXCERPT) return text;
+  const room = Math.max(0, EXCERPT - 2 - len);
+  let from = Math.max(0, at - Math.floor(room / 2));
+  const to = Math.min(text.length, from + Math.max(len, EXCERPT - 2));
+  from = Math.max(0, Math.min(from, to - (EXCERPT - 2)));
+  return `${from > 0 ? '…' : ''}${text.slice(from, to)}${to < text.length ? '…' : ''}`;
+}
+
+/** What the agent said in a turn: the words heard, and the whole reply when the caller interrupted it. */
+export interface Reply {
+  text: string;
+  full?: string;
+}
+
+/** "the agent said …" — and, for a reply the caller cut, what it was going to say. */
+function saidText(r: Reply, shown: string): string {
+  if (r.full === undefined) return `the agent said ${q(shown)}`;
+  const whole = `its whole reply was ${q(clip(r.full))}`;
+  return r.text.trim()
+    ? `the agent said ${q(shown)} before it was interrupted (${whole})`
+    : `the agent was interrupted before it said anything (${whole})`;
+}
+
+function matches(expectation: string, pattern: string, reply: Reply, want: boolean): Check {
+  const m = compilePattern(pattern).exec(reply.text);
   if (want)
     return m
       ? { expectation, passed: true, reason: `matched ${q(m[0])}` }
-      : { expectation, passed: false, reason: `the agent said ${q(clip(text))}, which does not match ${pattern}` };
-  return m
-    ? { expectation, passed: false, reason: `the agent said ${q(m[0])} in ${q(clip(text))}, which matches ${pattern}` }
-    : { expectation, passed: true, reason: `never matched` };
+      : { expectation, passed: false, reason: `${saidText(reply, clip(reply.text))}, which does not match ${pattern}` };
+  if (!m) return { expectation, passed: true, reason: `never matched` };
+  const around = q(excerptAround(reply.text, m.index, m[0].length));
+  const cut = reply.full === undefined ? '' : ` before it was interrupted (its whole reply was ${q(clip(reply.full))})`;
+  return {
+    expectation,
+    passed: false,
+    reason: `the agent said ${q(m[0])} in ${around}${cut}, which matches ${pattern}`,
+  };
 }
 
 /** Checks every expectation of the scenario against what the caller measured and what the platform recorded. */
@@ -67,10 +99,12 @@ export function evaluate(
     recorded.filter((t) => !AGENT.has(t.speaker)).map((t) => t0 + t.startMs),
   );
   const turns: TurnResult[] = scenario.turns.map((turn, k) => {
-    const reply = recorded
-      .filter((t) => t.k === k && AGENT.has(t.speaker))
-      .map((t) => t.text)
-      .join(' ');
+    const replies = recorded.filter((t) => t.k === k && AGENT.has(t.speaker));
+    const reply = replies.map((t) => t.text).join(' ');
+    const cut = replies.some((t) => t.interrupted && t.fullText !== undefined);
+    const said: Reply = cut
+      ? { text: reply, full: replies.map((t) => t.fullText ?? t.text).join(' ') }
+      : { text: reply };
     const heard = recorded
       .filter((t) => t.k === k && !AGENT.has(t.speaker))
       .map((t) => t.text)
@@ -81,9 +115,9 @@ export function evaluate(
     const e = turn.expect;
     const at = `turns[${k}].expect`;
     const ran = k < obs.latencies.length;
-    if (e?.replyMatches) checks.push(matches(`${at}.replyMatches ${e.replyMatches}`, e.replyMatches, reply, true));
+    if (e?.replyMatches) checks.push(matches(`${at}.replyMatches ${e.replyMatches}`, e.replyMatches, said, true));
     if (e?.replyNeverMatches)
-      checks.push(matches(`${at}.replyNeverMatches ${e.replyNeverMatches}`, e.replyNeverMatches, reply, false));
+      checks.push(matches(`${at}.replyNeverMatches ${e.replyNeverMatches}`, e.replyNeverMatches, said, false));
     if (e?.noCutIn)
       checks.push({
         expectation: `${at}.noCutIn`,
@@ -109,6 +143,7 @@ export function evaluate(
       said: turnText(turn),
       heard,
       reply,
+      ...(said.full !== undefined ? { fullReply: said.full } : {}),
       latencyMs,
       cutIn,
       backchannels: over.length,
@@ -123,12 +158,16 @@ export function evaluate(
   if (x?.replyNeverMatches) {
     const never = compilePattern(x.replyNeverMatches);
     const bad = agentText.find((t) => never.test(t));
-    checks.push(matches(`expect.replyNeverMatches ${x.replyNeverMatches}`, x.replyNeverMatches, bad ?? '', false));
+    checks.push(
+      matches(`expect.replyNeverMatches ${x.replyNeverMatches}`, x.replyNeverMatches, { text: bad ?? '' }, false),
+    );
   }
   if (x?.replyMatches) {
     const want = compilePattern(x.replyMatches);
     const good = agentText.find((t) => want.test(t));
-    checks.push(matches(`expect.replyMatches ${x.replyMatches}`, x.replyMatches, good ?? agentText.join(' '), true));
+    checks.push(
+      matches(`expect.replyMatches ${x.replyMatches}`, x.replyMatches, { text: good ?? agentText.join(' ') }, true),
+    );
   }
   if (x?.toolCalled) {
     const calls = detail?.toolExecutions ?? [];

@@ -1,11 +1,14 @@
 import type { Config } from '../../kernel/config/index.ts';
-import type { TurnAudio } from '../../kernel/contracts/agent-tests.ts';
+import type { TurnAudio } from '../../contracts/agent-tests.ts';
 import { revokeKey } from '../../kernel/db/api-keys.ts';
 import { withTransaction } from '../../kernel/db/pool.ts';
 import { safeFetchBuffer } from '../../kernel/net/safe-fetch.ts';
 import type { Logger } from '../../kernel/observability/logger.ts';
 import { mintKey } from '../../platform/auth/mint-key.ts';
 import type { Infra } from '../../platform/infra.ts';
+import { getAgent } from '../agents/db.ts';
+import { agentLanguageModelNow } from '../agents/language-model.ts';
+import { agentAtVersion, getAgentVersion } from '../agents/versions.ts';
 import { sessionCap } from '../realtime/session-claim.ts';
 import { countActiveSessions } from '../realtime/sessions.ts';
 import { enqueueFirstDelivery } from '../webhooks/delivery.ts';
@@ -73,6 +76,31 @@ export async function executeTestRun(
   await finishTestRunWithWebhook(infra, runId, error);
 }
 
+/**
+ * Builds the agent's language model before the calls (a real call would find it built by the agent's save), so
+ * that every scenario on the local STT hears with the model the agent's calls use. A failure is logged and the
+ * calls go on with the general model.
+ */
+async function buildAgentLanguageModel(
+  infra: Infra,
+  run: TestRunRow,
+  deps: { signal: AbortSignal; log: Logger },
+): Promise<void> {
+  if (!infra.config.SPEECH_LM_AUTO_BUILD) return;
+  try {
+    const current = await getAgent(infra.db, run.developer_id, run.agent_id);
+    if (!current) return;
+    const v = run.version ? await getAgentVersion(infra.db, run.developer_id, run.agent_id, run.version) : null;
+    await agentLanguageModelNow(infra, v ? agentAtVersion(current, v) : current, deps.signal);
+  } catch (e) {
+    if (deps.signal.aborted) throw e;
+    deps.log.warn(
+      { err: (e as Error).message, runId: run.id },
+      'agent language model: not built, tests use the general model',
+    );
+  }
+}
+
 async function runPending(
   infra: Infra,
   run: TestRunRow,
@@ -87,6 +115,7 @@ async function runPending(
     .flatMap((r, i) => (r === null ? [i] : []))
     .sort((a, b) => order.indexOf(kindOf(a)) - order.indexOf(kindOf(b)) || a - b);
   if (pending.length === 0) return;
+  await buildAgentLanguageModel(infra, run, deps);
   // No more calls at once than the developer's tier lets them run beside the calls they have now (a scenario
   // whose call is refused waits for a slot: session-api.ts), and no more than this worker is sized for.
   const free = (await sessionCap(infra, run.developer_id)) - (await countActiveSessions(infra.db, run.developer_id));

@@ -35,12 +35,25 @@ export abstract class FarEndCaller {
   private nextTick = 0;
   private waiters: Array<() => void> = [];
 
-  /** `frameBytes`: 20 ms of the agent's audio on this wire; `bytesPerMs`: the same rate, per ms. */
+  /** Wall-clock ms between two 20 ms frames: 20 on a real-time line, less on a fast one (`rate`). */
+  private readonly tickMs: number;
+
+  /**
+   * `frameBytes`: 20 ms of the agent's audio on this wire; `bytesPerMs`: the same rate, per ms. `rate`: how many
+   * times faster than the wall clock the far end's media clock runs (1, real time, unless a test asks otherwise):
+   * both the caller's frames and the playout of the agent's audio (so its marks) go at that speed. The platform
+   * hears a faster line, not a different call: it times the caller's speech by its audio, not by when it came,
+   * and a sentence has played when its mark comes back. A test whose subject is not how long the audio lasts
+   * (an outcome, a setting, a record) runs its calls on a fast line; timing tests keep the real one.
+   */
   constructor(
     url: string,
     private readonly frameBytes: number,
     private readonly bytesPerMs: number,
+    rate = 1,
   ) {
+    if (!(rate >= 1)) throw new Error(`far end: rate ${rate} is not a speed-up (>= 1)`);
+    this.tickMs = 20 / rate;
     this.ws = new WebSocket(url);
     this.opened = new Promise((resolve, reject) => {
       this.ws.once('open', () => resolve());
@@ -70,7 +83,7 @@ export abstract class FarEndCaller {
   /** The first `bytes` of `audio` just played (the Twilio caller keeps what it heard); a view is cut only there. */
   protected played(_audio: Buffer, _bytes: number): void {}
 
-  /** Starts the real-time clock (the protocol's opening messages are sent first). */
+  /** Starts the media clock (the protocol's opening messages are sent first). */
   protected startClock(): void {
     this.nextTick = performance.now();
     this.tick();
@@ -83,7 +96,7 @@ export abstract class FarEndCaller {
     while (this.nextTick <= now) {
       this.nextFrame();
       this.playFrame();
-      this.nextTick += 20;
+      this.nextTick += this.tickMs;
     }
     this.ticker = setTimeout(this.tick, Math.max(0, this.nextTick - performance.now()));
   };

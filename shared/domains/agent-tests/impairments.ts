@@ -1,5 +1,8 @@
+import { addNoise, noiseRmsFor, noiseSource, type NoiseSource } from '../../kernel/audio/noise.ts';
+import { NoiseFloor, rmsToDbfs } from '../../kernel/audio/noise-floor.ts';
+import { pcmToInt16, rms16 } from '../../kernel/audio/pcm.ts';
 import { mulberry32 } from '../../kernel/prng.ts';
-import type { Impairments } from '../../kernel/contracts/agent-tests.ts';
+import type { Impairments } from '../../contracts/agent-tests.ts';
 
 /**
  * Seeded line impairments on the caller's 20 ms μ-law media frames, as a bad phone line would do them: background
@@ -18,6 +21,10 @@ export interface LineImpairment {
   apply(mulaw: Buffer): FrameFate;
   /** Frames lost so far (reported with the result). */
   readonly lost: number;
+  /** The noise floor of the line as sent (dBFS, tracked as the platform's VAD tracks it); −∞ for a silent line. */
+  readonly floorDbfs: number;
+  /** The RMS of the noise the line adds (the frames' 16-bit scale; 0 for none): the simulated STT hears speech over it. */
+  readonly noiseRms: number;
 }
 
 export interface MulawCodec {
@@ -38,11 +45,28 @@ export function speechRms(pcm: Buffer): number {
   return n ? Math.sqrt(s / n) : 0;
 }
 
-export function lineImpairment(imp: Impairments, speechLevelRms: number, codec: MulawCodec): LineImpairment {
+/**
+ * The scenario's line. `voices`: speech at the line's rate to mix babble from (the scenario's caller lines). The
+ * legacy `noiseSnrDb` keeps drawing its white noise from the line's one PRNG (its scenarios repeat exactly); a
+ * `noise` of a kind comes from its own seeded source (shared/kernel/audio/noise.ts, as the robustness benchmark's),
+ * so it never shifts which frames are lost.
+ */
+export function lineImpairment(
+  imp: Impairments,
+  speechLevelRms: number,
+  codec: MulawCodec,
+  voices: readonly Int16Array[] = [],
+  rate = 8000,
+): LineImpairment {
   const rand = mulberry32(imp.seed);
   // Uniform noise in [-a, a] has RMS a/√3.
   const noiseRms = imp.noiseSnrDb === undefined ? 0 : speechLevelRms / 10 ** (imp.noiseSnrDb / 20);
   const amp = noiseRms * Math.sqrt(3);
+  const kind: NoiseSource | null = imp.noise
+    ? noiseSource({ type: imp.noise.type, rate, seed: imp.seed ^ 0x5eed, voices })
+    : null;
+  const kindRms = imp.noise ? noiseRmsFor(speechLevelRms, imp.noise.snrDb) : 0;
+  const floor = new NoiseFloor(20);
   const loss = (imp.packetLossPct ?? 0) / 100;
   const jitter = imp.jitterMs ?? 0;
   let lost = 0;
@@ -50,6 +74,10 @@ export function lineImpairment(imp: Impairments, speechLevelRms: number, codec: 
     get lost() {
       return lost;
     },
+    get floorDbfs() {
+      return rmsToDbfs(floor.floorRms);
+    },
+    noiseRms: noiseRms + kindRms,
     apply(mulaw) {
       // Draw the loss and delay first, always, so the noise never shifts which frames are lost.
       const drop = rand() < loss;
@@ -63,6 +91,12 @@ export function lineImpairment(imp: Impairments, speechLevelRms: number, codec: 
         }
         frame = codec.pcmToMulaw(pcm);
       }
+      if (kind) {
+        const pcm = codec.mulawToPcm(frame);
+        const samples = addNoise(pcmToInt16(Buffer.from(pcm)), kind, kindRms);
+        frame = codec.pcmToMulaw(Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength));
+      }
+      floor.push(rms16(pcmToInt16(codec.mulawToPcm(frame))));
       if (drop) lost++;
       return { frame: drop ? null : frame, delayMs };
     },

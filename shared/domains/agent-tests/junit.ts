@@ -37,6 +37,7 @@ export function junitXml(agentId: string, results: ScenarioResult[]): string {
             }`,
         ),
         ...(trouble ? [`backchannels: ${trouble}`] : []),
+        ...r.rootCause.map((why) => `root cause: ${why}`),
         ...r.transcript.map((t) => `${t.speaker}: ${t.text}`),
       ].join('\n');
       return `    <testcase classname="${esc(`agent ${agentId}.${file}`)}" name="${esc(r.name)}" time="${secs(r.durationMs)}">${failure}

@@ -1,7 +1,7 @@
 import type { AgentTestPlatform } from '../../kernel/config/index.ts';
-import type { Scenario } from '../../kernel/contracts/agent-tests.ts';
-import { LLM_PROVIDER_LABELS } from '../../kernel/contracts/providers.ts';
-import type { SessionDetail } from '../../kernel/contracts/sessions.ts';
+import type { Scenario } from '../../contracts/agent-tests.ts';
+import { LLM_PROVIDER_LABELS } from '../../contracts/providers.ts';
+import type { SessionDetail } from '../../contracts/sessions.ts';
 import { SCRIPTED_LLM_LABEL, SIMULATED_STT_LABEL } from './offline-vendors.ts';
 
 type Engines = NonNullable<SessionDetail['engines']>;

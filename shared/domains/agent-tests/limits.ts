@@ -1,5 +1,5 @@
 import type { Config } from '../../kernel/config/index.ts';
-import type { Scenario, ScenarioTurn } from '../../kernel/contracts/agent-tests.ts';
+import type { Scenario, ScenarioTurn } from '../../contracts/agent-tests.ts';
 import { getDeveloper } from '../../kernel/db/developers.ts';
 import { withTransaction, type Db, type Queryable } from '../../kernel/db/pool.ts';
 import { ApiError } from '../../kernel/errors/api-error.ts';

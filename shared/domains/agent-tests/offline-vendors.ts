@@ -1,7 +1,7 @@
 import { startDeepgramLiveDouble, type DeepgramLiveDouble } from './simulators/deepgram-live.ts';
 import { startOpenAiChatDouble, type OpenAiChatDouble } from './simulators/openai-chat.ts';
 import type { ScriptedReply } from './simulators/llm-script.ts';
-import type { Scenario } from '../../kernel/contracts/agent-tests.ts';
+import type { Scenario } from '../../contracts/agent-tests.ts';
 
 /**
  * The vendors of an offline agent-test run, as local servers on port 0 speaking the vendors' wire protocols, so
@@ -16,13 +16,26 @@ import type { Scenario } from '../../kernel/contracts/agent-tests.ts';
 export const SCRIPTED_LLM_LABEL = 'scripted (llm.replies, OpenAI-protocol double)';
 export const SIMULATED_STT_LABEL = 'simulated (scenario text on the audio clock, Deepgram-protocol double)';
 
-/** Speech is audio above this RMS: high enough that line noise at ≥ 15 dB SNR under flite speech is not speech. */
+/**
+ * Speech is audio above this RMS on a clean line (a μ-law line's idle hiss and flite's quietest syllables sit under
+ * it); on a noisy line, also `OVER_NOISE_DB` over the line's noise (paced-speech.ts).
+ */
 const STT_ENERGY_THRESHOLD = 300;
 
 export interface OfflineVendors {
   /** Platform env that routes its STT and LLM to these servers. */
   env: Record<string, string>;
-  use(scenario: Scenario, lines: string[]): void;
+  /**
+   * Points the vendors at the next scenario: its LLM replies, its caller's lines, and the noise its line carries (RMS;
+   * 0 = a clean line): the simulated STT hears speech relative to that noise, as a real recogniser does, so a
+   * scenario at 10–20 dB SNR tests the platform, not the simulator's energy threshold.
+   */
+  use(scenario: Scenario, lines: string[], lineNoiseRms?: number): void;
+  /**
+   * The caller's lines the simulated STT has begun to hear in the current scenario (its turns' speech, not
+   * backchannels): turn k was heard by it only if this is more than k.
+   */
+  readonly linesHeard: number;
   /**
    * The caller is saying a backchannel: speech the simulated STT begins to hear from now on is that word, not the
    * script's next line, until the caller is done with backchannels (null: before it speaks its next turn). Out of
@@ -81,12 +94,13 @@ export async function startOfflineVendors(): Promise<OfflineVendors> {
       OPENAI_BASE_URL: llm.baseUrl,
       OPENAI_API_KEY: llm.key,
     },
-    use(scenario, next) {
+    use(scenario, next, lineNoiseRms = 0) {
       replies = scenario.llm?.replies ?? [];
       lines = next;
       backchannel = null;
       linesTaken.clear();
       stt.setWordErrorRate(scenario.impairments?.sttWordErrorRate ?? 0);
+      stt.setLineNoise(lineNoiseRms);
       requests = 0;
     },
     hearBackchannel(word) {
@@ -94,6 +108,9 @@ export async function startOfflineVendors(): Promise<OfflineVendors> {
     },
     get llmRequests() {
       return requests;
+    },
+    get linesHeard() {
+      return Math.max(0, ...linesTaken.values());
     },
     async close() {
       await llm.close();

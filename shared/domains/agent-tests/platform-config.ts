@@ -1,7 +1,7 @@
 import type { AgentTestPlatform, Config } from '../../kernel/config/index.ts';
 import { vendorEnvName, vendorSettings } from '../../kernel/config/areas/providers.ts';
-import type { Scenario, TestMode } from '../../kernel/contracts/agent-tests.ts';
-import { KEYED_VENDORS, LLM_PROVIDERS } from '../../kernel/contracts/providers.ts';
+import type { Scenario, TestMode } from '../../contracts/agent-tests.ts';
+import { KEYED_VENDORS, LLM_PROVIDERS } from '../../contracts/providers.ts';
 import type { OfflineVendors } from './offline-vendors.ts';
 
 /**

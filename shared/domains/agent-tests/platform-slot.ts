@@ -1,5 +1,5 @@
 import type { AgentTestPlatform, Config } from '../../kernel/config/index.ts';
-import type { Scenario } from '../../kernel/contracts/agent-tests.ts';
+import type { Scenario } from '../../contracts/agent-tests.ts';
 import type { Queryable } from '../../kernel/db/pool.ts';
 import { getAgent } from '../agents/db.ts';
 import { getAgentVersion } from '../agents/versions.ts';

@@ -1,7 +1,7 @@
-import type { Check, ScenarioResult } from '../../kernel/contracts/agent-tests.ts';
+import type { Check, ScenarioResult } from '../../contracts/agent-tests.ts';
 
 /** What an agent-test run reports (the contract's types): one check per expectation, with its reason. */
-export type { Check, ScenarioResult, TurnResult, WaterfallTurn } from '../../kernel/contracts/agent-tests.ts';
+export type { Check, ScenarioResult, TurnResult, WaterfallTurn } from '../../contracts/agent-tests.ts';
 
 /** Every check of a scenario, turn checks first. */
 export function allChecks(r: ScenarioResult): Check[] {

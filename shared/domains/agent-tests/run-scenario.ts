@@ -1,9 +1,13 @@
 import { performance } from 'node:perf_hooks';
-import type { Scenario } from '../../kernel/contracts/agent-tests.ts';
-import type { SessionDetail as PlatformSession } from '../../kernel/contracts/sessions.ts';
+import type { Scenario } from '../../contracts/agent-tests.ts';
+import { rmsToDbfs } from '../../kernel/audio/noise-floor.ts';
+import { pcmToInt16 } from '../../kernel/audio/pcm.ts';
+import { resamplePcm } from '../../kernel/audio/resampler.ts';
+import type { SessionDetail as PlatformSession } from '../../contracts/sessions.ts';
 import { backchannelSpeaker, type BackchannelSpeaker } from './backchannels.ts';
 import { callerSpeech, type AudioLoader, type TurnSpeech } from './caller-speech.ts';
 import { CALL_TRANSPORTS } from './call-transport.ts';
+import { rootCause } from './diagnose.ts';
 import { evaluate, type Observed } from './evaluate.ts';
 import { lineImpairment, speechRms, type LineImpairment } from './impairments.ts';
 import { engineLabels } from './labels.ts';
@@ -17,7 +21,7 @@ import { api, type Target } from './session-api.ts';
  * direct-protocol token), the scripted caller connects over the scenario's transport, waits for the greeting,
  * speaks each turn in real time (pauses included, over the seeded bad line) and listens to the agent like the far
  * end plays it. The transport is the only thing that differs (call-transport.ts). Afterwards the platform's own
- * record of the call (transcripts, tool executions, end reason, the engines it ran on) and the developer's usage
+ * record of the call (transcripts, tool executions, end reason, the engines it ran on) and the call's own cost
  * are read back through the API and every expectation is checked (evaluate.ts).
  */
 
@@ -36,26 +40,22 @@ interface SessionDetail {
   turns: WaterfallTurn[];
   toolExecutions: { name: string; ok: boolean }[];
   engines?: PlatformSession['engines'];
-}
-
-async function creditsUsed(t: Target): Promise<number | null> {
-  const r = await api<{ credits?: { used?: number } }>(t, '/v1/usage').catch(() => null);
-  return r?.status === 200 && typeof r.body.credits?.used === 'number' ? r.body.credits.used : null;
+  cost?: PlatformSession['cost'];
 }
 
 /**
- * The developer's credits once the call's charges are in: the session's record is closed a moment before its holds
- * are settled to the real usage, so a metered call's cost is read when two reads 300 ms apart agree.
+ * What the call itself cost: the credits of its own ledger rows (the session's `cost`), read once they are settled
+ * (the session's record is closed a moment before its holds are settled to the real usage). Never the developer's
+ * usage growth: other calls of a shared account at the same time are not this call's.
  */
-async function settledCreditsUsed(t: Target): Promise<number | null> {
-  let last = await creditsUsed(t);
-  for (let i = 0; i < 15; i++) {
-    await new Promise((res) => setTimeout(res, 300));
-    const now = await creditsUsed(t);
-    if (now === last) return now;
-    last = now;
+async function callCost(t: Target, id: string, first: SessionDetail | null): Promise<number | null> {
+  let cost = first?.cost ?? null;
+  for (let i = 0; i < 30 && cost && !cost.settled; i++) {
+    await new Promise((res) => setTimeout(res, 200));
+    const r = await api<SessionDetail>(t, `/v1/observability/sessions/${id}`).catch(() => null);
+    if (r?.status === 200) cost = r.body.cost ?? cost;
   }
-  return last;
+  return cost ? cost.credits : null;
 }
 
 /** The session's record once the platform has closed it (the trace is written as the session ends). */
@@ -101,6 +101,7 @@ export async function runScenario(
     waterfall: [],
     suspectedCutIns: 0,
     backchannels: [],
+    rootCause: [],
   };
   const done = () => ((result.durationMs = Math.round(performance.now() - t0)), result);
 
@@ -121,14 +122,21 @@ export async function runScenario(
   }
   const transport = CALL_TRANSPORTS[scenario.transport];
   let line: LineImpairment | null = null;
+  const speechLevel = speechRms(Buffer.concat(speech.map((s) => s.pcm)));
   if (scenario.impairments) {
-    line = lineImpairment(scenario.impairments, speechRms(Buffer.concat(speech.map((s) => s.pcm))), transport.codec);
+    // Babble is mixed from the scenario's own caller lines (several at once, from seeded offsets).
+    const voices =
+      scenario.impairments.noise?.type === 'babble'
+        ? speech.map((s) => pcmToInt16(resamplePcm(s.pcm, 8000, transport.rate)))
+        : [];
+    line = lineImpairment(scenario.impairments, speechLevel, transport.codec, voices, transport.rate);
   }
+  // The simulated STT hears speech over the line's noise, as a real recogniser does.
   on.vendors.use(
     scenario,
     speech.map((s) => s.script),
+    line?.noiseRms ?? 0,
   );
-  const before = await creditsUsed(target);
 
   // The scenario's variables fill the agent's {{names}} as a real call's would.
   const connected = await transport.connect(
@@ -208,8 +216,7 @@ export async function runScenario(
   }
   result.lostFrames = line?.lost ?? 0;
   const detail = await finishedSession(target, result.sessionId, opts.signal);
-  const after = on.kind === 'metered' ? await settledCreditsUsed(target) : await creditsUsed(target);
-  result.costCredits = before !== null && after !== null ? Math.round((after - before) * 1000) / 1000 : null;
+  result.costCredits = result.sessionId ? await callCost(target, result.sessionId, detail) : null;
   result.endReason = detail?.endReason ?? null;
   result.stt = labels.stt(detail?.engines ?? null);
   result.llm = labels.llm(detail?.engines ?? null);
@@ -219,6 +226,13 @@ export async function runScenario(
 
   result.suspectedCutIns = result.waterfall.filter((t) => t.suspectedCutIn).length;
   Object.assign(result, evaluate(scenario, observed, detail, result));
+  // Which side failed: the simulated STT only when the call ran on it (a direct session's local STT is the agent's).
+  const simulated = detail?.engines?.stt !== 'default' && !(scenario.transport === 'websocket' && !detail?.engines);
+  result.rootCause = rootCause(result, observed.latencies.length, {
+    simulatedLinesHeard: simulated ? on.vendors.linesHeard : null,
+    floorDbfs: line ? line.floorDbfs : null,
+    speechDbfs: rmsToDbfs(speechLevel),
+  });
   result.passed =
     result.error === null && [...result.turns.flatMap((t) => t.checks), ...result.checks].every((x) => x.passed);
   return done();

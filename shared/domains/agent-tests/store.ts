@@ -1,5 +1,5 @@
 import type { Queryable } from '../../kernel/db/pool.ts';
-import type { Scenario, ScenarioResult, TestMode, TestRunStatus } from '../../kernel/contracts/agent-tests.ts';
+import type { Scenario, ScenarioResult, TestMode, TestRunStatus } from '../../contracts/agent-tests.ts';
 
 /** Every statement on `agent_test_runs` (the table's owner). */
 export interface TestRunRow {

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { parseScenarioFile, type Scenario, type TurnAudio } from '../../kernel/contracts/agent-tests.ts';
+import { parseScenarioFile, type Scenario, type TurnAudio } from '../../contracts/agent-tests.ts';
 import { backchannelTrouble } from './backchannels.ts';
 import type { ScenarioPlatform } from './platform-slot.ts';
 import { allChecks, type ScenarioResult } from './results.ts';
@@ -52,6 +52,7 @@ export async function runSuite(
 export function describeResult(r: ScenarioResult): string {
   const lines = [`${r.passed ? 'PASS' : 'FAIL'} ${r.file}: ${r.name}  (${r.mode}; stt: ${r.stt}; llm: ${r.llm})`];
   for (const c of allChecks(r)) lines.push(`  ${c.passed ? '✓' : '✗'} ${c.expectation}: ${c.reason}`);
+  for (const why of r.rootCause) lines.push(`  ! root cause: ${why}`);
   const trouble = backchannelTrouble(r.backchannels);
   if (trouble) lines.push(`  ! backchannels: ${trouble}`);
   return lines.join('\n');

@@ -17,6 +17,8 @@ export interface CallerOptions {
   streamSid?: string;
   /** Extra customParameters. */
   params?: Record<string, string>;
+  /** The media clock's speed-up over the wall clock (far-end.ts); 1, real time, when absent. */
+  rate?: number;
 }
 
 const FRAME = 160; // 20 ms of 8 kHz μ-law
@@ -36,7 +38,7 @@ export class TwilioCaller extends FarEndCaller {
   private readonly callSid: string;
 
   constructor(private readonly opts: CallerOptions) {
-    super(opts.url, FRAME, 8);
+    super(opts.url, FRAME, 8, opts.rate);
     this.streamSid = opts.streamSid ?? `MZ${Math.random().toString(16).slice(2, 18)}`;
     this.callSid = opts.callSid ?? `CA${Math.random().toString(16).slice(2, 18)}`;
   }

@@ -1,5 +1,5 @@
-import type { ScenarioResult, ScenarioResultView, TestRun, TestRunDetail } from '../../kernel/contracts/agent-tests.ts';
-import { ifDate, ifSet } from '../../kernel/contracts/absent.ts';
+import type { ScenarioResult, ScenarioResultView, TestRun, TestRunDetail } from '../../contracts/agent-tests.ts';
+import { ifDate, ifSet } from '../../contracts/absent.ts';
 import type { TestRunRow } from './store.ts';
 
 /** A run as the API shows it in lists and webhooks: status and progress, no scenario bodies. */
@@ -29,6 +29,8 @@ function toResultView(r: ScenarioResult): ScenarioResultView {
   return {
     ...rest,
     backchannels: rest.backchannels ?? [],
+    // Results stored before root causes were found have none.
+    rootCause: (rest.rootCause as string[] | undefined) ?? [],
     turns: rest.turns.map((t) => ({
       ...t,
       backchannels: t.backchannels ?? 0,

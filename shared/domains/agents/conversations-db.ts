@@ -1,4 +1,4 @@
-import type { ToolCallRecord } from '../../kernel/contracts/agents.ts';
+import type { ToolCallRecord } from '../../contracts/agents.ts';
 import type { Queryable } from '../../kernel/db/pool.ts';
 import { isUniqueViolation } from '../../kernel/db/pool.ts';
 import { newId } from '../../kernel/ids.ts';

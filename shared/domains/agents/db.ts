@@ -1,5 +1,6 @@
-import { ifSet } from '../../kernel/contracts/absent.ts';
-import type { AudioSettings } from '../../kernel/contracts/turn-seams.ts';
+import { ifSet } from '../../contracts/absent.ts';
+import type { AudioSettings } from '../../contracts/turn-seams.ts';
+import type { AnalysisSettings } from '../../contracts/call-analysis.ts';
 import type {
   Agent,
   AgentTool,
@@ -8,7 +9,7 @@ import type {
   StyleProfile,
   TurnTaking,
   Voicemail,
-} from '../../kernel/contracts/agents.ts';
+} from '../../contracts/agents.ts';
 import type { Queryable } from '../../kernel/db/pool.ts';
 
 /** An agents row as Postgres returns it. */
@@ -34,6 +35,8 @@ export interface AgentRow {
   /** Defaults of template variables (`{{name}}`) the call does not give; null: none. */
   variables: AgentVariables | null;
   call_tools: CallTools | null;
+  /** Post-call analysis settings; null: none. */
+  analysis: AnalysisSettings | null;
   language: string;
   temperature: number;
   max_tokens: number;
@@ -71,6 +74,7 @@ export const AGENT_COLUMNS = {
   voicemail: 'voicemail',
   variables: 'variables',
   callTools: 'call_tools',
+  analysis: 'analysis',
   language: 'language',
   temperature: 'temperature',
   maxTokens: 'max_tokens',
@@ -89,6 +93,7 @@ const JSON_FIELDS = new Set<AgentField>([
   'voicemail',
   'variables',
   'callTools',
+  'analysis',
   'metadata',
   'tools',
 ]);
@@ -113,6 +118,7 @@ export function toAgent(r: AgentRow, opts: { withSecret?: boolean } = {}): Agent
     ...ifSet('voicemail', r.voicemail),
     ...ifSet('variables', r.variables),
     ...ifSet('callTools', r.call_tools),
+    ...ifSet('analysis', r.analysis),
     language: r.language,
     temperature: r.temperature,
     maxTokens: r.max_tokens,

@@ -1,5 +1,5 @@
-import { ifSet } from '../../kernel/contracts/absent.ts';
-import type { AgentInstance, CreateInstanceBody } from '../../kernel/contracts/agents.ts';
+import { ifSet } from '../../contracts/absent.ts';
+import type { AgentInstance, CreateInstanceBody } from '../../contracts/agents.ts';
 import type { Queryable } from '../../kernel/db/pool.ts';
 import { newId } from '../../kernel/ids.ts';
 

@@ -1,4 +1,4 @@
-import { KNOWLEDGE_TOOL_NAME } from '../../kernel/contracts/agents.ts';
+import { KNOWLEDGE_TOOL_NAME } from '../../contracts/agents.ts';
 import type { LlmMessage } from '../../engines/llm/types.ts';
 
 export type ContextVars = Record<string, string | number | boolean>;

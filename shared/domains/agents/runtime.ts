@@ -1,5 +1,4 @@
 import { resolveProviderKey, type ResolvedKey } from '../../platform/keys/provider-key.ts';
-import { llmEngines } from '../../engines/llm/registry.ts';
 import type { LlmEngine, LlmMessage } from '../../engines/llm/types.ts';
 import type { Infra } from '../../platform/infra.ts';
 import type { AgentRow } from './db.ts';
@@ -45,12 +44,15 @@ export interface AgentRuntime {
 export async function prepareAgentRuntime(infra: Infra, input: AgentRuntimeInput): Promise<AgentRuntime> {
   const { agent } = input;
   const provider = agent.llm_provider;
-  const engine = llmEngines(infra).get(provider);
-  // An engine that needs no key (the local reply engine) runs on the platform: metered like platform usage.
+  const engine = infra.engines.llm.get(provider);
+  // An engine that needs no key (the local reply engine, a knowledge lookup and not a language model) runs on the
+  // platform and is free: its replies are recorded as `llm` items with 0 credits, like the local STT and TTS of a
+  // direct session (docs/billing.md, "The local reply engine"). Its collection search is part of the reply (the
+  // knowledge tool does not meter it apart), so the lookup is free as a whole.
   const key = (await resolveProviderKey(infra, { engine, developerId: input.developerId, headers: input.headers })) ?? {
     key: '',
     source: 'platform',
-    billable: true,
+    billable: false,
   };
   const tools: AgentToolHandler[] = [];
   const search = agent.collection_id

@@ -1,5 +1,5 @@
-import type { ToolCallRecord, ToolCallView } from '../../kernel/contracts/agents.ts';
-import { ifSet } from '../../kernel/contracts/absent.ts';
+import type { ToolCallRecord, ToolCallView } from '../../contracts/agents.ts';
+import { ifSet } from '../../contracts/absent.ts';
 
 /** A recorded tool call as the API shows it: `result` and `error` left out when unset (stored records keep null). */
 export function toToolCallView(c: ToolCallRecord): ToolCallView {

@@ -1,4 +1,4 @@
-import type { ToolCallRecord } from '../../kernel/contracts/agents.ts';
+import type { ToolCallRecord } from '../../contracts/agents.ts';
 import type {
   LlmEngine,
   LlmFinishReason,

@@ -1,4 +1,4 @@
-import type { AgentVersion } from '../../kernel/contracts/agents.ts';
+import type { AgentVersion } from '../../contracts/agents.ts';
 import type { Queryable } from '../../kernel/db/pool.ts';
 import { toAgent, type AgentRow } from './db.ts';
 
@@ -20,8 +20,17 @@ interface VersionRow {
 /** The agent's row as it was at a version: the version's configuration over the current row's identity. */
 export function agentAtVersion(agent: AgentRow, v: { version: number; config: Partial<AgentRow> }): AgentRow {
   // A snapshot taken before agents had `audio` (migration 0971) ran with no input processors, not the current ones.
-  // Nor `variables` (migration 0984): a snapshot without them had no defaults.
-  return { ...agent, audio: null, variables: null, ...v.config, version: v.version };
+  // Nor `variables` (migration 0984): a snapshot without them had no defaults; nor `analysis` (1050).
+  return { ...agent, audio: null, variables: null, analysis: null, ...v.config, version: v.version };
+}
+
+/**
+ * A snapshot's configuration as the row had it. Since migration 1095 the analysis settings are kept as their JSON
+ * text (a jsonb object would sort a schema's properties); earlier snapshots hold the object itself.
+ */
+function snapshotConfig(config: Partial<AgentRow>): Partial<AgentRow> {
+  const analysis: unknown = config.analysis;
+  return typeof analysis === 'string' ? { ...config, analysis: JSON.parse(analysis) as AgentRow['analysis'] } : config;
 }
 
 /** One version of one developer's agent; null when the agent or the version does not exist for that developer. */
@@ -37,7 +46,7 @@ export async function getAgentVersion(
     [developerId, agentId, version],
   );
   const r = rows[0];
-  return r ? { version: r.version, config: r.config, createdAt: r.created_at } : null;
+  return r ? { version: r.version, config: snapshotConfig(r.config), createdAt: r.created_at } : null;
 }
 
 /** Versions newest first, `limit` of them below `beforeVersion` (the last one of the previous page). */
@@ -54,7 +63,7 @@ export async function listAgentVersions(
       order by version desc limit $4`,
     [developerId, agentId, beforeVersion, limit],
   );
-  return rows.map((r) => ({ version: r.version, config: r.config, createdAt: r.created_at }));
+  return rows.map((r) => ({ version: r.version, config: snapshotConfig(r.config), createdAt: r.created_at }));
 }
 
 /** The API form of a version: the agent's configuration fields as that version had them. */

@@ -1,11 +1,6 @@
 import { z } from 'zod';
-import { STT_PROVIDERS, TTS_PROVIDERS } from '../../kernel/contracts/providers.ts';
-import {
-  ANALYSIS_PROVIDERS,
-  AVATAR_PROVIDERS,
-  GENERATE_PROVIDERS,
-  LIPSYNC_PROVIDERS,
-} from '../../kernel/contracts/video.ts';
+import { STT_PROVIDERS, TTS_PROVIDERS } from '../../contracts/providers.ts';
+import { ANALYSIS_PROVIDERS, AVATAR_PROVIDERS, GENERATE_PROVIDERS, LIPSYNC_PROVIDERS } from '../../contracts/video.ts';
 
 /** POST /v1/estimate: what a planned operation would cost the caller, before it runs. */
 export const EstimateBody = z.discriminatedUnion('kind', [

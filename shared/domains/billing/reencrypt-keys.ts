@@ -122,24 +122,26 @@ async function resealBatch(
   }
   if (todo.length === 0) return [];
   const sealed = todo.map(({ row, plain }) => cipher.seal(row.developer_id, row.provider, plain));
-  const { rows: done } = await db.query<{ developer_id: string; provider: string }>(
-    `update provider_keys p
+  const { rows: done } = await nothingOnDeadlock(
+    db.query<{ developer_id: string; provider: string }>(
+      `update provider_keys p
         set key_id = $1, iv = v.iv, ciphertext = v.ciphertext, auth_tag = v.auth_tag
        from unnest($2::text[], $3::text[], $4::text[], $5::bytea[], $6::bytea[], $7::bytea[], $8::bytea[])
             as v(developer_id, provider, old_key_id, old_iv, iv, ciphertext, auth_tag)
       where p.developer_id = v.developer_id and p.provider = v.provider
         and p.key_id = v.old_key_id and p.iv = v.old_iv
       returning p.developer_id, p.provider`,
-    [
-      cipher.currentKeyId,
-      todo.map((t) => t.row.developer_id),
-      todo.map((t) => t.row.provider),
-      todo.map((t) => t.row.key_id),
-      todo.map((t) => t.row.iv),
-      sealed.map((s) => s.iv),
-      sealed.map((s) => s.ciphertext),
-      sealed.map((s) => s.authTag),
-    ],
+      [
+        cipher.currentKeyId,
+        todo.map((t) => t.row.developer_id),
+        todo.map((t) => t.row.provider),
+        todo.map((t) => t.row.key_id),
+        todo.map((t) => t.row.iv),
+        sealed.map((s) => s.iv),
+        sealed.map((s) => s.ciphertext),
+        sealed.map((s) => s.authTag),
+      ],
+    ),
   );
   report.resealed += done.length;
   if (done.length === todo.length) return [];
@@ -152,6 +154,18 @@ async function resealBatch(
   );
   report.deleted += lost.length - now.length;
   return now;
+}
+
+/**
+ * Two runs at once lock overlapping rows in the order of their plans, so Postgres may abort one's statement as a
+ * deadlock (40P01). Nothing of that statement was written: its rows are read again and retried like rows that
+ * changed under it.
+ */
+async function nothingOnDeadlock<R>(q: Promise<{ rows: R[] }>): Promise<{ rows: R[] }> {
+  return q.catch((e: { code?: string }) => {
+    if (e.code === '40P01') return { rows: [] };
+    throw e;
+  });
 }
 
 function failure(row: ProviderKeyRow, reason: string): ReencryptFailure {

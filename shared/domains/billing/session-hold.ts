@@ -28,6 +28,26 @@ export function minimumCallCredits(config: Config): number {
 }
 
 /**
+ * 400 `validation_failed` for a per-call `maxDurationSeconds` below one connected minute plus one reply
+ * (`REALTIME_MIN_CALL_SECONDS`, default 90; issue #33): a shorter cap ends a call before its first answer is heard
+ * out, and the first minute is charged whatever the cap. The message names the minimum.
+ */
+export function requireCoverableCallDuration(
+  config: Config,
+  maxDurationSeconds: number | null | undefined,
+  param: string,
+): void {
+  if (maxDurationSeconds === null || maxDurationSeconds === undefined) return;
+  const min = config.REALTIME_MIN_CALL_SECONDS;
+  if (maxDurationSeconds < min)
+    throw ApiError.validation(
+      `maxDurationSeconds must be at least ${min}: one connected minute plus one reply and its goodbye; ` +
+        'raise the cap or leave it out.',
+      param,
+    );
+}
+
+/**
  * 400 `validation_failed` for a per-call `maxCredits` below one connected minute: every call is charged its first
  * minute, so such a cap could never hold (a cap of 5 was charged 20). The message names the minimum.
  */

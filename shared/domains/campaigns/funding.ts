@@ -1,5 +1,5 @@
 import type { Config } from '../../kernel/config/index.ts';
-import type { Voicemail } from '../../kernel/contracts/agents.ts';
+import type { Voicemail } from '../../contracts/agents.ts';
 import type { Infra } from '../../platform/infra.ts';
 import { creditWeights } from '../../platform/metering/weights.ts';
 import { getAgent } from '../agents/db.ts';

@@ -1,5 +1,5 @@
-import type { CallOutcome } from '../../kernel/contracts/campaigns.ts';
-import type { SessionEndReason } from '../../kernel/contracts/sessions.ts';
+import type { CallOutcome } from '../../contracts/campaigns.ts';
+import type { SessionEndReason } from '../../contracts/sessions.ts';
 
 /** Twilio's AnsweredBy (`human`, `machine_start`, `machine_end_beep`, `fax`, …) or ours, as human | machine | unknown. */
 export function normalizeAnsweredBy(v: string | null | undefined): 'human' | 'machine' | 'unknown' | null {

@@ -1,8 +1,8 @@
-import type { SessionEndReason } from '../../kernel/contracts/sessions.ts';
+import type { SessionEndReason } from '../../contracts/sessions.ts';
 import type { Db, Queryable } from '../../kernel/db/pool.ts';
 import { withTransaction } from '../../kernel/db/pool.ts';
 import { newId } from '../../kernel/ids.ts';
-import { activeSessionCountSql, sessionOutcomeSql } from '../realtime/sessions.ts';
+import { activeSessionCountSql, labelSessionKind, sessionOutcomeSql } from '../realtime/sessions.ts';
 import { CAMPAIGN_CANCELED_REASON } from './outcome.ts';
 
 /**
@@ -534,6 +534,8 @@ export interface ConnectTarget {
   to_number: string;
   max_duration_seconds: number | null;
   max_credits: string | null;
+  /** The campaign's webhook address: its calls' own events (call.analyzed) go there too. */
+  webhook_url: string | null;
   /** The session an earlier connect callback of this attempt opened (a replay answers it again). */
   session_id: string | null;
   call_sid: string | null;
@@ -543,7 +545,7 @@ export interface ConnectTarget {
 export async function getConnectTarget(db: Queryable, callId: string): Promise<ConnectTarget | null> {
   const { rows } = await db.query<ConnectTarget>(
     `select k.id, c.developer_id, c.agent_id, c.from_number, r.phone as to_number, c.max_duration_seconds,
-            c.max_credits, k.session_id, k.call_sid, k.requeue_reason
+            c.max_credits, c.webhook_url, k.session_id, k.call_sid, k.requeue_reason
        from campaign_calls k join campaign_recipients r on r.id = k.recipient_id join campaigns c on c.id = k.campaign_id
       where k.id = $1`,
     [callId],
@@ -565,7 +567,9 @@ export async function attachCallSession(
       where id = $1 and session_id is null`,
     [callId, u.sessionId, u.callSid],
   );
-  return r.rowCount === 1;
+  if (r.rowCount !== 1) return false;
+  await labelSessionKind(db, u.sessionId, 'campaign');
+  return true;
 }
 
 /** The recipient's variables of a campaign call (the realtime role fills the prompt and first message with them). */

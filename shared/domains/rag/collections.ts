@@ -4,7 +4,7 @@ import type { EmbeddingEngine } from '../../engines/embeddings/types.ts';
 import { ApiError } from '../../kernel/errors/api-error.ts';
 import { newId } from '../../kernel/ids.ts';
 import { decodeCursor, toPage, type Page } from '../../kernel/pagination.ts';
-import type { Collection, CreateCollectionBody } from '../../kernel/contracts/rag.ts';
+import type { Collection, CreateCollectionBody } from '../../contracts/rag.ts';
 
 export interface CollectionRow {
   id: string;
@@ -134,6 +134,7 @@ export interface DocumentListRow {
   metadata: Record<string, unknown>;
   char_count: number;
   chunk_count: number;
+  split: 'entries' | 'size';
   created_at: Date;
 }
 
@@ -147,10 +148,28 @@ export async function listDocuments(
 ): Promise<Page<DocumentListRow>> {
   await getCollectionRow(db, developerId, collectionId);
   const { rows } = await db.query<DocumentListRow>(
-    `select id, content_type, source_url, metadata, char_count, chunk_count, created_at from rag_documents
+    `select id, content_type, source_url, metadata, char_count, chunk_count, split, created_at from rag_documents
       where collection_id = $1 and developer_id = $2 and ($3::text is null or id < $3)
       order by id desc limit $4`,
     [collectionId, developerId, decodeCursor(cursor), limit + 1],
   );
   return toPage(rows, limit, (r) => r);
+}
+
+/**
+ * A collection's text in document and chunk order, at most `maxChars` characters (what an agent's speech
+ * recogniser is biased to: the words its callers will ask about). Reads whole chunks until the cap is reached.
+ */
+export async function collectionText(db: Queryable, collectionId: string, maxChars: number): Promise<string> {
+  const { rows } = await db.query<{ content: string }>(
+    `select left(content, $2) as content from rag_chunks where collection_id = $1
+      order by document_id, chunk_index limit 2000`,
+    [collectionId, maxChars],
+  );
+  let text = '';
+  for (const r of rows) {
+    if (text.length >= maxChars) break;
+    text += `${r.content}\n`;
+  }
+  return text.slice(0, maxChars);
 }

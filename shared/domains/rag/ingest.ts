@@ -1,14 +1,14 @@
 import type { Reservation } from '../../platform/metering/types.ts';
 import { withTransaction, type Queryable } from '../../kernel/db/pool.ts';
 import { resolveProviderKey } from '../../platform/keys/provider-key.ts';
-import { embeddingEngines } from '../../engines/embeddings/registry.ts';
 import { ApiError } from '../../kernel/errors/api-error.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { Infra } from '../../platform/infra.ts';
-import { chunkText, type Chunk } from './chunker.ts';
+import { chunkText, normalizeText, type Chunk } from './chunker.ts';
+import { ENTRY_HEADING_KEY, splitEntries } from './entries.ts';
 import { ragEngineError } from './errors.ts';
 import { getCollectionRow, type CollectionRow } from './collections.ts';
-import { IngestBody, type IngestResult } from '../../kernel/contracts/rag.ts';
+import { IngestBody, type IngestResult } from '../../contracts/rag.ts';
 import { loadContent, timesFor } from './sources.ts';
 import { toVectorSql } from './vector-literal.ts';
 
@@ -60,10 +60,10 @@ export async function ingestDocument(
   const body = parsed.data;
   const db = opts.db ?? infra.db;
   const collection = await getCollectionRow(db, opts.developerId, collectionId);
-  const engine = embeddingEngines(infra).get(collection.embedding_provider);
+  const engine = infra.engines.embeddings.get(collection.embedding_provider);
 
   const content = await loadContent(infra, body, opts.signal);
-  const chunks = chunkText(content.text, { chunkSize: body.chunkSize, chunkOverlap: body.chunkOverlap });
+  const { chunks, split, headings } = splitDocument(content.text, body);
   if (chunks.length === 0) throw ApiError.validation('the content has no text to ingest', 'content');
 
   const key = await resolveProviderKey(infra, { engine, developerId: opts.developerId, headers: opts.headers });
@@ -120,8 +120,10 @@ export async function ingestDocument(
         tokens,
         chunks,
         vectors,
+        split,
         chunkMetadata: (c) => ({
           ...content.metadata,
+          ...(headings.has(c.index) ? { [ENTRY_HEADING_KEY]: headings.get(c.index)! } : {}),
           ...(content.timeline ? timesFor(content.timeline, c.start, c.end) : {}),
           ...userMeta,
         }),
@@ -134,6 +136,7 @@ export async function ingestDocument(
       documentId,
       chunksCreated: chunks.length,
       tokensUsed: tokens,
+      split,
       providerUsed: engine.provider,
       billable,
     };
@@ -141,6 +144,39 @@ export async function ingestDocument(
     for (const h of holds) await h.refund();
     throw e;
   }
+}
+
+/**
+ * The document's chunks: one per Markdown heading or Q&A question (`heading` + blank line + its text, the text split
+ * by size only when it alone passes chunkSize), or by size. `headings` names each entry chunk's heading.
+ */
+function splitDocument(
+  text: string,
+  body: { contentType: string; split: 'auto' | 'entries' | 'size'; chunkSize: number; chunkOverlap: number },
+): { chunks: Chunk[]; split: 'entries' | 'size'; headings: Map<number, string> } {
+  const headings = new Map<number, string>();
+  const entries = body.split !== 'size' && body.contentType === 'text' ? splitEntries(normalizeText(text)) : null;
+  if (!entries) {
+    if (body.split === 'entries')
+      throw ApiError.validation('split: the content has no Markdown headings or Q&A questions to split by', 'split');
+    return { chunks: chunkText(text, body), split: 'size', headings };
+  }
+  const chunks: Chunk[] = [];
+  for (const e of entries) {
+    const room = Math.max(100, body.chunkSize - e.heading.length - 2);
+    const parts =
+      e.answer.length <= room
+        ? [e.answer]
+        : chunkText(e.answer, {
+            chunkSize: room,
+            chunkOverlap: Math.min(body.chunkOverlap, room - 1),
+          }).map((c) => c.content);
+    for (const part of parts) {
+      headings.set(chunks.length, e.heading);
+      chunks.push({ index: chunks.length, content: `${e.heading}\n\n${part}`, start: e.start, end: e.end });
+    }
+  }
+  return { chunks, split: 'entries', headings };
 }
 
 export interface DocumentWrite {
@@ -153,6 +189,8 @@ export interface DocumentWrite {
   charCount: number;
   tokens: number;
   chunks: Chunk[];
+  /** How the chunks were made (one per entry, or by size). */
+  split?: 'entries' | 'size';
   vectors: Float32Array[];
   chunkMetadata(c: Chunk): Record<string, unknown>;
 }
@@ -168,8 +206,9 @@ export async function insertDocument(db: Queryable, w: DocumentWrite): Promise<v
   if (!rowCount) throw ApiError.notFound('collection', w.collection.id);
   await db.query(
     `insert into rag_documents
-       (id, collection_id, developer_id, content_type, source_url, metadata, char_count, chunk_count, tokens_used)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+       (id, collection_id, developer_id, content_type, source_url, metadata, char_count, chunk_count, tokens_used,
+        split)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
     [
       w.documentId,
       w.collection.id,
@@ -180,6 +219,7 @@ export async function insertDocument(db: Queryable, w: DocumentWrite): Promise<v
       w.charCount,
       w.chunks.length,
       w.tokens,
+      w.split ?? 'size',
     ],
   );
   for (let i = 0; i < w.chunks.length; i += INSERT_BATCH) {

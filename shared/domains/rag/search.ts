@@ -1,10 +1,9 @@
 import type { Queryable } from '../../kernel/db/pool.ts';
-import { embeddingEngines } from '../../engines/embeddings/registry.ts';
 import { ApiError } from '../../kernel/errors/api-error.ts';
 import type { Infra } from '../../platform/infra.ts';
 import { getCollectionRow } from './collections.ts';
 import { ragEngineError } from './errors.ts';
-import { SearchBody, type SearchResultItem } from '../../kernel/contracts/rag.ts';
+import { SearchBody, type SearchResultItem } from '../../contracts/rag.ts';
 import { resolveProviderKey } from '../../platform/keys/provider-key.ts';
 import { relevanceScore, weightsFor } from './score.ts';
 import { toVectorSql } from './vector-literal.ts';
@@ -12,8 +11,8 @@ import { LocalSifEmbeddings } from '../../engines/embeddings/local-sif.ts';
 import { tokenize } from '../../engines/embeddings/tokenize.ts';
 
 /** Word weights from the local model's frequencies; every word weighs 1 where the model is not compiled. */
-export function termWeights(infra: Pick<Infra, 'config'>): (token: string) => number {
-  const local = embeddingEngines(infra).get('default');
+export function termWeights(infra: Pick<Infra, 'engines'>): (token: string) => number {
+  const local = infra.engines.embeddings.get('default');
   if (!(local instanceof LocalSifEmbeddings)) return () => 1;
   try {
     local.load();
@@ -71,7 +70,7 @@ export async function searchCollection(
   }
   const body = parsed.data;
   const collection = await getCollectionRow(opts.db ?? infra.db, opts.developerId, collectionId);
-  const engine = embeddingEngines(infra).get(collection.embedding_provider);
+  const engine = infra.engines.embeddings.get(collection.embedding_provider);
   const key = await resolveProviderKey(infra, { engine, developerId: opts.developerId, headers: opts.headers });
   // A local embedder needs no key: it runs on the platform and is metered.
   const billable = key?.billable ?? true;

@@ -2,8 +2,8 @@ import { ApiError } from '../../kernel/errors/api-error.ts';
 import { formatBytes, safeFetchBuffer } from '../../kernel/net/safe-fetch.ts';
 import type { Infra } from '../../platform/infra.ts';
 import { transcribeAudioUrl } from './audio-source.ts';
-import type { IngestBody } from '../../kernel/contracts/rag.ts';
-import { MAX_INGEST_BYTES } from '../../kernel/contracts/rag.ts';
+import type { IngestBody } from '../../contracts/rag.ts';
+import { MAX_INGEST_BYTES } from '../../contracts/rag.ts';
 import { extractReadableText } from './html-text.ts';
 
 /** A span of the document text with the audio time it covers (seconds). */

@@ -24,10 +24,22 @@ export function admissionKeys(prefix: string) {
   return { nodes: `${k}:nodes`, caps: `${k}:caps`, slots: `${k}:slots` };
 }
 
-/** This process's capacity: REALTIME_MAX_SESSIONS, else calls per core × cores ÷ processes sharing them. */
+/**
+ * This process's capacity: REALTIME_MAX_SESSIONS, else calls per core × cores ÷ processes sharing them. A phone line
+ * heard by the local streaming recogniser costs more CPU per call: then the smaller REALTIME_LOCAL_STT_CALLS_PER_CORE.
+ */
 export function nodeCapacity(c: Config): number {
   if (c.REALTIME_MAX_SESSIONS > 0) return c.REALTIME_MAX_SESSIONS;
-  return Math.max(1, Math.floor((c.REALTIME_CALLS_PER_CORE * availableParallelism()) / Math.max(1, c.PROCESSES)));
+  const perCore = phoneSttIsLocal(c)
+    ? Math.min(c.REALTIME_CALLS_PER_CORE, c.REALTIME_LOCAL_STT_CALLS_PER_CORE)
+    : c.REALTIME_CALLS_PER_CORE;
+  return Math.max(1, Math.floor((perCore * availableParallelism()) / Math.max(1, c.PROCESSES)));
+}
+
+/** Phone calls here are heard locally: chosen, or the phone STT has no platform key and the local fallback is on. */
+function phoneSttIsLocal(c: Config): boolean {
+  const p = c.REALTIME_PHONE_STT_PROVIDER;
+  return p === 'default' || (c.REALTIME_PHONE_STT_LOCAL_FALLBACK && !c.vendors.platformKeys[p]);
 }
 
 const ADMIT = `

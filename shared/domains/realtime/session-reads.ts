@@ -1,4 +1,5 @@
-import type { SessionEndReason } from '../../kernel/contracts/sessions.ts';
+import type { CallAnalysis, TakenMessage } from '../../contracts/call-analysis.ts';
+import type { SessionEndReason, SessionKind } from '../../contracts/sessions.ts';
 import type { Queryable } from '../../kernel/db/pool.ts';
 import type { AnsweredBy } from './amd/detector.ts';
 import type { TransferRecord } from './sessions.ts';
@@ -12,6 +13,7 @@ import type { TransferRecord } from './sessions.ts';
 export interface SessionRow {
   id: string;
   agent_id: string;
+  kind: SessionKind;
   status: string;
   channel: string;
   call_sid: string | null;
@@ -31,24 +33,45 @@ export interface SessionRow {
   stt_provider?: string | null;
   tts_provider?: string | null;
   llm_provider?: string | null;
+  /** The post-call analysis and a message taken (findStartedSession only). */
+  analysis?: CallAnalysis | null;
+  taken_message?: TakenMessage | null;
 }
+
+/**
+ * A session's kind (SESSION_KINDS): the label what drove the call stored (a test, a replay, a campaign's attempt:
+ * `labelSessionKind` and the start), else told by channel and direction.
+ */
+const KIND_SQL = `coalesce(s.kind, case when s.channel = 'direct' then 'browser'
+    when s.direction = 'outbound' then 'outbound' else 'inbound' end)`;
 
 /** Sessions that started (pending ones that never connected are not traces), newest first, one extra for paging. */
 export async function listStartedSessions(
   db: Queryable,
   developerId: string,
-  q: { agentId?: string; after: string | null; limit: number },
+  q: { agentId?: string; kind?: SessionKind; endReason?: SessionEndReason; after: string | null; limit: number },
 ): Promise<SessionRow[]> {
   const { rows } = await db.query<SessionRow>(
-    `select s.id, s.agent_id, s.status, s.channel, s.call_sid, s.started_at, s.ended_at, s.recording_key,
-            s.end_reason, s.error, s.answered_by, s.beep_at_ms, s.agent_version,
-            (select count(*)::int from rt_turns t where t.session_id = s.id) as turns
-       from rt_sessions s
-      where s.developer_id = $1 and s.started_at is not null
-        and ($2::text is null or s.agent_id = $2) and ($3::text is null or s.id < $3)
-      order by s.id desc limit $4`,
-    [developerId, q.agentId ?? null, q.after, q.limit + 1],
+    `select * from (
+       select s.id, s.agent_id, s.status, s.channel, s.call_sid, s.started_at, s.ended_at, s.recording_key,
+              s.end_reason, s.error, s.answered_by, s.beep_at_ms, s.agent_version, ${KIND_SQL} as kind
+         from rt_sessions s
+        where s.developer_id = $1 and s.started_at is not null
+          and ($2::text is null or s.agent_id = $2) and ($3::text is null or s.id < $3)
+          and ($5::text is null or s.end_reason = $5)
+     ) k
+     where ($6::text is null or k.kind = $6)
+     order by k.id desc limit $4`,
+    [developerId, q.agentId ?? null, q.after, q.limit + 1, q.endReason ?? null, q.kind ?? null],
   );
+  if (!rows.length) return rows;
+  // Turn counts for the page only (not for every row the kind filter looked at).
+  const counts = await db.query<{ session_id: string; n: number }>(
+    `select session_id, count(*)::int as n from rt_turns where session_id = any($1) group by session_id`,
+    [rows.map((r) => r.id)],
+  );
+  const n = new Map(counts.rows.map((c) => [c.session_id, c.n]));
+  for (const r of rows) r.turns = n.get(r.id) ?? 0;
   return rows;
 }
 
@@ -60,7 +83,7 @@ export async function findStartedSession(
   const { rows } = await db.query<SessionRow>(
     `select s.id, s.agent_id, s.status, s.channel, s.call_sid, s.started_at, s.ended_at, s.recording_key,
             s.end_reason, s.answered_by, s.beep_at_ms, s.transfer, s.stt_provider, s.tts_provider, s.llm_provider,
-            s.agent_version, 0 as turns
+            s.agent_version, s.analysis, s.taken_message, 0 as turns, ${KIND_SQL} as kind
        from rt_sessions s
       where s.developer_id = $1 and s.started_at is not null
         and ${by.id ? 's.id = $2' : 's.call_sid = $2'}

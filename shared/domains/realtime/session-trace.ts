@@ -23,13 +23,15 @@ export interface TurnRow {
   error: string | null;
   /** The caller went on speaking within 500 ms after this reply started (assistant turns). */
   suspected_cut_in: boolean;
+  /** Caller turns of a call whose STT can fall back: the engine whose final made the turn (null otherwise). */
+  stt_engine?: string | null;
 }
 
 export async function upsertTurn(db: Queryable, sessionId: string, t: TurnRow): Promise<void> {
   await db.query(
     `insert into rt_turns (session_id, idx, speaker, text, full_text, start_ms, end_ms, stt_ms, llm_ms, tts_ms,
-       latency_ms, endpoint_ms, overhead_ms, interrupted, error, suspected_cut_in)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+       latency_ms, endpoint_ms, overhead_ms, interrupted, error, suspected_cut_in, stt_engine)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
      on conflict (session_id, idx) do update set text = excluded.text, full_text = excluded.full_text,
        end_ms = excluded.end_ms, interrupted = excluded.interrupted, error = excluded.error,
        suspected_cut_in = excluded.suspected_cut_in`,
@@ -50,6 +52,7 @@ export async function upsertTurn(db: Queryable, sessionId: string, t: TurnRow): 
       t.interrupted,
       t.error,
       t.suspected_cut_in,
+      t.stt_engine ?? null,
     ],
   );
 }
@@ -96,8 +99,8 @@ export async function insertInterruption(
 export async function loadTrace(db: Queryable, sessionId: string) {
   const [turns, tools, interruptions] = await Promise.all([
     db.query<TurnRow>(
-      `select idx, speaker, text, start_ms, end_ms, stt_ms, llm_ms, tts_ms, latency_ms, endpoint_ms, overhead_ms,
-              interrupted, error, suspected_cut_in
+      `select idx, speaker, text, full_text, start_ms, end_ms, stt_ms, llm_ms, tts_ms, latency_ms, endpoint_ms, overhead_ms,
+              interrupted, error, suspected_cut_in, stt_engine
          from rt_turns where session_id = $1 order by idx`,
       [sessionId],
     ),

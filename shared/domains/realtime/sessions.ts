@@ -1,4 +1,5 @@
-import type { SessionEndReason } from '../../kernel/contracts/sessions.ts';
+import type { CallAnalysis, TakenMessage } from '../../contracts/call-analysis.ts';
+import type { SessionEndReason } from '../../contracts/sessions.ts';
 import type { Queryable } from '../../kernel/db/pool.ts';
 import type { AnsweredBy } from './amd/detector.ts';
 import { taskWebhookUrlSql } from './outbound-tasks.ts';
@@ -21,27 +22,47 @@ export interface PendingSession {
   instanceId: string | null;
   taskId: string | null;
   expiresAt: Date;
+  /** Where the call's events go (call.analyzed); null: the outbound task's, or none. */
+  webhookUrl?: string | null;
 }
 
 /** A Twilio session waiting for its stream (POST /v1/sessions/twilio, or an outbound call answered). */
 export async function insertPendingTwilioSession(db: Queryable, s: PendingSession): Promise<void> {
   await db.query(
     `insert into rt_sessions (id, developer_id, agent_id, channel, direction, from_number, to_number, instance_id,
-       task_id, expires_at)
-     values ($1, $2, $3, 'twilio', $4, $5, $6, $7, $8, $9)`,
-    [s.id, s.developerId, s.agentId, s.direction, s.from, s.to, s.instanceId, s.taskId, s.expiresAt],
+       task_id, expires_at, webhook_url)
+     values ($1, $2, $3, 'twilio', $4, $5, $6, $7, $8, $9, $10)`,
+    [
+      s.id,
+      s.developerId,
+      s.agentId,
+      s.direction,
+      s.from,
+      s.to,
+      s.instanceId,
+      s.taskId,
+      s.expiresAt,
+      s.webhookUrl ?? null,
+    ],
   );
 }
 
 /** A direct session waiting for the socket its token opens (POST /v1/sessions/direct). */
 export async function insertPendingDirectSession(
   db: Queryable,
-  s: { id: string; developerId: string; agentId: string; instanceId: string | null; expiresAt: Date },
+  s: {
+    id: string;
+    developerId: string;
+    agentId: string;
+    instanceId: string | null;
+    expiresAt: Date;
+    webhookUrl?: string | null;
+  },
 ): Promise<void> {
   await db.query(
-    `insert into rt_sessions (id, developer_id, agent_id, channel, instance_id, expires_at)
-     values ($1, $2, $3, 'direct', $4, $5)`,
-    [s.id, s.developerId, s.agentId, s.instanceId, s.expiresAt],
+    `insert into rt_sessions (id, developer_id, agent_id, channel, instance_id, expires_at, webhook_url)
+     values ($1, $2, $3, 'direct', $4, $5, $6)`,
+    [s.id, s.developerId, s.agentId, s.instanceId, s.expiresAt, s.webhookUrl ?? null],
   );
 }
 
@@ -98,6 +119,8 @@ export interface StartedSession {
   llmProvider: string;
   /** The agent configuration version the session runs (agent_versions). */
   agentVersion?: number | null;
+  /** Set where the start alone tells it: an agent test's call. Campaign and replay calls are labelled by them. */
+  kind?: 'test' | null;
 }
 
 /**
@@ -108,9 +131,10 @@ export interface StartedSession {
 export async function markSessionStarted(db: Queryable, id: string, s: StartedSession): Promise<void> {
   const r = await db.query(
     `insert into rt_sessions (id, developer_id, agent_id, channel, status, call_sid, stream_sid, stt_provider,
-       tts_provider, llm_provider, agent_version, started_at, heartbeat_at)
-     values ($1, $2, $3, $4, 'active', $5, $6, $7, $8, $9, $10, now(), now())
+       tts_provider, llm_provider, agent_version, kind, started_at, heartbeat_at)
+     values ($1, $2, $3, $4, 'active', $5, $6, $7, $8, $9, $10, $11, now(), now())
      on conflict (id) do update set status = 'active', call_sid = excluded.call_sid,
+       kind = coalesce(rt_sessions.kind, excluded.kind),
        stream_sid = excluded.stream_sid, stt_provider = excluded.stt_provider, tts_provider = excluded.tts_provider,
        llm_provider = excluded.llm_provider, agent_version = excluded.agent_version, started_at = now(),
        heartbeat_at = now()
@@ -127,9 +151,22 @@ export async function markSessionStarted(db: Queryable, id: string, s: StartedSe
       s.ttsProvider,
       s.llmProvider,
       s.agentVersion ?? null,
+      s.kind ?? null,
     ],
   );
   if (r.rowCount !== 1) throw new SessionAlreadyStartedError(id);
+}
+
+/**
+ * Labels a session with where it came from (its kind on the calls list), set by what drove the call: a campaign's
+ * attempt, a replay's run. A replay outranks a test (a replay runs on an agent test's platform); nothing else is
+ * overwritten, so a label is set once.
+ */
+export async function labelSessionKind(db: Queryable, id: string, kind: 'campaign' | 'replay'): Promise<void> {
+  await db.query(
+    `update rt_sessions set kind = $2 where id = $1 and (kind is null or (kind = 'test' and $2 = 'replay'))`,
+    [id, kind],
+  );
 }
 
 /** A second start of one session id: refused so that its record and recording stay the first call's. */
@@ -312,6 +349,45 @@ export async function sessionEventContext(db: Queryable, sessionId: string) {
     [sessionId],
   );
   return rows[0] ?? null;
+}
+
+// ---- what a call left behind: its analysis and a message taken (issue #33) ----
+
+/** What the post-call analysis needs of a session, and where its events go (its own address, else its task's). */
+export async function analysisContext(db: Queryable, sessionId: string) {
+  const { rows } = await db.query<{
+    id: string;
+    developer_id: string;
+    agent_id: string;
+    agent_version: number | null;
+    call_sid: string | null;
+    channel: string;
+    end_reason: SessionEndReason | null;
+    ended_at: Date | null;
+    analysis: CallAnalysis | null;
+    taken_message: TakenMessage | null;
+    webhook_url: string | null;
+  }>(
+    `select s.id, s.developer_id, s.agent_id, s.agent_version, s.call_sid, s.channel, s.end_reason, s.ended_at,
+            s.analysis, s.taken_message, coalesce(s.webhook_url, (${taskWebhookUrlSql('s.task_id')})) as webhook_url
+       from rt_sessions s where s.id = $1`,
+    [sessionId],
+  );
+  return rows[0] ?? null;
+}
+
+/** Stores a call's analysis once: false when one is stored already (a retried job keeps the first). */
+export async function storeSessionAnalysis(db: Queryable, sessionId: string, a: CallAnalysis): Promise<boolean> {
+  const r = await db.query('update rt_sessions set analysis = $2 where id = $1 and analysis is null', [
+    sessionId,
+    JSON.stringify(a),
+  ]);
+  return r.rowCount === 1;
+}
+
+/** The message a caller left with `take_message` (a later one in the same call replaces it). */
+export async function recordTakenMessage(db: Queryable, sessionId: string, m: TakenMessage): Promise<void> {
+  await db.query('update rt_sessions set taken_message = $2 where id = $1', [sessionId, JSON.stringify(m)]);
 }
 
 /**

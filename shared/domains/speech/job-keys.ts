@@ -1,7 +1,7 @@
 import { eraseJobKeys, openJobKey, type SealedKeyColumns } from '../../platform/keys/job-key-columns.ts';
 import { providerKeyCipher } from '../../platform/keys/stored-keys.ts';
 import type { Config } from '../../kernel/config/index.ts';
-import { byokHeaderFor } from '../../kernel/contracts/providers.ts';
+import { byokHeaderFor } from '../../contracts/providers.ts';
 import type { Queryable } from '../../kernel/db/pool.ts';
 import { ApiError } from '../../kernel/errors/api-error.ts';
 import type { Infra } from '../../platform/infra.ts';

@@ -1,13 +1,14 @@
-import { TranscribeOptions } from '../../kernel/contracts/speech.ts';
+import { TranscribeOptions } from '../../contracts/speech.ts';
 import { withTransaction } from '../../kernel/db/pool.ts';
 import {
   completeTranscriptionJob,
   failTranscriptionJob,
   insertTranscriptionJob,
   loadTranscriptionJob,
+  setTranscriptionProgress,
   type TranscriptionJobRow,
   type TranscriptionSource,
-} from '../../kernel/db/transcription-jobs.ts';
+} from './transcription-store.ts';
 import { jobHoldKey } from '../../platform/metering/hold-keys.ts';
 import { isApiError } from '../../kernel/errors/api-error.ts';
 import { engineToApiError } from '../../kernel/errors/engine-error.ts';
@@ -89,18 +90,23 @@ export async function runTranscriptionJob(
       row.source.kind === 'upload'
         ? await infra.storage.getBuffer(row.source.key)
         : await fetchAudioUrl(infra, row.source.url, ctx.signal);
-    const out = await transcribeAudio(infra, {
-      developerId: row.developer_id,
-      requestId: row.id,
-      headers: await transcriptionKeyHeaders(infra, { id: row.id, developerId: row.developer_id }),
-      options,
-      audio,
-      param: row.source.kind === 'upload' ? 'file' : 'audioUrl',
-      operation: 'transcribe',
-      signal: ctx.signal,
-      maxSeconds: infra.config.SPEECH_MAX_AUDIO_SECONDS,
-      holdKey: jobHoldKey('transcription', row.id),
-    });
+    const progress = progressWriter(infra, row.id, ctx.log);
+    const out = await transcribeAudio(
+      infra,
+      {
+        developerId: row.developer_id,
+        requestId: row.id,
+        headers: await transcriptionKeyHeaders(infra, { id: row.id, developerId: row.developer_id }),
+        options,
+        audio,
+        param: row.source.kind === 'upload' ? 'file' : 'audioUrl',
+        operation: 'transcribe',
+        signal: ctx.signal,
+        maxSeconds: infra.config.SPEECH_MAX_AUDIO_SECONDS,
+        holdKey: jobHoldKey('transcription', row.id),
+      },
+      progress,
+    );
     await withTransaction(infra.db, async (tx) => {
       await completeTranscriptionJob(tx, row.id, toContractResult(out.result), out.result.duration);
       await eraseTranscriptionKey(tx, row.id);
@@ -125,6 +131,24 @@ export async function runTranscriptionJob(
     await dropUpload(infra, row.source);
     return { failed: true };
   }
+}
+
+/** How often a job writes its progress at most: a decoder reports every utterance, the row needs far fewer. */
+const PROGRESS_EVERY_MS = 2000;
+
+/** Writes a job's progress (`progress: {doneSeconds, totalSeconds}`), at most every PROGRESS_EVERY_MS, never failing it. */
+function progressWriter(infra: Infra, id: string, log: JobContext['log']) {
+  let last = 0;
+  return (doneSeconds: number, totalSeconds: number) => {
+    const now = Date.now();
+    if (now - last < PROGRESS_EVERY_MS) return;
+    last = now;
+    const round = (v: number) => Math.round(v * 10) / 10;
+    setTranscriptionProgress(infra.db, id, {
+      doneSeconds: round(doneSeconds),
+      totalSeconds: round(totalSeconds),
+    }).catch((e: Error) => log.warn({ err: e.message }, 'transcription progress not written'));
+  };
 }
 
 /** The uploaded audio is only kept until the job has an outcome: transcripts live in Postgres, not the audio. */

@@ -2,8 +2,7 @@ import { engineToApiError, isEngineError } from '../../kernel/errors/engine-erro
 import { decodeToPcm, type AudioInput } from '../../kernel/audio/ffmpeg.ts';
 import { sniffMedia } from '../../kernel/audio/formats.ts';
 import type { Reservation } from '../../platform/metering/types.ts';
-import type { TranscribeOptions, TranscriptionResult } from '../../kernel/contracts/speech.ts';
-import { speechEngines } from '../../engines/speech-registry.ts';
+import type { TranscribeOptions, TranscriptionResult } from '../../contracts/speech.ts';
 import { isEnglish } from '../../engines/stt/pocketsphinx.ts';
 import type { SttEngine, SttRequest } from '../../engines/stt/types.ts';
 import { ApiError } from '../../kernel/errors/api-error.ts';
@@ -26,7 +25,8 @@ export interface TranscribeCall {
   /** Caller keys as `X-Provider-Key-*` headers: the request's, or a job's sealed copy (`{}`: stored/platform only). */
   headers: ProviderKeyHeaders;
   /** Engine, language ('' = detected by the engine where it can), timestamps, diarization. */
-  options: Pick<TranscribeOptions, 'provider' | 'language' | 'mode' | 'timestamps' | 'diarize'>;
+  options: Pick<TranscribeOptions, 'provider' | 'language' | 'mode' | 'timestamps' | 'diarize'> &
+    Partial<Pick<TranscribeOptions, 'prompt' | 'keywords'>>;
   /** Any container ffmpeg reads (audio or video): bytes in memory or a file path (a video job's download). */
   audio: AudioInput;
   /** Where the audio came from, for error messages. */
@@ -36,6 +36,11 @@ export interface TranscribeCall {
   signal: AbortSignal;
   /** Longest audio accepted (seconds). */
   maxSeconds: number;
+  /**
+   * Longer audio is refused (413, pointing to the async route) instead of cut at `maxSeconds`: a synchronous
+   * request that could not finish in time must say so, not answer for part of the recording or never.
+   */
+  refuseLonger?: boolean;
   /** The hold's key in a job (one hold per job, however often it runs); none for a request. */
   holdKey?: string;
   /**
@@ -48,12 +53,14 @@ export interface TranscribeCall {
 export interface TranscribeOutcome {
   result: TranscriptionResult & { segments: (TranscriptionResult['segments'][number] & { confidence?: number })[] };
   provider: string;
+  /** The engine and model that served it, in words ("pocketsphinx, local, biased to this request's prompt"). */
+  model: string;
   billable: boolean;
 }
 
 /** The engine for a provider, with the default engine's language check done before any work. */
 export function sttEngineFor(infra: Infra, options: Pick<TranscribeOptions, 'provider' | 'language'>): SttEngine {
-  const engine = speechEngines(infra).stt.get(options.provider);
+  const engine = infra.engines.stt.get(options.provider);
   const langs = engine.capabilities.languages;
   const lang = options.language.toLowerCase();
   const supported =
@@ -93,10 +100,23 @@ export async function prepareTranscription(infra: Infra, call: TranscribeCall): 
   const decoded = await decodeToPcm(call.audio, {
     sampleRate: STT_RATE,
     signal: call.signal,
-    maxSeconds: call.maxSeconds,
+    // One second more than allowed is enough to know that the audio is longer.
+    maxSeconds: call.refuseLonger ? call.maxSeconds + 1 : call.maxSeconds,
     param: call.param,
   });
+  if (call.refuseLonger && decoded.duration > call.maxSeconds) {
+    throw new ApiError(
+      'payload_too_large',
+      {
+        what: `audio for the synchronous ${call.options.provider} engine (send longer recordings to POST /v1/transcribe/async)`,
+        limit: `${call.maxSeconds} seconds`,
+      },
+      call.param,
+    );
+  }
   const seconds = Math.max(0.001, decoded.duration);
+  const prompt = call.prompt ?? call.options.prompt;
+  const languageModel = await requestLanguageModel(infra, engine, prompt, call.options.keywords, call.signal);
   const reservation = call.chargedByCaller
     ? CHARGED_BY_CALLER
     : await infra.meter.reserve({
@@ -117,12 +137,39 @@ export async function prepareTranscription(infra: Infra, call: TranscribeCall): 
     mode: call.options.mode,
     timestamps: call.options.timestamps,
     diarize: call.options.diarize,
-    prompt: call.prompt,
+    prompt,
+    ...(languageModel ? { languageModel } : {}),
     apiKey: key?.key,
     owner: { tenant: call.developerId },
     signal: call.signal,
   };
   return { engine, billable, seconds, reservation, request };
+}
+
+/**
+ * The local engine's model for a request with a `prompt` or `keywords`: the general model interpolated with their
+ * words (built once per distinct text and kept, like an agent's). Vendors take the prompt as it is.
+ */
+async function requestLanguageModel(
+  infra: Infra,
+  engine: SttEngine,
+  prompt: string | undefined,
+  keywords: string[] | undefined,
+  signal: AbortSignal,
+): Promise<SttRequest['languageModel'] | undefined> {
+  if (engine.provider !== 'default' || (!prompt?.trim() && !keywords?.length)) return undefined;
+  const lm = infra.engines.languageModels;
+  // Each keyword is its own sentence: a name is likely on its own, not only inside the prompt's sentences.
+  const text = lm.sourceText([prompt ?? '', ...(keywords ?? []).map((k) => `${k}.`)]);
+  const label = `biased to this request's ${prompt?.trim() ? (keywords?.length ? 'prompt and keywords' : 'prompt') : 'keywords'}`;
+  try {
+    return await lm.get(text, label, signal);
+  } catch (e) {
+    if (signal.aborted) throw e;
+    throw new ApiError('feature_not_configured', {
+      detail: `the local engine could not build a model for this prompt: ${(e as Error).message}`,
+    });
+  }
 }
 
 /** The reservation of a transcription that is part of work charged as a whole (nothing held, nothing to settle). */
@@ -137,16 +184,40 @@ const CHARGED_BY_CALLER: Reservation = {
  * Decodes, reserves the audio seconds, transcribes and settles the charge: the one media transcription (see
  * TranscribeCall). Engine failures come back as ApiErrors (`engineToApiError`).
  */
-export async function transcribeAudio(infra: Infra, call: TranscribeCall): Promise<TranscribeOutcome> {
+export async function transcribeAudio(
+  infra: Infra,
+  call: TranscribeCall,
+  onProgress?: (doneSeconds: number, totalSeconds: number) => void,
+): Promise<TranscribeOutcome> {
   const { engine, billable, seconds, reservation, request } = await prepareTranscription(infra, call);
   try {
-    const result = await engine.transcribe(request);
+    const result = onProgress
+      ? await withProgress(engine, request, seconds, onProgress)
+      : await engine.transcribe(request);
     await reservation.commit(seconds);
-    return { result, provider: engine.provider, billable };
+    return { result, provider: engine.provider, model: engine.describe(request), billable };
   } catch (e) {
     await reservation.refund();
     throw sttFailure(e, engine.provider);
   }
+}
+
+/**
+ * Transcribes piece by piece, reporting how far it got: the local engine cuts the recording at pauses into pieces of
+ * at most 30 s (segments with their own times), decodes them in parallel in as many decoder slots as it has, and
+ * reports each utterance as it comes; a vendor answers at once. Used by the async job (long recordings).
+ */
+async function withProgress(
+  engine: SttEngine,
+  request: SttRequest,
+  total: number,
+  onProgress: (doneSeconds: number, totalSeconds: number) => void,
+): Promise<TranscriptionResult> {
+  for await (const ev of engine.transcribeIncremental({ ...request, parallel: true })) {
+    if (ev.type === 'result') return ev.result;
+    onProgress(Math.min(total, ev.segment.end), total);
+  }
+  throw new Error('the engine ended without a result');
 }
 
 /**

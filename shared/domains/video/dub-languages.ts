@@ -1,10 +1,9 @@
-import type { DubVideoBody } from '../../kernel/contracts/video.ts';
+import type { DubVideoBody } from '../../contracts/video.ts';
 import { ApiError, isApiError } from '../../kernel/errors/api-error.ts';
-import { VideoFailure } from '../../kernel/media/failure.ts';
+import { VideoFailure } from './failure.ts';
 import { resolveProviderKey } from '../../platform/keys/provider-key.ts';
 import type { Infra } from '../../platform/infra.ts';
 import { apertium } from '../../engines/translate/apertium.ts';
-import { DeepLTranslateEngine } from '../../engines/translate/deepl.ts';
 import type { TranslateEngine } from '../../engines/translate/types.ts';
 import { isEnglish } from '../../engines/stt/pocketsphinx.ts';
 import type { RequestHeaders } from './job-keys.ts';
@@ -37,13 +36,6 @@ function pairsText(): string {
 
 const DEEPL_HINT = 'or configure DeepL (translate_provider "deepl": a stored deepl key or the platform DEEPL_API_KEY)';
 
-const deepl = new WeakMap<Infra, DeepLTranslateEngine>();
-function deeplEngine(infra: Infra): DeepLTranslateEngine {
-  let e = deepl.get(infra);
-  if (!e) deepl.set(infra, (e = new DeepLTranslateEngine({ baseUrl: infra.config.vendors.baseUrls.deepl })));
-  return e;
-}
-
 /** The DeepL key for a developer (stored, then platform; DeepL has no request header), or null. */
 async function deeplKey(infra: Infra, developerId: string, headers: RequestHeaders): Promise<string | null> {
   try {
@@ -75,13 +67,13 @@ export async function dubTranslator(
   const choice = body.translate_provider ?? 'default';
   if (choice === 'deepl') {
     const key = await resolveProviderKey(infra, { vendor: 'deepl', developerId, headers });
-    return { engine: deeplEngine(infra), apiKey: key.key };
+    return { engine: infra.engines.deepl, apiKey: key.key };
   }
   const local = source ? apertium().supports(source, body.target_language) : apertium().reaches(body.target_language);
   if (local) return { engine: apertium() };
   if (choice === 'default') return null;
   const key = await deeplKey(infra, developerId, headers);
-  return key ? { engine: deeplEngine(infra), apiKey: key } : null;
+  return key ? { engine: infra.engines.deepl, apiKey: key } : null;
 }
 
 /**

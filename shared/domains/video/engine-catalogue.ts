@@ -1,8 +1,7 @@
-import { AVATAR_GPU_PROVIDERS, AVATAR_PROVIDERS, type VideoEngine } from '../../kernel/contracts/video.ts';
+import { AVATAR_GPU_PROVIDERS, AVATAR_PROVIDERS, type VideoEngine } from '../../contracts/video.ts';
 import { ApiError, isApiError } from '../../kernel/errors/api-error.ts';
 import type { ModelServerKind } from '../../engines/core/model-server.ts';
 import type { Infra } from '../../platform/infra.ts';
-import { videoEngines } from './engines.ts';
 import { resolveProviderKey } from '../../platform/keys/provider-key.ts';
 import { VIDEO_VENDORS } from './vendor-keys.ts';
 import type { RequestHeaders } from './job-keys.ts';
@@ -34,7 +33,7 @@ export async function avatarEngines(
   developerId: string,
   headers: RequestHeaders,
 ): Promise<VideoEngine[]> {
-  const engines = videoEngines(infra);
+  const engines = infra.engines.video;
   const out: VideoEngine[] = [];
   for (const id of AVATAR_PROVIDERS) {
     if (id === 'default') {
@@ -79,7 +78,7 @@ async function hasVendorKey(infra: Infra, provider: string, developerId: string,
  * registry only knows what is registered, so its message cannot name the variable).
  */
 export function requireModelServer(infra: Infra, kind: ModelServerKind, provider: string): void {
-  if (provider === 'default' || VIDEO_VENDORS[provider] || videoEngines(infra).servers.has(`${kind}:${provider}`)) {
+  if (provider === 'default' || VIDEO_VENDORS[provider] || infra.engines.video.servers.has(`${kind}:${provider}`)) {
     return;
   }
   throw new ApiError(

@@ -4,7 +4,7 @@ import { ApiError } from '../../kernel/errors/api-error.ts';
 import { formatBytes, safeFetch } from '../../kernel/net/safe-fetch.ts';
 import type { Infra } from '../../platform/infra.ts';
 import { objectKey } from '../../kernel/storage/keys.ts';
-import { VideoFailure } from '../../kernel/media/failure.ts';
+import { VideoFailure } from './failure.ts';
 import { probeMedia, type MediaInfo } from '../../kernel/media/probe.ts';
 
 export type InputKind = 'image' | 'audio' | 'video';

@@ -5,10 +5,10 @@ import {
 } from '../../platform/keys/job-key-columns.ts';
 import { providerKeyCipher } from '../../platform/keys/stored-keys.ts';
 import type { Config } from '../../kernel/config/index.ts';
-import { byokHeaderFor } from '../../kernel/contracts/providers.ts';
+import { byokHeaderFor } from '../../contracts/providers.ts';
 import type { Queryable } from '../../kernel/db/pool.ts';
 import type { Infra } from '../../platform/infra.ts';
-import { VideoFailure } from '../../kernel/media/failure.ts';
+import { VideoFailure } from './failure.ts';
 import type { VideoJobRow } from './store.ts';
 
 /** Incoming request headers (lower-cased names), as Fastify and resolveProviderKey see them. */

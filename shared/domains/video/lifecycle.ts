@@ -10,7 +10,7 @@ import type { Infra } from '../../platform/infra.ts';
 import { enqueueFirstDelivery } from '../webhooks/delivery.ts';
 import { insertWebhookMessage } from '../webhooks/outbox.ts';
 import { chargeJob } from './billing.ts';
-import { toVideoFailure } from '../../kernel/media/failure.ts';
+import { toVideoFailure } from './failure.ts';
 import { eraseJobKeys } from './job-keys.ts';
 import { toVideoJob } from './present.ts';
 import { addGpuSeconds, markCompleted, markFailed, setProgress, startAttempt, type VideoJobRow } from './store.ts';

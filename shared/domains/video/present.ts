@@ -1,4 +1,4 @@
-import type { VideoJob } from '../../kernel/contracts/video.ts';
+import type { VideoJob } from '../../contracts/video.ts';
 import type { Storage } from '../../kernel/storage/s3.ts';
 import type { VideoJobRow } from './store.ts';
 

@@ -4,9 +4,8 @@ import { encodeWav } from '../../kernel/audio/wav.ts';
 import { ApiError } from '../../kernel/errors/api-error.ts';
 import { isEngineError } from '../../kernel/errors/engine-error.ts';
 import { resolveProviderKey } from '../../platform/keys/provider-key.ts';
-import { speechEngines } from '../../engines/speech-registry.ts';
 import type { TranscriptionResult } from '../../engines/stt/types.ts';
-import type { SttProvider } from '../../kernel/contracts/providers.ts';
+import type { SttProvider } from '../../contracts/providers.ts';
 import { sttEngineFor, transcribeAudio } from '../speech/transcription.ts';
 import type { SpokenVoice, TtsEngine } from '../../engines/tts/types.ts';
 import type { Infra } from '../../platform/infra.ts';
@@ -15,7 +14,7 @@ import { jobKeyHeaders, type JobRef } from './job-keys.ts';
 /** The TTS engine of a video job (the speech area's registry); an unknown provider is 400 on `tts_provider`. */
 export function videoTts(infra: Infra, provider: string): TtsEngine {
   try {
-    return speechEngines(infra).tts.get(provider);
+    return infra.engines.tts.get(provider);
   } catch (e) {
     if (isEngineError(e) && e.kind === 'not_configured')
       throw new ApiError('provider_unavailable', { provider, detail: e.message }, 'tts_provider');

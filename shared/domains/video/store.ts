@@ -1,5 +1,5 @@
 import { scrubInternals } from '../../kernel/errors/scrub.ts';
-import type { VideoJobType } from '../../kernel/contracts/video.ts';
+import type { VideoJobType } from '../../contracts/video.ts';
 import type { Queryable } from '../../kernel/db/pool.ts';
 
 export interface VideoJobRow {

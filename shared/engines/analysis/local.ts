@@ -1,15 +1,9 @@
-import type { AnalyzeSections } from '../../kernel/contracts/video.ts';
+import type { AnalyzeSections } from '../../contracts/video.ts';
 import { runProcess } from '../../kernel/process/spawn.ts';
 import { decodeImageRgb, fitEven } from '../../kernel/media/encoder.ts';
 import { ffmpeg, runTool } from '../../kernel/media/ffmpeg.ts';
 import { detectFast, faceLandmarker } from '../face/human-landmarker.ts';
 import { AnalysisEngine, type AnalysisRequest, type AnalysisResult } from './types.ts';
-
-/** Transcribes a local media file with the platform's local speech engine (timed segments). */
-export type Transcriber = (
-  path: string,
-  signal: AbortSignal,
-) => Promise<{ text: string; language: string; segments: { start: number; end: number; text: string }[] }>;
 
 /** At most this many scenes are described (each costs two frame decodes, a face pass and an OCR run). */
 const MAX_SCENES = 50;
@@ -23,16 +17,12 @@ export class LocalAnalysisEngine extends AnalysisEngine {
   readonly provider = 'default';
   readonly label = 'default.analysis';
   readonly capabilities = { selfHosted: true, requiresKey: false };
-  constructor(private readonly transcribe: Transcriber) {
-    super();
-  }
-
   protected async _analyze(req: AnalysisRequest): Promise<AnalysisResult> {
     const sections: AnalyzeSections = {};
     const duration = req.info.durationSeconds;
     if (req.tasks.includes('transcribe')) {
       if (req.info.audio) {
-        const t = await this.transcribe(req.videoPath, req.signal);
+        const t = await req.transcribe(req.videoPath, req.signal);
         sections.transcript = {
           text: t.text,
           language: t.language,

@@ -1,19 +1,9 @@
-import type { AnalyzeSections } from '../../kernel/contracts/video.ts';
-import { callModelServer, type ModelServer } from '../core/model-server.ts';
+import type { AnalyzeSections } from '../../contracts/video.ts';
+import { callModelServer, onModelServer } from '../core/model-server.ts';
 import { AnalysisEngine, type AnalysisRequest, type AnalysisResult } from './types.ts';
 
 /** A self-hosted analysis model behind the model-server contract: it answers the analyze sections as JSON. */
-export class ModelServerAnalysisEngine extends AnalysisEngine {
-  readonly label: string;
-  readonly capabilities = { selfHosted: true, requiresKey: false };
-  constructor(private readonly server: ModelServer) {
-    super();
-    this.label = `${server.provider}:model-server`;
-  }
-  get provider(): string {
-    return this.server.provider;
-  }
-
+export class ModelServerAnalysisEngine extends onModelServer(AnalysisEngine) {
   protected async _analyze(req: AnalysisRequest): Promise<AnalysisResult> {
     const { json } = await callModelServer(
       this.server,

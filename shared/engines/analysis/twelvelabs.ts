@@ -1,5 +1,6 @@
-import type { AnalyzeSections } from '../../kernel/contracts/video.ts';
-import { pollVendor, vendorJson } from '../core/vendor-client.ts';
+import type { AnalyzeSections } from '../../contracts/video.ts';
+import { onAsyncVideoVendor } from '../core/async-video.ts';
+import { vendorJson } from '../core/vendor-client.ts';
 import { EngineError } from '../../kernel/errors/engine-error.ts';
 import { AnalysisEngine, type AnalysisRequest, type AnalysisResult } from './types.ts';
 
@@ -25,17 +26,9 @@ interface Chapter {
  * `chapter`: start, end, title, summary), `transcribe` from the video's transcription
  * (`GET /indexes/{index}/videos/{video}?transcription=true`). Auth: `x-api-key`.
  */
-export class TwelveLabsAnalysisEngine extends AnalysisEngine {
-  readonly provider = 'twelvelabs';
+export class TwelveLabsAnalysisEngine extends onAsyncVideoVendor(AnalysisEngine, 'twelvelabs') {
   readonly label = 'twelvelabs.pegasus';
-  readonly capabilities = { selfHosted: false, requiresKey: true };
-  private readonly base: string;
-  private readonly pollMs: number;
-  constructor(opts: { baseUrl?: string; pollMs?: number } = {}) {
-    super();
-    this.base = `${(opts.baseUrl ?? 'https://api.twelvelabs.io').replace(/\/$/, '')}/v1.3`;
-    this.pollMs = opts.pollMs ?? 5000;
-  }
+  private readonly base = `${this.vendor.base}/v1.3`;
 
   private async indexId(headers: Record<string, string>, signal: AbortSignal): Promise<string> {
     const name = 'vap-video-analyze';
@@ -66,17 +59,14 @@ export class TwelveLabsAnalysisEngine extends AnalysisEngine {
       body: form,
       signal: req.signal,
     });
-    const videoId = await pollVendor(
-      async () => {
-        const t = await vendorJson<Task>(this.provider, `${this.base}/tasks/${encodeURIComponent(task._id)}`, {
-          headers,
-          signal: req.signal,
-        });
+    const videoId = await this.vendor.poll<Task>(
+      `${this.base}/tasks/${encodeURIComponent(task._id)}`,
+      (t) => {
         if (t.status === 'failed')
           throw new EngineError(this.provider, 'bad_request', 'Twelve Labs could not index the video', false);
         return t.status === 'ready' && t.video_id ? t.video_id : null;
       },
-      { intervalMs: this.pollMs, signal: req.signal, onWait: (n) => void req.onProgress(Math.min(0.6, 0.05 * n)) },
+      { headers, signal: req.signal, onWait: (n) => void req.onProgress(Math.min(0.6, 0.05 * n)) },
     );
     const out: AnalyzeSections = {};
     if (req.tasks.includes('scenes')) {

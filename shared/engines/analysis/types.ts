@@ -1,7 +1,13 @@
-import type { AnalyzeSections } from '../../kernel/contracts/video.ts';
+import type { AnalyzeSections } from '../../contracts/video.ts';
 import type { MediaInfo } from '../../kernel/media/probe.ts';
 import { timed } from '../core/metrics.ts';
 import type { VideoEngineCapabilities } from '../core/rendered-video.ts';
+
+/** Transcribes a local media file with the platform's local speech engine (timed segments). */
+export type Transcriber = (
+  path: string,
+  signal: AbortSignal,
+) => Promise<{ text: string; language: string; segments: { start: number; end: number; text: string }[] }>;
 
 /** What an analysis engine produces itself; `embed` is done by the job with the embeddings engine. */
 export type AnalysisTask = 'transcribe' | 'scenes';
@@ -16,6 +22,11 @@ export interface AnalysisRequest {
   /** Scratch folder of the job (removed after it). */
   workDir: string;
   apiKey?: string;
+  /**
+   * How the platform transcribes a local media file (the speech domain's transcription with the local engine):
+   * handed in by the job, so an analysis engine needs no domain to run `transcribe`.
+   */
+  transcribe: Transcriber;
   signal: AbortSignal;
   /** Fraction 0–1 of the engine's own work. */
   onProgress(fraction: number): Promise<void> | void;

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { probeMedia } from '../../kernel/media/probe.ts';
-import { downloadVendorFile, pollVendor, vendorJson } from '../core/vendor-client.ts';
+import { onAsyncVideoVendor } from '../core/async-video.ts';
+import { trimSlash } from '../core/vendor-client.ts';
 import { EngineError } from '../../kernel/errors/engine-error.ts';
 import { AvatarEngine, type AvatarRequest } from './types.ts';
 import type { RenderedVideo } from '../core/rendered-video.ts';
@@ -23,19 +23,13 @@ interface Envelope<T> {
  * (`POST /v2/video/generate`, character `talking_photo`, voice `audio`), and `GET /v1/video_status.get` is
  * polled until `completed`; the MP4 is then downloaded into the job's folder. Auth: `X-Api-Key`.
  */
-export class HeyGenAvatarEngine extends AvatarEngine {
-  readonly provider = 'heygen';
+export class HeyGenAvatarEngine extends onAsyncVideoVendor(AvatarEngine, 'heygen') {
   readonly label = 'heygen.avatar';
-  readonly capabilities = { selfHosted: false, requiresKey: true };
-  private readonly api: string;
   private readonly upload: string;
-  private readonly pollMs: number;
 
   constructor(opts: HeyGenOptions = {}) {
-    super();
-    this.api = (opts.baseUrl ?? 'https://api.heygen.com').replace(/\/$/, '');
-    this.upload = (opts.baseUrl ?? 'https://upload.heygen.com').replace(/\/$/, '');
-    this.pollMs = opts.pollMs ?? 5000;
+    super(opts);
+    this.upload = trimSlash(opts.baseUrl ?? 'https://upload.heygen.com');
   }
 
   protected async _render(req: AvatarRequest): Promise<RenderedVideo> {
@@ -44,17 +38,13 @@ export class HeyGenAvatarEngine extends AvatarEngine {
     const headers = { 'x-api-key': req.apiKey, accept: 'application/json' };
     const image = await readFile(req.imagePath);
     const jpeg = image[0] === 0xff && image[1] === 0xd8;
-    const photo = await vendorJson<Envelope<{ talking_photo_id: string }>>(
-      this.provider,
-      `${this.upload}/v1/talking_photo`,
-      {
-        headers: { ...headers, 'content-type': jpeg ? 'image/jpeg' : 'image/png' },
-        body: image,
-        signal: req.signal,
-      },
-    );
+    const photo = await this.vendor.json<Envelope<{ talking_photo_id: string }>>(`${this.upload}/v1/talking_photo`, {
+      headers: { ...headers, 'content-type': jpeg ? 'image/jpeg' : 'image/png' },
+      body: image,
+      signal: req.signal,
+    });
     const [w, h] = req.size >= 720 ? [1280, 720] : [req.size, req.size];
-    const created = await vendorJson<Envelope<{ video_id: string }>>(this.provider, `${this.api}/v2/video/generate`, {
+    const created = await this.vendor.json<Envelope<{ video_id: string }>>('/v2/video/generate', {
       headers,
       json: {
         video_inputs: [
@@ -68,14 +58,10 @@ export class HeyGenAvatarEngine extends AvatarEngine {
       signal: req.signal,
     });
     const videoId = created.data.video_id;
-    const done = await pollVendor(
-      async () => {
-        const s = await vendorJson<
-          Envelope<{ status: string; video_url?: string; error?: { message?: string } | null }>
-        >(this.provider, `${this.api}/v1/video_status.get?video_id=${encodeURIComponent(videoId)}`, {
-          headers,
-          signal: req.signal,
-        });
+    type Status = Envelope<{ status: string; video_url?: string; error?: { message?: string } | null }>;
+    const done = await this.vendor.poll<Status>(
+      `/v1/video_status.get?video_id=${encodeURIComponent(videoId)}`,
+      (s) => {
         if (s.data.status === 'failed') {
           throw new EngineError(
             this.provider,
@@ -86,19 +72,13 @@ export class HeyGenAvatarEngine extends AvatarEngine {
         }
         return s.data.status === 'completed' && s.data.video_url ? s.data.video_url : null;
       },
-      {
-        intervalMs: this.pollMs,
-        signal: req.signal,
-        onWait: (n) => void req.onProgress(Math.min(0.9, 0.1 + n * 0.02)),
-      },
+      { headers, signal: req.signal, onWait: (n) => void req.onProgress(Math.min(0.9, 0.1 + n * 0.02)) },
     );
-    await downloadVendorFile(this.provider, done, req.outPath, req.signal);
-    const info = await probeMedia(req.outPath, req.signal);
-    return {
-      durationSeconds: info.durationSeconds,
-      width: info.video?.width ?? w,
-      height: info.video?.height ?? h,
-      provider: this.label,
-    };
+    return this.vendor.download(done, {
+      outPath: req.outPath,
+      signal: req.signal,
+      label: this.label,
+      size: { width: w, height: h },
+    });
   }
 }

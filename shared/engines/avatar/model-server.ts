@@ -1,20 +1,10 @@
-import { renderOnModelServer, type ModelServer } from '../core/model-server.ts';
+import { renderOnModelServer, onModelServer } from '../core/model-server.ts';
 import { EngineError } from '../../kernel/errors/engine-error.ts';
 import { AvatarEngine, type AvatarRequest } from './types.ts';
 import type { RenderedVideo } from '../core/rendered-video.ts';
 
 /** A self-hosted neural avatar engine on a GPU node, behind the model-server contract (docs/video.md). */
-export class ModelServerAvatarEngine extends AvatarEngine {
-  readonly label: string;
-  readonly capabilities = { selfHosted: true, requiresKey: false };
-  constructor(private readonly server: ModelServer) {
-    super();
-    this.label = `${server.provider}:model-server`;
-  }
-  get provider(): string {
-    return this.server.provider;
-  }
-
+export class ModelServerAvatarEngine extends onModelServer(AvatarEngine) {
   protected async _render(req: AvatarRequest): Promise<RenderedVideo> {
     if (!req.imageUrl || !req.audioUrl) throw new EngineError(this.provider, 'bad_request', 'inputs need URLs', false);
     return renderOnModelServer(

@@ -105,3 +105,31 @@ export async function renderOnModelServer(
     provider: server.provider,
   };
 }
+
+interface ModelServerEngine {
+  readonly server: ModelServer;
+  readonly provider: string;
+  readonly label: string;
+  readonly capabilities: { selfHosted: true; requiresKey: false };
+}
+
+/**
+ * The one template of a model-server adapter: `class X extends onModelServer(AvatarEngine) { _render… }` is an
+ * engine of the capability's base class, named by its server (`<provider>:model-server`), self-hosted and keyless;
+ * the adapter writes only the call (the inputs and params the capability sends, via renderOnModelServer or
+ * callModelServer).
+ */
+export function onModelServer<T extends object>(Base: abstract new () => T) {
+  abstract class OnModelServer extends (Base as abstract new () => object) implements ModelServerEngine {
+    readonly capabilities = { selfHosted: true, requiresKey: false } as const;
+    readonly label: string;
+    constructor(readonly server: ModelServer) {
+      super();
+      this.label = `${server.provider}:model-server`;
+    }
+    get provider(): string {
+      return this.server.provider;
+    }
+  }
+  return OnModelServer as unknown as abstract new (server: ModelServer) => T & ModelServerEngine;
+}

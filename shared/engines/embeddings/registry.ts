@@ -1,7 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../../kernel/config/index.ts';
-import type { Infra } from '../../platform/infra.ts';
 import { EngineRegistry } from '../core/registry.ts';
 import { CohereEmbeddings } from './cohere.ts';
 import { LocalSifEmbeddings } from './local-sif.ts';
@@ -17,7 +16,11 @@ export function localModelPath(config: Pick<Config, 'EMBEDDINGS_MODEL_PATH'>): s
   return isAbsolute(p) ? p : resolve(REPO_ROOT, p);
 }
 
-/** Builds the embeddings registry from config: `default` (local, no key) plus the vendor adapters. */
+/**
+ * Builds the embeddings registry from config: `default` (local, no key) plus the vendor adapters. The local model
+ * loads on its first use (about a third of a second), not here. `infra.engines.embeddings.get(provider)` → 400
+ * provider_unavailable if unknown.
+ */
 export function buildEmbeddingRegistry(config: Config): EngineRegistry<EmbeddingEngine> {
   const urls = config.vendors.baseUrls;
   return new EngineRegistry<EmbeddingEngine>('embeddings')
@@ -25,20 +28,4 @@ export function buildEmbeddingRegistry(config: Config): EngineRegistry<Embedding
     .register('openai', new OpenAiEmbeddings({ baseUrl: urls.openai, model: config.EMBEDDINGS_OPENAI_MODEL }))
     .register('cohere', new CohereEmbeddings({ baseUrl: urls.cohere, model: config.EMBEDDINGS_COHERE_MODEL }))
     .register('voyage', new VoyageEmbeddings({ baseUrl: urls.voyage, model: config.EMBEDDINGS_VOYAGE_MODEL }));
-}
-
-const registries = new WeakMap<Infra, EngineRegistry<EmbeddingEngine>>();
-
-/**
- * The embeddings engines of a process, built once per Infra. The local model loads on its first use (about a
- * third of a second), not here. `embeddingEngines(infra).get(provider)` → 400 provider_unavailable if unknown.
- */
-export function embeddingEngines(infra: Pick<Infra, 'config'>): EngineRegistry<EmbeddingEngine> {
-  const key = infra as Infra;
-  let r = registries.get(key);
-  if (!r) {
-    r = buildEmbeddingRegistry(infra.config);
-    registries.set(key, r);
-  }
-  return r;
 }

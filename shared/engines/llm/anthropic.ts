@@ -1,5 +1,5 @@
 import { EngineError } from '../../kernel/errors/engine-error.ts';
-import { DEFAULT_MAX_TOKENS } from '../../kernel/contracts/agents.ts';
+import { DEFAULT_MAX_TOKENS } from '../../contracts/agents.ts';
 import { trimSlash } from '../core/vendor-client.ts';
 import { parseJson, postForEvents } from './sse.ts';
 import {

@@ -1,4 +1,5 @@
-import { LLM_PROVIDER_LABELS } from '../../kernel/contracts/providers.ts';
+import { LLM_PROVIDER_LABELS } from '../../contracts/providers.ts';
+import { messageStep } from './local-message.ts';
 import { LlmEngine, type LlmCapabilities, type LlmEvent, type LlmLookup, type LlmRequest } from './types.ts';
 
 /** Provider id and model of the local reply engine (an agent's `llmProvider`/`llmModel`). */
@@ -33,7 +34,8 @@ const STOPWORDS = new Set(
 /**
  * The local reply engine: answers by looking up the agent's knowledge collection — the best-matching passage,
  * trimmed to a spoken-length answer — and greets with the agent's first message. It is not a language model
- * and says so: it never calls tools, follows no system prompt and says plainly when the knowledge has no answer.
+ * and says so: it follows no system prompt and says plainly when the knowledge has no answer. The one tool it calls
+ * is the built-in `take_message`, when the agent offers it, after asking for each field in turn (local-message.ts).
  * Retrieval is lent per request (`LlmRequest.lookup`), so this engine imports no domain code. It streams word
  * by word like the model engines, so the voice loop, barge-in and traces run on it unchanged.
  */
@@ -45,7 +47,19 @@ export class LocalReplyLlm extends LlmEngine {
 
   protected async *_stream(req: LlmRequest): AsyncGenerator<LlmEvent> {
     const question = lastUserMessage(req);
-    const reply = await answer(question, req.lookup, req.signal);
+    // A message being taken (the agent offers take_message): ask for the next field, or call the tool.
+    const step = req.toolChoice === 'none' ? null : messageStep(req);
+    if (step?.kind === 'call') {
+      const args = JSON.stringify(step.arguments);
+      yield { type: 'tool_call', id: `local_${req.messages.length}`, name: 'take_message', arguments: args };
+      yield {
+        type: 'done',
+        finishReason: 'tool_calls',
+        usage: { inputTokens: Math.ceil(question.length / 4), outputTokens: Math.ceil(args.length / 4) },
+      };
+      return;
+    }
+    const reply = step ? step.text : await answer(question, req.lookup, req.signal);
     const words = reply.split(/\s+/).filter(Boolean);
     for (let i = 0; i < words.length; i++) {
       req.signal?.throwIfAborted();
@@ -74,7 +88,10 @@ async function answer(question: string, lookup: LlmLookup | undefined, signal?: 
   const passages = await lookup.search(question.slice(0, 2000), signal ?? new AbortController().signal);
   const best = passages[0];
   if (!best || !best.content.trim()) return NO_ANSWER;
-  return spokenExcerpt(best.content, question);
+  // An FAQ entry (its document split by headings or questions): the answer alone, never its heading.
+  const text =
+    best.heading && best.content.startsWith(best.heading) ? best.content.slice(best.heading.length) : best.content;
+  return spokenExcerpt(text, question);
 }
 
 /**

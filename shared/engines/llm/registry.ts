@@ -1,7 +1,6 @@
 import type { Config } from '../../kernel/config/index.ts';
-import type { LlmProviderInfo } from '../../kernel/contracts/agents.ts';
-import { LLM_PROVIDER_LABELS, LLM_PROVIDERS } from '../../kernel/contracts/providers.ts';
-import type { Infra } from '../../platform/infra.ts';
+import { LLM_PROVIDERS } from '../../contracts/providers.ts';
+import { VENDORS } from '../../kernel/vendors.ts';
 import { EngineRegistry } from '../core/registry.ts';
 import { AnthropicLlm } from './anthropic.ts';
 import { LOCAL_REPLY_MODEL, LocalReplyLlm } from './local-reply.ts';
@@ -25,7 +24,7 @@ export function buildLlmRegistry(config: Config): EngineRegistry<LlmEngine> {
       'openai',
       new OpenAiCompatibleLlm({
         provider: 'openai',
-        baseUrl: urls.openai ?? 'https://api.openai.com/v1',
+        baseUrl: urls.openai ?? VENDORS.openai.baseUrl,
         defaultModel: DEFAULT_LLM_MODELS.openai,
         includeUsageOption: true,
       }),
@@ -33,7 +32,7 @@ export function buildLlmRegistry(config: Config): EngineRegistry<LlmEngine> {
     .register(
       'anthropic',
       new AnthropicLlm({
-        baseUrl: urls.anthropic ?? 'https://api.anthropic.com',
+        baseUrl: urls.anthropic ?? VENDORS.anthropic.baseUrl,
         defaultModel: DEFAULT_LLM_MODELS.anthropic,
       }),
     )
@@ -41,7 +40,7 @@ export function buildLlmRegistry(config: Config): EngineRegistry<LlmEngine> {
       'groq',
       new OpenAiCompatibleLlm({
         provider: 'groq',
-        baseUrl: urls.groq ?? 'https://api.groq.com/openai/v1',
+        baseUrl: urls.groq ?? VENDORS.groq.baseUrl,
         defaultModel: DEFAULT_LLM_MODELS.groq,
         // Groq reports usage in `x_groq.usage` on the last chunk without being asked.
         includeUsageOption: false,
@@ -69,56 +68,4 @@ function scriptedLlmRegistry(baseUrl: string | undefined): EngineRegistry<LlmEng
       }),
     );
   return registry;
-}
-
-/**
- * The LLM provider an agent gets when it names none: the first vendor with a platform key, or the developer's
- * stored key, in the contract's order (openai, anthropic, groq); with no LLM configured at all, the local reply
- * engine, so a fresh machine has a working agent instead of one that fails on its first turn.
- */
-export async function defaultLlmProvider(infra: Infra, developerId: string): Promise<keyof typeof DEFAULT_LLM_MODELS> {
-  for (const vendor of ['openai', 'anthropic', 'groq'] as const) {
-    if (infra.config.vendors.platformKeys[vendor]) return vendor;
-    if (await infra.storedKeys.get(developerId, vendor)) return vendor;
-  }
-  return 'local';
-}
-
-const registries = new WeakMap<Infra, EngineRegistry<LlmEngine>>();
-
-/** The LLM engines of this process, built once per Infra. */
-export function llmEngines(infra: Infra): EngineRegistry<LlmEngine> {
-  let r = registries.get(infra);
-  if (!r) {
-    r = buildLlmRegistry(infra.config);
-    registries.set(infra, r);
-  }
-  return r;
-}
-
-/** Each LLM provider with its label and where this developer's key for it would come from (no header counted). */
-export async function llmProviderInfo(infra: Infra, developerId: string): Promise<LlmProviderInfo[]> {
-  const fallback = await defaultLlmProvider(infra, developerId);
-  const engines = llmEngines(infra);
-  return Promise.all(
-    LLM_PROVIDERS.map(async (id) => {
-      const engine = engines.get(id);
-      const key = !engine.capabilities.requiresKey
-        ? ('not-needed' as const)
-        : infra.config.vendors.platformKeys[id]
-          ? ('platform' as const)
-          : (await infra.storedKeys.get(developerId, id))
-            ? ('stored' as const)
-            : ('none' as const);
-      return {
-        id,
-        label: LLM_PROVIDER_LABELS[id],
-        languageModel: id !== 'local',
-        defaultModel: engine.defaultModel,
-        key,
-        usable: key !== 'none',
-        isDefault: id === fallback,
-      };
-    }),
-  );
 }

@@ -41,6 +41,8 @@ export interface LlmRequest {
 export interface LlmPassage {
   content: string;
   score: number;
+  /** An FAQ entry's heading or question (the passage starts with it): an answer read aloud leaves it out. */
+  heading?: string;
 }
 
 /**

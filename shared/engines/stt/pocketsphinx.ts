@@ -81,6 +81,10 @@ const SCRATCH_DIR = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
  * Decoder settings per mode. `accurate` is pocketsphinx's own default search (wide beams, forward-flat second
  * pass and best-path lattice rescoring). `fast` narrows the beams, caps active HMMs/words per frame, uses the
  * phonetic-loop look-ahead and skips both extra passes: about twice as fast, a few points more WER.
+ * `fast` with an agent's model (BIASED_FAST) keeps the accurate beams and the best-path rescoring and skips only the
+ * forward-flat pass: the narrow beams lost the agent's words (in-domain WER 27.8 % against 16.4 %, flite voices,
+ * benchmarks/local-stt/README.md), and a biased model is small enough that the wider search costs about what the
+ * general model's narrow one does.
  */
 const DECODER_SETTINGS: Record<SttRequest['mode'], string[]> = {
   accurate: ['-beam', '1e-48', '-wbeam', '7e-29', '-pbeam', '1e-48', '-fwdflat', 'yes', '-bestpath', 'yes'],
@@ -89,6 +93,15 @@ const DECODER_SETTINGS: Record<SttRequest['mode'], string[]> = {
     ...['-fwdflat', 'no', '-bestpath', 'no', '-pl_window', '5', '-topn', '2'],
   ],
 };
+const BIASED_FAST = [
+  ...['-beam', '1e-48', '-wbeam', '7e-29', '-pbeam', '1e-48'],
+  ...['-fwdflat', 'no', '-bestpath', 'yes'],
+];
+
+/** The decoder settings of one request: its mode's, or BIASED_FAST for `fast` with an agent's model. */
+export function decoderSettings(mode: SttRequest['mode'], biased: boolean): string[] {
+  return mode === 'fast' && biased ? BIASED_FAST : DECODER_SETTINGS[mode];
+}
 
 /**
  * Pieces for incremental decoding: cut at the longest pause 10-30 s into each piece. Within a piece the decoder's
@@ -122,13 +135,16 @@ export class PocketsphinxSttEngine extends SttEngine {
   private readonly modelDir: string;
   private readonly bin: Command;
   private readonly slots: Slots;
+  /** Decoders one request may use at once (`parallel`): every slot of this process. */
+  private readonly parallelism: number;
   private featParams: Promise<string> | null = null;
 
   constructor(opts: PocketsphinxOptions = {}) {
     super();
     this.modelDir = opts.modelDir ?? '/usr/share/pocketsphinx/model/en-us';
     this.bin = opts.bin ? { path: opts.bin } : 'pocketsphinx';
-    this.slots = new Slots(opts.maxConcurrent ?? availableParallelism());
+    this.parallelism = Math.max(1, opts.maxConcurrent ?? availableParallelism());
+    this.slots = new Slots(this.parallelism);
   }
 
   protected async _transcribe(req: SttRequest): Promise<TranscriptionResult> {
@@ -150,6 +166,11 @@ export class PocketsphinxSttEngine extends SttEngine {
     return this.decodeInPieces(req, (samples) => cutAtPauses(samples, 16000, INCREMENTAL_PIECES));
   }
 
+  /** "pocketsphinx, local, general English model" or "pocketsphinx, local, biased to agent agt_…". */
+  override describe(req?: Pick<SttRequest, 'languageModel'>): string {
+    return `pocketsphinx, local, ${req?.languageModel?.label ?? 'general English model'}`;
+  }
+
   private async *decodeInPieces(
     req: SttRequest,
     plan: (samples: Int16Array) => AudioPiece[],
@@ -167,20 +188,10 @@ export class PocketsphinxSttEngine extends SttEngine {
     const segments: DecodedSegment[] = [];
     if (duration > 0.05) {
       const pieces = plan(pcmToInt16(pcm));
-      // Several pieces pass the cepstral mean on from one to the next (see ./pocketsphinx-cmn.ts).
-      const cmn: CmnCarry | undefined = pieces.length > 1 ? { mean: null } : undefined;
-      // One slot for the whole recording, as for a whole-file decode: a stream is not starved between pieces.
-      const release = await this.slots.acquire(req.signal, req.owner);
-      try {
-        for (const piece of pieces) {
-          const audio = pcm.subarray(piece.start * 2, piece.end * 2);
-          for await (const seg of this.decode(audio, piece.start / 16000, req.mode, req.signal, cmn)) {
-            segments.push(seg);
-            yield { type: 'segment', segment: { start: seg.start, end: seg.end, text: seg.text } };
-          }
-        }
-      } finally {
-        release();
+      const groups = req.parallel ? splitGroups(pieces, Math.min(this.parallelism, pieces.length)) : [pieces];
+      for await (const seg of this.decodeGroups(pcm, groups, req)) {
+        segments.push(seg);
+        yield { type: 'segment', segment: { start: seg.start, end: seg.end, text: seg.text } };
       }
     }
     if (req.diarize && segments.length > 0) {
@@ -201,17 +212,72 @@ export class PocketsphinxSttEngine extends SttEngine {
   }
 
   /**
+   * Decodes groups of consecutive pieces, each group in its own decoder slot and all groups at once, yielding
+   * segments in recording order: the first group's as they come, a later group's once the groups before it are
+   * done. Within a group the pieces pass the cepstral mean on from one to the next (./pocketsphinx-cmn.ts); each
+   * group's first piece starts from the model's. One group (the default) is one slot for the whole recording, as
+   * for a whole-file decode: a stream is not starved between pieces.
+   */
+  private async *decodeGroups(pcm: Buffer, groups: AudioPiece[][], req: SttRequest): AsyncGenerator<DecodedSegment> {
+    const ac = new AbortController();
+    const signal = req.signal ? AbortSignal.any([req.signal, ac.signal]) : ac.signal;
+    const out = groups.map(() => ({ segments: [] as DecodedSegment[], done: false, error: null as unknown }));
+    let wake: (() => void) | null = null;
+    const notify = () => {
+      wake?.();
+      wake = null;
+    };
+    const runs = groups.map(async (pieces, g) => {
+      try {
+        const release = await this.slots.acquire(signal, req.owner);
+        try {
+          const cmn: CmnCarry | undefined = pieces.length > 1 ? { mean: null } : undefined;
+          for (const piece of pieces) {
+            const audio = pcm.subarray(piece.start * 2, piece.end * 2);
+            for await (const seg of this.decode(audio, piece.start / 16000, { ...req, signal }, cmn)) {
+              out[g]!.segments.push(seg);
+              notify();
+            }
+          }
+        } finally {
+          release();
+        }
+      } catch (e) {
+        out[g]!.error = e;
+      } finally {
+        out[g]!.done = true;
+        notify();
+      }
+    });
+    try {
+      for (const group of out) {
+        let taken = 0;
+        for (;;) {
+          while (taken < group.segments.length) yield group.segments[taken++]!;
+          if (group.error) throw group.error;
+          if (group.done) break;
+          await new Promise<void>((r) => (wake = r));
+        }
+      }
+    } finally {
+      ac.abort(new Error('transcription stopped'));
+      await Promise.allSettled(runs);
+    }
+  }
+
+  /**
    * One decoder run over `pcm`, yielding each utterance as soon as the decoder prints it (it flushes its output
-   * after every utterance its endpointer closes). `offset` (seconds) places the piece in the recording. With
+   * after every utterance its endpointer closes). `offset` (seconds) places the piece in the recording; the
+   * request's language model, when it has one, replaces the general model and dictionary. With
    * `cmn`, the run starts from its cepstral mean (when set) and leaves the mean it ended with there.
    */
   private async *decode(
     pcm: Buffer,
     offset: number,
-    mode: SttRequest['mode'],
-    signal?: AbortSignal,
+    req: Pick<SttRequest, 'mode' | 'signal' | 'languageModel'>,
     cmn?: CmnCarry,
   ): AsyncGenerator<DecodedSegment> {
+    const { mode, signal, languageModel } = req;
     // pocketsphinx_continuous reads a file (it cannot open Node's socket stdio): raw PCM in memory-backed /dev/shm.
     const base = join(SCRATCH_DIR, `vap-ps-${randomBytes(8).toString('hex')}`);
     const file = `${base}.raw`;
@@ -221,11 +287,13 @@ export class PocketsphinxSttEngine extends SttEngine {
     try {
       if (feat) await writeFile(feat, withCmnInit(await this.modelFeatParams(), cmn!.mean!));
       const args = [
-        ...['-hmm', join(this.modelDir, 'en-us'), '-lm', join(this.modelDir, 'en-us.lm.bin')],
-        ...['-dict', join(this.modelDir, 'cmudict-en-us.dict'), '-samprate', '16000'],
+        ...['-hmm', join(this.modelDir, 'en-us'), '-samprate', '16000'],
+        // A request's own model (an agent's, biased to its words) replaces the general one, with its dictionary.
+        ...['-lm', languageModel?.lm ?? join(this.modelDir, 'en-us.lm.bin')],
+        ...['-dict', languageModel?.dict ?? join(this.modelDir, 'cmudict-en-us.dict')],
         ...['-infile', file, '-time', 'yes', '-logfn', log],
         ...(feat ? ['-featparams', feat] : []),
-        ...DECODER_SETTINGS[mode],
+        ...decoderSettings(mode, languageModel !== undefined),
       ];
       const parser = new PocketsphinxOutputParser(offset);
       try {
@@ -266,6 +334,21 @@ export class PocketsphinxSttEngine extends SttEngine {
     this.featParams.catch(() => (this.featParams = null));
     return this.featParams;
   }
+}
+
+/** `pieces` as `n` runs of consecutive pieces of about equal audio length. */
+export function splitGroups(pieces: AudioPiece[], n: number): AudioPiece[][] {
+  if (n <= 1 || pieces.length <= 1) return [pieces];
+  const total = pieces[pieces.length - 1]!.end - pieces[0]!.start;
+  const groups: AudioPiece[][] = [[]];
+  for (const p of pieces) {
+    const g = groups[groups.length - 1]!;
+    // Start the next group once this one holds its share of the audio (never leaving a group empty).
+    if (g.length > 0 && groups.length < n && p.start - pieces[0]!.start >= (total * groups.length) / n)
+      groups.push([p]);
+    else g.push(p);
+  }
+  return groups;
 }
 
 /** The cepstral mean one piece's decoder hands to the next (`-cmninit` syntax), null before the first. */

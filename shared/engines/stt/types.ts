@@ -34,7 +34,14 @@ export interface SttRequest {
   timestamps: 'segment' | 'word';
   diarize: boolean;
   prompt?: string;
+  /** A language model for this request: absolute paths of a pocketsphinx LM (ARPA text or .lm.bin) and a full pronunciation dictionary, and a label naming it ("biased to agent agt_…"). Absent: the general model. */
+  languageModel?: { lm: string; dict: string; label: string };
   apiKey?: string;
+  /**
+   * Incremental decoding of a long recording may use several decoders at once (a job, nobody waiting on the first
+   * words): the local engine then decodes groups of pieces in parallel, each in its own slot.
+   */
+  parallel?: boolean;
   /** Who the transcript is for; local engines queue by it (live calls first, then fair across developers). */
   owner?: WorkOwner;
   signal?: AbortSignal;
@@ -52,6 +59,8 @@ export interface SttStreamOptions {
   language: string;
   apiKey?: string;
   signal?: AbortSignal;
+  /** A language model for this request: absolute paths of a pocketsphinx LM (ARPA text or .lm.bin) and a full pronunciation dictionary, and a label naming it ("biased to agent agt_…"). Absent: the general model. */
+  languageModel?: { lm: string; dict: string; label: string };
 }
 
 export type SttStreamEvent =
@@ -88,6 +97,11 @@ export abstract class SttEngine {
   abstract readonly label: string;
   abstract readonly capabilities: SttCapabilities;
   protected abstract _transcribe(req: SttRequest): Promise<TranscriptionResult>;
+  /** What served `req`, in words (a local engine says which model it used). */
+  describe(_req?: Pick<SttRequest, 'languageModel'>): string {
+    return this.label;
+  }
+
   protected _stream(_opts: SttStreamOptions): SttStream {
     throw new EngineError(this.provider, 'bad_request', `${this.label} does not stream`, false);
   }

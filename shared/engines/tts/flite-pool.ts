@@ -1,6 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { lowerPriority } from '../../kernel/process/spawn.ts';
+import type { CpuPinning } from '../../kernel/process/cpu-affinity.ts';
+import { spawnChild } from '../../kernel/process/spawner.ts';
 import { EngineError } from '../../kernel/errors/engine-error.ts';
 import { FairQueue, type WorkOwner } from '../core/fair-queue.ts';
 
@@ -19,13 +20,21 @@ export interface FliteResult {
 }
 
 export interface FlitePoolOptions {
-  /** The flite-server binary (shared/engines/tts/flite-server/flite-server.c), and its arguments (tests only). */
+  /**
+   * The worker binary, and its arguments (tests only): flite-server (shared/engines/tts/flite-server/flite-server.c)
+   * or rhvoice-server (shared/engines/tts/rhvoice-server/rhvoice-server.c), which speaks the same protocol.
+   */
   bin: string;
+  /** The engine whose errors these are (default `default`), and the worker's name in them (default flite-server). */
+  provider?: string;
+  name?: string;
   args?: string[];
   /** Long-lived worker processes; each synthesizes one request at a time. */
   size: number;
   /** Niceness of the workers (background synthesis runs on a pool at 10). */
   nice?: number;
+  /** Cpus the workers run on (the batch pool: every core but the live work's, cpu-affinity.ts); default any. */
+  cpus?: CpuPinning;
   /** A request not answered within this long is taken as a hang: the worker is killed and replaced. */
   timeoutMs?: (job: FliteJob) => number;
   /**
@@ -68,6 +77,8 @@ interface Pending {
 const HEADER = 12;
 /** Flite renders a sentence in tens of milliseconds; ten seconds plus 20 ms a character is far past any real one. */
 const defaultTimeout = (job: FliteJob) => 10_000 + 20 * job.text.length;
+/** How often a worker past its hang timeout is looked at again while it keeps using CPU. */
+const HANG_RECHECK_MS = 5000;
 /** A worker that dies sooner than this after it started is replaced on demand, not at once (no crash loop). */
 const MIN_LIFE_MS = 1000;
 
@@ -96,7 +107,7 @@ export class FlitePool {
 
   /** Synthesizes `job` on the next free worker; `owner` places it in the queue (live first, fair by developer). */
   synthesize(job: FliteJob, signal?: AbortSignal, owner: WorkOwner = {}): Promise<FliteResult> {
-    if (this.closed) return Promise.reject(new EngineError('default', 'unavailable', 'flite pool closed', false));
+    if (this.closed) return Promise.reject(this.closedError());
     signal?.throwIfAborted();
     return new Promise<FliteResult>((resolve, reject) => {
       const p: Pending = { job, resolve, reject, discarded: false, signal, live: owner.live === true };
@@ -125,9 +136,18 @@ export class FlitePool {
   /** Ends every worker (their stdin closes; flite-server exits on EOF) and fails what waits. */
   close(): void {
     this.closed = true;
-    for (const p of this.queue.drain()) p.reject(new EngineError('default', 'unavailable', 'flite pool closed', false));
+    for (const p of this.queue.drain()) p.reject(this.closedError());
     for (const w of this.workers) w.stop();
     this.workers.clear();
+  }
+
+  private closedError(): EngineError {
+    return new EngineError(
+      this.opts.provider ?? 'default',
+      'unavailable',
+      `${workerName(this.opts)} pool closed`,
+      false,
+    );
   }
 
   private pump(): void {
@@ -159,7 +179,11 @@ export class FlitePool {
   }
 }
 
-/** One flite-server process and the request it is answering. */
+function workerName(opts: FlitePoolOptions): string {
+  return opts.name ?? 'flite-server';
+}
+
+/** One flite-server (or rhvoice-server) process and the request it is answering. */
 class FliteWorker {
   readonly proc: ChildProcess;
   busy: Pending | null = null;
@@ -169,6 +193,8 @@ class FliteWorker {
   private readonly startedAt = Date.now();
   private chunks: Buffer[] = [];
   private have = 0;
+  /** Header and body bytes of the answer being read, once its header is in. */
+  private expected: number | null = null;
   private timer: NodeJS.Timeout | null = null;
   private cpuTimer: NodeJS.Timeout | null = null;
   private dead = false;
@@ -177,16 +203,27 @@ class FliteWorker {
     private readonly opts: FlitePoolOptions,
     private readonly onExit: () => void,
   ) {
-    this.proc = spawn(opts.bin, opts.args ?? [], { stdio: ['pipe', 'pipe', 'ignore'] });
-    if (opts.nice && this.proc.pid !== undefined) lowerPriority(this.proc.pid, opts.nice);
+    this.proc = spawnChild(opts.bin, opts.args ?? [], {
+      stdio: ['pipe', 'pipe', 'ignore'],
+      nice: opts.nice,
+      cpus: opts.cpus,
+    });
     this.proc.stdin!.on('error', () => {});
     this.proc.stdout!.on('data', (d: Buffer) => this.onData(d));
-    this.proc.on('error', (e) => this.die(`flite-server failed: ${e.message}`));
+    this.proc.on('error', (e) => this.die(`${this.name} failed: ${e.message}`));
     this.proc.on('exit', (code, sig) => {
       this.killed = sig !== null;
-      this.die(`flite-server exited (${sig ?? code})`);
+      this.die(`${this.name} exited (${sig ?? code})`);
     });
     this.idleRef(false);
+  }
+
+  private get name(): string {
+    return workerName(this.opts);
+  }
+
+  private get provider(): string {
+    return this.opts.provider ?? 'default';
   }
 
   get livedMs(): number {
@@ -202,16 +239,30 @@ class FliteWorker {
     const len = Buffer.alloc(4);
     len.writeUInt32LE(body.length);
     this.proc.stdin!.write(Buffer.concat([len, body]));
-    this.timer = setTimeout(
-      () => {
-        this.fail(new EngineError('default', 'timeout', 'flite-server did not answer in time', true));
-        this.proc.kill('SIGKILL');
-      },
+    this.armHang(
       // A hang is waiting with no answer; never shorter than twice the CPU deadline, which is the work's own bound.
       this.opts.timeoutMs?.(p.job) ??
         Math.max(defaultTimeout(p.job), 2 * (this.opts.cpuDeadlineMs ?? FLITE_CPU_DEADLINE)(p.job)),
+      null,
     );
-    this.watchCpu(p.job);
+    this.watchCpu(p);
+  }
+
+  /**
+   * Fails the request and kills the worker as hung once `ms` pass without an answer, unless the worker has used CPU
+   * since the last look: then it is working, only slowly (a loaded machine, a niced pool; issue #35: long legal
+   * syntheses were cut midway under load), and is looked at again HANG_RECHECK_MS later. Its work stays bounded by
+   * the CPU deadline. The first look has nothing to compare with, so a worker is taken as hung one recheck after
+   * the timeout at the earliest; where /proc cannot be read, at the timeout.
+   */
+  private armHang(ms: number, cpuBefore: number | null): void {
+    this.timer = setTimeout(() => {
+      const pid = this.proc.pid;
+      const cpu = pid === undefined ? null : cpuMs(pid);
+      if (cpu !== null && (cpuBefore === null || cpu > cpuBefore)) return this.armHang(HANG_RECHECK_MS, cpu);
+      this.fail(new EngineError(this.provider, 'timeout', `${this.name} did not answer in time`, true));
+      this.proc.kill('SIGKILL');
+    }, ms);
   }
 
   /**
@@ -219,9 +270,14 @@ class FliteWorker {
    * fails (`too_costly`: the text, not the machine, made it long) and the process is killed, which stops the work
    * at once (flite cannot be interrupted inside one utterance). Nothing is read where /proc is not there.
    */
-  private watchCpu(job: FliteJob): void {
+  private watchCpu(p: Pending): void {
     const pid = this.proc.pid;
-    if (pid === undefined) return;
+    if (pid === undefined) {
+      // A worker forked a moment ago (by the spawner): its pid comes with 'spawn'; the request may be done by then.
+      this.proc.once('spawn', () => this.busy === p && this.watchCpu(p));
+      return;
+    }
+    const job = p.job;
     const deadline = (this.opts.cpuDeadlineMs ?? FLITE_CPU_DEADLINE)(job);
     const every = this.opts.cpuCheckMs ?? 100;
     // Most sentences are done before the first check: nothing is read for them (a live call's reply is a few
@@ -235,7 +291,7 @@ class FliteWorker {
       if (now - start <= deadline) return;
       this.fail(
         EngineError.invalidInput(
-          'default',
+          this.provider,
           'too_costly',
           `text: synthesis used more than its CPU allowance (${Math.round(deadline)} ms for ${job.text.length} ` +
             'characters) and was stopped; the work done is charged. Split long runs of letters or digits into words',
@@ -255,27 +311,41 @@ class FliteWorker {
     this.idleRef(false);
   }
 
+  /**
+   * The answer is read as it comes, in pipe reads of up to 64 KiB, and joined once, when it is whole: the header is
+   * joined as soon as it is in (its body's length), the body's reads are kept apart and copied into one buffer at
+   * the end. Joining everything read so far at each read copied a long answer once a read (a 200-character piece of
+   * four-digit numbers: ~1.8 MB of samples in ~30 reads, ~30 MB copied), and the garbage of it cost full collections
+   * on the event loop the platform's API and live calls share (issue #35, benchmarks/abuse/README.md).
+   */
   private onData(d: Buffer): void {
     this.chunks.push(d);
     this.have += d.length;
-    if (this.have < HEADER) return;
-    const all = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
-    this.chunks = [all];
-    const bytes = all.readUInt32LE(8);
-    if (this.have < HEADER + bytes) return;
-    if (this.have > HEADER + bytes) {
+    if (this.expected === null) {
+      if (this.have < HEADER) return;
+      const head = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
+      this.chunks = [head];
+      this.expected = HEADER + head.readUInt32LE(8);
+    }
+    if (this.have < this.expected) return;
+    if (this.have > this.expected) {
       // The protocol is one answer per request: more means the process is confused. Replace it.
-      this.fail(new EngineError('default', 'upstream', 'flite-server wrote past its answer', false));
+      this.fail(new EngineError(this.provider, 'upstream', `${this.name} wrote past its answer`, false));
       this.proc.kill('SIGKILL');
       return;
     }
+    const [head, ...rest] = this.chunks as [Buffer, ...Buffer[]];
+    // Its own memory (not a slice of a pooled or larger buffer), filled whole below.
+    const body = Buffer.allocUnsafeSlow(this.expected - HEADER);
+    let at = head.copy(body, 0, HEADER);
+    for (const c of rest) at += c.copy(body, at);
     this.chunks = [];
     this.have = 0;
-    const status = all.readInt32LE(0);
-    const body = all.subarray(HEADER);
+    this.expected = null;
+    const status = head.readInt32LE(0);
     const p = this.finish();
-    if (p && status === 0) p.resolve({ sampleRate: all.readUInt32LE(4), pcm: Buffer.from(body) });
-    else if (p) p.reject(new EngineError('default', 'upstream', `flite-server: ${body.toString()}`, false));
+    if (p && status === 0) p.resolve({ sampleRate: head.readUInt32LE(4), pcm: body });
+    else if (p) p.reject(new EngineError(this.provider, 'upstream', `${this.name}: ${body.toString()}`, false));
     this.onIdle();
   }
 
@@ -303,7 +373,7 @@ class FliteWorker {
       return;
     }
     this.dead = true;
-    this.fail(new EngineError('default', 'unavailable', why, true));
+    this.fail(new EngineError(this.provider, 'unavailable', why, true));
     this.onExitOnce();
   }
 

@@ -1,10 +1,12 @@
 import { parseWav } from '../../kernel/audio/wav.ts';
+import type { CpuPinning } from '../../kernel/process/cpu-affinity.ts';
 import { runProcess, spawnProcess, type Command } from '../../kernel/process/spawn.ts';
 import { Resampler, resamplePcm } from '../../kernel/audio/resampler.ts';
-import { EngineError, isEngineError } from '../../kernel/errors/engine-error.ts';
+import { EngineError } from '../../kernel/errors/engine-error.ts';
 import type { WorkOwner } from '../core/fair-queue.ts';
 import { cpuDeadline, FlitePool } from './flite-pool.ts';
-import { hasOverlongWord, overlongWordMessage } from './speakable.ts';
+import { renderAhead } from './render-ahead.ts';
+import { refuseOverlongWord } from './speakable.ts';
 import { splitForSynthesis } from './text-chunks.ts';
 import {
   primaryLanguage,
@@ -30,10 +32,15 @@ export interface LocalTtsOptions {
   espeakBin?: string;
   /** The flite-server binary; default the one scripts/setup.d/40-flite-server.sh builds. */
   fliteServerBin?: string;
-  /** Workers per pool (one pool for first audio, one at nice 10 for later pieces). */
+  /** Workers per pool (live calls: one pool for first audio, one at nice 10 for later pieces; a third for batch). */
   fliteWorkers?: number;
   /** CPU deadline of one piece: base ms plus ms a character (default flite-pool.ts FLITE_CPU_DEADLINE). */
   cpuDeadline?: { baseMs: number; perCharMs: number };
+  /**
+   * Cpus of the batch pool's workers (SPEECH_LOCAL_BATCH_CPUS, resolved by cpu-affinity.ts: every core but the one
+   * left to live calls, the API and the database); default not pinned.
+   */
+  batchCpus?: CpuPinning | null;
 }
 
 /** Where scripts/setup.d/40-flite-server.sh puts the worker binary. */
@@ -50,6 +57,13 @@ const SCRATCH_DIR = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
  * well before the audio ahead of it has played.
  */
 const BACKGROUND_NICE = 10;
+
+/**
+ * Niceness of synthesis no live call waits for (API requests, video, agent previews: `owner.live` not set), on a
+ * pool of its own (issue #35): every piece of it, the first included, yields the CPU to the live calls' work, and it
+ * never holds a worker of the live calls' pools. It runs as fast as any when the machine has CPU to spare.
+ */
+export const BATCH_NICE = 10;
 
 /** espeak-ng's default rate in words per minute, and the range it accepts. */
 const ESPEAK_WPM = 175;
@@ -75,8 +89,11 @@ export class LocalTtsEngine extends TtsEngine {
   private readonly fliteBin: Command;
   private readonly espeakBin: Command;
   private espeakVoices: Promise<LocalVoice[]> | null = null;
-  /** First-audio and background pools of flite-server workers; null when the binary is not there. */
-  private readonly pools: { interactive: FlitePool; background: FlitePool } | null;
+  /**
+   * Pools of flite-server workers; null when the binary is not there. Live calls: first audio (`interactive`) and
+   * later pieces (`background`, nice 10). A developer's work no live call waits for: `batch` (BATCH_NICE).
+   */
+  private readonly pools: { interactive: FlitePool; background: FlitePool; batch: FlitePool } | null;
 
   constructor(opts: LocalTtsOptions = {}) {
     super();
@@ -85,14 +102,27 @@ export class LocalTtsEngine extends TtsEngine {
     const server = opts.fliteServerBin ?? DEFAULT_FLITE_SERVER_BIN;
     const size = Math.max(1, opts.fliteWorkers ?? 2);
     const cpuDeadlineMs = opts.cpuDeadline && cpuDeadline(opts.cpuDeadline.baseMs, opts.cpuDeadline.perCharMs);
-    // One first-audio worker is kept for live calls when there are two or more: a developer's batch first pieces
-    // never hold every worker a caller's greeting needs.
+    // One first-audio worker is kept for live calls when there are two or more (work without an owner, which
+    // tests send straight to the engine, may still reach it).
     this.pools = existsSync(server)
       ? {
           interactive: new FlitePool({ bin: server, size, cpuDeadlineMs, liveReserve: size > 1 ? 1 : 0 }),
           background: new FlitePool({ bin: server, size, nice: BACKGROUND_NICE, cpuDeadlineMs }),
+          batch: new FlitePool({
+            bin: server,
+            size,
+            nice: BATCH_NICE,
+            cpuDeadlineMs,
+            cpus: opts.batchCpus ?? undefined,
+          }),
         }
       : null;
+  }
+
+  /** Process ids of each pool's flite-server workers (empty where the pools are not there). */
+  get workerPids(): { interactive: number[]; background: number[]; batch: number[] } {
+    const p = this.pools;
+    return { interactive: p?.interactive.pids ?? [], background: p?.background.pids ?? [], batch: p?.batch.pids ?? [] };
   }
 
   /** True when synthesis runs on long-lived flite-server workers rather than one flite process per piece. */
@@ -104,6 +134,7 @@ export class LocalTtsEngine extends TtsEngine {
   close(): void {
     this.pools?.interactive.close();
     this.pools?.background.close();
+    this.pools?.batch.close();
   }
 
   async voices(): Promise<Voice[]> {
@@ -136,8 +167,7 @@ export class LocalTtsEngine extends TtsEngine {
 
   /** A word longer than MAX_WORD_CHARS is refused: flite and espeak-ng would spell it out for minutes. */
   override checkText(text: string, param: string): void {
-    if (hasOverlongWord(text))
-      throw EngineError.invalidInput(this.provider, 'invalid', overlongWordMessage(param), param);
+    refuseOverlongWord(this.provider, text, param);
   }
 
   protected async _synthesize(req: TtsRequest): Promise<TtsAudio> {
@@ -151,7 +181,14 @@ export class LocalTtsEngine extends TtsEngine {
     const chunks =
       voice.synth === 'flite'
         ? this.fliteChunks(pieces, voice, speed, pitch, req.priority === 'background', req.owner ?? {}, req.signal)
-        : this.espeakChunks(pieces.join(' '), voice, speed, pitch, req.priority === 'background', req.signal);
+        : this.espeakChunks(
+            pieces.join(' '),
+            voice,
+            speed,
+            pitch,
+            req.priority === 'background' || isBatch(req.owner),
+            req.signal,
+          );
     return { sampleRate: voice.sampleRate, chunks };
   }
 
@@ -162,7 +199,7 @@ export class LocalTtsEngine extends TtsEngine {
     return this.espeakVoices;
   }
 
-  private async *fliteChunks(
+  private fliteChunks(
     pieces: string[],
     voice: LocalVoice,
     speed: number,
@@ -171,28 +208,13 @@ export class LocalTtsEngine extends TtsEngine {
     owner: WorkOwner,
     signal?: AbortSignal,
   ): AsyncGenerator<Buffer> {
-    // One piece is rendered ahead of the one being sent; the controller kills it if the consumer stops early.
-    const ac = new AbortController();
-    const onAbort = () => ac.abort(signal?.reason);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    const render = (text: string, nice: number) => {
-      const p = this.renderFlite(text, voice, speed, pitch, nice, owner, ac.signal);
-      p.catch(() => {});
-      return p;
-    };
-    try {
-      let next = render(pieces[0]!, background ? BACKGROUND_NICE : 0);
-      for (let i = 0; i < pieces.length; i++) {
-        const current = await next.catch((e: unknown) => {
-          throw withWorkDone(e, pieces, i);
-        });
-        if (i + 1 < pieces.length) next = render(pieces[i + 1]!, BACKGROUND_NICE);
-        if (current.length) yield current;
-      }
-    } finally {
-      signal?.removeEventListener('abort', onAbort);
-      ac.abort();
-    }
+    // Pieces after the first are rendered ahead at a lower priority: the first audio of other requests goes first.
+    return renderAhead(
+      pieces,
+      (text, first, sig) =>
+        this.renderFlite(text, voice, speed, pitch, first && !background ? 0 : BACKGROUND_NICE, owner, sig),
+      signal,
+    );
   }
 
   private async renderFlite(
@@ -207,7 +229,7 @@ export class LocalTtsEngine extends TtsEngine {
     const stretch = voice.nativePitch || pitch === 1 ? 1 / speed : pitch / speed;
     const pcm = this.pools
       ? await this.renderPooled(text, voice, stretch, voice.nativePitch && pitch !== 1 ? pitch : 0, nice, owner, signal)
-      : await this.spawnFlite(text, voice, stretch, pitch, nice, signal);
+      : await this.spawnFlite(text, voice, stretch, pitch, isBatch(owner) ? BATCH_NICE : nice, signal);
     return voice.nativePitch || pitch === 1
       ? pcm
       : resamplePcm(pcm, pitchRate(voice.sampleRate, pitch), voice.sampleRate);
@@ -222,7 +244,9 @@ export class LocalTtsEngine extends TtsEngine {
     owner: WorkOwner,
     signal: AbortSignal,
   ): Promise<Buffer> {
-    const pool = nice > 0 ? this.pools!.background : this.pools!.interactive;
+    // Work for a developer that no live call waits for goes to the batch pool; work without an owner (the engine
+    // used directly) keeps the live pools' priorities.
+    const pool = isBatch(owner) ? this.pools!.batch : nice > 0 ? this.pools!.background : this.pools!.interactive;
     const r = await pool.synthesize({ voice: voice.native, stretch, f0Shift, text }, signal, owner);
     return r.pcm;
   }
@@ -309,15 +333,9 @@ export class LocalTtsEngine extends TtsEngine {
   }
 }
 
-/**
- * A piece stopped at its CPU deadline (`too_costly`) was work the text caused: the error carries the share of the
- * text up to and including that piece, which the caller charges instead of refunding.
- */
-function withWorkDone(e: unknown, pieces: string[], failed: number): unknown {
-  if (!isEngineError(e) || e.problem !== 'too_costly') return e;
-  const chars = (n: number) => pieces.slice(0, n).reduce((sum, p) => sum + p.length, 0);
-  e.workDone = chars(failed + 1) / chars(pieces.length);
-  return e;
+/** Work for a developer that no live call waits for (an API request, a video job): the batch pool's. */
+function isBatch(owner: WorkOwner | undefined): boolean {
+  return owner?.tenant !== undefined && !owner.live;
 }
 
 /** The rate at which pitch-shifted audio is "played back": a multiple of 50 Hz so the resampler stays small. */

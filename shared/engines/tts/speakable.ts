@@ -1,3 +1,5 @@
+import { EngineError } from '../../kernel/errors/engine-error.ts';
+
 /**
  * The longest word (a run of letters, marks and digits) the local voices are given, in characters. The longest
  * English dictionary word has 45 letters and German compounds stay under 64. flite and espeak-ng read a word they
@@ -24,6 +26,11 @@ export function overlongWordMessage(param: string): string {
     `${param}: a word is longer than ${MAX_WORD_CHARS} letters or digits; the local voices would spell it out ` +
     'letter by letter. Put spaces into long runs of letters or digits, or shorten them'
   );
+}
+
+/** Throws the 400 on `param` (an `invalid_input` EngineError of `provider`) when the text has such a word. */
+export function refuseOverlongWord(provider: string, text: string, param: string): void {
+  if (hasOverlongWord(text)) throw EngineError.invalidInput(provider, 'invalid', overlongWordMessage(param), param);
 }
 
 /**

@@ -1,5 +1,4 @@
-import { probeMedia } from '../../kernel/media/probe.ts';
-import { downloadVendorFile, pollVendor, vendorJson } from '../core/vendor-client.ts';
+import { onAsyncVideoVendor } from '../core/async-video.ts';
 import { EngineError } from '../../kernel/errors/engine-error.ts';
 import type { RenderedVideo } from '../core/rendered-video.ts';
 import { VideoGenEngine, type GenerateRequest } from './types.ts';
@@ -31,56 +30,30 @@ function aspect(w: number, h: number): string {
  * (model `ray-2`, `5s` or `9s`, nearest aspect ratio, 540p/720p/1080p), then `GET …/generations/{id}` until
  * `completed`; `assets.video` is downloaded. Auth: `Authorization: Bearer`.
  */
-export class LumaVideoGenEngine extends VideoGenEngine {
-  readonly provider = 'luma';
+export class LumaVideoGenEngine extends onAsyncVideoVendor(VideoGenEngine, 'luma') {
   readonly label = 'luma.ray-2';
-  readonly capabilities = { selfHosted: false, requiresKey: true };
-  private readonly base: string;
-  private readonly pollMs: number;
-  constructor(opts: { baseUrl?: string; pollMs?: number } = {}) {
-    super();
-    this.base = (opts.baseUrl ?? 'https://api.lumalabs.ai').replace(/\/$/, '');
-    this.pollMs = opts.pollMs ?? 5000;
-  }
 
   protected async _generate(req: GenerateRequest): Promise<RenderedVideo> {
     if (!req.apiKey) throw new EngineError(this.provider, 'auth', 'Luma needs an API key', false);
     const headers = { authorization: `Bearer ${req.apiKey}`, accept: 'application/json' };
     const short = Math.min(req.width, req.height);
-    const created = await vendorJson<LumaGeneration>(this.provider, `${this.base}/dream-machine/v1/generations`, {
-      headers,
-      json: {
+    return this.vendor.render<LumaGeneration>({
+      call: { headers, signal: req.signal },
+      submitPath: '/dream-machine/v1/generations',
+      submit: {
         prompt: req.negativePrompt ? `${req.prompt} (avoid: ${req.negativePrompt})` : req.prompt,
         model: 'ray-2',
         duration: req.durationSeconds > 5 ? '9s' : '5s',
         aspect_ratio: aspect(req.width, req.height),
         resolution: short >= 1080 ? '1080p' : short >= 720 ? '720p' : '540p',
       },
-      signal: req.signal,
-    });
-    const url = await pollVendor(
-      async () => {
-        const g = await vendorJson<LumaGeneration>(
-          this.provider,
-          `${this.base}/dream-machine/v1/generations/${encodeURIComponent(created.id)}`,
-          {
-            headers,
-            signal: req.signal,
-          },
-        );
+      statusPath: (id) => `/dream-machine/v1/generations/${id}`,
+      outcome: (g) => {
         if (g.state === 'failed')
           throw new EngineError(this.provider, 'bad_request', `Luma failed: ${g.failure_reason ?? ''}`, false);
         return g.state === 'completed' && g.assets?.video ? g.assets.video : null;
       },
-      { intervalMs: this.pollMs, signal: req.signal },
-    );
-    await downloadVendorFile(this.provider, url, req.outPath, req.signal);
-    const info = await probeMedia(req.outPath, req.signal);
-    return {
-      durationSeconds: info.durationSeconds,
-      width: info.video?.width ?? req.width,
-      height: info.video?.height ?? req.height,
-      provider: this.label,
-    };
+      out: { outPath: req.outPath, label: this.label, size: req },
+    });
   }
 }

@@ -1,19 +1,9 @@
-import { renderOnModelServer, type ModelServer } from '../core/model-server.ts';
+import { renderOnModelServer, onModelServer } from '../core/model-server.ts';
 import type { RenderedVideo } from '../core/rendered-video.ts';
 import { VideoGenEngine, type GenerateRequest } from './types.ts';
 
 /** A self-hosted text-to-video model (HunyuanVideo, Wan, LTX-Video…) behind the model-server contract. */
-export class ModelServerVideoGenEngine extends VideoGenEngine {
-  readonly label: string;
-  readonly capabilities = { selfHosted: true, requiresKey: false };
-  constructor(private readonly server: ModelServer) {
-    super();
-    this.label = `${server.provider}:model-server`;
-  }
-  get provider(): string {
-    return this.server.provider;
-  }
-
+export class ModelServerVideoGenEngine extends onModelServer(VideoGenEngine) {
   protected async _generate(req: GenerateRequest): Promise<RenderedVideo> {
     return renderOnModelServer(
       this.server,

@@ -1,5 +1,4 @@
-import { probeMedia } from '../../kernel/media/probe.ts';
-import { downloadVendorFile, pollVendor, vendorJson } from '../core/vendor-client.ts';
+import { onAsyncVideoVendor } from '../core/async-video.ts';
 import { EngineError } from '../../kernel/errors/engine-error.ts';
 import type { RenderedVideo } from '../core/rendered-video.ts';
 import { VideoGenEngine, type GenerateRequest } from './types.ts';
@@ -16,17 +15,8 @@ interface RunwayTask {
  * `veo3.1_fast`, `promptText`, `ratio` 1280:720 or 720:1280, duration 4/6/8 s), then `GET /v1/tasks/{id}` until
  * `SUCCEEDED`; `output[0]` is downloaded. Auth: `Authorization: Bearer`.
  */
-export class RunwayVideoGenEngine extends VideoGenEngine {
-  readonly provider = 'runway';
+export class RunwayVideoGenEngine extends onAsyncVideoVendor(VideoGenEngine, 'runway') {
   readonly label = 'runway.veo3.1_fast';
-  readonly capabilities = { selfHosted: false, requiresKey: true };
-  private readonly base: string;
-  private readonly pollMs: number;
-  constructor(opts: { baseUrl?: string; pollMs?: number } = {}) {
-    super();
-    this.base = (opts.baseUrl ?? 'https://api.dev.runwayml.com').replace(/\/$/, '');
-    this.pollMs = opts.pollMs ?? 5000;
-  }
 
   protected async _generate(req: GenerateRequest): Promise<RenderedVideo> {
     if (!req.apiKey) throw new EngineError(this.provider, 'auth', 'Runway needs an API key', false);
@@ -34,40 +24,23 @@ export class RunwayVideoGenEngine extends VideoGenEngine {
     const duration = [4, 6, 8].reduce((a, b) =>
       Math.abs(b - req.durationSeconds) < Math.abs(a - req.durationSeconds) ? b : a,
     );
-    const created = await vendorJson<{ id: string }>(this.provider, `${this.base}/v1/text_to_video`, {
-      headers,
-      json: {
+    return this.vendor.render<RunwayTask>({
+      call: { headers, signal: req.signal },
+      submitPath: '/v1/text_to_video',
+      submit: {
         model: 'veo3.1_fast',
         promptText: req.prompt.slice(0, 1000),
         ratio: req.width >= req.height ? '1280:720' : '720:1280',
         duration,
       },
-      signal: req.signal,
-    });
-    const url = await pollVendor(
-      async () => {
-        const t = await vendorJson<RunwayTask>(
-          this.provider,
-          `${this.base}/v1/tasks/${encodeURIComponent(created.id)}`,
-          {
-            headers,
-            signal: req.signal,
-          },
-        );
+      statusPath: (id) => `/v1/tasks/${id}`,
+      outcome: (t) => {
         if (t.status === 'FAILED' || t.status === 'CANCELLED') {
           throw new EngineError(this.provider, 'bad_request', `Runway ${t.status}: ${t.failure ?? ''}`, false);
         }
         return t.status === 'SUCCEEDED' && t.output?.[0] ? t.output[0] : null;
       },
-      { intervalMs: this.pollMs, signal: req.signal },
-    );
-    await downloadVendorFile(this.provider, url, req.outPath, req.signal);
-    const info = await probeMedia(req.outPath, req.signal);
-    return {
-      durationSeconds: info.durationSeconds,
-      width: info.video?.width ?? req.width,
-      height: info.video?.height ?? req.height,
-      provider: this.label,
-    };
+      out: { outPath: req.outPath, label: this.label, size: req },
+    });
   }
 }

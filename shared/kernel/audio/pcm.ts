@@ -40,8 +40,9 @@ export function float32ToPcm(samples: Float32Array): Buffer {
 }
 
 /**
- * RMS under which audio is treated as silence without further analysis (≈ -56 dBFS): a phone line between words
- * carries (near-)digital silence. The VAD skips its model under it; the STT stream batches it (stt-stage.ts).
+ * RMS under which audio is always silence without further analysis (≈ -56 dBFS): a clean phone line between words
+ * carries (near-)digital silence. The least of the silence gate the VAD and the STT stage share; on a noisy line the
+ * gate rises with the line's tracked floor (noise-floor.ts).
  */
 export const SILENCE_RMS = 50;
 

@@ -188,6 +188,13 @@ export const ERROR_CODES = {
       'This account already has {limit} agent test runs and call replays queued or running, the most its tier ' +
       'allows at once. Retry after {retryAfter}s, or once one of them has finished.',
   },
+  local_syntheses_limited: {
+    status: 429,
+    type: t.rate_limit,
+    message:
+      'This account already has {limit} syntheses running on the local voices, the most one account may run at ' +
+      'once. Retry after {retryAfter}s, or once one of them has finished.',
+  },
   otp_send_limited: {
     status: 429,
     type: t.rate_limit,

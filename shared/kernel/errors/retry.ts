@@ -4,7 +4,7 @@
  * `code` and fields, never by `instanceof` alone.
  *
  *  - An error that says (`retryable: true|false`) is believed: RetryableError, PermanentError, EngineError,
- *    VideoFailure.
+ *    VideoFailure, ToolFailure.
  *  - An ApiError is the caller's request being refused (bad input, no credits, not found): permanent, unless it
  *    is the platform's own dependency being down.
  *  - A transient dependency failure (Postgres restarting, Redis gone, S3 5xx, a refused or reset connection, a
@@ -73,7 +73,7 @@ export function isTransientDependencyError(e: unknown, depth = 0): boolean {
   const code = typeof err.code === 'string' ? err.code : '';
   // The API's own "a backing service is down" answer, raised where a dependency call failed.
   if (err.name === 'ApiError') return code === 'dependency_unavailable';
-  if (err.name === 'EngineError' || err.name === 'VideoFailure') return false;
+  if (err.name === 'EngineError' || err.name === 'VideoFailure' || err.name === 'ToolFailure') return false;
   if (NETWORK_CODES.has(code) || (/^[0-9A-Z]{5}$/.test(code) && isTransientPgCode(code))) return true;
   if (typeof err.message === 'string' && TRANSIENT_MESSAGE.test(err.message)) return true;
   // S3 (AWS SDK v3): a 5xx or a throttle from the object store.

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { spawnProcess, type Spawned } from '../process/spawn.ts';
-import { VideoFailure } from './failure.ts';
+import { ToolFailure } from './tool-failure.ts';
 import { ffmpeg } from './ffmpeg.ts';
 
 export interface EncoderOptions {
@@ -42,11 +42,11 @@ export class FrameEncoder {
     this.done = this.p.exited.then(
       (code) => {
         if (code !== 0) {
-          throw new VideoFailure('internal_error', `encoder failed: ${this.p.stderr().trim().slice(-300)}`, true);
+          throw new ToolFailure('failed', `encoder failed: ${this.p.stderr().trim().slice(-300)}`);
         }
       },
       (e: Error) => {
-        throw opts.signal?.aborted ? e : new VideoFailure('engine_unavailable', `ffmpeg: ${e.message}`, true);
+        throw opts.signal?.aborted ? e : new ToolFailure('unavailable', `ffmpeg: ${e.message}`);
       },
     );
     this.done.catch(() => {});
@@ -92,7 +92,7 @@ export async function decodeImageRgb(
     ],
     { signal, inputFault: true },
   );
-  if (buf.length !== width * height * 3) throw new VideoFailure('input_unreadable', 'The image could not be decoded.');
+  if (buf.length !== width * height * 3) throw new ToolFailure('unreadable', 'The image could not be decoded.');
   return new Uint8Array(buf.buffer, buf.byteOffset, buf.length);
 }
 

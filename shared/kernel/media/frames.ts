@@ -1,5 +1,5 @@
 import { spawnProcess } from '../process/spawn.ts';
-import { VideoFailure } from './failure.ts';
+import { ToolFailure } from './tool-failure.ts';
 
 /**
  * Decodes a video into RGB24 frames of an exact size and rate (ffmpeg scale + fps filters), yielded one at a
@@ -39,10 +39,10 @@ export async function* readFrames(
       }
     }
     const code = await p.exited.catch((e: Error) => {
-      throw signal.aborted ? e : new VideoFailure('engine_unavailable', `ffmpeg: ${e.message}`, true);
+      throw signal.aborted ? e : new ToolFailure('unavailable', `ffmpeg: ${e.message}`);
     });
     if (code !== 0) {
-      throw new VideoFailure('input_unreadable', `The video could not be decoded (${p.stderr().trim().slice(-200)}).`);
+      throw new ToolFailure('unreadable', `The video could not be decoded (${p.stderr().trim().slice(-200)}).`);
     }
   } finally {
     p.kill();

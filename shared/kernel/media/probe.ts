@@ -1,5 +1,5 @@
 import { runTool } from './ffmpeg.ts';
-import { VideoFailure } from './failure.ts';
+import { ToolFailure } from './tool-failure.ts';
 
 export interface MediaInfo {
   format: string;
@@ -34,11 +34,11 @@ export async function probeMedia(path: string, signal?: AbortSignal): Promise<Me
   try {
     j = JSON.parse(out.toString()) as FfprobeJson;
   } catch {
-    throw new VideoFailure('input_unreadable', 'The media could not be read.');
+    throw new ToolFailure('unreadable', 'The media could not be read.');
   }
   const v = j.streams?.find((s) => s.codec_type === 'video');
   const a = j.streams?.find((s) => s.codec_type === 'audio');
-  if (!v && !a) throw new VideoFailure('input_unreadable', 'The file holds no audio or video stream.');
+  if (!v && !a) throw new ToolFailure('unreadable', 'The file holds no audio or video stream.');
   const rate = (r?: string) => {
     const [n, d] = (r ?? '0/1').split('/').map(Number);
     return n && d ? n / d : 0;

@@ -1,14 +1,10 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
-import { BYOK_HEADERS } from '../contracts/providers.ts';
+import { byokHeaderFor, VENDOR_IDS } from '../vendors.ts';
 
 export type { Logger } from 'pino';
 
 /** Request headers that carry credentials: the API key, a session cookie and the per-request vendor keys. */
-const SECRET_HEADERS = [
-  'authorization',
-  'cookie',
-  ...Object.keys(BYOK_HEADERS).map((vendor) => `x-provider-key-${vendor.toLowerCase()}`),
-];
+const SECRET_HEADERS = ['authorization', 'cookie', ...VENDOR_IDS.flatMap((vendor) => byokHeaderFor(vendor) ?? [])];
 /** Where headers turn up in log objects: Fastify's `req`, our own fields, and libraries' option dumps
  * (e.g. @fastify/multipart logs `{busboyOptions: {headers}}` at trace level). */
 const HEADER_HOLDERS = ['headers', 'req.headers', '*.headers', '*.*.headers'];

@@ -1,13 +1,15 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { setPriority } from 'node:os';
 import { createInterface } from 'node:readline';
+import { spawnChild } from './spawner.ts';
 import { toolPath, type Tool } from './tools.ts';
 
 /**
  * The one way the platform starts a child process (ffmpeg, ffprobe, flite, espeak-ng, pocketsphinx, tesseract,
  * apertium). Every process started here is killed with SIGKILL when the caller's signal aborts or its time limit
  * passes, runs at the requested niceness, and keeps the tail of its stderr for error messages; a consumer that
- * stops reading early kills it, so nothing outlives the request or job that started it.
+ * stops reading early kills it, so nothing outlives the request or job that started it. Processes are forked by
+ * the spawner process (spawner.ts), never on the platform's event loop: a fork from a large process stalls it.
  */
 export interface SpawnOptions {
   signal?: AbortSignal;
@@ -71,8 +73,10 @@ export function commandPath(cmd: Command): string {
 export function spawnProcess(cmd: Command, args: string[], opts: SpawnOptions = {}): Spawned {
   opts.signal?.throwIfAborted();
   const path = commandPath(cmd);
-  const proc = spawn(path, args, { stdio: [opts.stdin ?? 'ignore', opts.stdout ?? 'pipe', 'pipe'] });
-  if (opts.nice && proc.pid !== undefined) lowerPriority(proc.pid, opts.nice);
+  const proc = spawnChild(path, args, {
+    stdio: [opts.stdin ?? 'ignore', opts.stdout ?? 'pipe', 'pipe'],
+    nice: opts.nice,
+  });
   proc.stdin?.on('error', () => {}); // EPIPE when the tool stops reading early: its exit status tells the story
 
   const limit = opts.stderrLimit ?? 8192;

@@ -4,7 +4,8 @@
  * it); until then, and in code that runs without a platform (unit tests, scripts), each tool is found on PATH by
  * its usual name.
  */
-export type Tool = 'ffmpeg' | 'ffprobe' | 'flite' | 'espeak' | 'pocketsphinx' | 'tesseract' | 'apertium';
+export type Tool =
+  'ffmpeg' | 'ffprobe' | 'flite' | 'espeak' | 'pocketsphinx' | 'sphinx_lm_convert' | 'tesseract' | 'apertium';
 
 export type ToolPaths = Record<Tool, string>;
 
@@ -14,6 +15,7 @@ const DEFAULTS: ToolPaths = {
   flite: 'flite',
   espeak: 'espeak-ng',
   pocketsphinx: 'pocketsphinx_continuous',
+  sphinx_lm_convert: 'sphinx_lm_convert',
   tesseract: 'tesseract',
   apertium: 'apertium',
 };
@@ -27,6 +29,7 @@ export interface ToolConfig {
   SPEECH_FLITE_BIN: string;
   SPEECH_ESPEAK_BIN: string;
   POCKETSPHINX_PATH: string;
+  SPHINX_LM_CONVERT_PATH: string;
   TESSERACT_PATH: string;
   APERTIUM_PATH: string;
 }
@@ -39,6 +42,7 @@ export function configureTools(config: ToolConfig): void {
     flite: config.SPEECH_FLITE_BIN,
     espeak: config.SPEECH_ESPEAK_BIN,
     pocketsphinx: config.POCKETSPHINX_PATH,
+    sphinx_lm_convert: config.SPHINX_LM_CONVERT_PATH,
     tesseract: config.TESSERACT_PATH,
     apertium: config.APERTIUM_PATH,
   };

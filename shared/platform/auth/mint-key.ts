@@ -1,4 +1,4 @@
-import type { CreatedKey } from '../../kernel/contracts/keys.ts';
+import type { CreatedKey } from '../../contracts/keys.ts';
 import { insertApiKey } from '../../kernel/db/api-keys.ts';
 import type { Queryable } from '../../kernel/db/pool.ts';
 import { displayPrefix, generateApiKey, hashApiKey } from './api-key-format.ts';

@@ -1,4 +1,4 @@
-import { byokHeaderFor } from '../../kernel/contracts/providers.ts';
+import { byokHeaderFor } from '../../contracts/providers.ts';
 import { ApiError } from '../../kernel/errors/api-error.ts';
 
 /** Where a provider key came from. Caller-supplied keys (header or stored) are never metered. */

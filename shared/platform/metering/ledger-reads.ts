@@ -1,4 +1,4 @@
-import { TEST_TRAFFIC_PROVIDER_PREFIX } from '../../kernel/contracts/agent-tests.ts';
+import { TEST_TRAFFIC_PROVIDER_PREFIX } from '../../contracts/agent-tests.ts';
 import type { Queryable } from '../../kernel/db/pool.ts';
 import type { MeterCategory } from './types.ts';
 
@@ -34,6 +34,24 @@ export async function sessionLedgerOfKeys(
     [developerId, apiKeyIds, keep],
   );
   return rows.map((r) => r.id);
+}
+
+/**
+ * What one request (a voice session: its id is the request id of its minutes, STT, TTS, LLM and post-call analysis)
+ * cost: the credits of its rows that were not refunded, and whether every hold is settled (none still reserved).
+ */
+export async function requestCost(
+  db: Queryable,
+  developerId: string,
+  requestId: string,
+): Promise<{ credits: number; settled: boolean }> {
+  const { rows } = await db.query<{ credits: string | null; reserved: number }>(
+    `select sum(credits) filter (where status <> 'refunded') as credits,
+            count(*) filter (where status = 'reserved')::int as reserved
+       from credit_ledger where developer_id = $1 and request_id = $2`,
+    [developerId, requestId],
+  );
+  return { credits: Number(rows[0]?.credits ?? 0), settled: (rows[0]?.reserved ?? 0) === 0 };
 }
 
 /** One category's credits and distinct metered requests; the row with `category` null is the total. */

@@ -22,6 +22,7 @@ export const OPERATION_WEIGHTS: Record<string, { category: MeterCategory; perUni
   transcribe: { category: 'stt', perUnit: 5, unit: 'audio seconds' },
   'audio.transcriptions': { category: 'stt', perUnit: 5, unit: 'audio seconds' },
   chat: { category: 'llm', perUnit: 0.1, unit: 'tokens (input + output)' },
+  'call.analyze': { category: 'llm', perUnit: 0.1, unit: 'tokens (input + output)' },
   ingest: { category: 'rag', perUnit: 0.02, unit: 'embedded tokens' },
   search: { category: 'rag', perUnit: 1, unit: 'queries' },
   'video.generate': { category: 'video', perUnit: 100, unit: 'generated video seconds' },

@@ -1,48 +1,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { collect } from '../../../shared/kernel/audio/pcm.ts';
 import { resamplePcm } from '../../../shared/kernel/audio/resampler.ts';
+import { spawnerPid } from '../../../shared/kernel/process/spawner.ts';
 import type { TtsEngine } from '../../../shared/engines/tts/types.ts';
 
-/**
- * The round-trip sentence set: everyday sentences of common words, read by the default TTS voice and transcribed
- * by the default STT. Documented with its measured WER in docs/speech.md.
- */
-export const ROUND_TRIP_SENTENCES = [
-  'please call me back when you get home tonight',
-  'we need to buy milk bread and eggs from the store',
-  'i would like to book a table for two people',
-  'turn left at the next corner and go straight ahead',
-  'the train to new york leaves at seven in the evening',
-  'thank you very much for your help with this project',
-  'can you tell me the way to the nearest hospital',
-  'my phone number is five five five one two three four',
-  'the weather is nice today in the city of boston',
-  'the children are playing in the park after school',
-];
-
-/** Lower-case words without punctuation. */
-export function words(text: string): string[] {
-  return text
-    .toLowerCase()
-    .replace(/[^a-z0-9' ]+/g, ' ')
-    .split(/\s+/)
-    .filter(Boolean);
-}
-
-/** Word-level edit distance (substitutions + insertions + deletions). */
-export function wordErrors(ref: string, hyp: string): number {
-  const r = words(ref);
-  const h = words(hyp);
-  let prev = Array.from({ length: h.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= r.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= h.length; j++) {
-      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (r[i - 1] === h[j - 1] ? 0 : 1));
-    }
-    prev = cur;
-  }
-  return prev[h.length]!;
-}
+// The round-trip sentences live in support/ so the speech benchmarks use the same ones; the word error measure is
+// shared with the robustness benchmark.
+export { ROUND_TRIP_SENTENCES } from '../../../support/helpers/round-trip.ts';
+export { words, wordErrors } from '../../../shared/kernel/text/word-errors.ts';
 
 /** Synthesizes text to mono s16le at 16 kHz. */
 export async function speak(tts: TtsEngine, text: string, voiceId = 'default'): Promise<Buffer> {
@@ -110,7 +75,10 @@ function permutations<T>(xs: T[]): T[][] {
   return xs.flatMap((x, i) => permutations([...xs.slice(0, i), ...xs.slice(i + 1)]).map((p) => [x, ...p]));
 }
 
-/** Process ids of the pocketsphinx decoders this process is running now (Linux /proc; the test platform is in-process). */
+/**
+ * Process ids of the pocketsphinx decoders this process is running now (Linux /proc; the test platform is
+ * in-process). Their parent is this process's spawner (shared/kernel/process/spawner.ts), which forks them.
+ */
 export function runningDecoders(): number[] {
   const pids: number[] = [];
   for (const entry of readdirSync('/proc')) {
@@ -119,7 +87,7 @@ export function runningDecoders(): number[] {
       // `pid (comm) state ppid …`; comm is cut to 15 characters; a zombie (Z) has already stopped decoding.
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const m = /^\d+ \((.*)\) (\S+) (\d+)/.exec(stat);
-      if (m && m[1]!.startsWith('pocketsphinx') && m[2] !== 'Z' && Number(m[3]) === process.pid) {
+      if (m && m[1]!.startsWith('pocketsphinx') && m[2] !== 'Z' && Number(m[3]) === spawnerPid()) {
         pids.push(Number(entry));
       }
     } catch {

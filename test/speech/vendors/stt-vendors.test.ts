@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../shared/kernel/config/index.ts';
-import { STT_PROVIDERS } from '../../../shared/kernel/contracts/providers.ts';
+import { STT_PROVIDERS } from '../../../shared/contracts/providers.ts';
 import { EngineRegistry } from '../../../shared/engines/core/registry.ts';
 import type { SttEngine } from '../../../shared/engines/stt/types.ts';
 import { AssemblyAiStt } from '../../../shared/engines/stt/vendors/assemblyai.ts';

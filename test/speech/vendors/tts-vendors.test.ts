@@ -15,7 +15,7 @@ import { PlayHtTts } from '../../../shared/engines/tts/vendors/playht.ts';
 import { PollyTts } from '../../../shared/engines/tts/vendors/polly.ts';
 import { ReplicateTts } from '../../../shared/engines/tts/vendors/replicate.ts';
 import { RimeTts } from '../../../shared/engines/tts/vendors/rime.ts';
-import { TTS_PROVIDERS } from '../../../shared/kernel/contracts/providers.ts';
+import { LOCAL_TTS_PROVIDERS, TTS_PROVIDERS } from '../../../shared/contracts/providers.ts';
 import { startAzureDouble } from '../../../support/doubles/azure.ts';
 import { startCartesiaDouble } from '../../../support/doubles/cartesia.ts';
 import { startDeepgramDouble } from '../../../support/doubles/deepgram.ts';
@@ -197,7 +197,7 @@ describe('TTS vendor registration', () => {
   it('registers every brand-named TTS provider of the contract, with base URLs from config', () => {
     const registry = new EngineRegistry<TtsEngine>('tts');
     registerTtsVendors(registry, loadConfig({ ELEVENLABS_BASE_URL: 'http://127.0.0.1:1234' }));
-    expect(registry.providers().sort()).toEqual(TTS_PROVIDERS.filter((p) => p !== 'default').sort());
+    expect(registry.providers().sort()).toEqual(TTS_PROVIDERS.filter((p) => !LOCAL_TTS_PROVIDERS.includes(p)).sort());
     for (const p of registry.providers()) expect(registry.get(p).label).toBe(`${p}.tts`);
   });
 

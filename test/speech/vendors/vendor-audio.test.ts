@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { alignedPcm, readWav } from '../../../shared/engines/tts/vendors/audio.ts';
+import { alignedPcm, readWav } from '../../../shared/engines/core/vendor-audio.ts';
 import { wavHeader } from '../../../support/doubles/audio.ts';
 
 describe('vendor audio helpers', () => {

@@ -67,6 +67,7 @@ export async function openSession(
   const callControl: CallControl = {
     transfer: (target, summary, signal) => session!.control.transfer(target, summary, signal),
     end: (reason, signal) => session!.control.end(reason, signal),
+    takeMessage: (message, signal) => session!.control.takeMessage(message, signal),
   };
   const engines = await resolveSessionEngines(
     infra,
@@ -103,8 +104,7 @@ export async function openSession(
       bargeInForceMs: c.REALTIME_BARGE_IN_FORCE_MS,
       maxSessionSeconds: c.REALTIME_MAX_SESSION_SECONDS,
       vadThreshold: 0.5,
-      // A batch engine transcribes after the endpoint (pocketsphinx: ~0.5 s per second of speech).
-      finalWaitMs: engines.stt.capabilities.streaming ? 1200 : 8000,
+      finalWaitMs: finalWaitMs(engines),
       amd: c.REALTIME_AMD,
     },
     log: input.log,
@@ -114,4 +114,15 @@ export async function openSession(
       : {}),
   });
   return { session, agent };
+}
+
+/**
+ * How long after the endpoint a turn waits for its final transcript before going on with the last partial. A batch
+ * engine transcribes after the endpoint (pocketsphinx: ~0.5 s per second of speech). The local streaming recogniser
+ * finals 250 ms after the speech, but on a CPU short of time it falls behind the audio: its final is late, never
+ * lost, and going on without it would answer a partial (or nothing). A vendor's final may never come.
+ */
+function finalWaitMs(engines: { stt: { capabilities: { streaming: boolean } }; sttProvider: string }): number {
+  if (!engines.stt.capabilities.streaming) return 8000;
+  return engines.sttProvider === 'default' ? 5000 : 1200;
 }

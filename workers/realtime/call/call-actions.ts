@@ -1,5 +1,5 @@
 import twilio from 'twilio';
-import type { TransferTarget } from '../../../shared/kernel/contracts/agents.ts';
+import type { TransferTarget } from '../../../shared/contracts/agents.ts';
 import { recordTransfer } from '../../../shared/domains/realtime/sessions.ts';
 import { updateLiveCall, whisperPath } from '../../../shared/domains/realtime/twilio-calls.ts';
 import type { Frame } from '../pipeline/frames.ts';

@@ -29,7 +29,10 @@ export class CallLimits {
   readonly goodbye: string;
 
   constructor(
-    private readonly s: Pick<SessionInit, 'infra' | 'sessionId' | 'developerId' | 'agent' | 'settings' | 'log'>,
+    private readonly s: Pick<
+      SessionInit,
+      'infra' | 'sessionId' | 'developerId' | 'agent' | 'settings' | 'log' | 'outbound'
+    >,
     private readonly accounting: SessionAccounting,
     private readonly host: LimitHost,
   ) {
@@ -43,9 +46,12 @@ export class CallLimits {
     const row = await readSessionLimits(infra.db, sessionId, developerId);
     const duration = row?.maxDurationSeconds ?? agent.max_duration_seconds;
     this.maxDurationSeconds = Math.min(settings.maxSessionSeconds, duration ?? Infinity);
+    // An outbound call's voicemail message is closing words too: it plays whole or not at all.
+    const vm = this.s.outbound && agent.voicemail?.action === 'leave_message' ? (agent.voicemail.message ?? '') : '';
     this.accounting.setLimits({
       maxCredits: row?.maxCredits ?? agent.max_credits ?? null,
       apiKeyId: row?.apiKeyId ?? null,
+      closingChars: Math.max(this.goodbye.length, vm.length),
     });
   }
 

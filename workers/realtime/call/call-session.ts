@@ -1,15 +1,18 @@
 import { performance } from 'node:perf_hooks';
 import type { CallControl } from '../../../shared/domains/agents/tools/call-control.ts';
 import { pcmToInt16 } from '../../../shared/kernel/audio/pcm.ts';
-import type { TransferTarget } from '../../../shared/kernel/contracts/agents.ts';
-import type { LimitEndReason } from '../../../shared/kernel/contracts/end-reasons.ts';
-import type { SessionEndReason } from '../../../shared/kernel/contracts/sessions.ts';
+import type { TransferTarget } from '../../../shared/contracts/agents.ts';
+import type { LimitEndReason } from '../../../shared/contracts/end-reasons.ts';
+import type { SessionEndReason } from '../../../shared/contracts/sessions.ts';
 import { activeRealtimeSessions } from '../../../shared/kernel/observability/metrics.ts';
 import { Conversation } from '../pipeline/conversation.ts';
 import type { Frame, SayPurpose } from '../pipeline/frames.ts';
 import type { Pipeline } from '../pipeline/stage.ts';
 import type { ReplyStage } from '../pipeline/answer/reply-stage.ts';
 import type { SttStage } from '../pipeline/input/stt-stage.ts';
+import { requestCallAnalysis } from '../../../shared/domains/realtime/analysis/request.ts';
+import { recordTakenMessage } from '../../../shared/domains/realtime/sessions.ts';
+import type { TakenMessage } from '../../../shared/contracts/call-analysis.ts';
 import { CallActions } from './call-actions.ts';
 import { callAudio } from './call-audio.ts';
 import { storeRecording, type StereoRecorder } from '../pipeline/output/recorder.ts';
@@ -51,10 +54,19 @@ export class CallSession {
   private readonly limits: CallLimits;
   /** Set when a limit is ending the call: the goodbye is playing, the caller's audio no longer makes turns. */
   private ending: LimitEndReason | null = null;
+  /** A limit reached mid-utterance: the goodbye waits for the utterance to end. */
+  private closeAfterUtterance: LimitEndReason | null = null;
+  /** The utterance a limit waited for played whole (a voicemail message then reads `voicemail-left`). */
+  private closedWhole = false;
   /** Resolves when the session has ended (stop, hang-up, `end-call` or limit). */
   readonly done: Promise<void>;
   private resolveDone!: () => void;
   onEnd: (reason: SessionEndReason) => void = () => {};
+  /** Set when the caller left a message (take_message): the call then has something to report after it ends. */
+  private tookMessage = false;
+  /** The message `take_message` took in the reply being spoken, and its store once that reply closed. */
+  private pendingMessage: { message: TakenMessage; signal: AbortSignal } | null = null;
+  private messageWrite: Promise<void> = Promise.resolve();
 
   constructor(private readonly s: SessionInit) {
     this.done = new Promise((r) => (this.resolveDone = r));
@@ -62,7 +74,11 @@ export class CallSession {
     const audio = callAudio(s, () => this.now());
     this.recorder = audio.recorder;
     this.conv = new Conversation(() => this.now(), audio.playback, s.developerId);
-    this.accounting = new SessionAccounting(s, () => this.stt.audioSeconds);
+    this.accounting = new SessionAccounting(
+      s,
+      () => this.stt.audioSeconds,
+      () => ({ otherSeconds: this.stt.otherEngineSeconds, switches: this.stt.engineSwitches }),
+    );
     this.limits = new CallLimits(s, this.accounting, { now: () => this.now(), end: (r) => this.endWith(r) });
     ({
       pipeline: this.pipeline,
@@ -114,6 +130,8 @@ export class CallSession {
         ttsProvider: engines.ttsProvider,
         llmProvider: this.s.runtime.provider,
         agentVersion: this.s.agent.version,
+        // A call on an agent test's private platform is a test (a replay's run relabels it when it names the session).
+        kind: this.s.infra.config.agentTestPlatform ? 'test' : null,
       }),
     );
     this.callSid = meta.callSid ?? null;
@@ -171,6 +189,18 @@ export class CallSession {
     this.limits.stop();
     this.s.transport.event({ type: 'limit_reached', reason });
     if (answered) return;
+    // Never mid-utterance (issue #33): what the agent is saying (a reply, the voicemail message) was reserved with
+    // its closing words, so it plays to its end and the goodbye follows it. A voicemail message still held for the
+    // beep has not started: it is not started at all (waiting would need the caller audio that now stops here).
+    const t = this.conv.current;
+    if (t && !t.closed && t.held === null) {
+      this.closeAfterUtterance = reason;
+      return;
+    }
+    this.sayGoodbye(reason);
+  }
+
+  private sayGoodbye(reason: LimitEndReason): void {
     this.say(this.limits.goodbye, 'goodbye');
     this.push({ kind: 'end-call', reason });
   }
@@ -197,7 +227,15 @@ export class CallSession {
         this.accounting.record(f.record);
         if (f.timing) log.debug({ sessionId, ...f.timing }, 'turn timing');
         if (f.record.speaker !== 'assistant') return;
+        // A limit reached while this utterance played ends the call now that it has: goodbye, then hang-up.
+        const closing = this.closeAfterUtterance;
+        this.closeAfterUtterance = null;
+        if (closing) {
+          this.closedWhole = !f.record.interrupted;
+          this.sayGoodbye(closing);
+        }
         // A call tool acts once the reply that called it has closed.
+        this.storeMessage();
         const action = this.pendingAction;
         this.pendingAction = null;
         if (action && !action.signal.aborted) action.run();
@@ -257,14 +295,32 @@ export class CallSession {
       this.pendingAction = { run: () => this.push({ kind: 'end-call', reason: 'agent-ended' }), signal };
       return 'The call ends once you have spoken. Say a short, polite goodbye.';
     },
+    takeMessage: (message, signal) => {
+      // Kept beside the pending action (a reply may take a message and end the call): stored when the reply closes.
+      this.pendingMessage = { message, signal };
+      return 'The message is taken. Tell the caller in one short sentence that it will be passed on.';
+    },
   };
+
+  /** Stores the message a closed reply took (never one of a prepared reply the caller talked over). */
+  private storeMessage(): void {
+    const pending = this.pendingMessage;
+    this.pendingMessage = null;
+    if (!pending || pending.signal.aborted) return;
+    this.tookMessage = true;
+    const { sessionId, log } = this.s;
+    this.messageWrite = recordTakenMessage(this.s.infra.db, sessionId, pending.message).catch((e: Error) =>
+      log.error({ sessionId, err: e.message }, 'taken message not stored'),
+    );
+  }
 
   /** Hangs the call up (REST for a phone call; the socket closes with the session) and ends the session. */
   private async endCall(reason: SessionEndReason): Promise<void> {
     if (this.ended) return;
     // A cap that is ending the call names it, whichever end-call reaches here first: a voicemail message the cap
     // cut short queues its own `voicemail-left`, which would read as a message left whole.
-    this.endReason ??= this.ending ?? reason;
+    // A voicemail message that a limit let play whole was left: that is the call's outcome, not the cap.
+    this.endReason ??= reason === 'voicemail-left' && this.closedWhole ? reason : (this.ending ?? reason);
     await this.actions.hangUp();
     await this.stop(reason);
   }
@@ -310,6 +366,13 @@ export class CallSession {
       })
       .catch((e: Error) => this.s.log.error({ err: e.message, sessionId: this.s.sessionId }, 'trace write failed'));
     await this.accounting.settle(durationMs);
+    await this.messageWrite;
+    await requestCallAnalysis(
+      this.s.infra,
+      this.s.sessionId,
+      { analysis: this.s.agent.analysis, tookMessage: this.tookMessage },
+      this.s.log,
+    );
     this.s.log.info({ sessionId: this.s.sessionId, reason, ...metrics }, 'session ended');
     this.onEnd(reason);
     this.resolveDone();

@@ -1,4 +1,4 @@
-import type { SessionEndReason } from '../../../shared/kernel/contracts/sessions.ts';
+import type { SessionEndReason } from '../../../shared/contracts/sessions.ts';
 import type { Infra } from '../../../shared/platform/infra.ts';
 import type { CallSession } from './call-session.ts';
 

@@ -1,4 +1,4 @@
-import type { LimitEndReason } from '../../../shared/kernel/contracts/end-reasons.ts';
+import type { LimitEndReason } from '../../../shared/contracts/end-reasons.ts';
 import { ApiError, isApiError } from '../../../shared/kernel/errors/api-error.ts';
 import { dailyHeadroom } from '../../../shared/domains/billing/spending-caps.ts';
 import { creditWeights } from '../../../shared/platform/metering/weights.ts';
@@ -7,7 +7,7 @@ import type { PreparedReplies } from '../pipeline/answer/prepared-reply.ts';
 import type { InterruptionRecord, TurnRecord } from '../pipeline/frames.ts';
 import type { TraceStore } from './trace-store.ts';
 import type { SessionInit, SessionTransport } from './types.ts';
-import { RunningHold, sessionMeterItems, type SessionMeterKind } from './usage.ts';
+import { fallbackSttItem, RunningHold, sessionMeterItems, type SessionMeterKind } from './usage.ts';
 
 /** Why a limit ends a call (recorded as the session's end reason: one of the contracts' SessionEndReason). */
 export type LimitReason = LimitEndReason;
@@ -17,7 +17,15 @@ export interface SpendLimits {
   maxCredits: number | null;
   /** The API key that created the session: its daily cap counts this call too. */
   apiKeyId: string | null;
+  /**
+   * Characters of the call's closing words (the goodbye a cap says, an outbound call's voicemail message): reserved
+   * with every reply, so the reply a cap allows always leaves room for them (issue #33).
+   */
+  closingChars?: number;
 }
+
+/** Speaking rate for the closing words' connected time (about 2.5 words a second). */
+const CLOSING_CHARS_PER_SECOND = 15;
 
 /** What one reply is expected to use before its own usage is known (its largest seen so far replaces these). */
 export const REPLY_ESTIMATE = {
@@ -64,11 +72,18 @@ export class SessionAccounting {
 
   /**
    * `sttAudioSeconds` reads the caller audio sent to STT, which the STT stage counts: read when the metrics and the
-   * charges are made, not copied earlier, so both see the count as it stands at the end.
+   * charges are made, not copied earlier, so both see the count as it stands at the end. `sttEngines` reads how much
+   * of it engines other than the session's own heard (a fallback after the vendor failed, by provider) and how often
+   * the stream switched: the session's STT item is charged only its own engine's seconds, each other engine's are
+   * recorded under its own provider (the local recogniser's at 0 credits).
    */
   constructor(
     private readonly s: AccountingInit,
     private readonly sttAudioSeconds: () => number,
+    private readonly sttEngines: () => { otherSeconds: Record<string, number>; switches: number } = () => ({
+      otherSeconds: {},
+      switches: 0,
+    }),
   ) {
     this.items = sessionMeterItems(
       s.engines,
@@ -99,12 +114,20 @@ export class SessionAccounting {
   /**
    * Credit pre-check: holds the first minute, so an empty balance is refused (`insufficient_credits`) before the
    * caller hears anything. Grown as the call goes (`reserveAhead`) and settled to the real usage by `settle`.
+   *
+   * Where the caps and the balance allow it, the same statement also holds the look-ahead of the first two replies,
+   * so the first reply's check finds its hold in place. Held later (the look-ahead `arm` starts), the first reply,
+   * prepared while the caller still speaks, waited for that look-ahead's three round trips, and at the start of a
+   * burst of calls the database is at its busiest: the first response's p95 at 300 calls grew by a third.
    */
   async holdFirstMinute(): Promise<void> {
     // The daily caps too, before the greeting (issue #33): a call they cannot fund is refused now, with the
     // operator's message, rather than greeted and cut at its first reply.
     const needed = this.creditsOf({ minutes: 1, stt: 0, tts: 0, llm: 0 });
-    const headroom = needed > 0 ? await dailyHeadroom(this.s.infra.db, this.s.developerId, this.limits.apiKeyId) : null;
+    const ahead = this.needed(0, { reply: true, replies: 2 });
+    const aheadCredits = this.creditsOf(ahead);
+    const headroom =
+      aheadCredits > 0 ? await dailyHeadroom(this.s.infra.db, this.s.developerId, this.limits.apiKeyId) : null;
     if (headroom && headroom.remaining < needed)
       throw new ApiError('spending_cap_reached', {
         scope: headroom.scope === 'key' ? 'API key' : 'developer',
@@ -112,6 +135,20 @@ export class SessionAccounting {
         remaining: Math.max(0, headroom.remaining),
         needed,
       });
+    const { maxCredits } = this.limits;
+    if ((maxCredits === null || aheadCredits <= maxCredits) && (!headroom || headroom.remaining >= aheadCredits)) {
+      const kinds: SessionMeterKind[] = ['minutes', ...this.billedKinds().filter((k) => k !== 'minutes')];
+      try {
+        await RunningHold.coverAll(
+          this.s.infra.meter,
+          kinds.map((k) => [this.holds[k], ahead[k]]),
+        );
+        return;
+      } catch (e) {
+        // The balance covers less than the look-ahead: the first minute alone decides, as it did before.
+        if (!isApiError(e) || e.code !== 'insufficient_credits') throw e;
+      }
+    }
     await this.holds.minutes.cover(1);
   }
 
@@ -183,7 +220,7 @@ export class SessionAccounting {
 
   /** Units each item must cover: the usage so far plus what comes before the next check. */
   private needed(elapsedMs: number, opts: ReserveOptions): Record<SessionMeterKind, number> {
-    const used = { llm: this.usage.llmTokens, tts: this.usage.ttsChars, stt: this.sttAudioSeconds() };
+    const used = { llm: this.usage.llmTokens, tts: this.usage.ttsChars, stt: this.ownSttSeconds() };
     if (!opts.reply) {
       const minutes = Math.max(1, Math.ceil((elapsedMs + (opts.aheadMs ?? 0)) / 60_000));
       return { minutes, llm: used.llm, tts: used.tts, stt: Math.ceil(used.stt) };
@@ -195,10 +232,13 @@ export class SessionAccounting {
     this.atLastReply = used;
     const est = this.replyEstimate();
     const n = opts.replies ?? 1;
+    // The closing words after the last of these replies: a cap then ends the call between utterances, goodbye whole.
+    const closing = this.limits.closingChars ?? 0;
+    const closingMs = Math.ceil(closing / CLOSING_CHARS_PER_SECOND) * 1000;
     return {
-      minutes: Math.max(1, Math.ceil((elapsedMs + n * REPLY_ESTIMATE.seconds * 1000) / 60_000)),
+      minutes: Math.max(1, Math.ceil((elapsedMs + n * REPLY_ESTIMATE.seconds * 1000 + closingMs) / 60_000)),
       llm: used.llm + n * est.llm,
-      tts: used.tts + n * est.tts,
+      tts: used.tts + n * est.tts + closing,
       stt: Math.ceil(used.stt + n * est.stt),
     };
   }
@@ -227,6 +267,12 @@ export class SessionAccounting {
       if (it.billable) total += w.credits(it.category, it.operation, units[k]);
     }
     return total;
+  }
+
+  /** The audio seconds the session's own STT engine heard (what its item is charged). */
+  private ownSttSeconds(): number {
+    const others = Object.values(this.sttEngines().otherSeconds).reduce((a, b) => a + b, 0);
+    return Math.max(0, this.sttAudioSeconds() - others);
   }
 
   /** TTS characters a vendor synthesized (cache hits cost nothing and are not counted). */
@@ -270,8 +316,13 @@ export class SessionAccounting {
   }
 
   /** The summary metrics stored on the session row: the counts so far and the prepared replies' own. */
-  metrics(durationMs: number, prepared: PreparedReplies['stats']): ReturnType<typeof sessionMetrics> {
-    return sessionMetrics(this.turns, {
+  metrics(
+    durationMs: number,
+    prepared: PreparedReplies['stats'],
+  ): ReturnType<typeof sessionMetrics> & { sttFallbackSeconds: number; sttEngineSwitches: number } {
+    const engines = this.sttEngines();
+    const fallback = Object.values(engines.otherSeconds).reduce((a, b) => a + b, 0);
+    const base = sessionMetrics(this.turns, {
       durationMs,
       toolExecutions: this.usage.tools,
       interruptions: this.usage.interruptions,
@@ -280,6 +331,8 @@ export class SessionAccounting {
       llmTokens: this.usage.llmTokens,
       prepared,
     });
+    // Which engines heard the call (the session row names its own STT; these say how much a fallback heard).
+    return { ...base, sttFallbackSeconds: Math.round(fallback * 10) / 10, sttEngineSwitches: engines.switches };
   }
 
   /**
@@ -299,12 +352,25 @@ export class SessionAccounting {
   private async charge(durationMs: number): Promise<void> {
     const actual: Record<SessionMeterKind, number> = {
       minutes: Math.max(1, Math.ceil(durationMs / 60_000)),
-      stt: Math.ceil(this.sttAudioSeconds()),
+      stt: Math.ceil(this.ownSttSeconds()),
       tts: this.usage.ttsChars,
       llm: this.usage.llmTokens,
     };
     // No minute was ever held (the call was refused at the start): nothing to charge.
     if (this.holds.minutes.units === 0) return;
     for (const k of ['minutes', 'stt', 'tts', 'llm'] as const) await this.holds[k].commit(actual[k], 'balance');
+    // What a fallback engine heard, under its own provider: recorded, never charged (only the local recogniser
+    // takes over, and it costs nobody anything).
+    for (const [provider, seconds] of Object.entries(this.sttEngines().otherSeconds)) {
+      if (seconds <= 0) continue;
+      const { infra, developerId, sessionId } = this.s;
+      const item = fallbackSttItem(this.items.stt, this.s.engines.sttProvider, provider);
+      await new RunningHold(infra.meter, () => ({
+        developerId,
+        requestId: sessionId,
+        ...item,
+        ...(this.limits.apiKeyId ? { apiKeyId: this.limits.apiKeyId } : {}),
+      })).commit(Math.ceil(seconds), 'balance');
+    }
   }
 }

@@ -40,6 +40,7 @@ export class TraceStore {
       interrupted: t.interrupted ?? false,
       error: t.error ?? null,
       suspected_cut_in: t.suspectedCutIn ?? false,
+      stt_engine: t.sttEngine ?? null,
     });
   }
 

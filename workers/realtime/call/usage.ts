@@ -1,6 +1,6 @@
 import type { Meter, MeterCategory, MeterInput, Reservation } from '../../../shared/platform/metering/types.ts';
 import type { SessionEngines } from '../../../shared/domains/realtime/engines.ts';
-import { TEST_TRAFFIC_PROVIDER_PREFIX } from '../../../shared/kernel/contracts/agent-tests.ts';
+import { TEST_TRAFFIC_PROVIDER_PREFIX } from '../../../shared/contracts/agent-tests.ts';
 import type { AgentTestPlatform } from '../../../shared/kernel/config/index.ts';
 
 /** What a session meters: its connected minutes and its engines' own usage. */
@@ -36,6 +36,17 @@ export function sessionMeterItems(
   }
   items.stt.billable = false;
   return items;
+}
+
+/**
+ * The STT item of the audio a fallback engine heard (`provider`, the local recogniser): the session's STT item under
+ * that provider (an agent test's prefix kept), never charged.
+ */
+export function fallbackSttItem(stt: SessionMeterItem, ownProvider: string, provider: string): SessionMeterItem {
+  const prefix = stt.provider.endsWith(ownProvider)
+    ? stt.provider.slice(0, stt.provider.length - ownProvider.length)
+    : '';
+  return { ...stt, provider: `${prefix}${provider}`, billable: false };
 }
 
 function sessionItems(

@@ -18,6 +18,9 @@ import { VadStage } from '../pipeline/input/vad-stage.ts';
 import type { StereoRecorder } from '../pipeline/output/recorder.ts';
 import type { SessionInit } from './types.ts';
 
+/** The interruption detector of a phone call whose agent names none (docs/realtime.md, "Turn-taking seams"). */
+export const PHONE_INTERRUPTION = { name: 'line-contrast' } as const;
+
 export interface VoicePipeline {
   pipeline: Pipeline;
   /** Read at the end of the call: the caller audio sent to the STT (billed), and the preemptive replies' counts. */
@@ -44,6 +47,8 @@ export function buildVoicePipeline(
     inRate: transport.inRate,
     language: agent.language,
     apiKey: engines.sttKey?.key,
+    languageModel: engines.sttLanguageModel,
+    ...(engines.sttFallback ? { fallback: engines.sttFallback } : {}),
     developerId: s.developerId,
     now: conv.now,
     log,
@@ -67,7 +72,12 @@ export function buildVoicePipeline(
   const streaming = engines.stt.capabilities.streaming;
   const processors = inputProcessors({ inRate }, agent.audio?.inputProcessors);
   const detector = turnDetector({ policy: settings.endpointing, inRate, streaming }, agent.turn_taking?.detector);
-  const interruption = interruptionDetector(settings, agent.turn_taking?.interruption);
+  // On phone calls an agent that names no interruption detector gets `line-contrast`: `default`'s rule, except that
+  // background voices on the line (a crowd, a television) do not barge in (issue 31, bench:robustness).
+  const interruption = interruptionDetector(
+    settings,
+    agent.turn_taking?.interruption ?? (transport.channel === 'twilio' ? PHONE_INTERRUPTION : undefined),
+  );
   const stages: Stage[] = [
     ...(processors.length > 0 ? [new InputStage(processors)] : []),
     ...(answer ? [answer] : []),

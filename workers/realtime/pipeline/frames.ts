@@ -1,6 +1,6 @@
-import type { ToolCallRecord } from '../../../shared/kernel/contracts/agents.ts';
-import type { LimitEndReason } from '../../../shared/kernel/contracts/end-reasons.ts';
-import type { SessionEndReason } from '../../../shared/kernel/contracts/sessions.ts';
+import type { ToolCallRecord } from '../../../shared/contracts/agents.ts';
+import type { LimitEndReason } from '../../../shared/contracts/end-reasons.ts';
+import type { SessionEndReason } from '../../../shared/contracts/sessions.ts';
 
 /** One trace row of a turn (user or assistant), as the stages make it and call/trace-store.ts writes it. */
 export interface TurnRecord {
@@ -19,6 +19,8 @@ export interface TurnRecord {
   interrupted?: boolean;
   error?: string | null;
   suspectedCutIn?: boolean;
+  /** Caller turns of a call whose STT can fall back: the engine whose final made the turn. */
+  sttEngine?: string;
 }
 
 /** One barge-in, as the turn stage reports it and call/trace-store.ts writes it. */
@@ -48,9 +50,10 @@ export type DataFrame =
   | { kind: 'audio-in'; pcm: Buffer; sampleRate: number; atMs: number }
   /**
    * The VAD scored one of its frames; `endMs` = stream time of its end (the turn stage's clock for barge-in),
-   * `lastSpeechMs` = where the caller's speech ends so far (the turn evidence measures the words against it).
+   * `lastSpeechMs` = where the caller's speech ends so far (the turn evidence measures the words against it),
+   * `levelDb` = the scored frame's level (dBFS; the interruption detector's line levels, turn/line-levels.ts).
    */
-  | { kind: 'vad-frame'; endMs: number; lastSpeechMs: number }
+  | { kind: 'vad-frame'; endMs: number; lastSpeechMs: number; levelDb?: number }
   /** The VAD saw speech end (after the endpointing silence). */
   | { kind: 'speech-end'; atMs: number; lastSpeechMs: number }
   /** The caller went quiet (a short silence, before the endpoint): a reply may be prepared, not yet spoken. */
@@ -125,6 +128,8 @@ export interface SpokenTurn {
   endpointWaitMs: number;
   /** How late the endpoint was decided relative to the audio clock (processing lag). */
   vadLagMs: number;
+  /** The STT engine of the utterance's last final, when the call's STT can fall back (absent otherwise). */
+  sttEngine?: string;
 }
 
 export type SystemFrame =
@@ -136,6 +141,13 @@ export type SystemFrame =
    * prepared, unheard reply is thrown away. `onsetAt`: when the caller's speech began (session clock).
    */
   | { kind: 'interrupt'; atMs: number; reason: string; onsetAt?: number | null; flush?: boolean }
+  /**
+   * A tentative stop (caller speech over the agent long enough to stop it, no words yet): the agent's audio stops
+   * at once (playback flushed) but its reply goes on being made and is held; `resume-playback` plays what was held
+   * from where it stopped (no words came: a noise, a hum), an `interrupt` makes it a barge-in (words came).
+   */
+  | { kind: 'hold-playback'; atMs: number; onsetAt: number | null }
+  | { kind: 'resume-playback'; atMs: number }
   | { kind: 'end'; reason: SessionEndReason }
   /**
    * Playback flushed: the far end drops the agent audio it had queued (Twilio's `clear`) and the recording's agent
@@ -143,8 +155,11 @@ export type SystemFrame =
    * and nothing else (the reply goes on; `interrupt` cuts the reply).
    */
   | { kind: 'clear'; atMs: number }
-  /** The VAD saw speech begin. */
-  | { kind: 'speech-start'; atMs: number }
+  /**
+   * The VAD saw speech begin at `atMs`. `soundOnsetMs`: where the sound it continues from rose over the line's floor
+   * (≤ `atMs`): the VAD's model scores a soft onset ("w…ait") as speech up to a quarter second after the sound began.
+   */
+  | { kind: 'speech-start'; atMs: number; soundOnsetMs?: number }
   /**
    * What the STT heard. `endMs`: stream time where it ends (a final's end; a partial's last word, when the engine
    * says). Batch transcriptions carry `batchOnsetMs` (the onset of the speech transcribed) and `failed`.
@@ -157,6 +172,8 @@ export type SystemFrame =
       endMs?: number;
       batchOnsetMs?: number;
       failed?: boolean;
+      /** Finals of a call whose STT can fall back to another engine: the engine that produced it. */
+      engine?: string;
     }
   /** A keypad key from the transport. */
   | { kind: 'dtmf'; digit: string; atMs: number }
@@ -208,6 +225,8 @@ export type UpstreamFrame =
 const SYSTEM: ReadonlySet<Frame['kind']> = new Set<Frame['kind']>([
   'start',
   'interrupt',
+  'hold-playback',
+  'resume-playback',
   'end',
   'clear',
   'speech-start',

@@ -26,6 +26,14 @@ interface SentSentence {
   startMs: number;
   endMs: number;
   played: boolean;
+  /** Its audio as sent (kept until it has played, so a tentative stop can play the rest again) and when it began. */
+  audio: Buffer[];
+  audioStartMs: number;
+}
+
+/** What a tentative stop (`hold`) took off the line: the audio still to play, sentence by sentence. */
+export interface HeldAudio {
+  pieces: Array<{ turnId: string; index: number; text: string; pcm: Buffer; open: boolean }>;
 }
 
 /**
@@ -46,6 +54,13 @@ export class Playback {
   firstAudioAt: number | null = null;
   /** Session-clock time of the last audio frame sent of the current turn. */
   lastSentAt = 0;
+  /** The open sentence's audio so far and when it starts playing (estimate). */
+  private openAudio: Buffer[] = [];
+  private openStartMs = 0;
+  /** A tentative stop is on (`hold`): the agent has the floor but is silent until `resume` or a `clear`. */
+  private holding = false;
+  /** Sentences played again after a tentative stop get marks of their own (the flushed ones are echoed too). */
+  private replays = 0;
 
   constructor(
     private readonly sink: AudioSink,
@@ -60,7 +75,7 @@ export class Playback {
    * mark has not come back. A far end that never echoes marks is covered by a grace period after the estimate.
    */
   get speaking(): boolean {
-    if (this.openSentence || this.pending.length > 0) return true;
+    if (this.holding || this.openSentence || this.pending.length > 0) return true;
     const now = this.now();
     return this.sentences.some((s) => !s.played && now < s.endMs + MARK_GRACE_MS);
   }
@@ -80,7 +95,12 @@ export class Playback {
 
   private frame(f: Buffer): void {
     const now = this.now();
+    if (!this.openSentence) {
+      this.openStartMs = Math.max(this.queueEndMs, now);
+      this.openAudio = [];
+    }
     this.openSentence = true;
+    this.openAudio.push(f);
     if (this.firstAudioAt === null) this.firstAudioAt = now;
     this.sink.sendAudio(f);
     const durMs = (f.length / 2 / this.sink.outRate) * 1000;
@@ -97,8 +117,20 @@ export class Playback {
       this.frame(padded);
     }
     this.openSentence = false;
-    const mark = `${turnId}:${index}`;
-    this.sentences.push({ turnId, index, text, mark, startMs, endMs: this.queueEndMs, played: false });
+    const mark = this.replays ? `${turnId}:${index}:r${this.replays}` : `${turnId}:${index}`;
+    const audio = this.openAudio;
+    this.openAudio = [];
+    this.sentences.push({
+      turnId,
+      index,
+      text,
+      mark,
+      startMs,
+      endMs: this.queueEndMs,
+      played: false,
+      audio,
+      audioStartMs: this.openStartMs,
+    });
     this.sink.sendMark(mark);
   }
 
@@ -121,6 +153,7 @@ export class Playback {
     // Re-anchor: the far end was behind (or ahead of) the estimate by this much.
     const drift = now - s.endMs;
     s.played = true;
+    s.audio = [];
     s.endMs = now;
     if (drift > 0) {
       for (const later of this.sentences) {
@@ -163,10 +196,44 @@ export class Playback {
     return out;
   }
 
+  /**
+   * A tentative stop: the far end drops what it has queued, as on a barge-in, but the audio not yet played is kept
+   * (from the point playing now, by the estimate) so that `resume` plays it again. The agent keeps the floor
+   * (`speaking`) until `resume` or `clear`.
+   */
+  hold(): HeldAudio {
+    const now = this.now();
+    const bytesFrom = (startMs: number) => Math.max(0, Math.floor(((now - startMs) / 1000) * this.sink.outRate)) * 2;
+    const pieces: HeldAudio['pieces'] = [];
+    for (const s of this.sentences) {
+      if (s.played) continue;
+      pieces.push({ ...s, pcm: Buffer.concat(s.audio).subarray(bytesFrom(s.audioStartMs)), open: false });
+    }
+    if (this.openSentence) {
+      const pcm = Buffer.concat([...this.openAudio, this.pending]).subarray(bytesFrom(this.openStartMs));
+      pieces.push({ turnId: '', index: -1, text: '', pcm, open: true });
+    }
+    this.clear();
+    this.holding = true;
+    return { pieces: pieces.filter((p) => p.pcm.length > 0 || !p.open) };
+  }
+
+  /** After a tentative stop: the held audio plays again from where it stopped, each sentence with a mark of its own. */
+  resume(held: HeldAudio): void {
+    this.holding = false;
+    this.replays++;
+    for (const p of held.pieces) {
+      if (p.pcm.length) this.sendAudio(p.pcm);
+      if (!p.open) this.endSentence(p.turnId, p.index, p.text, this.nextStartMs());
+    }
+  }
+
   /** Barge-in: flush the far end's buffer; pending marks will be echoed as flushed and ignored. */
   clear(): void {
     this.sink.sendClear();
+    this.holding = false;
     this.pending = Buffer.alloc(0);
+    this.openAudio = [];
     this.openSentence = false;
     for (const s of this.sentences) if (!s.played) this.flushed.add(s.mark);
     this.sentences = this.sentences.filter((s) => s.played);

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 
 /**
- * A seam's registry (issue 30): for every name in the contract's catalogue (shared/kernel/contracts/turn-seams.ts)
+ * A seam's registry (issue 30): for every name in the contract's catalogue (shared/contracts/turn-seams.ts)
  * the factory of its implementation, given the call's context and the agent's settings for it. Typed against the
  * catalogue, so a name without a factory, or a factory without a name, does not compile.
  */

@@ -1,4 +1,4 @@
-import type { CallReplay } from '../../../kernel/contracts/call-replay.ts';
+import type { CallReplay } from '../../../contracts/call-replay.ts';
 
 const ms = (v: number | undefined) => (v === undefined ? '—' : `${v} ms`);
 const flags = (interrupted: boolean, cutIn: boolean) =>

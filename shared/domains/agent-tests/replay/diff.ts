@@ -1,4 +1,4 @@
-import type { ReplaySummary, ReplayTurn } from '../../../kernel/contracts/call-replay.ts';
+import type { ReplaySummary, ReplayTurn } from '../../../contracts/call-replay.ts';
 import type { ReplayPlan } from './plan.ts';
 import { isCallerTurn, type RecordedTurn } from './recorded-call.ts';
 
@@ -52,6 +52,15 @@ const norm = (s: string | null) =>
 
 /** Slack for the replay's clock: its session starts a moment after the caller connects. */
 const CLOCK_SLACK_MS = 400;
+/** Share of a heard caller turn's words found in a recorded one for the two to be the same utterance. */
+const SAME_UTTERANCE = 0.6;
+
+const wordsOf = (s: string | null) => norm(s).split(' ').filter(Boolean);
+
+/** How much of `heard` (its words) the recorded utterance holds: 1 when every word is in it (a split half too). */
+function containment(heard: string[], recorded: Set<string>): number {
+  return heard.length ? heard.filter((w) => recorded.has(w)).length / heard.length : 0;
+}
 
 /**
  * The per-turn diff of a recorded call ("then") and its replay ("now"). Then, caller turns are numbered in order;
@@ -65,10 +74,29 @@ export function replayDiff(
 ): { turns: ReplayTurn[]; summary: ReplaySummary } {
   const before = exchanges(then, (_t, ordinal) => ordinal);
   const starts = plan.turns.map((t) => t.atMs);
+  const recordedCallers = plan.turns.map((t) => ({ n: t.n, atMs: t.atMs, words: new Set(wordsOf(t.text)) }));
+  let lastN = 0;
+  // By the caller's utterance first: the replayed audio is the recorded one, so what the replay heard is what was
+  // heard then, whatever the agent now says (a longer greeting shifts the replay's clock, not the caller's words).
+  // Never back before the last row matched. Then by time: the turn whose audio had begun when it was heard.
   const after = exchanges(now, (t) => {
-    let k = -1;
-    for (let i = 0; i < starts.length; i++) if (starts[i]! <= t.startMs + CLOCK_SLACK_MS) k = i;
-    return k < 0 ? null : plan.turns[k]!.n;
+    const heard = wordsOf(t.text);
+    let best: { n: number; score: number; off: number } | null = null;
+    for (const c of recordedCallers) {
+      if (c.n < lastN) continue;
+      const score = containment(heard, c.words);
+      const off = Math.abs(c.atMs - t.startMs);
+      if (score >= SAME_UTTERANCE && (!best || score > best.score || (score === best.score && off < best.off)))
+        best = { n: c.n, score, off };
+    }
+    let n = best?.n ?? null;
+    if (n === null) {
+      let k = -1;
+      for (let i = 0; i < starts.length; i++) if (starts[i]! <= t.startMs + CLOCK_SLACK_MS) k = i;
+      n = k < 0 ? null : plan.turns[k]!.n;
+    }
+    if (n !== null) lastN = Math.max(lastN, n);
+    return n;
   });
   const count = Math.max(0, ...before.keys());
   const turns: ReplayTurn[] = [];

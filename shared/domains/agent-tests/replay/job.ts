@@ -1,4 +1,4 @@
-import type { ScriptedLlm } from '../../../kernel/contracts/agent-tests.ts';
+import type { ScriptedLlm } from '../../../contracts/agent-tests.ts';
 import { revokeKey } from '../../../kernel/db/api-keys.ts';
 import type { Logger } from '../../../kernel/observability/logger.ts';
 import { mintKey } from '../../../platform/auth/mint-key.ts';

@@ -1,4 +1,4 @@
-import type { CallReplayBody } from '../../../kernel/contracts/call-replay.ts';
+import type { CallReplayBody } from '../../../contracts/call-replay.ts';
 import { ApiError } from '../../../kernel/errors/api-error.ts';
 import { newId } from '../../../kernel/ids.ts';
 import type { Infra } from '../../../platform/infra.ts';

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { SessionDetail } from '../../../kernel/contracts/sessions.ts';
+import type { SessionDetail } from '../../../contracts/sessions.ts';
 import { api, createSession, type Target } from '../session-api.ts';
 import { TwilioCaller, tokenFromTwiml, wsUrl } from '../twilio-caller.ts';
 import type { ReplayPlan } from './plan.ts';

@@ -1,7 +1,8 @@
-import type { ScriptedLlm } from '../../../kernel/contracts/agent-tests.ts';
-import type { CallReplay, ReplaySummary, ReplayTurn, ReplayTurnView } from '../../../kernel/contracts/call-replay.ts';
-import { ifDate, ifSet } from '../../../kernel/contracts/absent.ts';
+import type { ScriptedLlm } from '../../../contracts/agent-tests.ts';
+import type { CallReplay, ReplaySummary, ReplayTurn, ReplayTurnView } from '../../../contracts/call-replay.ts';
+import { ifDate, ifSet } from '../../../contracts/absent.ts';
 import type { Queryable } from '../../../kernel/db/pool.ts';
+import { labelSessionKind } from '../../realtime/sessions.ts';
 
 /** Every statement on call_replays (migration 0902). */
 export interface CallReplayRow {
@@ -145,6 +146,7 @@ export async function callReplayProgress(db: Queryable, id: string, turnsDone: n
       where id = $1 and status = 'running'`,
     [id, turnsDone, sessionId ?? null],
   );
+  if (sessionId) await labelSessionKind(db, sessionId, 'replay');
 }
 
 export async function finishCallReplay(
@@ -177,6 +179,7 @@ export async function finishCallReplay(
       r.llm ?? null,
     ],
   );
+  if (r.replaySessionId) await labelSessionKind(db, r.replaySessionId, 'replay');
 }
 
 export function toCallReplay(r: CallReplayRow): CallReplay {

@@ -30,6 +30,8 @@ import { PACED, pacedEar, type Hypothesis, type PacedEar, type PacedProfile } fr
 export type DeepgramLiveDouble = LiveDouble & {
   /** The paced model's word error rate from the next utterance on (agent-test scenarios set their own). */
   setWordErrorRate(rate: number): void;
+  /** The paced model's line noise (RMS; 0 = a clean line) from the next audio on: speech is heard over it. */
+  setLineNoise(rms: number): void;
 };
 export type { LiveConnection } from './live-double.ts';
 
@@ -118,6 +120,9 @@ export function startDeepgramLiveDouble(opts: DeepgramLiveOptions = {}): Promise
   const setWordErrorRate = (rate: number) => {
     if (paced) paced.wordErrorRate = rate;
   };
+  const setLineNoise = (rms: number) => {
+    if (paced) paced.noiseRms = rms;
+  };
   return startLiveDouble(
     {
       path: '/v1/listen',
@@ -169,5 +174,5 @@ export function startDeepgramLiveDouble(opts: DeepgramLiveOptions = {}): Promise
       },
     },
     { latency, script: opts.script, key: opts.key ?? 'test-key-deepgram' },
-  ).then((d) => Object.assign(d, { setWordErrorRate }));
+  ).then((d) => Object.assign(d, { setWordErrorRate, setLineNoise }));
 }

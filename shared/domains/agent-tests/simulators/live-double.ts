@@ -62,6 +62,8 @@ export interface LiveDouble {
   failNextHandshake(status: number): void;
   /** Closes every open socket with a code, as the vendor does on its own errors. */
   dropAll(code: number, reason: string): void;
+  /** While muted the double takes audio and answers nothing (a stalled vendor); its sockets stay open. */
+  mute(on: boolean): void;
   close(): Promise<void>;
 }
 
@@ -137,6 +139,7 @@ export async function startLiveDouble(
   const handshakeFailures: number[] = [];
   const sockets = new Set<WebSocket>();
   let scriptPos = 0;
+  let muted = false;
 
   const double: LiveDouble = {
     url: '',
@@ -148,6 +151,7 @@ export async function startLiveDouble(
     dropAll(code, reason) {
       for (const s of sockets) s.close(code, reason);
     },
+    mute: (on) => void (muted = on),
     async close() {
       for (const s of sockets) s.terminate();
       wss.close();
@@ -192,7 +196,7 @@ export async function startLiveDouble(
     let lastAt = 0;
     let queued = 0;
     const deliver = (msg: Record<string, unknown>) => {
-      if (ws.readyState !== ws.OPEN) return;
+      if (ws.readyState !== ws.OPEN || muted) return;
       conn.sent.push(msg);
       ws.send(JSON.stringify(msg));
     };

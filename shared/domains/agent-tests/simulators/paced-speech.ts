@@ -39,7 +39,21 @@ export interface PacedProfile {
    * 0 = the original model: an interim per `interimEveryMs` of speech, timed to the audio heard.
    */
   interimLagMs?: number;
+  /**
+   * The line's noise (RMS, the audio's scale), when the test knows it (it put the noise on the line): speech is then
+   * audio `OVER_NOISE_DB` over it (and over `energyThreshold`) for `NOISY_ONSET_MS` in a row, so line hiss, hum or a
+   * burst of crackle is not a caller, and a caller 10 dB over the noise is heard. 0/absent: the clean-line model.
+   * Read at every chunk, so a test may set it for its next call.
+   */
+  noiseRms?: number;
 }
+
+/** How far over the line's noise a chunk must be to be speech (a noisy line's). */
+export const OVER_NOISE_DB = 8;
+/** On a noisy line, speech begins only after this long over the threshold (a click or a crackle burst is shorter). */
+export const NOISY_ONSET_MS = 80;
+
+const OVER_NOISE_FACTOR = 10 ** (OVER_NOISE_DB / 20);
 
 export const PACED: PacedProfile = { finalAfterMs: 150, interimEveryMs: 100, energyThreshold: 20 };
 
@@ -102,6 +116,9 @@ export function pacedEar(
   let revealStart = 0;
   /** Silence heard since the last speech (ms): a pause, not a gap between words, once it passes PAUSE_MS. */
   let quietMs = 0;
+  /** A noisy line's onset being confirmed: when the run of speech chunks began, and how long it is so far. */
+  let pendingStart: number | null = null;
+  let pendingMs = 0;
   /** Words heard by audio time `t` (one per 150 ms of the current segment, after the joined segments' words). */
   const wordsBy = (t: number) => base + Math.floor((t - revealStart) / MS_PER_WORD);
   const finish = () => {
@@ -129,10 +146,27 @@ export function pacedEar(
   return {
     finish,
     hear(rms, seconds) {
-      const start = audioMs;
+      let start = audioMs;
       audioMs += seconds * 1000;
-      if (rms < p.energyThreshold) quietMs += seconds * 1000;
-      if (rms >= p.energyThreshold) {
+      const noise = p.noiseRms ?? 0;
+      const threshold = noise > 0 ? Math.max(p.energyThreshold, noise * OVER_NOISE_FACTOR) : p.energyThreshold;
+      const speech = rms >= threshold;
+      if (noise > 0 && speechStart === null) {
+        // A noisy line: an utterance begins only once speech has lasted NOISY_ONSET_MS, from where that run began.
+        if (!speech) pendingStart = null;
+        else {
+          if (pendingStart === null) {
+            pendingStart = start;
+            pendingMs = 0;
+          }
+          pendingMs += seconds * 1000;
+          if (pendingMs < NOISY_ONSET_MS) return;
+          start = pendingStart;
+          pendingStart = null;
+        }
+      }
+      if (!speech) quietMs += seconds * 1000;
+      if (speech) {
         if (speechStart === null) {
           speechStart = start;
           lastInterim = start;

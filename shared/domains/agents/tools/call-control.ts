@@ -1,9 +1,11 @@
 import {
   END_CALL_TOOL_NAME,
+  TAKE_MESSAGE_TOOL_NAME,
   TRANSFER_TOOL_NAME,
   type CallTools,
   type TransferTarget,
-} from '../../../kernel/contracts/agents.ts';
+} from '../../../contracts/agents.ts';
+import type { TakenMessage } from '../../../contracts/call-analysis.ts';
 import type { AgentToolHandler } from '../turn-runner.ts';
 
 /**
@@ -14,7 +16,22 @@ export interface CallControl {
   /** `signal` is the turn's: a reply that is dropped (a prepared reply the caller talked over) never acts. */
   transfer(target: TransferTarget, summary: string, signal: AbortSignal): string;
   end(reason: string, signal: AbortSignal): string;
+  /** Keeps the caller's message with the call (stored once the reply that took it has closed). */
+  takeMessage(message: TakenMessage, signal: AbortSignal): string;
 }
+
+/** `take_message`'s arguments: the same on every LLM provider, and what the local engine fills in turn. */
+export const TAKE_MESSAGE_PARAMETERS = {
+  type: 'object',
+  properties: {
+    callerName: { type: 'string', maxLength: 200, description: "The caller's name, if they gave it." },
+    callbackNumber: { type: 'string', maxLength: 50, description: 'The number to call back on, if they gave one.' },
+    message: { type: 'string', minLength: 1, maxLength: 2000, description: "The message, in the caller's words." },
+    urgency: { type: 'string', enum: ['low', 'normal', 'high'], description: 'How urgent the caller says it is.' },
+  },
+  required: ['message'],
+  additionalProperties: false,
+};
 
 /**
  * The built-in call tools an agent was given (`callTools`), for a session that can carry them out: `transfer_call`
@@ -69,6 +86,29 @@ export function callControlTools(config: CallTools | null, control: CallControl 
       },
       async execute(args, { signal }) {
         return control.end(((args as { reason?: string }).reason ?? '').trim(), signal);
+      },
+    });
+  }
+  if (config.takeMessage) {
+    tools.push({
+      definition: {
+        name: TAKE_MESSAGE_TOOL_NAME,
+        description:
+          'Take a message for the business when the caller wants to leave one (or nobody can help now). Ask for ' +
+          'what is missing first: their name, a number to call back on, the message and how urgent it is. ' +
+          'After calling it, tell the caller in one short sentence that the message will be passed on.',
+        parameters: TAKE_MESSAGE_PARAMETERS,
+      },
+      async execute(args, { signal }) {
+        const a = args as { callerName?: string; callbackNumber?: string; message: string; urgency?: string };
+        const clean = (v: string | undefined) => (v?.trim() ? v.trim() : undefined);
+        const message: TakenMessage = {
+          ...(clean(a.callerName) ? { callerName: clean(a.callerName)! } : {}),
+          ...(clean(a.callbackNumber) ? { callbackNumber: clean(a.callbackNumber)! } : {}),
+          message: a.message.trim(),
+          urgency: (a.urgency as TakenMessage['urgency'] | undefined) ?? 'normal',
+        };
+        return control.takeMessage(message, signal);
       },
     });
   }

@@ -1,4 +1,4 @@
-import type { AgentTool } from '../../../kernel/contracts/agents.ts';
+import type { AgentTool } from '../../../contracts/agents.ts';
 import { newId } from '../../../kernel/ids.ts';
 import type { AddressPolicy } from '../../../kernel/net/address-policy.ts';
 import { safeFetch } from '../../../kernel/net/safe-fetch.ts';

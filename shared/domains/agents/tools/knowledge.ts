@@ -1,4 +1,5 @@
-import { KNOWLEDGE_TOOL_NAME } from '../../../kernel/contracts/agents.ts';
+import { KNOWLEDGE_TOOL_NAME } from '../../../contracts/agents.ts';
+import { ENTRY_HEADING_KEY } from '../../rag/entries.ts';
 import { searchCollection } from '../../rag/search.ts';
 import type { Infra } from '../../../platform/infra.ts';
 import type { AgentToolHandler } from '../turn-runner.ts';
@@ -6,11 +7,21 @@ import type { AgentToolHandler } from '../turn-runner.ts';
 /** Passages returned to the model per search, and the similarity floor (hybrid scores, 0-1). */
 export const KNOWLEDGE_RESULTS = 5;
 export const KNOWLEDGE_THRESHOLD = 0.2;
+/**
+ * An FAQ entry below the threshold still answers when it clearly leads the other passages: within one FAQ the
+ * entries compete, and a word the entry does not use ("toothache" for an entry on "severe tooth pain") scores low in
+ * absolute terms but far above the rest (measured with the local embedder: 0.05 against at most 0.003, where an
+ * unrelated question's best passage scores under 0.02 and close to its runner-up).
+ */
+const ENTRY_FLOOR = 0.02;
+const ENTRY_LEAD = 5;
 
 export interface KnowledgePassage {
   content: string;
   score: number;
   documentId: string;
+  /** The entry's heading or question when its document was split by entries (`content` starts with it). */
+  heading?: string;
 }
 
 export type KnowledgeSearch = (query: string, signal: AbortSignal) => Promise<KnowledgePassage[]>;
@@ -30,10 +41,24 @@ export function collectionSearch(
     const out = await searchCollection(
       infra,
       collectionId,
-      { query, limit: KNOWLEDGE_RESULTS, threshold: KNOWLEDGE_THRESHOLD, includeMetadata: false },
+      { query, limit: KNOWLEDGE_RESULTS, threshold: ENTRY_FLOOR, includeMetadata: true },
       { developerId, requestId, headers, signal, meter: false },
     );
-    return out.results.map((r) => ({ content: r.content, score: r.score, documentId: r.documentId }));
+    const [top, next] = out.results;
+    const leads =
+      top !== undefined &&
+      typeof top.metadata?.[ENTRY_HEADING_KEY] === 'string' &&
+      top.score >= (next?.score ?? 0) * ENTRY_LEAD;
+    const kept = out.results.filter((r) => r.score >= KNOWLEDGE_THRESHOLD);
+    return (kept.length ? kept : leads ? [top] : []).map((r) => {
+      const heading = r.metadata?.[ENTRY_HEADING_KEY];
+      return {
+        content: r.content,
+        score: r.score,
+        documentId: r.documentId,
+        ...(typeof heading === 'string' ? { heading } : {}),
+      };
+    });
   };
 }
 

@@ -1,10 +1,9 @@
-import type { AnalyzeVideoBody } from '../../../kernel/contracts/video.ts';
+import type { AnalyzeVideoBody } from '../../../contracts/video.ts';
 import type { AnalysisTask } from '../../../engines/analysis/types.ts';
-import { embeddingEngines } from '../../../engines/embeddings/registry.ts';
 import { ingestDocument } from '../../rag/ingest.ts';
 import type { Infra } from '../../../platform/infra.ts';
-import { videoEngines } from '../engines.ts';
 import { fetchInput } from '../inputs.ts';
+import { transcribeMedia } from '../speech.ts';
 import type { JobOutcome, StepContext } from '../lifecycle.ts';
 import { resolveJobVideoKey } from '../vendor-keys.ts';
 import { presign } from './outputs.ts';
@@ -19,7 +18,7 @@ export async function runAnalyze(infra: Infra, s: StepContext): Promise<JobOutco
   const req = s.job.request as unknown as AnalyzeVideoBody;
   const video = await fetchInput(infra, s.job, 'video_url', req.video_url, 'video', s.workDir, s.signal);
   await s.progress(0.1);
-  const engine = videoEngines(infra).analysis.get(s.job.provider);
+  const engine = infra.engines.video.analysis.get(s.job.provider);
   const key = engine.capabilities.requiresKey ? await resolveJobVideoKey(infra, s.job, engine.provider) : null;
   const { sections, provider } = await engine.analyze({
     videoPath: video.path,
@@ -28,6 +27,9 @@ export async function runAnalyze(infra: Infra, s: StepContext): Promise<JobOutco
     tasks: req.tasks.filter((t): t is AnalysisTask => t !== 'embed'),
     workDir: s.workDir,
     apiKey: key?.key,
+    // The local engine's transcript: the speech domain's transcription with the local engine, not charged apart.
+    transcribe: (path, signal) =>
+      transcribeMedia(infra, { job: null, provider: 'default', language: 'en', path }, signal),
     signal: s.signal,
     onProgress: (f) => s.progress(0.1 + 0.7 * f),
   });
@@ -37,7 +39,7 @@ export async function runAnalyze(infra: Infra, s: StepContext): Promise<JobOutco
       ...(sections.transcript?.segments ?? []).map((x) => ({ start: x.start, end: x.end, text: x.text })),
       ...(sections.scenes ?? []).map((x) => ({ start: x.start, end: x.end, text: x.description })),
     ].filter((c) => c.text.trim());
-    const embedder = embeddingEngines(infra).get('default');
+    const embedder = infra.engines.embeddings.get('default');
     const vectors = await embedder.embed(
       chunks.map((c) => c.text),
       { signal: s.signal },

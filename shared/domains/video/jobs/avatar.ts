@@ -1,8 +1,7 @@
-import type { AvatarVideoBody } from '../../../kernel/contracts/video.ts';
+import type { AvatarVideoBody } from '../../../contracts/video.ts';
 import { apertium } from '../../../engines/translate/apertium.ts';
 import type { Infra } from '../../../platform/infra.ts';
 import { objectKey } from '../../../kernel/storage/keys.ts';
-import { videoEngines } from '../engines.ts';
 import { fetchInput } from '../inputs.ts';
 import type { JobOutcome, StepContext } from '../lifecycle.ts';
 import { synthesizeToWav, voiceFor } from '../speech.ts';
@@ -49,7 +48,7 @@ export async function runAvatar(infra: Infra, s: StepContext): Promise<JobOutcom
     await infra.storage.putFile(audioKey, audioPath, 'audio/wav', s.signal);
   }
   await s.progress(0.15);
-  const engine = videoEngines(infra).avatar.get(s.job.provider);
+  const engine = infra.engines.video.avatar.get(s.job.provider);
   const outPath = `${s.workDir}/avatar.mp4`;
   const remote = engine.provider !== 'default';
   const out = await engine.render({

@@ -2,7 +2,7 @@ import { createWriteStream } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { encodeWav } from '../../../kernel/audio/wav.ts';
-import type { DubVideoBody } from '../../../kernel/contracts/video.ts';
+import type { DubVideoBody } from '../../../contracts/video.ts';
 import type { Infra } from '../../../platform/infra.ts';
 import { ffmpeg } from '../../../kernel/media/ffmpeg.ts';
 import { fetchInput } from '../inputs.ts';

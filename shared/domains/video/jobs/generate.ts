@@ -1,6 +1,5 @@
-import type { GenerateVideoBody } from '../../../kernel/contracts/video.ts';
+import type { GenerateVideoBody } from '../../../contracts/video.ts';
 import type { Infra } from '../../../platform/infra.ts';
-import { videoEngines } from '../engines.ts';
 import type { JobOutcome, StepContext } from '../lifecycle.ts';
 import { resolveJobVideoKey } from '../vendor-keys.ts';
 import { storedVideoOutcome } from './outputs.ts';
@@ -8,7 +7,7 @@ import { storedVideoOutcome } from './outputs.ts';
 /** Generate: text-to-video with the resolved provider (`auto` was resolved at submission). */
 export async function runGenerate(infra: Infra, s: StepContext): Promise<JobOutcome> {
   const req = s.job.request as unknown as GenerateVideoBody;
-  const engine = videoEngines(infra).generate.get(s.job.provider);
+  const engine = infra.engines.video.generate.get(s.job.provider);
   const outPath = `${s.workDir}/generated.mp4`;
   const out = await engine.generate({
     prompt: req.prompt,

@@ -1,6 +1,5 @@
-import type { LipsyncVideoBody } from '../../../kernel/contracts/video.ts';
+import type { LipsyncVideoBody } from '../../../contracts/video.ts';
 import type { Infra } from '../../../platform/infra.ts';
-import { videoEngines } from '../engines.ts';
 import { fetchInput } from '../inputs.ts';
 import type { JobOutcome, StepContext } from '../lifecycle.ts';
 import { resolveJobVideoKey } from '../vendor-keys.ts';
@@ -15,7 +14,7 @@ export async function lipsyncFiles(
   outPath: string,
   range: [number, number],
 ) {
-  const engine = videoEngines(infra).lipsync.get(provider);
+  const engine = infra.engines.video.lipsync.get(provider);
   const remote = engine.provider !== 'default';
   return engine.sync({
     videoPath: inputs.videoPath,

@@ -1,16 +1,10 @@
 import { EngineError } from '../../../kernel/errors/engine-error.ts';
-import { pcmToWav } from '../../tts/vendors/audio.ts';
-import { normalizeBaseUrl, requireKey, stripUndefined } from '../../tts/vendors/vendor-options.ts';
+import { pcmToWav } from '../../core/vendor-audio.ts';
+import { normalizeBaseUrl, requireKey } from '../../core/vendor-options.ts';
 import { vendorJson } from '../../core/vendor-client.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  SttEngine,
-  type SttCapabilities,
-  type SttRequest,
-  type SttStream,
-  type SttStreamOptions,
-  type TranscriptionResult,
-} from '../types.ts';
+import { type SttRequest, type SttStream, type SttStreamOptions, type TranscriptionResult } from '../types.ts';
+import { HostedSttEngine } from './hosted.ts';
 import { LiveSocketStream } from './live-socket.ts';
 import { languageCode, pcmSeconds, plainWords, segmentsFromWords, speakerLabel, type SpeakerWord } from './words.ts';
 
@@ -64,24 +58,11 @@ interface AaiTranscript {
  * (`POST /v2/transcript`), poll `GET /v2/transcript/{id}` until `completed` or `error`. The key goes bare in
  * `authorization`; times arrive in milliseconds.
  */
-export class AssemblyAiStt extends SttEngine {
-  readonly provider = 'assemblyai';
-  readonly label = 'assemblyai.stt';
-  readonly capabilities: SttCapabilities = {
-    streaming: true,
-    diarization: true,
-    wordTimestamps: true,
-    sampleRates: [8000, 16000, 22050, 24000, 44100, 48000],
-    languages: ['*'],
-    requiresKey: true,
-  };
-  private readonly opts: typeof DEFAULTS;
+export class AssemblyAiStt extends HostedSttEngine<typeof DEFAULTS> {
   private readonly streamingUrl: string;
 
   constructor(opts: AssemblyAiSttOptions = {}) {
-    super();
-    this.opts = { ...DEFAULTS, ...stripUndefined(opts) };
-    this.opts.baseUrl = normalizeBaseUrl(this.label, this.opts.baseUrl);
+    super('assemblyai', DEFAULTS, opts, [8000, 16000, 22050, 24000, 44100, 48000]);
     this.streamingUrl = normalizeBaseUrl(
       this.label,
       opts.streamingUrl ?? (opts.baseUrl ? this.opts.baseUrl.replace(/^http/, 'ws') : 'wss://streaming.assemblyai.com'),

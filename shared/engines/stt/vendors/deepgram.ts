@@ -1,19 +1,8 @@
-import { pcmToWav } from '../../tts/vendors/audio.ts';
-import {
-  normalizeBaseUrl,
-  requireKey,
-  STT_HEADERS_TIMEOUT_MS,
-  stripUndefined,
-} from '../../tts/vendors/vendor-options.ts';
+import { pcmToWav } from '../../core/vendor-audio.ts';
+import { requireKey, STT_HEADERS_TIMEOUT_MS } from '../../core/vendor-options.ts';
 import { vendorJson } from '../../core/vendor-client.ts';
-import {
-  SttEngine,
-  type SttCapabilities,
-  type SttRequest,
-  type SttStream,
-  type SttStreamOptions,
-  type TranscriptionResult,
-} from '../types.ts';
+import { type SttRequest, type SttStream, type SttStreamOptions, type TranscriptionResult } from '../types.ts';
+import { HostedSttEngine } from './hosted.ts';
 import { deepgramLiveStream, type DeepgramStreamOptions } from './deepgram-stream.ts';
 import { languageCode, pcmSeconds, plainWords, segmentsFromWords, speakerLabel, type SpeakerWord } from './words.ts';
 
@@ -49,23 +38,9 @@ interface DgListenResponse {
  * optional diarization. Live: the `/v1/listen` WebSocket (see deepgram-stream.ts) with interim results, for
  * 8 kHz phone audio (linear16, or μ-law when the caller passes `encoding: 'mulaw'`).
  */
-export class DeepgramStt extends SttEngine {
-  readonly provider = 'deepgram';
-  readonly label = 'deepgram.stt';
-  readonly capabilities: SttCapabilities = {
-    streaming: true,
-    diarization: true,
-    wordTimestamps: true,
-    sampleRates: [8000, 16000, 24000, 44100, 48000],
-    languages: ['*'],
-    requiresKey: true,
-  };
-  private readonly opts: typeof DEFAULTS;
-
+export class DeepgramStt extends HostedSttEngine<typeof DEFAULTS> {
   constructor(opts: DeepgramSttOptions = {}) {
-    super();
-    this.opts = { ...DEFAULTS, ...stripUndefined(opts) };
-    this.opts.baseUrl = normalizeBaseUrl(this.label, this.opts.baseUrl);
+    super('deepgram', DEFAULTS, opts, [8000, 16000, 24000, 44100, 48000]);
     if (this.opts.endpointingMs < 10 || this.opts.keepAliveMs < 500) throw new Error(`${this.label}: bad timing`);
   }
 

@@ -1,19 +1,8 @@
-import { pcmToWav } from '../../tts/vendors/audio.ts';
-import {
-  normalizeBaseUrl,
-  requireKey,
-  STT_HEADERS_TIMEOUT_MS,
-  stripUndefined,
-} from '../../tts/vendors/vendor-options.ts';
+import { pcmToWav } from '../../core/vendor-audio.ts';
+import { requireKey, STT_HEADERS_TIMEOUT_MS } from '../../core/vendor-options.ts';
 import { vendorJson } from '../../core/vendor-client.ts';
-import {
-  SttEngine,
-  type SttCapabilities,
-  type SttRequest,
-  type SttStream,
-  type SttStreamOptions,
-  type TranscriptionResult,
-} from '../types.ts';
+import { type SttRequest, type SttStream, type SttStreamOptions, type TranscriptionResult } from '../types.ts';
+import { HostedSttEngine } from './hosted.ts';
 import { elevenLabsRealtimeStream } from './elevenlabs-realtime.ts';
 import { languageCode, pcmSeconds, plainWords, segmentsFromWords, speakerLabel, type SpeakerWord } from './words.ts';
 
@@ -44,23 +33,9 @@ interface ScribeResponse {
  * diarization; segments are built from the word list (speaker turns, pauses, sentence ends). Live: Scribe
  * realtime over WebSocket (see elevenlabs-realtime.ts).
  */
-export class ElevenLabsStt extends SttEngine {
-  readonly provider = 'elevenlabs';
-  readonly label = 'elevenlabs.stt';
-  readonly capabilities: SttCapabilities = {
-    streaming: true,
-    diarization: true,
-    wordTimestamps: true,
-    sampleRates: [8000, 16000, 22050, 24000, 44100, 48000],
-    languages: ['*'],
-    requiresKey: true,
-  };
-  private readonly opts: typeof DEFAULTS;
-
+export class ElevenLabsStt extends HostedSttEngine<typeof DEFAULTS> {
   constructor(opts: ElevenLabsSttOptions = {}) {
-    super();
-    this.opts = { ...DEFAULTS, ...stripUndefined(opts) };
-    this.opts.baseUrl = normalizeBaseUrl(this.label, this.opts.baseUrl);
+    super('elevenlabs', DEFAULTS, opts, [8000, 16000, 22050, 24000, 44100, 48000]);
   }
 
   protected async _transcribe(req: SttRequest): Promise<TranscriptionResult> {

@@ -1,10 +1,5 @@
-import { pcmToWav } from '../../tts/vendors/audio.ts';
-import {
-  normalizeBaseUrl,
-  requireKey,
-  STT_HEADERS_TIMEOUT_MS,
-  stripUndefined,
-} from '../../tts/vendors/vendor-options.ts';
+import { pcmToWav } from '../../core/vendor-audio.ts';
+import { normalizeBaseUrl, requireKey, STT_HEADERS_TIMEOUT_MS, stripUndefined } from '../../core/vendor-options.ts';
 import { vendorJson } from '../../core/vendor-client.ts';
 import {
   SttEngine,
@@ -48,8 +43,9 @@ const CAPABILITIES: SttCapabilities = {
 /**
  * The OpenAI transcription API (`POST {base}/audio/transcriptions`, multipart, Bearer) with
  * `response_format=verbose_json` and `timestamp_granularities[]`; Groq serves the same API. No diarization.
+ * Exported as the template of any other server of this API: a new one is a subclass naming its defaults.
  */
-abstract class OpenAiCompatibleStt extends SttEngine {
+export abstract class OpenAiCompatibleStt extends SttEngine {
   readonly capabilities: SttCapabilities = CAPABILITIES;
   protected readonly opts: Required<OpenAiCompatibleSttOptions>;
 

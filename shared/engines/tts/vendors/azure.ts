@@ -6,8 +6,8 @@ import {
   type TtsRequest,
   type Voice,
 } from '../types.ts';
-import { pcmStream } from './audio.ts';
-import { clamp, escapeXml, normalizeBaseUrl, requireKey, stripUndefined } from './vendor-options.ts';
+import { pcmStream } from '../../core/vendor-audio.ts';
+import { adapterOptions, clamp, escapeXml, requireKey } from '../../core/vendor-options.ts';
 import { vendorAudio } from '../../core/vendor-client.ts';
 import { stockVoices, type StockVoice } from './stock-voices.ts';
 
@@ -52,8 +52,7 @@ export class AzureTts extends TtsEngine {
 
   constructor(opts: AzureTtsOptions = {}) {
     super();
-    this.opts = { ...DEFAULTS, ...stripUndefined(opts) };
-    if (this.opts.baseUrl) this.opts.baseUrl = normalizeBaseUrl(this.label, this.opts.baseUrl);
+    this.opts = adapterOptions(this.label, DEFAULTS, opts);
     if (!/^[a-z0-9]+$/.test(this.opts.region)) throw new Error(`${this.label}: bad region "${this.opts.region}"`);
   }
 

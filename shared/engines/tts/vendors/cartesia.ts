@@ -1,6 +1,6 @@
 import { TtsEngine, type TtsAudio, type TtsCapabilities, type TtsRequest, type Voice } from '../types.ts';
-import { pcmStream } from './audio.ts';
-import { clamp, normalizeBaseUrl, requireKey, stripUndefined, vendorModel } from './vendor-options.ts';
+import { pcmStream } from '../../core/vendor-audio.ts';
+import { adapterOptions, checkSampleRate, clamp, requireKey, vendorModel } from '../../core/vendor-options.ts';
 import { vendorAudio } from '../../core/vendor-client.ts';
 import { stockVoices, type StockVoice } from './stock-voices.ts';
 
@@ -43,11 +43,8 @@ export class CartesiaTts extends TtsEngine {
 
   constructor(opts: CartesiaTtsOptions = {}) {
     super();
-    this.opts = { ...DEFAULTS, ...stripUndefined(opts) };
-    this.opts.baseUrl = normalizeBaseUrl(this.label, this.opts.baseUrl);
-    if (!RATES.includes(this.opts.sampleRate)) {
-      throw new Error(`${this.label}: unsupported sample rate ${this.opts.sampleRate}`);
-    }
+    this.opts = adapterOptions(this.label, DEFAULTS, opts);
+    checkSampleRate(this.label, this.opts.sampleRate, RATES);
     if (!/^\d{4}-\d{2}-\d{2}$/.test(this.opts.apiVersion)) throw new Error(`${this.label}: apiVersion is a date`);
   }
 

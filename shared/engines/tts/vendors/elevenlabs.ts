@@ -7,8 +7,8 @@ import {
   type TtsRequest,
   type Voice,
 } from '../types.ts';
-import { pcmStream } from './audio.ts';
-import { clamp, normalizeBaseUrl, requireKey, stripUndefined, vendorModel } from './vendor-options.ts';
+import { pcmStream } from '../../core/vendor-audio.ts';
+import { adapterOptions, checkSampleRate, clamp, requireKey, vendorModel } from '../../core/vendor-options.ts';
 import { vendorAudio } from '../../core/vendor-client.ts';
 import { stockVoices, type StockVoice } from './stock-voices.ts';
 
@@ -54,11 +54,8 @@ export class ElevenLabsTts extends TtsEngine {
 
   constructor(opts: ElevenLabsTtsOptions = {}) {
     super();
-    this.opts = { ...DEFAULTS, ...stripUndefined(opts) };
-    this.opts.baseUrl = normalizeBaseUrl(this.label, this.opts.baseUrl);
-    if (![16000, 22050, 24000, 44100].includes(this.opts.sampleRate)) {
-      throw new Error(`${this.label}: unsupported sample rate ${this.opts.sampleRate}`);
-    }
+    this.opts = adapterOptions(this.label, DEFAULTS, opts);
+    checkSampleRate(this.label, this.opts.sampleRate, [16000, 22050, 24000, 44100]);
   }
 
   async voices(): Promise<Voice[]> {

@@ -1,7 +1,7 @@
 import { TtsEngine, type TtsAudio, type TtsCapabilities, type TtsRequest, type Voice } from '../types.ts';
 import { EngineError } from '../../../kernel/errors/engine-error.ts';
-import { once, wavToPcm } from './audio.ts';
-import { clamp, normalizeBaseUrl, requireKey, stripUndefined } from './vendor-options.ts';
+import { once, wavToPcm } from '../../core/vendor-audio.ts';
+import { adapterOptions, checkSampleRate, clamp, requireKey } from '../../core/vendor-options.ts';
 import { vendorJson } from '../../core/vendor-client.ts';
 import { stockVoices, type StockVoice } from './stock-voices.ts';
 
@@ -47,11 +47,8 @@ export class GoogleTts extends TtsEngine {
 
   constructor(opts: GoogleTtsOptions = {}) {
     super();
-    this.opts = { ...DEFAULTS, ...stripUndefined(opts) };
-    this.opts.baseUrl = normalizeBaseUrl(this.label, this.opts.baseUrl);
-    if (![8000, 16000, 22050, 24000, 44100, 48000].includes(this.opts.sampleRate)) {
-      throw new Error(`${this.label}: unsupported sample rate ${this.opts.sampleRate}`);
-    }
+    this.opts = adapterOptions(this.label, DEFAULTS, opts);
+    checkSampleRate(this.label, this.opts.sampleRate, [8000, 16000, 22050, 24000, 44100, 48000]);
   }
 
   async voices(): Promise<Voice[]> {

@@ -1,4 +1,5 @@
 import type { Config } from '../../../kernel/config/index.ts';
+import { vendorDescriptor, vendorsWith, type VendorWith } from '../../../kernel/vendors.ts';
 import type { EngineRegistry } from '../../core/registry.ts';
 import type { TtsEngine } from '../types.ts';
 import { AzureTts } from './azure.ts';
@@ -14,25 +15,29 @@ import { PollyTts } from './polly.ts';
 import { ReplicateTts } from './replicate.ts';
 import { RimeTts } from './rime.ts';
 
+/** The adapter of every TTS vendor of the vendor table (kernel/vendors.ts): a vendor without one fails tsc. */
+const ADAPTERS: Record<VendorWith<'tts'>, new (opts: { baseUrl?: string }) => TtsEngine> = {
+  elevenlabs: ElevenLabsTts,
+  cartesia: CartesiaTts,
+  deepgram: DeepgramTts,
+  openai: OpenAiTts,
+  azure: AzureTts,
+  google: GoogleTts,
+  polly: PollyTts,
+  playht: PlayHtTts,
+  rime: RimeTts,
+  lmnt: LmntTts,
+  hume: HumeTts,
+  replicate: ReplicateTts,
+};
+
 /**
- * Registers every brand-named TTS adapter. All are always registered: keys are resolved per request (caller
- * header → stored key → platform key) and arrive as `req.apiKey`; base URLs come from `<VENDOR>_BASE_URL`.
+ * Registers the adapter of every TTS vendor in the vendor table. All are always registered: keys are resolved per
+ * request (caller header → stored key → platform key) and arrive as `req.apiKey`; base URLs come from
+ * `<VENDOR>_BASE_URL`, else the table's default.
  */
 export function registerTtsVendors(registry: EngineRegistry<TtsEngine>, config: Config): void {
-  const base = config.vendors.baseUrls;
-  const adapters: TtsEngine[] = [
-    new ElevenLabsTts({ baseUrl: base.elevenlabs }),
-    new CartesiaTts({ baseUrl: base.cartesia }),
-    new DeepgramTts({ baseUrl: base.deepgram }),
-    new OpenAiTts({ baseUrl: base.openai }),
-    new AzureTts({ baseUrl: base.azure }),
-    new GoogleTts({ baseUrl: base.google }),
-    new PollyTts({ baseUrl: base.polly }),
-    new PlayHtTts({ baseUrl: base.playht }),
-    new RimeTts({ baseUrl: base.rime }),
-    new LmntTts({ baseUrl: base.lmnt }),
-    new HumeTts({ baseUrl: base.hume }),
-    new ReplicateTts({ baseUrl: base.replicate }),
-  ];
-  for (const a of adapters) registry.register(a.provider, a);
+  for (const id of vendorsWith('tts')) {
+    registry.register(id, new ADAPTERS[id]({ baseUrl: config.vendors.baseUrls[id] ?? vendorDescriptor(id)?.baseUrl }));
+  }
 }

@@ -1,6 +1,6 @@
 import { TtsEngine, type TtsAudio, type TtsCapabilities, type TtsRequest, type Voice } from '../types.ts';
-import { pcmStream } from './audio.ts';
-import { normalizeBaseUrl, requireKey, stripUndefined, vendorModel } from './vendor-options.ts';
+import { pcmStream } from '../../core/vendor-audio.ts';
+import { adapterOptions, checkSampleRate, requireKey, vendorModel } from '../../core/vendor-options.ts';
 import { vendorAudio } from '../../core/vendor-client.ts';
 import { stockVoices, type StockVoice } from './stock-voices.ts';
 
@@ -36,11 +36,8 @@ export class LmntTts extends TtsEngine {
 
   constructor(opts: LmntTtsOptions = {}) {
     super();
-    this.opts = { ...DEFAULTS, ...stripUndefined(opts) };
-    this.opts.baseUrl = normalizeBaseUrl(this.label, this.opts.baseUrl);
-    if (![8000, 16000, 24000].includes(this.opts.sampleRate)) {
-      throw new Error(`${this.label}: unsupported sample rate ${this.opts.sampleRate}`);
-    }
+    this.opts = adapterOptions(this.label, DEFAULTS, opts);
+    checkSampleRate(this.label, this.opts.sampleRate, [8000, 16000, 24000]);
   }
 
   async voices(): Promise<Voice[]> {

@@ -1,6 +1,6 @@
 import { TtsEngine, type TtsAudio, type TtsCapabilities, type TtsRequest, type Voice } from '../types.ts';
-import { pcmStream } from './audio.ts';
-import { clamp, normalizeBaseUrl, requireKey, stripUndefined } from './vendor-options.ts';
+import { pcmStream } from '../../core/vendor-audio.ts';
+import { adapterOptions, clamp, requireKey } from '../../core/vendor-options.ts';
 import { vendorAudio } from '../../core/vendor-client.ts';
 import { stockVoices, type StockVoice } from './stock-voices.ts';
 
@@ -41,8 +41,7 @@ export class OpenAiTts extends TtsEngine {
 
   constructor(opts: OpenAiTtsOptions = {}) {
     super();
-    this.opts = { ...DEFAULTS, ...stripUndefined(opts) };
-    this.opts.baseUrl = normalizeBaseUrl(this.label, this.opts.baseUrl);
+    this.opts = adapterOptions(this.label, DEFAULTS, opts);
   }
 
   async voices(): Promise<Voice[]> {

@@ -1,7 +1,7 @@
 import { TtsEngine, type TtsAudio, type TtsCapabilities, type TtsRequest, type Voice } from '../types.ts';
 import { EngineError } from '../../../kernel/errors/engine-error.ts';
-import { bytesOf, wavToPcm } from './audio.ts';
-import { clamp, normalizeBaseUrl, requireKey, stripUndefined, vendorModel } from './vendor-options.ts';
+import { bytesOf, wavToPcm } from '../../core/vendor-audio.ts';
+import { adapterOptions, checkSampleRate, clamp, requireKey, vendorModel } from '../../core/vendor-options.ts';
 import { vendorAudio } from '../../core/vendor-client.ts';
 import { stockVoices, type StockVoice } from './stock-voices.ts';
 
@@ -42,11 +42,8 @@ export class PlayHtTts extends TtsEngine {
 
   constructor(opts: PlayHtTtsOptions = {}) {
     super();
-    this.opts = { ...DEFAULTS, ...stripUndefined(opts) };
-    this.opts.baseUrl = normalizeBaseUrl(this.label, this.opts.baseUrl);
-    if (![8000, 16000, 24000, 44100, 48000].includes(this.opts.sampleRate)) {
-      throw new Error(`${this.label}: unsupported sample rate ${this.opts.sampleRate}`);
-    }
+    this.opts = adapterOptions(this.label, DEFAULTS, opts);
+    checkSampleRate(this.label, this.opts.sampleRate, [8000, 16000, 24000, 44100, 48000]);
   }
 
   async voices(): Promise<Voice[]> {

@@ -1,7 +1,7 @@
 import { TtsEngine, type TtsAudio, type TtsCapabilities, type TtsRequest, type Voice } from '../types.ts';
 import { EngineError } from '../../../kernel/errors/engine-error.ts';
-import { pcmStream } from './audio.ts';
-import { clamp, escapeXml, normalizeBaseUrl, requireKey, stripUndefined } from './vendor-options.ts';
+import { pcmStream } from '../../core/vendor-audio.ts';
+import { adapterOptions, clamp, escapeXml, requireKey } from '../../core/vendor-options.ts';
 import { vendorAudio } from '../../core/vendor-client.ts';
 import { signV4, type AwsCredentials } from './sigv4.ts';
 import { stockVoices, type StockVoice } from './stock-voices.ts';
@@ -56,8 +56,7 @@ export class PollyTts extends TtsEngine {
 
   constructor(opts: PollyTtsOptions = {}) {
     super();
-    this.opts = { ...DEFAULTS, ...stripUndefined(opts) };
-    if (this.opts.baseUrl) this.opts.baseUrl = normalizeBaseUrl(this.label, this.opts.baseUrl);
+    this.opts = adapterOptions(this.label, DEFAULTS, opts);
     if (![8000, 16000].includes(this.opts.sampleRate)) {
       throw new Error(`${this.label}: pcm output is 8000 or 16000 Hz, not ${this.opts.sampleRate}`);
     }

@@ -1,7 +1,7 @@
 import { TtsEngine, type TtsAudio, type TtsCapabilities, type TtsRequest, type Voice } from '../types.ts';
 import { EngineError } from '../../../kernel/errors/engine-error.ts';
-import { bytesOf, ffmpegDecode } from './audio.ts';
-import { clamp, normalizeBaseUrl, requireKey, stripUndefined, vendorModel } from './vendor-options.ts';
+import { bytesOf, ffmpegDecode } from '../../core/vendor-audio.ts';
+import { adapterOptions, clamp, requireKey, vendorModel } from '../../core/vendor-options.ts';
 import { vendorFetch, vendorJson } from '../../core/vendor-client.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { stockVoices, type StockVoice } from './stock-voices.ts';
@@ -60,8 +60,7 @@ export class ReplicateTts extends TtsEngine {
 
   constructor(opts: ReplicateTtsOptions = {}) {
     super();
-    this.opts = { ...DEFAULTS, ...stripUndefined(opts) };
-    this.opts.baseUrl = normalizeBaseUrl(this.label, this.opts.baseUrl);
+    this.opts = adapterOptions(this.label, DEFAULTS, opts);
     if (!MODEL.test(this.opts.model)) throw new Error(`${this.label}: model must be owner/name[:version]`);
     if (this.opts.pollMs < 50 || this.opts.timeoutMs < this.opts.pollMs) throw new Error(`${this.label}: bad timing`);
   }

@@ -1,6 +1,6 @@
 import { TtsEngine, type TtsAudio, type TtsCapabilities, type TtsRequest, type Voice } from '../types.ts';
-import { pcmStream } from './audio.ts';
-import { clamp, normalizeBaseUrl, requireKey, stripUndefined, vendorModel } from './vendor-options.ts';
+import { pcmStream } from '../../core/vendor-audio.ts';
+import { adapterOptions, checkSampleRate, clamp, requireKey, vendorModel } from '../../core/vendor-options.ts';
 import { vendorAudio } from '../../core/vendor-client.ts';
 import { stockVoices, type StockVoice } from './stock-voices.ts';
 
@@ -40,11 +40,8 @@ export class RimeTts extends TtsEngine {
 
   constructor(opts: RimeTtsOptions = {}) {
     super();
-    this.opts = { ...DEFAULTS, ...stripUndefined(opts) };
-    this.opts.baseUrl = normalizeBaseUrl(this.label, this.opts.baseUrl);
-    if (![8000, 16000, 22050, 24000].includes(this.opts.sampleRate)) {
-      throw new Error(`${this.label}: unsupported sample rate ${this.opts.sampleRate}`);
-    }
+    this.opts = adapterOptions(this.label, DEFAULTS, opts);
+    checkSampleRate(this.label, this.opts.sampleRate, [8000, 16000, 22050, 24000]);
   }
 
   async voices(): Promise<Voice[]> {

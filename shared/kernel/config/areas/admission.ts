@@ -21,6 +21,19 @@ export const admissionEnv = {
       'Concurrent calls one CPU core holds within the turn-latency contract (bench:capacity prints it); a realtime ' +
         'process takes this × its cores ÷ PROCESSES, unless REALTIME_MAX_SESSIONS is set.',
     ),
+  REALTIME_LOCAL_STT_CALLS_PER_CORE: z.coerce
+    .number()
+    .positive()
+    .max(1000)
+    // From the decoder's measured cost (bench:local-stt --sets stream: 0.066 s of CPU per second of a caller's
+    // speech, general model, load ≈ 5 on 2 cores) added to a local-TTS call's share of a core (1/25), callers
+    // speaking a third of the time: 1 / (1/25 + 0.066/3) = 16 (docs/admission.md). Run bench:capacity --stt local.
+    .default(16)
+    .describe(
+      'Calls per core when phone calls are heard by the local streaming recogniser (REALTIME_PHONE_STT_PROVIDER=' +
+        'default, or no platform key for the phone STT with the local fallback on): it costs CPU per call; the ' +
+        'capacity takes the smaller of this and REALTIME_CALLS_PER_CORE.',
+    ),
   REALTIME_MAX_SESSIONS: envInt(0, 100_000)
     .default(0)
     .describe('Concurrent calls this realtime process accepts; 0 = REALTIME_CALLS_PER_CORE × cores ÷ PROCESSES.'),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { KEYED_VENDORS } from '../../contracts/providers.ts';
+import { VENDOR_IDS } from '../../vendors.ts';
 
 /** `ELEVENLABS_API_KEY`, `ELEVENLABS_BASE_URL`, … for every vendor the platform can call. */
 export function vendorEnvName(vendor: string, suffix: 'API_KEY' | 'BASE_URL'): string {
@@ -12,7 +12,7 @@ export function vendorEnvName(vendor: string, suffix: 'API_KEY' | 'BASE_URL'): s
  * key is served only with the caller's key.
  */
 export const providersEnv = Object.fromEntries(
-  KEYED_VENDORS.flatMap((v) => [
+  VENDOR_IDS.flatMap((v) => [
     [vendorEnvName(v, 'API_KEY'), z.string().min(1).optional()],
     [vendorEnvName(v, 'BASE_URL'), z.url({ protocol: /^(https?|wss?)$/ }).optional()],
   ]),
@@ -26,7 +26,7 @@ export interface VendorSettings {
 export function vendorSettings(env: Record<string, unknown>): VendorSettings {
   const platformKeys: Record<string, string | undefined> = {};
   const baseUrls: Record<string, string | undefined> = {};
-  for (const v of KEYED_VENDORS) {
+  for (const v of VENDOR_IDS) {
     platformKeys[v] = env[vendorEnvName(v, 'API_KEY')] as string | undefined;
     baseUrls[v] = env[vendorEnvName(v, 'BASE_URL')] as string | undefined;
   }

@@ -18,7 +18,18 @@ export const realtimeEnv = {
   REALTIME_PHONE_STT_PROVIDER: z
     .string()
     .default('deepgram')
-    .describe('STT engine for phone (8 kHz) sessions; the local default engine cannot transcribe 8 kHz audio.'),
+    .describe(
+      'STT engine for phone (8 kHz) sessions: a streaming vendor STT, or "default" for the local streaming ' +
+        'recogniser (pocketsphinx; docs/speech.md for its accuracy).',
+    ),
+  REALTIME_PHONE_STT_LOCAL_FALLBACK: envBool
+    .default(true)
+    .describe(
+      "A phone session whose REALTIME_PHONE_STT_PROVIDER has no key (platform or the developer's stored one) is " +
+        'heard by the local streaming recogniser, and one whose vendor STT fails mid-call falls back to it (the ' +
+        'unfinalized utterance replayed, the vendor tried again after 60 s of audio); false = refuse the first with ' +
+        "400 provider_unavailable and let the second's STT fail.",
+    ),
   REALTIME_ENDPOINTING_MS: envInt(100, 3000)
     .default(300)
     .describe(
@@ -57,6 +68,11 @@ export const realtimeEnv = {
   REALTIME_BARGE_IN_FORCE_MS: envInt(200, 5000)
     .default(900)
     .describe('Caller speech this long interrupts even before a transcript arrives.'),
+  REALTIME_MIN_CALL_SECONDS: envInt(10, 3600)
+    .default(90)
+    .describe(
+      'A per-call maxDurationSeconds (agent, session, campaign) below this is refused with a 400: one connected minute plus one reply.',
+    ),
   REALTIME_MAX_SESSION_SECONDS: envInt(10, 4 * 3600)
     .default(3600)
     .describe('A session is ended after this long.'),

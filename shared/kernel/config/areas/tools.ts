@@ -12,6 +12,13 @@ export const toolsEnv = {
     .min(1)
     .default('pocketsphinx_continuous')
     .describe('pocketsphinx_continuous binary of the default STT'),
+  SPHINX_LM_CONVERT_PATH: z
+    .string()
+    .min(1)
+    .default('sphinx_lm_convert')
+    .describe(
+      "sphinxbase-utils' converter: per-agent language models are stored in its binary form (faster to load); without it they stay ARPA text",
+    ),
   TESSERACT_PATH: z
     .string()
     .min(1)

@@ -1,4 +1,4 @@
-import type { LimitEndReason } from '../../../../shared/kernel/contracts/end-reasons.ts';
+import type { LimitEndReason } from '../../../../shared/contracts/end-reasons.ts';
 import type { Conversation } from '../conversation.ts';
 import type { DataFrame, SystemFrame } from '../frames.ts';
 import { Stage } from '../stage.ts';
@@ -14,8 +14,9 @@ export interface ReplyLimits {
  * limit stops it, the turn that would have answered says the goodbye instead (its text as the LLM's would be, so
  * the trace row holds it), an `end-call` with the reason follows (it ends the call once the goodbye has played), and
  * `limit-reached` tells the session at once; later user turns are not answered. A prepared reply (its output held)
- * runs ahead unchecked: its reservation is made when the reply stage confirms it (`release`), and a limit then goes to
+ * runs ahead once funded; its reservation is checked again when the reply stage confirms it (`release`), and a limit then goes to
  * the session as `limit-reached` without `answered`, which cuts the reply and says the goodbye from the head.
+ * (Its LLM starts only once the reply is funded: `prepared`.)
  */
 export class LimitStage extends Stage {
   private reached = false;
@@ -30,7 +31,7 @@ export class LimitStage extends Stage {
   protected override async onData(frame: DataFrame, signal: AbortSignal): Promise<void> {
     if (frame.kind !== 'user-turn') return this.emit(frame);
     if (this.reached) return;
-    if (this.conv.turn(frame.turnId)?.held) return this.emit(frame);
+    if (this.conv.turn(frame.turnId)?.held) return this.prepared(frame, signal);
     const stop = await this.limits.beforeReply();
     // Superseded while it was checked (a newer turn, a barge-in, the end): nothing of it goes on.
     if (signal.aborted || this.reached) return;
@@ -40,6 +41,19 @@ export class LimitStage extends Stage {
     this.emit({ kind: 'llm-text', turnId: frame.turnId, text: this.limits.goodbye + ' ' });
     this.emit({ kind: 'llm-done', turnId: frame.turnId, llmMs: 0 });
     this.emit({ kind: 'end-call', reason: stop });
+  }
+
+  /**
+   * A prepared reply's LLM costs what any reply's does, so it starts only when that reply is funded: unchecked, its
+   * tokens were charged past the cap. A limit found here ends the call as one found at the release does (no reply
+   * was started, so nothing is cut).
+   */
+  private async prepared(frame: DataFrame, signal: AbortSignal): Promise<void> {
+    const stop = await this.limits.beforeReply();
+    if (signal.aborted || this.reached) return;
+    if (!stop) return this.emit(frame);
+    this.reached = true;
+    this.emit({ kind: 'limit-reached', reason: stop, answered: false });
   }
 
   protected override onSystem(frame: SystemFrame): boolean | void {

@@ -67,6 +67,7 @@ export class ReplyStage extends Stage {
         startMs: u.onsetAt,
         endMs: u.lastSpeechAt,
         sttMs: Math.max(0, u.finalAt - u.lastSpeechAt),
+        ...(u.sttEngine ? { sttEngine: u.sttEngine } : {}),
       },
     });
     // Until someone is known to be there (or while a machine talks), speech is not a turn for the agent.

@@ -11,6 +11,8 @@ export interface InputProcessor {
    * samples (the audio clock of the call counts them). It is a new array: the input may be shared (the recorder).
    */
   process(samples: Int16Array): Int16Array;
+  /** The call ended: free what the processor holds outside the JavaScript heap (a model's state). */
+  close?(): void;
 }
 
 /** What every input processor is built from. */

@@ -1,5 +1,5 @@
 import { int16ToPcm, pcmToInt16 } from '../../../../shared/kernel/audio/pcm.ts';
-import type { DataFrame } from '../frames.ts';
+import type { DataFrame, SystemFrame } from '../frames.ts';
 import { Stage } from '../stage.ts';
 import type { InputProcessor } from './input-processor.ts';
 
@@ -18,5 +18,9 @@ export class InputStage extends Stage {
     let samples = pcmToInt16(frame.pcm);
     for (const p of this.processors) samples = p.process(samples);
     this.emit({ ...frame, pcm: int16ToPcm(samples) });
+  }
+
+  protected override onSystem(frame: SystemFrame): void {
+    if (frame.kind === 'end') for (const p of this.processors) p.close?.();
   }
 }

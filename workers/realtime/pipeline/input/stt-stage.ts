@@ -1,9 +1,11 @@
-import { pcmToInt16, rms16, SILENCE_RMS } from '../../../../shared/kernel/audio/pcm.ts';
+import { NoiseFloor } from '../../../../shared/kernel/audio/noise-floor.ts';
+import { pcmToInt16, rms16 } from '../../../../shared/kernel/audio/pcm.ts';
 import { Resampler } from '../../../../shared/kernel/audio/resampler.ts';
-import type { SttEngine, SttStreamEvent } from '../../../../shared/engines/stt/types.ts';
+import type { SttEngine, SttRequest, SttStreamEvent } from '../../../../shared/engines/stt/types.ts';
+import { ReconnectingSttStream } from '../../../../shared/engines/stt/reconnecting.ts';
+import { FallbackSttStream } from '../../../../shared/engines/stt/fallback.ts';
 import type { Logger } from '../../../../shared/kernel/observability/logger.ts';
 import type { DataFrame, SystemFrame } from '../frames.ts';
-import { LiveStt } from './live-stt.ts';
 import { Stage } from '../stage.ts';
 
 export interface SttStageOptions {
@@ -11,8 +13,15 @@ export interface SttStageOptions {
   inRate: number;
   language: string;
   apiKey?: string;
+  /** The local STT's model biased to the agent's words (built off the call path); absent: the general model. */
+  languageModel?: SttRequest['languageModel'];
   /** The developer whose call this is: a local engine serves live calls first, then fairly by developer. */
   developerId?: string;
+  /**
+   * A live STT that takes over when the streaming engine fails mid-call (REALTIME_PHONE_STT_LOCAL_FALLBACK: the
+   * local recogniser), with its own stream options; absent: the engine alone, reconnected on drops.
+   */
+  fallback?: { engine: SttEngine; languageModel?: SttRequest['languageModel'] };
   /** The session clock, for the transcripts' arrival times. */
   now(): number;
   log: Logger;
@@ -39,13 +48,13 @@ const SILENCE_BATCH_MS = 100;
 
 /**
  * audio-in → transcript. A streaming engine (Deepgram live…) gets every chunk as it arrives, at a rate it accepts,
- * over a connection that survives a dropped socket (live-stt.ts); its partial and final results become
+ * over a connection that survives a dropped socket (shared/engines/stt/reconnecting.ts); its partial and final results become
  * `transcript` frames. A batch engine (the local default) transcribes each stretch of speech whole at its end
  * (speech-start → speech-end from the VAD), and its result is a final `transcript` carrying the onset of the
  * speech it covers. The audio sent to the STT is counted for the bill (`audioSeconds`).
  */
 export class SttStage extends Stage {
-  private live: LiveStt | null = null;
+  private live: ReconnectingSttStream | null = null;
   private resampler: Resampler | null = null;
   private readonly streaming: boolean;
   private audioS = 0;
@@ -65,6 +74,8 @@ export class SttStage extends Stage {
   private historyHead = 0;
   /** Streaming: when the last chunk with sound arrived (the VAD's clock), and the silence held back since. */
   private lastSoundMs = 0;
+  /** Streaming: the line's noise floor (20 ms chunks): audio at it is silence, batched like a clean line's. */
+  private readonly floor = new NoiseFloor(20);
   private held: Buffer[] = [];
   private heldMs = 0;
 
@@ -79,6 +90,23 @@ export class SttStage extends Stage {
   /** Seconds of caller audio sent to the STT (resent audio after a reconnection included: it is billed again). */
   get audioSeconds(): number {
     return this.audioS + (this.live?.resentSeconds ?? 0);
+  }
+
+  /**
+   * Of `audioSeconds`, what engines other than the session's own heard (a fallback, by provider): the bill follows
+   * the engine that transcribed.
+   */
+  get otherEngineSeconds(): Record<string, number> {
+    const live = this.live;
+    if (!(live instanceof FallbackSttStream)) return {};
+    const out: Record<string, number> = {};
+    for (const [name, s] of Object.entries(live.secondsBy)) if (name !== this.engine.provider) out[name] = s;
+    return out;
+  }
+
+  /** Times the stream moved from one engine to another (to a fallback, or back). */
+  get engineSwitches(): number {
+    return this.live instanceof FallbackSttStream ? this.live.switches : 0;
   }
 
   protected override onSystem(frame: SystemFrame): void {
@@ -115,15 +143,39 @@ export class SttStage extends Stage {
     const rate = rates.includes(inRate) || rates.length === 0 ? inRate : rates[0]!;
     if (rate !== inRate) this.resampler = new Resampler(inRate, rate);
     this.sttOffsetMs = this.audioInMs;
-    this.live = new LiveStt(
-      () => this.engine.stream({ sampleRate: rate, language, apiKey }),
-      rate * 2,
-      (ev) => this.heard(ev),
-      (e) => {
+    const open = () =>
+      this.engine.stream({ sampleRate: rate, language, apiKey, languageModel: this.opts.languageModel });
+    const handlers = {
+      onFail: (e: unknown) => {
         if (!this.closed) this.onError(this.name, e);
       },
-      (attempt, e) => log.warn({ attempt, err: (e as Error | null)?.message }, 'stt stream dropped; reconnecting'),
-    );
+      onReconnect: (attempt: number, e: unknown) =>
+        log.warn({ attempt, err: (e as Error | null)?.message }, 'stt stream dropped; reconnecting'),
+    };
+    const fb = this.opts.fallback;
+    const fbRates = fb?.engine.capabilities.sampleRates ?? [];
+    this.live =
+      fb && fb.engine.capabilities.streaming && (fbRates.length === 0 || fbRates.includes(rate))
+        ? new FallbackSttStream(
+            [
+              { name: this.engine.provider, open },
+              {
+                name: fb.engine.provider,
+                open: () => fb.engine.stream({ sampleRate: rate, language, languageModel: fb.languageModel }),
+              },
+            ],
+            rate * 2,
+            {
+              ...handlers,
+              onEvent: (ev, engine) => this.heard(ev, engine),
+              onSwitch: (from, to, why) =>
+                log.warn(
+                  { from, to, err: why === 'recovery' ? 'recovery' : (why as Error | null)?.message },
+                  'stt engine switched',
+                ),
+            },
+          )
+        : new ReconnectingSttStream(open, rate * 2, { ...handlers, onEvent: (ev) => this.heard(ev) });
     this.live.start();
   }
 
@@ -143,7 +195,10 @@ export class SttStage extends Stage {
     if (this.live) {
       const out = this.resampler ? this.resampler.processPcm(pcm) : pcm;
       this.audioS += seconds;
-      if (rms16(pcmToInt16(pcm)) >= SILENCE_RMS) this.lastSoundMs = this.audioInMs + seconds * 1000;
+      const level = rms16(pcmToInt16(pcm));
+      this.floor.push(level);
+      const sound = level >= this.floor.gateRms;
+      if (sound) this.lastSoundMs = this.audioInMs + seconds * 1000;
       else if (this.audioInMs - this.lastSoundMs >= QUIET_BEFORE_BATCHING_MS) {
         // Long quiet: hold the silence (a copy: the transport may reuse its buffer) until a batch is full.
         this.held.push(out === pcm ? Buffer.from(pcm) : out);
@@ -152,7 +207,8 @@ export class SttStage extends Stage {
         return;
       }
       this.flushHeld();
-      this.live.write(out);
+      // Measured above: the fallback's stall watch does not measure it again.
+      this.live.write(out, sound);
     } else if (!this.streaming) {
       if (this.speech) this.speech.push(Buffer.from(pcm));
       else this.remember(Buffer.from(pcm), seconds * 1000);
@@ -182,10 +238,11 @@ export class SttStage extends Stage {
     const batch = this.held.length === 1 ? this.held[0]! : Buffer.concat(this.held);
     this.held = [];
     this.heldMs = 0;
-    this.live?.write(batch);
+    this.live?.write(batch, false);
   }
 
-  private heard(ev: SttStreamEvent): void {
+  /** A result of the stream; `engine` when the call's STT can fall back (finals say which engine made them). */
+  private heard(ev: SttStreamEvent, engine?: string): void {
     if (this.closed) return;
     const atMs = this.opts.now();
     if (ev.type === 'partial') {
@@ -196,7 +253,10 @@ export class SttStage extends Stage {
         atMs,
         ...(ev.end !== undefined ? { endMs: ev.end * 1000 + this.sttOffsetMs } : {}),
       });
-    } else this.emit({ kind: 'transcript', text: ev.text, final: true, atMs, endMs: ev.end * 1000 + this.sttOffsetMs });
+    } else {
+      const endMs = ev.end * 1000 + this.sttOffsetMs;
+      this.emit({ kind: 'transcript', text: ev.text, final: true, atMs, endMs, ...(engine ? { engine } : {}) });
+    }
   }
 
   private transcribeSpeech(lastSpeechMs: number): void {
@@ -215,6 +275,7 @@ export class SttStage extends Stage {
         timestamps: 'segment',
         diarize: false,
         apiKey: this.opts.apiKey,
+        languageModel: this.opts.languageModel,
         owner: { tenant: this.opts.developerId, live: true },
       })
       .then(

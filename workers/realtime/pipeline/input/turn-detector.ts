@@ -1,7 +1,8 @@
 /**
  * Turns per-frame VAD probabilities into speech start/end events with the timing the traces need. Speech starts
- * after `startMs` of consecutive speech frames (a click or a cough shorter than that never starts anything) and
- * ends after `endpointMs` of silence (endpointing). Times are stream milliseconds.
+ * after `startMs` of consecutive speech frames, or on a speech frame that ends `startMs` of sound over the line's
+ * floor (a click or a cough shorter than that never starts anything), and ends after `endpointMs` of silence
+ * (endpointing). Times are stream milliseconds.
  */
 export interface TurnDetectorOptions {
   threshold: number;
@@ -84,8 +85,13 @@ export class TurnDetector {
     return this.speaking ? nowMs - this.onsetMs : 0;
   }
 
-  /** One VAD frame `[atMs, atMs + frameMs)` with its speech probability. */
-  push(prob: number, atMs: number, frameMs: number): TurnDetectorEvent | null {
+  /**
+   * One VAD frame `[atMs, atMs + frameMs)` with its speech probability. `soundFromMs`: where the run of sound over
+   * the line's floor that this frame belongs to began (the VAD stage's gate), when known: a speech frame that ends a
+   * run of sound of `startMs` already starts speech (onset: this frame), rather than waiting for a second frame to
+   * score over the threshold — the model scores a soft onset ("w…ait") as speech only at the vowel.
+   */
+  push(prob: number, atMs: number, frameMs: number, soundFromMs = atMs): TurnDetectorEvent | null {
     const isSpeech = prob >= this.opts.threshold;
     const end = atMs + frameMs;
     this.heardUntil = Math.max(this.heardUntil, end);
@@ -97,7 +103,7 @@ export class TurnDetector {
       }
       this.pauseReported = false;
       if (this.runStart === null) this.runStart = atMs;
-      if (!this.speaking && end - this.runStart >= this.opts.startMs) {
+      if (!this.speaking && end - Math.min(this.runStart, soundFromMs) >= this.opts.startMs) {
         this.speaking = true;
         this.onsetMs = this.runStart;
         return { type: 'start', onsetMs: this.onsetMs, atMs: end };

@@ -1,5 +1,6 @@
 import { Resampler } from '../../../../shared/kernel/audio/resampler.ts';
-import { pcmToInt16, rms16, SILENCE_RMS } from '../../../../shared/kernel/audio/pcm.ts';
+import { NoiseFloor, rmsToDbfs } from '../../../../shared/kernel/audio/noise-floor.ts';
+import { pcmToInt16, rms16 } from '../../../../shared/kernel/audio/pcm.ts';
 import type { VadEngine, VadSession } from '../../../../shared/engines/vad/types.ts';
 import { TurnDetector, type TurnDetectorEvent, type TurnDetectorOptions } from './turn-detector.ts';
 import { isSystemFrame, type DataFrame, type Frame, type UpstreamFrame } from '../frames.ts';
@@ -7,6 +8,12 @@ import { Stage } from '../stage.ts';
 
 /** Queued 20 ms input frames beyond which the VAD sheds work (100 ms behind real time). */
 const BACKLOG_SHED = 5;
+/**
+ * The most a speech start's sound onset may lead the VAD's (ms). Silero at 8 kHz first scores a soft onset as
+ * speech 160–260 ms after the sound began ("okay", "wait"); on a line whose floor a crowd or music keeps crossing,
+ * the sound before a run of speech can be seconds long, and is not the speech's.
+ */
+export const SOUND_LEAD_MAX_MS = 300;
 
 /**
  * audio-in → speech-start / pause / resume / end. Caller audio passes on at once (the STT and the turn stage hear
@@ -27,6 +34,10 @@ export class VadStage extends Stage {
   private readonly frameMs: number;
   private lastProb = 0;
   private shed = 0;
+  /** The line's noise floor: a frame must be over it by a margin to be scored at all (noise-floor.ts). */
+  readonly floor: NoiseFloor;
+  /** Where the current run of frames over the floor's gate began (audio ms); NaN after a frame under it. */
+  private soundFromMs = NaN;
 
   private readonly vad: VadEngine;
 
@@ -39,6 +50,7 @@ export class VadStage extends Stage {
     this.resampler = new Resampler(inRate, vad.sampleRate);
     this.detector = new TurnDetector(opts);
     this.frameMs = (vad.frameSamples / vad.sampleRate) * 1000;
+    this.floor = new NoiseFloor(this.frameMs);
   }
 
   override push(frame: Frame): void {
@@ -57,9 +69,16 @@ export class VadStage extends Stage {
     let off = 0;
     for (; off + n <= this.bufLen; off += n) {
       const frame = this.buf.subarray(off, off + n);
-      // Near-silent frames (below -56 dBFS) are not speech: skip the model, which is most of the CPU of a call.
+      // Frames at the line's floor (its hiss or hum, or the near-digital silence of a clean line: under -56 dBFS at
+      // least) are not speech: skip the model, which is most of the CPU of a call, and which scores steady noise as
+      // speech often enough to cut the agent off and never end the caller's turn.
       let prob: number;
-      if (rms16(frame) < SILENCE_RMS) prob = 0;
+      const level = rms16(frame);
+      this.floor.push(level);
+      const over = level >= this.floor.gateRms;
+      if (!over) this.soundFromMs = NaN;
+      else if (Number.isNaN(this.soundFromMs)) this.soundFromMs = this.audioMs;
+      if (!over) prob = 0;
       else if (this.backlog > BACKLOG_SHED && this.shed++ % (this.backlog > 2 * BACKLOG_SHED ? 4 : 2) !== 0) {
         // Load shedding: the stage lags real time, so score only every 2nd (or 4th) frame and reuse the last score.
         prob = this.lastProb;
@@ -70,8 +89,13 @@ export class VadStage extends Stage {
       this.lastProb = prob;
       const at = this.audioMs;
       this.audioMs += this.frameMs;
-      this.report(this.detector.push(prob, at, this.frameMs));
-      this.emit({ kind: 'vad-frame', endMs: this.audioMs, lastSpeechMs: this.detector.lastSpeechMs });
+      this.report(this.detector.push(prob, at, this.frameMs, over ? this.soundFromMs : at));
+      this.emit({
+        kind: 'vad-frame',
+        endMs: this.audioMs,
+        lastSpeechMs: this.detector.lastSpeechMs,
+        levelDb: rmsToDbfs(level),
+      });
     }
     this.buf.copyWithin(0, off, this.bufLen);
     this.bufLen -= off;
@@ -110,18 +134,28 @@ export class VadStage extends Stage {
   }
 
   /**
-   * A phone line between words carries (near-)digital silence: when the samples that do not fill a frame yet are
-   * silent too, the endpoint is decided now rather than when the frame completes.
+   * A phone line between words carries (near-)digital silence, or its noise floor: when the samples that do not fill
+   * a frame yet are at the floor too, the endpoint is decided now rather than when the frame completes.
    */
   private checkSilentTail(): void {
     if (!this.detector.inSpeech) return;
     const tail = this.buf.subarray(0, this.bufLen);
-    if (tail.length > 0 && rms16(tail) >= SILENCE_RMS) return;
+    if (tail.length > 0 && rms16(tail) >= this.floor.gateRms) return;
     this.report(this.detector.silentUntil(this.audioMs + (tail.length / this.vad.sampleRate) * 1000));
   }
 
+  /**
+   * Where the sound of speech the VAD heard begin at `onsetMs` began: the run of frames over the floor's gate that
+   * the speech continues (its frames are over the gate: under it they score 0), at most SOUND_LEAD_MAX_MS earlier.
+   */
+  private soundOnset(onsetMs: number): number {
+    const from = this.soundFromMs;
+    return Number.isNaN(from) || from >= onsetMs ? onsetMs : Math.max(from, onsetMs - SOUND_LEAD_MAX_MS);
+  }
+
   private report(ev: TurnDetectorEvent | null): void {
-    if (ev?.type === 'start') this.emit({ kind: 'speech-start', atMs: ev.onsetMs });
+    if (ev?.type === 'start')
+      this.emit({ kind: 'speech-start', atMs: ev.onsetMs, soundOnsetMs: this.soundOnset(ev.onsetMs) });
     else if (ev?.type === 'resume') this.emit({ kind: 'speech-resume', atMs: ev.atMs });
     else if (ev?.type === 'pause') this.emit({ kind: 'speech-pause', atMs: ev.atMs, lastSpeechMs: ev.lastSpeechMs });
     else if (ev?.type === 'end') this.emit({ kind: 'speech-end', atMs: ev.atMs, lastSpeechMs: ev.lastSpeechMs });

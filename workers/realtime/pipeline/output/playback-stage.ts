@@ -3,6 +3,20 @@ import type { StereoRecorder } from './recorder.ts';
 import type { Conversation } from '../conversation.ts';
 import type { DataFrame, SystemFrame } from '../frames.ts';
 import { Stage } from '../stage.ts';
+import type { HeldAudio } from '../playback.ts';
+
+/** A tentative stop in progress: what was taken off the line, what came since, and what the caller had heard. */
+interface Hold {
+  atMs: number;
+  onsetAt: number | null;
+  /** Session time the far end was flushed (the agent fell silent). */
+  stoppedAt: number;
+  audio: HeldAudio;
+  frames: DataFrame[];
+  heard: string[];
+  heardAtOnset: number;
+  turnId: string | null;
+}
 
 /** How often a pending `end-call`/`transfer` checks whether the audio before it has played (marks also check). */
 const DRAIN_CHECK_MS = 100;
@@ -16,6 +30,7 @@ const DRAIN_CHECK_MS = 100;
  */
 export class PlaybackStage extends Stage {
   private pendingEnd: DataFrame | null = null;
+  private hold: Hold | null = null;
   private drainTimer: NodeJS.Timeout | null = null;
 
   constructor(
@@ -49,6 +64,12 @@ export class PlaybackStage extends Stage {
       case 'interrupt':
         if (frame.flush === false) return; // a prepared reply's work: nothing of it was heard
         return this.interrupt(frame);
+      case 'hold-playback':
+        this.holdPlayback(frame.atMs, frame.onsetAt);
+        return false;
+      case 'resume-playback':
+        this.resumePlayback();
+        return false;
       case 'end':
         this.end();
         return;
@@ -59,6 +80,10 @@ export class PlaybackStage extends Stage {
     if (f.kind !== 'tts-audio' && f.kind !== 'llm-done') return;
     const t = this.conv.turn(f.turnId);
     if (!t || t.closed) return;
+    if (this.hold) {
+      this.hold.frames.push(f);
+      return;
+    }
     if (t.held) {
       t.held.push(f);
       return;
@@ -100,16 +125,48 @@ export class PlaybackStage extends Stage {
     if (this.pendingEnd) this.checkDrained();
   }
 
+  /**
+   * A tentative stop: the agent falls silent now (the far end flushed, the recording's agent side cut) and what it
+   * had still to say is kept, with what its reply goes on making, until the caller's speech is decided.
+   */
+  private holdPlayback(atMs: number, onsetAt: number | null): void {
+    if (this.hold) return;
+    const t = this.conv.current;
+    const heard = t && !t.closed ? this.playback.heardWords(t.id, atMs) : [];
+    const heardAtOnset = t && !t.closed ? this.playback.heardWords(t.id, onsetAt ?? atMs).length : 0;
+    const audio = this.playback.hold();
+    this.recorder?.cutAgent();
+    const turnId = t && !t.closed ? t.id : null;
+    this.hold = { atMs, onsetAt, stoppedAt: this.conv.now(), audio, frames: [], heard, heardAtOnset, turnId };
+    this.emit({ kind: 'clear', atMs });
+  }
+
+  /** No words came: the agent goes on from where it stopped, and with what its reply made meanwhile. */
+  private resumePlayback(): void {
+    const h = this.hold;
+    if (!h) return;
+    this.hold = null;
+    const t = this.conv.current;
+    const same = t && !t.closed && t.id === h.turnId;
+    this.playback.resume(same ? h.audio : { pieces: [] });
+    if (same) for (const f of h.frames) this.output(f);
+    if (t && same && t.llmDone && !this.playback.speaking) this.close(t, false);
+    if (this.pendingEnd) this.checkDrained();
+  }
+
   /** Barge-in (or a superseding turn): flush playback, keep tool results, truncate the reply to what was heard. */
   private interrupt(f: Extract<SystemFrame, { kind: 'interrupt' }>): false {
     const t = this.conv.current;
-    const decidedAt = f.atMs;
-    const onsetAt = f.onsetAt ?? decidedAt;
-    const heardAtOnset = t ? this.playback.heardWords(t.id, onsetAt).length : 0;
-    const heard = t ? this.playback.heardWords(t.id, decidedAt) : [];
+    // After a tentative stop the agent fell silent then: the barge-in is timed, and heard, from there.
+    const h = this.hold;
+    this.hold = null;
+    const decidedAt = h ? h.atMs : f.atMs;
+    const onsetAt = f.onsetAt ?? h?.onsetAt ?? decidedAt;
+    const heardAtOnset = h ? h.heardAtOnset : t ? this.playback.heardWords(t.id, onsetAt).length : 0;
+    const heard = h ? h.heard : t ? this.playback.heardWords(t.id, decidedAt) : [];
     this.flush();
     // The LLM and TTS stages upstream were cancelled by this frame on its way here.
-    const stopMs = this.conv.now() - decidedAt;
+    const stopMs = (h ? h.stoppedAt : this.conv.now()) - decidedAt;
     this.emit({ kind: 'clear', atMs: decidedAt });
     this.emit(f);
     if (!t || t.closed) return false;
@@ -142,9 +199,11 @@ export class PlaybackStage extends Stage {
     if (this.drainTimer) clearTimeout(this.drainTimer);
     this.pendingEnd = null;
     const t = this.conv.current;
+    const h = this.hold;
+    this.hold = null;
     if (t && !t.closed) {
-      const heard = this.playback.heardWords(t.id, this.conv.now());
-      const all = !this.playback.speaking && t.llmDone;
+      const heard = h ? h.heard : this.playback.heardWords(t.id, this.conv.now());
+      const all = !h && !this.playback.speaking && t.llmDone;
       this.close(t, !all, all ? undefined : heard.join(' '));
     }
   }

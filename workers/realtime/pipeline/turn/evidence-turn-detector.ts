@@ -19,7 +19,7 @@ export const PREPARE_AFTER_COMPLETE_MS = 30;
  * agent's eagerness (endpointing.ts `decideWindow`, turn-evidence.ts).
  */
 export class EvidenceTurnDetector implements TurnDetector {
-  readonly name = 'default';
+  readonly name: string = 'default';
   private readonly evidence: TurnEvidenceTracker;
 
   constructor(private readonly ctx: TurnDetectorContext) {
@@ -44,6 +44,11 @@ export class EvidenceTurnDetector implements TurnDetector {
 
   endpointWindowMs(heard: { text: string; final: boolean }, lastSpeechMs: number, quiet: boolean): number {
     return this.evidence.decide(this.ctx.policy, heard, lastSpeechMs, quiet).windowMs;
+  }
+
+  /** The agent's endpointing windows (for detectors built on this one). */
+  protected get policy(): TurnDetectorContext['policy'] {
+    return this.ctx.policy;
   }
 
   prepareAfterMs(text: string): number {

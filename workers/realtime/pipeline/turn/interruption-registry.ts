@@ -1,5 +1,6 @@
-import type { InterruptionChoice, INTERRUPTION_DETECTORS } from '../../../../shared/kernel/contracts/turn-seams.ts';
+import type { InterruptionChoice, INTERRUPTION_DETECTORS } from '../../../../shared/contracts/turn-seams.ts';
 import { fromRegistry, type SeamRegistry } from '../seam-registry.ts';
+import { ContrastInterruptionDetector } from './contrast-interruption.ts';
 import type { InterruptionContext, InterruptionDetector } from './interruption.ts';
 import { VadOnlyInterruptionDetector } from './vad-only-interruption.ts';
 import { WordsInterruptionDetector } from './words-interruption.ts';
@@ -12,6 +13,7 @@ export const INTERRUPTION_REGISTRY: SeamRegistry<
 > = {
   default: (ctx, opts) => new WordsInterruptionDetector(ctx, opts),
   'vad-only': (ctx, opts) => new VadOnlyInterruptionDetector(ctx, opts),
+  'line-contrast': (ctx, opts) => new ContrastInterruptionDetector(ctx, opts),
 };
 
 /** The agent's interruption detector (`default` when it names none). */

@@ -14,10 +14,29 @@ export interface SpeechOverAgent {
   phase: AgentPhase;
   /** Audio time since the speech began (ms): how long the caller has been at it. */
   speechMs: number;
+  /**
+   * Audio time since the sound the speech continues from rose over the line's floor (ms, ≥ `speechMs`): the VAD
+   * scores a soft onset ("w…ait") as speech up to a quarter second after it began. Absent when not known
+   * (`speechMs` then).
+   */
+  soundMs?: number;
   /** What the STT heard of it so far ('' when nothing yet). */
   text: string;
   /** `text` is final (all its words are in), not an interim guess. */
   final: boolean;
+  /**
+   * The most (dB) the speech has stood above the voices the line carried before it (line-levels.ts): `null` when the
+   * line carried none (silence, steady noise) or has not been heard long enough to say; absent when the VAD reports
+   * no levels.
+   */
+  contrastDb?: number | null;
+  /** The same, whether or not the line carries voices (`null`: not known yet; absent: no levels). */
+  lineContrastDb?: number | null;
+  /**
+   * The least (dB) the speech has been under the caller's own speech level since it began (line-levels.ts
+   * `underCallerDb`): `null` until the caller has spoken on this call; absent when the VAD reports no levels.
+   */
+  underCallerDb?: number | null;
 }
 
 /**
@@ -30,6 +49,8 @@ export type InterruptionVerdict = 'speech' | 'long_speech' | 'backchannel' | 'pe
 export interface InterruptionDetector {
   readonly name: string;
   decide(s: SpeechOverAgent): InterruptionVerdict;
+  /** A `long_speech` verdict stops the agent tentatively (resumed if no words come) instead of interrupting. */
+  readonly resumesFalseStarts?: boolean;
 }
 
 /** Per-phase thresholds, after the agent's settings over the platform's defaults. */

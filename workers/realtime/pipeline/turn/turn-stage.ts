@@ -1,18 +1,21 @@
 import { DtmfCollector } from './dtmf.ts';
-import { isBackchannel, words } from '../words.ts';
+import { isListening, words } from '../words.ts';
 import type { Conversation } from '../conversation.ts';
 import type { DataFrame, SystemFrame } from '../frames.ts';
 import type { EndpointingPolicy } from './endpointing.ts';
 import { Stage } from '../stage.ts';
 import { PREPARE_AFTER_MS } from './evidence-turn-detector.ts';
-import type { InterruptionDetector } from './interruption.ts';
+import type { InterruptionDetector, SpeechOverAgent } from './interruption.ts';
 import { interruptionDetector } from './interruption-registry.ts';
+import { LineLevels } from './line-levels.ts';
 import type { TurnDetector } from './turn-detector.ts';
 import { turnDetector } from './turn-detector-registry.ts';
 
 /** One stretch of caller speech, from onset to the user turn it becomes (or the noise it turns out to be). */
 interface Utterance {
   onsetAudioMs: number;
+  /** Where the sound the VAD's speech continues from rose over the line's floor (≤ onsetAudioMs; vad-stage.ts). */
+  soundOnsetAudioMs: number;
   lastSpeechAudioMs: number | null;
   endpointAudioMs: number | null;
   endpointAt: number | null;
@@ -22,10 +25,18 @@ interface Utterance {
   sttAhead: boolean;
   duringAgent: boolean;
   interrupted: boolean;
+  /** The agent was stopped tentatively (speech past forceMs, no words yet): it resumes unless words come. */
+  held: boolean;
   finals: string[];
   lastFinalEndMs: number;
   finalAt: number | null;
+  /** The engine of the last final, when the call's STT can fall back. */
+  sttEngine?: string;
   timer: NodeJS.Timeout | null;
+  /** The most the speech has stood above the line before it since it began (dB; line-levels.ts); null until known. */
+  contrastDb: number | null;
+  /** The least it has been under the caller's own speech level since it began (dB); null until known. */
+  underCallerDb: number | null;
 }
 
 /** The call's turn-taking settings this stage reads (call/types.ts's SessionSettings holds them among the rest). */
@@ -74,6 +85,9 @@ export class TurnStage extends Stage {
   private readonly detector: TurnDetector;
   /** Decides whether caller speech over the agent is a barge-in (turn/interruption.ts). */
   private readonly interruption: InterruptionDetector;
+  /** The line's level frame by frame (the VAD's), for how far speech over the agent stands above it. */
+  private readonly levels = new LineLevels();
+  private levelsHeard = false;
   private closed = false;
   private readonly dtmf = new DtmfCollector((digits) => this.emit({ kind: 'keypad', digits, atMs: this.conv.now() }));
 
@@ -104,6 +118,13 @@ export class TurnStage extends Stage {
         return;
       case 'vad-frame':
         this.lastSpeechMs = frame.lastSpeechMs;
+        if (frame.levelDb !== undefined) {
+          // The caller's own turn, or their barge-in, is not the line's background (line-levels.ts).
+          const run = this.inSpeech ? (this.utt?.onsetAudioMs ?? -1) : null;
+          const own = this.inSpeech && (this.utt?.duringAgent === false || this.utt?.interrupted === true);
+          this.levels.push(frame.endMs, frame.levelDb, run, own);
+          this.levelsHeard = true;
+        }
         return this.onVadFrame(frame.endMs);
       case 'speech-pause':
         this.lastSpeechMs = frame.lastSpeechMs;
@@ -135,7 +156,7 @@ export class TurnStage extends Stage {
     switch (frame.kind) {
       case 'speech-start':
         this.inSpeech = true;
-        this.onSpeechStart(frame.atMs);
+        this.onSpeechStart(frame.atMs, frame.soundOnsetMs ?? frame.atMs);
         return;
       case 'transcript':
         this.onTranscript(frame);
@@ -158,13 +179,16 @@ export class TurnStage extends Stage {
     this.emitUp({ kind: 'endpoint-window', endpointMs, pauseMs, reconsider });
   }
 
-  private onSpeechStart(atMs: number): void {
+  private onSpeechStart(atMs: number, soundOnsetMs: number): void {
     const open = this.utt;
     if (open) {
       // The caller goes on after a pause (or STT heard the speech before the VAD did): one utterance.
       if (open.paused) this.emit({ kind: 'unprepare' });
       open.paused = false;
-      if (open.sttAhead) open.onsetAudioMs = Math.min(open.onsetAudioMs, atMs);
+      if (open.sttAhead) {
+        open.onsetAudioMs = Math.min(open.onsetAudioMs, atMs);
+        open.soundOnsetAudioMs = Math.min(open.soundOnsetAudioMs, soundOnsetMs);
+      }
       open.sttAhead = false;
       if (open.timer) clearTimeout(open.timer);
       open.timer = null;
@@ -172,7 +196,7 @@ export class TurnStage extends Stage {
       open.endpointAudioMs = null;
       open.lastSpeechAudioMs = null;
     } else {
-      this.utt = this.newUtterance(atMs);
+      this.utt = this.newUtterance(atMs, soundOnsetMs);
       this.detector.onUtteranceStart();
       const { endpointing } = this.opts.settings;
       this.setWindow(endpointing.fixedMs, endpointing.preemptive ? PREPARE_AFTER_MS : undefined, false);
@@ -189,9 +213,10 @@ export class TurnStage extends Stage {
     this.commit(false);
   }
 
-  private newUtterance(onsetAudioMs: number): Utterance {
+  private newUtterance(onsetAudioMs: number, soundOnsetAudioMs = onsetAudioMs): Utterance {
     return {
       onsetAudioMs,
+      soundOnsetAudioMs,
       lastSpeechAudioMs: null,
       endpointAudioMs: null,
       endpointAt: null,
@@ -199,18 +224,25 @@ export class TurnStage extends Stage {
       sttAhead: false,
       duringAgent: this.conv.agentActive,
       interrupted: false,
+      held: false,
       finals: [],
       lastFinalEndMs: 0,
       finalAt: null,
       timer: null,
+      contrastDb: null,
+      underCallerDb: null,
     };
   }
 
   private interrupt(reason: 'speech' | 'long_speech' | 'dtmf', u: Utterance | null): void {
-    if (u) u.interrupted = true;
+    if (u) {
+      u.interrupted = true;
+      this.levels.callerSpoke(u.onsetAudioMs);
+    }
     // An answering machine does not barge in: its greeting has ended before the message starts.
     if (this.conv.answeredBy === 'machine') return;
-    const onsetAt = u ? this.wall(u.onsetAudioMs) : null;
+    // When the caller began (the sound's onset): what they had heard of the agent by then, and the decision's delay.
+    const onsetAt = u ? this.wall(u.soundOnsetAudioMs) : null;
     this.emit({ kind: 'interrupt', atMs: this.conv.now(), reason, onsetAt, flush: true });
   }
 
@@ -235,10 +267,49 @@ export class TurnStage extends Stage {
     const verdict = this.interruption.decide({
       phase: this.agentPhase(),
       speechMs: endMs - u.onsetAudioMs,
+      soundMs: endMs - u.soundOnsetAudioMs,
       text: this.heardSoFar(),
       final: false,
+      ...this.levelsOf(u),
     });
-    if (verdict === 'speech' || verdict === 'long_speech') this.interrupt(verdict, u);
+    if (verdict === 'backchannel') this.levels.callerSpoke(u.onsetAudioMs);
+    if (verdict === 'speech') this.interrupt(verdict, u);
+    else if (verdict === 'long_speech') {
+      if (this.interruption.resumesFalseStarts) this.hold(u);
+      else this.interrupt(verdict, u);
+    }
+  }
+
+  /**
+   * Speech long enough to stop the agent, with no words yet (the STT lags, or it is not speech): the agent stops now,
+   * as a barge-in would, but tentatively. Words that make it one (`speech`) interrupt; if it ends with none, or only
+   * a backchannel or a hum, the agent resumes where it stopped (commit). A barge-in is never later than it would be
+   * without the words; a cough or a hum no longer costs the reply.
+   */
+  private hold(u: Utterance): void {
+    if (u.held) return;
+    if (this.conv.answeredBy === 'machine') return;
+    u.held = true;
+    this.emit({ kind: 'hold-playback', atMs: this.conv.now(), onsetAt: this.wall(u.soundOnsetAudioMs) });
+  }
+
+  /**
+   * The utterance's levels for the interruption detector, now included (a word's peak counts after the word: its
+   * transcript comes later): the most its speech has stood above the line before it (`contrastDb` only when the
+   * line carries voices besides it), and the least it has been under the caller's own speech; none when the VAD
+   * reports no levels.
+   */
+  private levelsOf(u: Utterance): Pick<SpeechOverAgent, 'contrastDb' | 'lineContrastDb' | 'underCallerDb'> {
+    if (!this.levelsHeard) return {};
+    const now = this.levels.contrastDb();
+    if (now !== undefined && (u.contrastDb === null || now > u.contrastDb)) u.contrastDb = now;
+    const under = this.levels.underCallerDb();
+    if (under !== undefined && (u.underCallerDb === null || under < u.underCallerDb)) u.underCallerDb = under;
+    return {
+      contrastDb: this.levels.carriesVoices() ? u.contrastDb : null,
+      lineContrastDb: u.contrastDb,
+      underCallerDb: u.underCallerDb,
+    };
   }
 
   /** The agent's audio is playing, or its reply is still being made. */
@@ -263,7 +334,7 @@ export class TurnStage extends Stage {
       this.partial = f.text;
       // STT heard speech over the agent before the VAD (which may lag under load) did: open the utterance.
       // Two words at least, so that a noise the STT mistakes for a word does not cut the agent off.
-      if (!this.utt && this.conv.agentActive && words(f.text).length >= 2 && !isBackchannel(f.text)) {
+      if (!this.utt && this.conv.agentActive && words(f.text).length >= 2 && !isListening(f.text)) {
         this.utt = this.newUtterance(Math.max(0, this.audioInMs - this.opts.settings.bargeInMinMs));
       }
       this.emit(f);
@@ -274,7 +345,7 @@ export class TurnStage extends Stage {
       const endMs = f.endMs ?? this.audioInMs;
       this.detector.onFinal(endMs, this.audioInMs);
       if (this.utt && this.utt.endpointAt === null) this.speechEndedAt(endMs);
-      this.onFinal(f.text, endMs);
+      this.onFinal(f.text, endMs, f.engine);
       this.transcriptChanged(true);
     }
     if (this.utt && !this.utt.interrupted && this.utt.duringAgent && this.utt.endpointAt === null) {
@@ -282,7 +353,7 @@ export class TurnStage extends Stage {
     }
   }
 
-  private onFinal(text: string, endMs: number): void {
+  private onFinal(text: string, endMs: number, engine?: string): void {
     if (!this.utt) {
       // A final with no utterance open (the VAD missed the speech, or lags behind on a loaded machine): open one so
       // it is not lost. It ends like any other: when the VAD has heard the endpointing window of silence after it
@@ -292,13 +363,22 @@ export class TurnStage extends Stage {
       this.utt.sttAhead = true;
     }
     if (text.trim()) this.utt.finals.push(text.trim());
+    if (engine) this.utt.sttEngine = engine;
     this.utt.lastFinalEndMs = Math.max(this.utt.lastFinalEndMs, endMs);
     this.utt.finalAt = this.conv.now();
     const u = this.utt;
     if (u.duringAgent && !u.interrupted && this.conv.agentActive) {
       const speechMs = Math.max(0, endMs - u.onsetAudioMs);
-      const heard = { phase: this.agentPhase(), speechMs, text: u.finals.join(' '), final: true };
-      if (this.interruption.decide(heard) === 'speech') this.interrupt('speech', u);
+      const heard = {
+        phase: this.agentPhase(),
+        speechMs,
+        text: u.finals.join(' '),
+        final: true,
+        ...this.levelsOf(u),
+      };
+      const verdict = this.interruption.decide(heard);
+      if (verdict === 'speech') this.interrupt('speech', u);
+      else if (verdict === 'backchannel') this.levels.callerSpoke(u.onsetAudioMs);
     }
     this.commit(false);
   }
@@ -398,7 +478,13 @@ export class TurnStage extends Stage {
     this.utt = null;
     const text = [...u.finals, force ? this.partial : ''].join(' ').trim();
     this.partial = '';
-    if (u.duringAgent && !u.interrupted) return; // a backchannel or a noise over the agent: not a turn
+    // Held tentatively, and ended with words that are speech after all (the STT's final never came): a barge-in.
+    if (u.held && !u.interrupted && text && !isListening(text)) this.interrupt('long_speech', u);
+    if (u.duringAgent && !u.interrupted) {
+      // A backchannel, a hum or a noise over the agent: not a turn; an agent stopped for it goes on.
+      if (u.held && !this.closed) this.emit({ kind: 'resume-playback', atMs: this.conv.now() });
+      return;
+    }
     if (this.closed) return;
     const endpointAudioMs = u.endpointAudioMs ?? u.lastSpeechAudioMs;
     this.emit({
@@ -410,6 +496,7 @@ export class TurnStage extends Stage {
       endpointAt: u.endpointAt,
       endpointWaitMs: (u.endpointAudioMs ?? 0) - u.lastSpeechAudioMs,
       vadLagMs: u.endpointAt - this.wall(endpointAudioMs),
+      ...(u.sttEngine ? { sttEngine: u.sttEngine } : {}),
     });
   }
 }

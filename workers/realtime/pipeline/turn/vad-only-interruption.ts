@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { INTERRUPTION_DETECTORS } from '../../../../shared/kernel/contracts/turn-seams.ts';
+import type { INTERRUPTION_DETECTORS } from '../../../../shared/contracts/turn-seams.ts';
 import {
   phaseThresholds,
   type AgentPhase,

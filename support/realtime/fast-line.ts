@@ -1,0 +1,19 @@
+/**
+ * The far end's media clock for a test call whose subject is not how long the audio lasts (an outcome, a setting,
+ * a record, a campaign's bookkeeping): four times real time. The caller's frames and the playout of the agent's
+ * audio (so its marks) both go at that speed (shared/domains/agent-tests/far-end.ts); the platform times speech by
+ * its audio and playout by the marks, so the call is the same call, heard on a faster line. Tests of timing itself
+ * (barge-in, endpointing windows, latency, idle and duration limits) keep real-time lines.
+ * Four: the suite's call tests pass at it on a loaded 2-core machine (load 10-20), and a call is then bounded by the
+ * platform's own work (LLM double, synthesis, database) more than by the audio.
+ * Only where the call's STT is a double: the local recogniser decodes on the CPU and falls behind a line faster than
+ * real time (its final then comes after the turn's wait), so calls on local STT gain nothing and keep the real line
+ * (test/billing/realtime-reservations.test.ts took longer on a fast line, 4 s -> 8 s a call).
+ * Nor where the platform races the caller's audio against a vendor's wall-clock reply: a callee who says "Hello?" as
+ * an outbound call opens is taken for a person by the detector (audio time) before the STT's final for it arrives
+ * (wall time), which then lands on the greeting; nor where the detector hears a machine's beep (the decision's
+ * write, without the beep, and the beep's are not ordered, and a fast line brings them together: beep_at_ms was
+ * lost with two busy loops beside the run); and not where money is the subject, the calls' minutes being wall
+ * time (two campaign tests failed one run in two for these: campaigns stay on real-time lines by default).
+ */
+export const FAST_LINE = 4;
