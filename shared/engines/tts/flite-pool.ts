@@ -240,6 +240,7 @@ class FliteWorker {
     len.writeUInt32LE(body.length);
     this.proc.stdin!.write(Buffer.concat([len, body]));
     this.armHang(
+      p,
       // A hang is waiting with no answer; never shorter than twice the CPU deadline, which is the work's own bound.
       this.opts.timeoutMs?.(p.job) ??
         Math.max(defaultTimeout(p.job), 2 * (this.opts.cpuDeadlineMs ?? FLITE_CPU_DEADLINE)(p.job)),
@@ -249,20 +250,33 @@ class FliteWorker {
   }
 
   /**
-   * Fails the request and kills the worker as hung once `ms` pass without an answer, unless the worker has used CPU
-   * since the last look: then it is working, only slowly (a loaded machine, a niced pool; issue #35: long legal
-   * syntheses were cut midway under load), and is looked at again HANG_RECHECK_MS later. Its work stays bounded by
-   * the CPU deadline. The first look has nothing to compare with, so a worker is taken as hung one recheck after
-   * the timeout at the earliest; where /proc cannot be read, at the timeout.
+   * Fails the request and kills the worker as hung once `ms` pass without an answer, unless it has made progress
+   * since the last look — used CPU, or sent answer bytes — or has not started yet: then it is working, only slowly
+   * (a loaded machine, a niced pool; issue #35: long legal syntheses were cut midway under load), and is looked at
+   * again HANG_RECHECK_MS later. Its work stays bounded by the CPU deadline. The first look has nothing to compare
+   * with, so a worker is taken as hung one recheck after the timeout at the earliest; where /proc cannot be read, at
+   * the timeout. Each look waits for the event loop's I/O phase first: timers run before reads in a turn of the
+   * loop, and an answer that came in while the loop was busy is not a hang (nor is a worker blocked writing it).
    */
-  private armHang(ms: number, cpuBefore: number | null): void {
-    this.timer = setTimeout(() => {
-      const pid = this.proc.pid;
-      const cpu = pid === undefined ? null : cpuMs(pid);
-      if (cpu !== null && (cpuBefore === null || cpu > cpuBefore)) return this.armHang(HANG_RECHECK_MS, cpu);
-      this.fail(new EngineError(this.provider, 'timeout', `${this.name} did not answer in time`, true));
-      this.proc.kill('SIGKILL');
-    }, ms);
+  private armHang(p: Pending, ms: number, last: { cpu: number; have: number } | null): void {
+    this.timer = setTimeout(
+      () =>
+        setImmediate(() => {
+          if (this.busy !== p) return;
+          const pid = this.proc.pid;
+          // The spawner has not sent the worker's pid yet (a busy machine). A worker that cannot start ends with
+          // 'error' or 'exit', which fails the request.
+          if (pid === undefined) return this.armHang(p, HANG_RECHECK_MS, null);
+          const cpu = cpuMs(pid);
+          const now = cpu === null ? null : { cpu, have: this.have };
+          if (now && (!last || now.cpu > last.cpu || now.have > last.have)) {
+            return this.armHang(p, HANG_RECHECK_MS, now);
+          }
+          this.fail(new EngineError(this.provider, 'timeout', `${this.name} did not answer in time`, true));
+          this.proc.kill('SIGKILL');
+        }),
+      ms,
+    );
   }
 
   /**
