@@ -1,6 +1,6 @@
 import type { Config } from '../../kernel/config/index.ts';
-import type { Db } from '../../kernel/db/pool.ts';
-import { accountLimit, ensureAccount } from '../../platform/metering/accounts.ts';
+import type { Db, Queryable } from '../../kernel/db/pool.ts';
+import { accountLimit, ensureAccount, selectAccount } from '../../platform/metering/accounts.ts';
 import { dailyHeadroom } from './spending-caps.ts';
 
 /** Why money stops a call before it starts: the daily spending cap (developer or key) or the balance. */
@@ -18,10 +18,14 @@ export async function readFunding(
   developerId: string,
   apiKeyId: string | null,
   now = new Date(),
+  q?: Queryable,
 ): Promise<Funding> {
-  const a = await ensureAccount(db, config, developerId);
+  // On a caller's transaction (`q`) the account is read there; the pool is used only when its period must roll
+  // over first (once a month), which takes a transaction of its own.
+  const current = q ? await selectAccount(q, developerId) : null;
+  const a = current && current.period_end > now ? current : await ensureAccount(db, config, developerId, now);
   const balance = a.overage_rate > 0 ? Infinity : Math.max(0, accountLimit(a) - a.used);
-  const d = await dailyHeadroom(db, developerId, apiKeyId, now);
+  const d = await dailyHeadroom(q ?? db, developerId, apiKeyId, now);
   return { balance, daily: d ? { ...d, remaining: Math.max(0, d.remaining) } : null };
 }
 

@@ -10,7 +10,7 @@ import { campaignCallPath } from './paths.ts';
 import { utcDayStart } from '../billing/spending-caps.ts';
 import { enqueueFirstDelivery } from '../webhooks/delivery.ts';
 import { insertWebhookMessage } from '../webhooks/outbox.ts';
-import { campaignFunding } from './funding.ts';
+import { campaignFunding, fundableNewCalls } from './funding.ts';
 import {
   campaignForDispatch,
   claimDueRecipients,
@@ -65,7 +65,7 @@ export async function dispatchCampaign(infra: Infra, campaignId: string, log: Lo
   const { ids, limitedBy } = await claimDueRecipients(infra.db, campaignId, {
     fleetFree: headroom,
     developerCap,
-    funded: funding.calls,
+    fundable: (tx) => fundableNewCalls(infra, campaign, tx),
   });
   for (const callId of ids) await infra.queues.enqueue('campaign.dial', { callId }, { jobId: callId });
   if (ids.length) log.info({ campaignId, claimed: ids.length, limitedBy }, 'campaign recipients claimed');

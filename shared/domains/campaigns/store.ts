@@ -145,15 +145,18 @@ export async function setCampaignWaiting(
 }
 
 /**
- * The developer's campaign attempts placed or about to be that have not started a session yet: each will reserve
- * its first minute when answered, so the money check counts it as spent.
+ * The developer's campaign attempts not ended whose session holds no first minute yet (claimed, dialling, ringing,
+ * answered before the stream, and a started session before its hold commits): each will reserve that minute, so the
+ * money check counts it as spent. Once the hold is in the ledger the daily cap and the balance count it instead, so
+ * an attempt is always in one of the two; by the session's state it could be in neither (the session marked active,
+ * its hold not yet written), which let a campaign with money for one call dial two under load.
  */
-export async function unconnectedAttempts(db: Queryable, developerId: string): Promise<number> {
+export async function attemptsAwaitingHold(db: Queryable, developerId: string): Promise<number> {
   const { rows } = await db.query<{ n: number }>(
     `select count(*)::int as n from campaign_calls k join campaigns c on c.id = k.campaign_id
       where c.developer_id = $1 and k.ended_at is null
-        and not exists (select 1 from (${sessionOutcomeSql('k.session_id')}) s where s.status is not null
-                          and s.status <> 'pending')`,
+        and not exists (select 1 from credit_ledger l where l.request_id = k.session_id
+                           and l.operation = 'session.minutes' and l.status <> 'refunded')`,
     [developerId],
   );
   return rows[0]?.n ?? 0;
@@ -288,8 +291,11 @@ export async function setCampaignStatus(
 export interface ClaimLimits {
   fleetFree?: number | null;
   developerCap?: number;
-  /** Calls the developer's money funds now (balance, daily caps), those placed and not yet connected included. */
-  funded?: number;
+  /**
+   * New calls the developer's money funds (balance, daily caps, less the attempts already placed), read under the
+   * developer's claim lock: read before it, a concurrent claim's call could be funded twice.
+   */
+  fundable?: (tx: Queryable) => Promise<number>;
 }
 
 /** A claim: the attempts to dial, and what stopped it claiming more (`developer`: their session cap is full). */
@@ -326,12 +332,12 @@ export async function claimDueRecipients(db: Db, campaignId: string, limits: Cla
       funds: Infinity,
     };
     if (limits.fleetFree !== undefined && limits.fleetFree !== null) slots.fleet = limits.fleetFree;
-    if (limits.developerCap !== undefined || limits.funded !== undefined)
+    if (limits.developerCap !== undefined || limits.fundable !== undefined)
       await tx.query(`select pg_advisory_xact_lock(hashtext('campaign-claim:' || $1))`, [c.developer_id]);
     if (limits.developerCap !== undefined)
       slots.developer = limits.developerCap - (await developerSessionsInUse(tx, c.developer_id));
     // Under the same lock: two dispatchers that both saw money for one call claim it once between them.
-    if (limits.funded !== undefined) slots.funds = limits.funded - (await unconnectedAttempts(tx, c.developer_id));
+    if (limits.fundable !== undefined) slots.funds = await limits.fundable(tx);
     const free = Math.min(slots.campaign, slots.developer, slots.fleet, slots.funds);
     const limitedBy = (['campaign', 'developer', 'fleet', 'funds'] as const).find((k) => slots[k] === free) ?? null;
     // Nobody due (all being called, or waiting for a retry): no slot is wanted, nothing needs a look again soon.
