@@ -36,10 +36,15 @@ export class LimitStage extends Stage {
     // Superseded while it was checked (a newer turn, a barge-in, the end): nothing of it goes on.
     if (signal.aborted || this.reached) return;
     if (!stop) return this.emit(frame);
+    this.answerWithGoodbye(frame.turnId, stop);
+  }
+
+  /** The turn that would have answered says the goodbye instead, and the call ends once it has played. */
+  private answerWithGoodbye(turnId: string, stop: LimitEndReason): void {
     this.reached = true;
     this.emit({ kind: 'limit-reached', reason: stop, answered: true });
-    this.emit({ kind: 'llm-text', turnId: frame.turnId, text: this.limits.goodbye + ' ' });
-    this.emit({ kind: 'llm-done', turnId: frame.turnId, llmMs: 0 });
+    this.emit({ kind: 'llm-text', turnId, text: this.limits.goodbye + ' ' });
+    this.emit({ kind: 'llm-done', turnId, llmMs: 0 });
     this.emit({ kind: 'end-call', reason: stop });
   }
 
@@ -52,6 +57,13 @@ export class LimitStage extends Stage {
     const stop = await this.limits.beforeReply();
     if (signal.aborted || this.reached) return;
     if (!stop) return this.emit(frame);
+    if (frame.kind === 'user-turn' && this.conv.turn(frame.turnId)?.held === null) {
+      // Confirmed while it was checked (the caller's final came before the reservation's answer, as on a loaded
+      // machine): it is the session's reply now, and nothing of it will play (its LLM never started), so it says
+      // the goodbye as any turn stopped here does. Sent as `answered: false`, the session waited for this reply's
+      // end to say the goodbye, and the call hung open and silent.
+      return this.answerWithGoodbye(frame.turnId, stop);
+    }
     this.reached = true;
     this.emit({ kind: 'limit-reached', reason: stop, answered: false });
   }
