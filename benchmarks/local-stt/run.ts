@@ -7,7 +7,8 @@
  * Flags: --voices a,b (voice ids; default every English local voice), --limit N (questions per agent),
  * --modes fast,accurate (decoder settings; default both), --concurrency N (decoders at once; default 2),
  * --sets librivox,in-domain,stream (which sets; default all three), --live-args "…" (the live recogniser's
- * pocketsphinx settings instead of LIVE_DECODER_ARGS, to compare others).
+ * pocketsphinx settings instead of LIVE_DECODER_ARGS, to compare others), --cmn own|model (the batch decoder starts
+ * from each recording's own cepstral mean, the default, or from the model's, as before the fourth round).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -41,6 +42,7 @@ const { values: flags } = parseArgs({
     concurrency: { type: 'string', default: '2' },
     sets: { type: 'string', default: 'librivox,in-domain,stream' },
     'live-args': { type: 'string' },
+    cmn: { type: 'string', default: 'own' },
   },
 });
 const modes = flags.modes!.split(',') as SttRequest['mode'][];
@@ -136,7 +138,11 @@ const tally = (): Tally => ({ errors: 0, words: 0, cpu: 0, n: 0 });
 const wer = (t: Tally) => (t.words ? t.errors / t.words : NaN);
 const pct = (v: number) => `${(v * 100).toFixed(1).padStart(5)} %`;
 
-const stt = new PocketsphinxSttEngine({ modelDir: MODEL_DIR, maxConcurrent: concurrency });
+const stt = new PocketsphinxSttEngine({
+  modelDir: MODEL_DIR,
+  maxConcurrent: concurrency,
+  calibrateCmn: flags.cmn !== 'model',
+});
 const tts = new LocalTtsEngine();
 
 /** Decodes one utterance and adds its errors; CPU is the decoders' (children), split evenly when they overlap. */
@@ -167,7 +173,10 @@ async function decode(
 
 async function main(): Promise<void> {
   const load = loadavg().map((l) => l.toFixed(1));
-  console.log(`bench:local-stt — ${cpus().length} cores, load ${load.join(' ')}, modes ${modes.join('+')}`);
+  const mean = flags.cmn === 'model' ? "the model's" : "each recording's own";
+  console.log(
+    `bench:local-stt — ${cpus().length} cores, load ${load.join(' ')}, modes ${modes.join('+')}, cepstral mean: ${mean}`,
+  );
   const lms = new LanguageModels({
     dir: join(CACHE, 'models'),
     modelDir: MODEL_DIR,
