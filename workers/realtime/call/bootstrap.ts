@@ -105,6 +105,17 @@ export async function openSession(
       maxSessionSeconds: c.REALTIME_MAX_SESSION_SECONDS,
       vadThreshold: 0.5,
       finalWaitMs: finalWaitMs(engines),
+      // After a failover the fallback's own wait: the vendor's 1.2 s cut the local recogniser's turns to a partial.
+      ...(engines.sttFallback
+        ? {
+            finalWaitMsBy: {
+              [engines.sttFallback.engine.provider]: finalWaitMs({
+                stt: engines.sttFallback.engine,
+                sttProvider: engines.sttFallback.engine.provider,
+              }),
+            },
+          }
+        : {}),
       amd: c.REALTIME_AMD,
     },
     log: input.log,

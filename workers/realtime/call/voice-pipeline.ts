@@ -88,7 +88,7 @@ export function buildVoicePipeline(
       pauseMs: settings.endpointing.preemptive ? PREPARE_AFTER_MS : 0,
     }),
     stt,
-    new TurnStage(conv, { settings, inRate, streaming, detector, interruption }),
+    new TurnStage(conv, { settings, inRate, streaming, detector, interruption, sttEngine: () => stt.engineInUse }),
     reply,
     // Each reply reserves what it will use first; a cap or the balance answers it with the goodbye (limit-stage.ts).
     new LimitStage(conv, limits),

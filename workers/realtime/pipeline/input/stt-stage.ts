@@ -104,6 +104,11 @@ export class SttStage extends Stage {
     return out;
   }
 
+  /** The engine hearing the audio now: the session's own, or the fallback it moved to. */
+  get engineInUse(): string {
+    return this.live instanceof FallbackSttStream ? this.live.engine : this.engine.provider;
+  }
+
   /** Times the stream moved from one engine to another (to a fallback, or back). */
   get engineSwitches(): number {
     return this.live instanceof FallbackSttStream ? this.live.switches : 0;

@@ -47,6 +47,12 @@ export interface TurnSettings {
   bargeInForceMs: number;
   /** How long after the endpoint to wait for a final transcript before using what there is. */
   finalWaitMs: number;
+  /**
+   * The wait for a final from an engine the call's STT falls back to, by provider, where it differs from the call's
+   * own engine's: the local recogniser's finals come late on a busy CPU, and the vendor's short wait would hand its
+   * turns on as a partial.
+   */
+  finalWaitMsBy?: Record<string, number>;
 }
 
 export interface TurnStageOptions {
@@ -56,6 +62,8 @@ export interface TurnStageOptions {
   streaming: boolean;
   /** The agent's turn detector (turn/turn-detector.ts); the platform's `default` when absent. */
   detector?: TurnDetector;
+  /** The STT engine hearing the caller now (a fallback once the call's own has failed); the call's own when absent. */
+  sttEngine?: () => string;
   /** The agent's interruption detector (turn/interruption.ts); the platform's `default` when absent. */
   interruption?: InterruptionDetector;
 }
@@ -209,8 +217,31 @@ export class TurnStage extends Stage {
     u.lastSpeechAudioMs = lastSpeechMs;
     u.endpointAudioMs = atMs;
     u.endpointAt = this.conv.now();
-    u.timer = setTimeout(() => this.commit(true), this.opts.settings.finalWaitMs);
+    this.awaitFinal(u);
     this.commit(false);
+  }
+
+  /**
+   * Waits for the utterance's final after its endpoint, then hands it on with what there is. The wait is the one of
+   * the engine hearing the call when it runs out: a call that failed over to the local recogniser (its finals come
+   * late on a busy CPU) waits for it as for the local recogniser, also when the vendor's socket dropped as the
+   * caller stopped and the failover came after the endpoint.
+   */
+  private awaitFinal(u: Utterance): void {
+    const armedAt = Date.now();
+    const check = (): void => {
+      const rest = this.finalWaitMs() - (Date.now() - armedAt);
+      if (rest > 0) u.timer = setTimeout(check, rest);
+      else this.commit(true);
+    };
+    u.timer = setTimeout(check, this.finalWaitMs());
+  }
+
+  /** The wait for a final of the engine hearing the caller now. */
+  private finalWaitMs(): number {
+    const { finalWaitMs, finalWaitMsBy } = this.opts.settings;
+    const engine = this.opts.sttEngine?.();
+    return (engine !== undefined ? finalWaitMsBy?.[engine] : undefined) ?? finalWaitMs;
   }
 
   private newUtterance(onsetAudioMs: number, soundOnsetAudioMs = onsetAudioMs): Utterance {
@@ -250,7 +281,7 @@ export class TurnStage extends Stage {
     u.sttAhead = false;
     u.endpointAudioMs = endMs;
     u.endpointAt = this.conv.now();
-    u.timer = setTimeout(() => this.commit(true), this.opts.settings.finalWaitMs);
+    this.awaitFinal(u);
   }
 
   private onVadFrame(endMs: number): void {
