@@ -21,6 +21,15 @@ export function sessionMinuteHold(developerId: string, sessionId: string, channe
   };
 }
 
+/**
+ * SQL: whether the session `sessionId` (an SQL expression) holds its first connected minute in the ledger, reserved
+ * or charged (a refunded hold does not count). The campaign claim counts an attempt as placed until it does.
+ */
+export function sessionMinuteHeldSql(sessionId: string): string {
+  return `exists (select 1 from credit_ledger l where l.request_id = ${sessionId}
+                    and l.operation = 'session.minutes' and l.status <> 'refunded')`;
+}
+
 /** The least a voice call costs: its first connected minute, charged whatever the call's length. */
 export function minimumCallCredits(config: Config): number {
   const m = sessionMinuteHold('', '', '');

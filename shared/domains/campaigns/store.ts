@@ -2,6 +2,7 @@ import type { SessionEndReason } from '../../contracts/sessions.ts';
 import type { Db, Queryable } from '../../kernel/db/pool.ts';
 import { withTransaction } from '../../kernel/db/pool.ts';
 import { newId } from '../../kernel/ids.ts';
+import { sessionMinuteHeldSql } from '../billing/session-hold.ts';
 import { activeSessionCountSql, labelSessionKind, sessionOutcomeSql } from '../realtime/sessions.ts';
 import { CAMPAIGN_CANCELED_REASON } from './outcome.ts';
 
@@ -155,8 +156,7 @@ export async function attemptsAwaitingHold(db: Queryable, developerId: string): 
   const { rows } = await db.query<{ n: number }>(
     `select count(*)::int as n from campaign_calls k join campaigns c on c.id = k.campaign_id
       where c.developer_id = $1 and k.ended_at is null
-        and not exists (select 1 from credit_ledger l where l.request_id = k.session_id
-                           and l.operation = 'session.minutes' and l.status <> 'refunded')`,
+        and not ${sessionMinuteHeldSql('k.session_id')}`,
     [developerId],
   );
   return rows[0]?.n ?? 0;
