@@ -222,19 +222,20 @@ export class TurnStage extends Stage {
   }
 
   /**
-   * Waits for the utterance's final after its endpoint, then hands it on with what there is. The wait is the one of
-   * the engine hearing the call when it runs out: a call that failed over to the local recogniser (its finals come
-   * late on a busy CPU) waits for it as for the local recogniser, also when the vendor's socket dropped as the
-   * caller stopped and the failover came after the endpoint.
+   * Waits for the utterance's final after its endpoint, then hands it on with what there is. When the call failed
+   * over meanwhile to an engine with a longer wait (the local recogniser: its finals come late on a busy CPU), also
+   * when the vendor's socket dropped as the caller stopped and the failover came after the endpoint, the rest of
+   * that engine's wait is waited out. Otherwise this is one timer of the engine's wait: a re-check against the wall
+   * clock would wait longer on a loaded event loop (a timer counts from the loop's time, which lags the clock inside
+   * a long turn), and at 300 calls that cost turns and calls (bench:voice-latency, stop 33).
    */
   private awaitFinal(u: Utterance): void {
-    const armedAt = Date.now();
-    const check = (): void => {
-      const rest = this.finalWaitMs() - (Date.now() - armedAt);
-      if (rest > 0) u.timer = setTimeout(check, rest);
+    const wait = this.finalWaitMs();
+    u.timer = setTimeout(() => {
+      const longer = this.finalWaitMs() - wait;
+      if (longer > 0) u.timer = setTimeout(() => this.commit(true), longer);
       else this.commit(true);
-    };
-    u.timer = setTimeout(check, this.finalWaitMs());
+    }, wait);
   }
 
   /** The wait for a final of the engine hearing the caller now. */
