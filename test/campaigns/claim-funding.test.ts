@@ -10,7 +10,7 @@ import {
 import { markSessionStarted } from '../../shared/domains/realtime/sessions.ts';
 import { newId } from '../../shared/kernel/ids.ts';
 import type { TestPlatform } from '../../support/helpers/platform.ts';
-import { startCampaignHarness, type CampaignHarness } from './harness.ts';
+import { createdCampaign, startCampaignHarness, type CampaignHarness } from './harness.ts';
 
 // Regression (seen under load in the suite): a campaign whose daily cap funds one call dialled two. The claim
 // counted an attempt as spent only while its session was not started, and the ledger counted it only once its
@@ -54,13 +54,8 @@ describe('the campaign claim and the money', () => {
     const cap = await p.request('/v1/billing/spending-caps', { method: 'PUT', key, json: { dailyCredits: 20 } });
     expect(cap.status).toBe(200);
     const phones = ['+15550760001', '+15550760002', '+15550760003'];
-    const res = await p.request('/v1/campaigns', {
-      method: 'POST',
-      key,
-      json: { agentId, from: '+15550009999', maxConcurrency: 3, recipients: phones.map((phone) => ({ phone })) },
-    });
-    expect(res.status).toBe(201);
-    const c = (await campaignForDispatch(p.infra.db, ((await res.json()) as { id: string }).id))!;
+    const id = await createdCampaign(p, key, { agentId, maxConcurrency: 3, phones });
+    const c = (await campaignForDispatch(p.infra.db, id))!;
 
     // Dispatchers at once: the money funds one call, and one is claimed between them.
     const first = await Promise.all([claim(c), claim(c), claim(c)]);

@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import type { Role } from '../../scripts/platform.ts';
 import {
   startDeepgramLiveDouble,
@@ -88,6 +89,22 @@ export async function startCampaignHarness(o: {
       await llm.close();
     },
   };
+}
+
+/** Creates a campaign through the API (201 expected) for `phones`, from the test number; returns its id. */
+export async function createdCampaign(
+  p: TestPlatform,
+  key: string,
+  body: { agentId: string; phones: string[] } & Record<string, unknown>,
+): Promise<string> {
+  const { phones, ...rest } = body;
+  const res = await p.request('/v1/campaigns', {
+    method: 'POST',
+    key,
+    json: { from: '+15550009999', ...rest, recipients: phones.map((phone) => ({ phone })) },
+  });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { id: string }).id;
 }
 
 /** The campaign's detail once it has completed (every recipient settled), polled through the API. */

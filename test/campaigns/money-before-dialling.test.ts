@@ -3,7 +3,7 @@ import { dispatchCampaign } from '../../shared/domains/campaigns/dispatcher.ts';
 import { waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
 import { startWebhookReceiver } from '../../support/helpers/webhook-receiver.ts';
 import type { CalleeScript } from '../../support/doubles/twilio-voice.ts';
-import { campaignCompleted, startCampaignHarness, type CampaignHarness } from './harness.ts';
+import { campaignCompleted, createdCampaign, startCampaignHarness, type CampaignHarness } from './harness.ts';
 
 // Regression (issue #33, item 1): with the developer's daily spending cap used up, a campaign was accepted and
 // dialled; the patient answered and the platform hung up at once. Now the dispatcher checks the money first: the
@@ -55,13 +55,7 @@ describe('money before dialling', () => {
     const { apiKey: key, agentId } = await setup();
     expect((await setCap(key, 0)).status).toBe(200);
     const phones = ['+15550710001', '+15550710002'];
-    const res = await p.request('/v1/campaigns', {
-      method: 'POST',
-      key,
-      json: { agentId, from: '+15550009999', webhookUrl: hooks.url, recipients: phones.map((phone) => ({ phone })) },
-    });
-    expect(res.status).toBe(201);
-    const id = ((await res.json()) as { id: string }).id;
+    const id = await createdCampaign(p, key, { agentId, webhookUrl: hooks.url, phones });
     const waiting = await waitUntil(async () => {
       const d = (await (await p.request(`/v1/campaigns/${id}`, { key })).json()) as Json;
       return d.waiting ? d : null;
@@ -93,13 +87,7 @@ describe('money before dialling', () => {
     // One call's first minute (20 credits at the default weights), nothing more.
     expect((await setCap(key, 20)).status).toBe(200);
     const phones = ['+15550720001', '+15550720002', '+15550720003'];
-    const res = await p.request('/v1/campaigns', {
-      method: 'POST',
-      key,
-      json: { agentId, from: '+15550009999', maxConcurrency: 3, recipients: phones.map((phone) => ({ phone })) },
-    });
-    expect(res.status).toBe(201);
-    const id = ((await res.json()) as { id: string }).id;
+    const id = await createdCampaign(p, key, { agentId, maxConcurrency: 3, phones });
     const waiting = await waitUntil(async () => {
       const d = (await (await p.request(`/v1/campaigns/${id}`, { key })).json()) as Json;
       return d.waiting && d.counts.done === 1 ? d : null;
@@ -118,13 +106,7 @@ describe('money before dialling', () => {
     const { apiKey: key, agentId, developerId } = await setup();
     expect((await setCap(key, 20)).status).toBe(200);
     const phones = ['+15550740001', '+15550740002', '+15550740003'];
-    const res = await p.request('/v1/campaigns', {
-      method: 'POST',
-      key,
-      json: { agentId, from: '+15550009999', maxConcurrency: 3, recipients: phones.map((phone) => ({ phone })) },
-    });
-    expect(res.status).toBe(201);
-    const id = ((await res.json()) as { id: string }).id;
+    const id = await createdCampaign(p, key, { agentId, maxConcurrency: 3, phones });
     const detail = async () => (await (await p.request(`/v1/campaigns/${id}`, { key })).json()) as Json;
     for (let day = 1; day <= 2; day++) {
       const waiting = await waitUntil(async () => {
