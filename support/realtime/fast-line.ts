@@ -9,11 +9,10 @@
  * Only where the call's STT is a double: the local recogniser decodes on the CPU and falls behind a line faster than
  * real time (its final then comes after the turn's wait), so calls on local STT gain nothing and keep the real line
  * (test/billing/realtime-reservations.test.ts took longer on a fast line, 4 s -> 8 s a call).
- * Nor where the platform races the caller's audio against a vendor's wall-clock reply: a callee who says "Hello?" as
- * an outbound call opens is taken for a person by the detector (audio time) before the STT's final for it arrives
- * (wall time), which then lands on the greeting; nor where the detector hears a machine's beep (the decision's
- * write, without the beep, and the beep's are not ordered, and a fast line brings them together: beep_at_ms was
- * lost with two busy loops beside the run); and not where money is the subject, the calls' minutes being wall
- * time (two campaign tests failed one run in two for these: campaigns stay on real-time lines by default).
+ * Nor where the detector hears a machine's beep (the decision's write, without the beep, and the beep's are not
+ * ordered, and a fast line brings them together: beep_at_ms was lost with two busy loops beside the run); and not
+ * where money is the subject, the calls' minutes being wall time (campaigns stay on real-time lines by default). A
+ * callee's "Hello?" whose final comes after the detector's decision (on a fast line, or from a slow vendor) is no
+ * longer a race: speech that ended before the answer is not a turn (test/realtime/phone-calls.test.ts).
  */
 export const FAST_LINE = 4;

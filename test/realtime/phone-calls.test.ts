@@ -122,10 +122,11 @@ function signedPost(path: string, params: Record<string, string>, signature?: st
 
 /**
  * Places an outbound call through the dispatcher and answers it as Twilio does: connect callback, then the stream.
- * `rate`: the line's media clock (support/realtime/fast-line.ts); fast only where Twilio's AMD answers (no
- * detector on the audio). Where the detector listens, real time: it decides by the audio while the STT's final and
- * the answer's writes come in wall time, and a fast line brings them closer than a real one does (a person's
- * "Hello?" final then lands on the greeting; the decision's write, without the beep, can land after the beep's).
+ * `rate`: the line's media clock (support/realtime/fast-line.ts); fast where Twilio's AMD answers (no detector on
+ * the audio) and for a person's "Hello?" (its final may come after the decision: it is not a turn). Where the
+ * detector hears a machine, real time: it decides by the audio while the answer's writes come in wall time, and a
+ * fast line brings them closer than a real one does (the decision's write, without the beep, can land after the
+ * beep's).
  */
 async function outboundCall(agentId: string, says: string[], variables?: Record<string, string>, rate = 1) {
   words = says[0] ?? 'Hello there.';
@@ -278,7 +279,7 @@ describe('outbound calls: answering-machine detection', () => {
   });
 
   it('a person who says "Hello?" hears the first message; the agent answers them', async () => {
-    const { caller, sessionId, callSid } = await outboundCall(agents.message!, ['Hello?']);
+    const { caller, sessionId, callSid } = await outboundCall(agents.message!, ['Hello?'], undefined, FAST_LINE);
     const speechEnd = await caller.say(await fliteUtterance('Hello?'));
     await caller.until(() => caller.marksEchoed.length > 0, 15_000);
     for (const m of caller.media) expect(m.at).toBeGreaterThan(speechEnd);
@@ -294,6 +295,40 @@ describe('outbound calls: answering-machine detection', () => {
     expect((await detail(sessionId)).turns.find((t: { speaker: string }) => t.speaker === 'assistant').text).toBe(
       GREETING,
     );
+  });
+
+  it('a slow STT\'s final for "Hello?" comes after the answer: the greeting plays whole and answers it', async () => {
+    // The detector decides a person 1 s after "Hello?"; this vendor's final comes 1.5 s after it. Before, the late
+    // final was taken for a turn: it cut the greeting and the agent answered "Hello?".
+    dg.setFinalAfterMs(1500);
+    try {
+      const before = llm.requests.length;
+      const { caller, sessionId } = await outboundCall(agents.message!, ['Hello?']);
+      await caller.say(await fliteUtterance('Hello?'));
+      await caller.until(() => caller.marksEchoed.length > 0, 15_000);
+      words = 'Can I move my appointment?';
+      await caller.say(await fliteUtterance(words));
+      await caller.until(() => llm.requests.length > before && caller.marksEchoed.length > 1, 20_000);
+      caller.stop();
+      await caller.closed;
+      await waitUntil(async () => (await session(sessionId)).status === 'completed');
+      // The LLM is asked about the question only (a reply prepared on its words, then the turn's): "Hello?" was
+      // answered by the greeting.
+      const bodies = llm.requests.slice(before).map((r) => r.body);
+      expect(bodies.filter((b) => b.includes('Hello?'))).toEqual([]);
+      expect(bodies.at(-1)).toContain('Can I move my appointment?');
+      const turns = (await detail(sessionId)).turns as { speaker: string; text: string; interrupted: boolean }[];
+      expect(turns.filter((t) => t.speaker === 'user').map((t) => t.text)).toEqual([
+        'Hello?',
+        'Can I move my appointment?',
+      ]);
+      const replies = turns.filter((t) => t.speaker === 'assistant');
+      expect(replies[0]).toMatchObject({ text: GREETING, interrupted: false });
+      expect(replies).toHaveLength(2);
+      expect(replies[1]!.text).toMatch(/^Sure,/);
+    } finally {
+      dg.setFinalAfterMs(150);
+    }
   });
 
   it("Twilio's AMD callback decides first: voicemail action hangup ends the call at once", async () => {

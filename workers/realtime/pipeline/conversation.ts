@@ -24,6 +24,8 @@ export class Conversation {
    * undefined on other calls.
    */
   answeredBy: AnsweredBy | null | undefined = undefined;
+  /** When `answeredBy` was decided (`now()`), null before. */
+  answeredAt: number | null = null;
 
   constructor(
     readonly now: () => number,
@@ -46,6 +48,16 @@ export class Conversation {
   /** Nobody is known to be there yet, or a machine is: caller speech is not a turn for the agent. */
   get holding(): boolean {
     return this.answeredBy === null || this.answeredBy === 'machine';
+  }
+
+  /**
+   * Whether caller speech that ended at `lastSpeechAt` was heard while holding. A callee's "Hello?" as the call opens
+   * is what the answer is decided on (a person: a short greeting, then a pause): its final can come after the
+   * decision (a slow STT vendor, a loaded machine) and would then be taken for a turn, cutting the agent's greeting
+   * to answer "Hello?". The greeting is the answer to it.
+   */
+  heldSpeech(lastSpeechAt: number): boolean {
+    return this.holding || (this.answeredAt !== null && lastSpeechAt < this.answeredAt);
   }
 
   /** Agent audio sent but not yet played, for pacing synthesis. */

@@ -32,6 +32,8 @@ export type DeepgramLiveDouble = LiveDouble & {
   setWordErrorRate(rate: number): void;
   /** The paced model's line noise (RMS; 0 = a clean line) from the next audio on: speech is heard over it. */
   setLineNoise(rms: number): void;
+  /** The paced model's final, ms of silence after the speech, from the next utterance on (a slow vendor's). */
+  setFinalAfterMs(ms: number): void;
 };
 export type { LiveConnection } from './live-double.ts';
 
@@ -123,6 +125,9 @@ export function startDeepgramLiveDouble(opts: DeepgramLiveOptions = {}): Promise
   const setLineNoise = (rms: number) => {
     if (paced) paced.noiseRms = rms;
   };
+  const setFinalAfterMs = (ms: number) => {
+    if (paced) paced.finalAfterMs = ms;
+  };
   return startLiveDouble(
     {
       path: '/v1/listen',
@@ -174,5 +179,5 @@ export function startDeepgramLiveDouble(opts: DeepgramLiveOptions = {}): Promise
       },
     },
     { latency, script: opts.script, key: opts.key ?? 'test-key-deepgram' },
-  ).then((d) => Object.assign(d, { setWordErrorRate, setLineNoise }));
+  ).then((d) => Object.assign(d, { setWordErrorRate, setLineNoise, setFinalAfterMs }));
 }

@@ -64,6 +64,7 @@ export class AnswerStage extends Stage {
 
   private answered(a: 'human' | 'machine' | 'unknown'): void {
     this.conv.answeredBy = a;
+    this.conv.answeredAt = this.conv.now();
     if (a !== 'machine') {
       const greeting = this.o.agent.first_message.trim();
       if (greeting) this.emit({ kind: 'say', text: greeting, purpose: 'greeting' });

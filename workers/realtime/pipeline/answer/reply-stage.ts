@@ -70,8 +70,9 @@ export class ReplyStage extends Stage {
         ...(u.sttEngine ? { sttEngine: u.sttEngine } : {}),
       },
     });
-    // Until someone is known to be there (or while a machine talks), speech is not a turn for the agent.
-    if (!u.text || this.conv.holding) return;
+    // Until someone is known to be there (or while a machine talks), speech is not a turn for the agent; nor is
+    // speech that ended before it was known, whose final came late.
+    if (!u.text || this.conv.heldSpeech(u.lastSpeechAt)) return;
     this.userTurn(u.text, u.lastSpeechAt, u.endpointAt, u.endpointWaitMs);
     if (this.conv.current) this.conv.current.vadLagMs = u.vadLagMs;
   }
