@@ -67,7 +67,7 @@ function streams(speech: Int16Array[], count: number, frameSamples: number): Int
 
 describe('Silero VAD, batched across calls', () => {
   it.each([
-    [8000, 12],
+    [8000, 40], // more calls than one run takes (32): two runs a round
     [16000, 5],
   ] as const)(
     'gives every call exactly the probabilities of its frames run one at a time (%i Hz)',
@@ -90,7 +90,7 @@ describe('Silero VAD, batched across calls', () => {
       expect(got).toEqual(expected);
       // The frames did share runs: most rounds scored every call's frame in one run.
       const after = vad.runs;
-      expect((after.frames - before.frames) / (after.runs - before.runs)).toBeGreaterThan(n / 2);
+      expect((after.frames - before.frames) / (after.runs - before.runs)).toBeGreaterThan(Math.min(n, 32) / 2);
       // The calls heard speech (the comparison covers high probabilities, not only silence).
       expect(expected.flat().filter((p) => p > 0.5).length).toBeGreaterThan(10 * n);
     },

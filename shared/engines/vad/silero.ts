@@ -53,11 +53,60 @@ const MAX_BATCH = 32;
 /** Silero v5's recurrent state per stream: 2 × 128 floats, laid out [2, batch, 128] in a batched run. */
 const STATE = 128;
 
-interface Scoring {
+/**
+ * One model run being filled: each frame asked for writes its row ([context, samples], and its state) here at
+ * once, so nothing is allocated per frame; every stream in it awaits the same `done` and reads its row back.
+ * State rows are kept as [2, capacity, 128] while filling and closed up to [2, n, 128] for the run.
+ */
+class Batch {
+  n = 0;
+  private capacity = 4;
   input: Float32Array;
   state: Float32Array;
-  resolve(r: { prob: number; state: Float32Array }): void;
-  reject(e: unknown): void;
+  probs: Float32Array = new Float32Array(0);
+  next: Float32Array = new Float32Array(0);
+  done!: Promise<void>;
+
+  constructor(readonly len: number) {
+    this.input = new Float32Array(this.capacity * len);
+    this.state = new Float32Array(2 * this.capacity * STATE);
+  }
+
+  get full(): boolean {
+    return this.n === MAX_BATCH;
+  }
+
+  /** Writes a stream's frame (after its context) and state as the next row; returns the row. */
+  add(context: Float32Array, frame: Int16Array, state: Float32Array): number {
+    if (this.n === this.capacity) this.grow();
+    const row = this.n++;
+    const at = row * this.len;
+    this.input.set(context, at);
+    const ctx = context.length;
+    for (let i = 0; i < frame.length; i++) this.input[at + ctx + i] = frame[i]! / 32768;
+    this.state.set(state.subarray(0, STATE), row * STATE);
+    this.state.set(state.subarray(STATE), (this.capacity + row) * STATE);
+    return row;
+  }
+
+  /** The feeds' data for the rows written: the state's second half moved up behind the first. */
+  close(): { input: Float32Array; state: Float32Array } {
+    const n = this.n;
+    this.state.copyWithin(n * STATE, this.capacity * STATE, (this.capacity + n) * STATE);
+    return { input: this.input.subarray(0, n * this.len), state: this.state.subarray(0, 2 * n * STATE) };
+  }
+
+  private grow(): void {
+    const cap = Math.min(MAX_BATCH, this.capacity * 2);
+    const input = new Float32Array(cap * this.len);
+    input.set(this.input.subarray(0, this.n * this.len));
+    const state = new Float32Array(2 * cap * STATE);
+    state.set(this.state.subarray(0, this.n * STATE));
+    state.set(this.state.subarray(this.capacity * STATE, (this.capacity + this.n) * STATE), cap * STATE);
+    this.input = input;
+    this.state = state;
+    this.capacity = cap;
+  }
 }
 
 /**
@@ -71,8 +120,8 @@ interface Scoring {
 class SileroBatcher {
   /** Model runs and the frames they scored (frames / runs is the batching achieved). */
   readonly counts = { runs: 0, frames: 0 };
-  private pending: Scoring[] = [];
-  private scheduled = false;
+  /** The batch frames join now; it runs at the end of this round of I/O (or sooner, when full). */
+  private open: Batch | null = null;
   private sr: Tensor | null = null;
 
   constructor(
@@ -81,57 +130,35 @@ class SileroBatcher {
     private readonly inputSamples: number,
   ) {}
 
-  score(input: Float32Array, state: Float32Array): Promise<{ prob: number; state: Float32Array }> {
-    return new Promise((resolve, reject) => {
-      this.pending.push({ input, state, resolve, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(this.flush);
-      }
-    });
+  /** Queues a frame for the next run: its batch and row. */
+  add(context: Float32Array, frame: Int16Array, state: Float32Array): { batch: Batch; row: number } {
+    let batch = this.open;
+    if (!batch || batch.full) {
+      const b = (batch = this.open = new Batch(this.inputSamples));
+      b.done = new Promise<void>((resolve, reject) =>
+        setImmediate(() => {
+          if (this.open === b) this.open = null;
+          this.run(b).then(resolve, reject);
+        }),
+      );
+    }
+    return { batch, row: batch.add(context, frame, state) };
   }
 
-  private readonly flush = (): void => {
-    this.scheduled = false;
-    const all = this.pending;
-    this.pending = [];
-    for (let i = 0; i < all.length; i += MAX_BATCH) void this.run(all.slice(i, i + MAX_BATCH));
-  };
-
-  private async run(batch: Scoring[]): Promise<void> {
-    const n = batch.length;
-    const len = this.inputSamples;
-    const input = new Float32Array(n * len);
-    const state = new Float32Array(2 * n * STATE);
-    for (let i = 0; i < n; i++) {
-      const s = batch[i]!;
-      input.set(s.input, i * len);
-      state.set(s.state.subarray(0, STATE), i * STATE);
-      state.set(s.state.subarray(STATE), (n + i) * STATE);
-    }
+  private async run(batch: Batch): Promise<void> {
+    const n = batch.n;
+    const { input, state } = batch.close();
     this.counts.runs++;
     this.counts.frames += n;
-    let out: InferenceSession.OnnxValueMapType;
-    try {
-      const { ort, session } = await this.model();
-      this.sr ??= new ort.Tensor('int64', BigInt64Array.from([BigInt(this.sampleRate)]), []);
-      out = await session.run({
-        input: new ort.Tensor('float32', input, [n, len]),
-        state: new ort.Tensor('float32', state, [2, n, STATE]),
-        sr: this.sr,
-      });
-    } catch (e) {
-      for (const s of batch) s.reject(e);
-      return;
-    }
-    const probs = (out.output as Tensor).data as Float32Array;
-    const next = (out.stateN as Tensor).data as Float32Array;
-    for (let i = 0; i < n; i++) {
-      const mine = new Float32Array(2 * STATE);
-      mine.set(next.subarray(i * STATE, (i + 1) * STATE), 0);
-      mine.set(next.subarray((n + i) * STATE, (n + i + 1) * STATE), STATE);
-      batch[i]!.resolve({ prob: probs[i]!, state: mine });
-    }
+    const { ort, session } = await this.model();
+    this.sr ??= new ort.Tensor('int64', BigInt64Array.from([BigInt(this.sampleRate)]), []);
+    const out = await session.run({
+      input: new ort.Tensor('float32', input, [n, batch.len]),
+      state: new ort.Tensor('float32', state, [2, n, STATE]),
+      sr: this.sr,
+    });
+    batch.probs = (out.output as Tensor).data as Float32Array;
+    batch.next = (out.stateN as Tensor).data as Float32Array;
   }
 }
 
@@ -215,14 +242,16 @@ class SileroSession implements VadSession {
         `Silero VAD frames are ${this.frameSamples} samples at ${this.sampleRate} Hz (got ${frame.length})`,
       );
     }
-    const ctx = this.contextSamples;
-    const input = new Float32Array(ctx + frame.length);
-    input.set(this.context);
-    for (let i = 0; i < frame.length; i++) input[ctx + i] = frame[i]! / 32768;
-    const out = await this.batcher.score(input, this.state);
-    this.state = out.state;
-    this.context = input.slice(input.length - ctx);
-    return out.prob;
+    const { batch, row } = this.batcher.add(this.context, frame, this.state);
+    await batch.done;
+    // Read back in place: the same values the model wrote, no arrays per frame. The context is the last samples
+    // of this row's input, the state this row of the model's [2, n, 128] output.
+    const n = batch.n;
+    this.state.set(batch.next.subarray(row * STATE, (row + 1) * STATE), 0);
+    this.state.set(batch.next.subarray((n + row) * STATE, (n + row + 1) * STATE), STATE);
+    const end = (row + 1) * batch.len;
+    this.context.set(batch.input.subarray(end - this.contextSamples, end));
+    return batch.probs[row]!;
   }
 }
 
