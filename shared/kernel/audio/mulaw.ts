@@ -92,6 +92,41 @@ export function mulawBase64ToPcm(payload: string): Buffer | null {
   return out;
 }
 
+/**
+ * mulawBase64ToPcm over the ASCII bytes `src[start, end)` of a message, so a media frame's payload is decoded
+ * straight from the socket's buffer without first becoming a string: the same samples, and null for the same inputs.
+ */
+export function mulawBase64BytesToPcm(src: Uint8Array, start: number, end: number): Buffer | null {
+  let n = end;
+  let pad = 0;
+  while (pad < 2 && n > start && src[n - 1] === PAD) {
+    n--;
+    pad++;
+  }
+  const bytes = Math.floor(((n - start) * 6) / 8);
+  const out = Buffer.allocUnsafe(bytes * 2);
+  const aligned = out.byteOffset % 2 === 0;
+  const s = aligned ? new Int16Array(out.buffer, out.byteOffset, bytes) : null;
+  let acc = 0;
+  let bits = 0;
+  let k = 0;
+  for (let i = start; i < n; i++) {
+    const c = src[i]!;
+    const v = c < 128 ? B64[c]! : -1;
+    if (v < 0) return null;
+    acc = ((acc << 6) | v) & 0xffffff;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      const sample = DECODE[(acc >> bits) & 0xff]!;
+      if (s) s[k] = sample;
+      else out.writeInt16LE(sample, k * 2);
+      k++;
+    }
+  }
+  return out;
+}
+
 /** PCM s16le → μ-law bytes (an odd trailing byte is ignored). */
 export function pcmToMulaw(pcm: Buffer): Buffer {
   const n = pcm.length >> 1;

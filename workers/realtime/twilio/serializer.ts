@@ -1,4 +1,5 @@
 import { mulawBase64ToPcm, mulawToPcm, pcmToMulaw } from '../../../shared/kernel/audio/mulaw.ts';
+import { plainMediaFrame } from './media-frame.ts';
 import { NUMERIC, TwilioInbound } from './messages.ts';
 
 /** Twilio sends μ-law at 8 kHz (its media frames are 20 ms: 160 samples, 160 bytes). */
@@ -33,6 +34,11 @@ export type InboundEvent =
 /** Decodes one WebSocket message from Twilio. Binary frames, bad JSON and unknown shapes are protocol errors. */
 export function parseTwilioMessage(data: Buffer | string, isBinary: boolean): InboundEvent {
   if (isBinary) throw new ProtocolError('binary_frame', 'binary frames are not part of the Twilio protocol');
+  // Caller audio, 50 frames a second per call, read from the bytes; any other message or shape goes on below.
+  if (typeof data !== 'string') {
+    const frame = plainMediaFrame(data);
+    if (frame) return frame;
+  }
   let json: unknown;
   try {
     json = JSON.parse(typeof data === 'string' ? data : data.toString('utf8'));
