@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { SileroVad } from '../../shared/engines/vad/silero.ts';
 import { addNoise, noiseRmsFor, noiseSource, type NoiseType } from '../../shared/kernel/audio/noise.ts';
 import { mulawToPcm, pcmToMulaw } from '../../shared/kernel/audio/mulaw.ts';
-import { int16ToPcm, pcmToInt16 } from '../../shared/kernel/audio/pcm.ts';
+import { int16ToPcm, pcmToInt16, rms16, SILENCE_RMS } from '../../shared/kernel/audio/pcm.ts';
+import type { VadEngine } from '../../shared/engines/vad/types.ts';
 import { trimSilence } from '../../shared/kernel/audio/trim-silence.ts';
 import { speechRms } from '../../shared/domains/agent-tests/impairments.ts';
 import { StageHarness } from '../../workers/realtime/pipeline/harness.ts';
@@ -35,18 +36,38 @@ async function reading(noise: { type: NoiseType; snrDb: number; seed: number } |
     const level = speechRms(int16ToPcm(x.subarray(lead, x.length - lead)));
     addNoise(x, noiseSource({ type: noise.type, rate: RATE, seed: noise.seed }), noiseRmsFor(level, noise.snrDb));
   }
-  const vad = new VadStage(new SileroVad(), RATE, { threshold: 0.5, startMs: 60, endpointMs: 300 });
+  // The real model, its calls counted, and how many frames were over the absolute gate (what a clean line scores).
+  const silero = new SileroVad().atRate(RATE)!;
+  let modelCalls = 0;
+  let overAbsolute = 0;
+  const counted: VadEngine = {
+    label: silero.label,
+    sampleRate: RATE,
+    frameSamples: VAD_FRAME,
+    session() {
+      const s = silero.session();
+      return { push: (f: Int16Array) => (modelCalls++, s.push(f)), reset: () => s.reset() };
+    },
+  };
+  const vad = new VadStage(counted, RATE, { threshold: 0.5, startMs: 60, endpointMs: 300 });
   const h = new StageHarness(vad);
+  const line: Buffer[] = [];
   const scored = () => h.out.filter((f) => f.kind === 'vad-frame').length;
   for (let off = 0; off < x.length; off += 4 * CHUNK) {
     for (let c = off; c < Math.min(x.length, off + 4 * CHUNK); c += CHUNK) {
       const pcm = mulawToPcm(pcmToMulaw(int16ToPcm(x.slice(c, c + CHUNK))));
+      line.push(pcm);
       h.push({ kind: 'audio-in', pcm, sampleRate: RATE, atMs: (c / RATE) * 1000 });
     }
     await h.until(() => scored() >= Math.floor(Math.min(x.length, off + 4 * CHUNK) / VAD_FRAME), 20_000);
   }
   const endMs = ((x.length - lead) / RATE) * 1000;
+  const all = pcmToInt16(Buffer.concat(line));
+  for (let off = 0; off + VAD_FRAME <= all.length; off += VAD_FRAME)
+    if (rms16(all.subarray(off, off + VAD_FRAME)) >= SILENCE_RMS) overAbsolute++;
   return {
+    modelCalls,
+    overAbsolute,
     starts: h.out.filter((f) => f.kind === 'speech-start').length,
     ends: h.out.flatMap((f) => (f.kind === 'speech-end' ? [f.atMs] : [])),
     endMs,
@@ -54,10 +75,12 @@ async function reading(noise: { type: NoiseType; snrDb: number; seed: number } |
 }
 
 describe('noise floor: a pause in a reading on a noisy line', () => {
-  it('a clean line: the 250 ms pause does not end the turn', async () => {
+  it('a clean line: the 250 ms pause does not end the turn, and the hold scores no frame more', async () => {
     const r = await reading(null);
     expect(r.starts).toBe(1);
     expect(r.ends).toHaveLength(1);
+    // A clean line's gate is the absolute one: the model scores exactly the frames over it (its CPU unchanged).
+    expect(r.modelCalls).toBe(r.overAbsolute);
   });
 
   // Before the under-gate hold (vad-stage.ts, UNDER_GATE_HOLD_MS), the fade of "bill" and the onset of "and" sat
