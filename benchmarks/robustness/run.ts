@@ -39,6 +39,7 @@ const { values: args } = parseArgs({
     'stt-lag-ms': { type: 'string', default: '200' },
     'babble-words': { type: 'string', default: 'off' },
     'sound-onset': { type: 'string', default: 'on' },
+    utterances: { type: 'string', default: 'spread' },
   },
 });
 const CALLS = Math.max(1, Math.min(200, Number(args.calls)));
@@ -55,6 +56,12 @@ const INTERRUPTIONS = args.interruption
 const STT_LAG_MS = Math.max(0, Number(args['stt-lag-ms']) || 0);
 /** What a streaming STT makes of background voices: nothing (off), or words (on: their words come as the caller's). */
 const BABBLE_WORDS = args['babble-words'] === 'on';
+/**
+ * Which utterance call k of row ci reads: `spread` walks the whole corpus in every row (50 calls: each of the 14
+ * utterances 3–4 times); `paired`, the rule before 2026-11-29 13:00, took `(7k + 3ci) mod 14`, only two utterances
+ * per row (which two depended on the row's place in the run), so a row's rates were two recordings' rates.
+ */
+const PAIRED = args.utterances === 'paired';
 
 /** The platform's defaults (workers/realtime/call/bootstrap.ts, REALTIME_* in docs/env.md). */
 const VAD = { threshold: 0.5, startMs: 60, endpointMs: 300 };
@@ -272,7 +279,7 @@ async function main(): Promise<void> {
       `  ${c.type ?? 'clean'} ${Number.isFinite(c.snr) ? `${c.snr} dB` : ''} (${ci + 1}/${conditions.length}, ${((performance.now() - started) / 1000).toFixed(0)} s)\n`,
     );
     for (let k = 0; k < CALLS; k++) {
-      const u = corpus[(k * 7 + ci * 3) % corpus.length]!;
+      const u = corpus[((PAIRED ? k * 7 : k) + ci * 3) % corpus.length]!;
       const others = corpus.filter((v) => v !== u).slice(0, 4);
       const voices16 = others.map((v) => v.samples16);
       const voices = others.map((v) => v.samples);

@@ -1,6 +1,6 @@
 import { Resampler } from '../../../../shared/kernel/audio/resampler.ts';
 import { NoiseFloor, rmsToDbfs } from '../../../../shared/kernel/audio/noise-floor.ts';
-import { pcmToInt16, rms16 } from '../../../../shared/kernel/audio/pcm.ts';
+import { pcmToInt16, rms16, SILENCE_RMS } from '../../../../shared/kernel/audio/pcm.ts';
 import type { VadEngine, VadSession } from '../../../../shared/engines/vad/types.ts';
 import { TurnDetector, type TurnDetectorEvent, type TurnDetectorOptions } from './turn-detector.ts';
 import { isSystemFrame, type DataFrame, type Frame, type UpstreamFrame } from '../frames.ts';
@@ -14,6 +14,15 @@ const BACKLOG_SHED = 5;
  * the sound before a run of speech can be seconds long, and is not the speech's.
  */
 export const SOUND_LEAD_MAX_MS = 300;
+/**
+ * How long after the caller's last frame over the floor's gate that scored as speech the model still judges frames
+ * under that gate (ms). A word's fade, an unvoiced consonant or a soft syllable after a short pause sits within
+ * 3 dB of a noisy line's floor: the model calls it speech (as it does on the same call without the noise), and the
+ * gate alone made it silence, so a 250 ms pause in a reading became 300 ms of "silence" and ended the turn (white
+ * 15 dB, hum 10–30 dB: bench:robustness). Bounded from the last frame *over* the gate so the line's own noise, which
+ * the model may keep scoring as speech, delays a turn's end by at most this much and never holds it open.
+ */
+export const UNDER_GATE_HOLD_MS = 100;
 
 /**
  * audio-in → speech-start / pause / resume / end. Caller audio passes on at once (the STT and the turn stage hear
@@ -38,6 +47,13 @@ export class VadStage extends Stage {
   readonly floor: NoiseFloor;
   /** Where the current run of frames over the floor's gate began (audio ms); NaN after a frame under it. */
   private soundFromMs = NaN;
+  /**
+   * Until when (audio ms) a frame under the floor's gate, but over the absolute `SILENCE_RMS`, is still scored while
+   * the caller is in speech: `UNDER_GATE_HOLD_MS` after the last frame over the gate scored as speech. On a clean
+   * line the gate is `SILENCE_RMS` itself, so nothing changes there.
+   */
+  private holdUntilMs = -Infinity;
+  private readonly threshold: number;
 
   private readonly vad: VadEngine;
 
@@ -49,6 +65,7 @@ export class VadStage extends Stage {
     this.session = vad.session();
     this.resampler = new Resampler(inRate, vad.sampleRate);
     this.detector = new TurnDetector(opts);
+    this.threshold = opts.threshold;
     this.frameMs = (vad.frameSamples / vad.sampleRate) * 1000;
     this.floor = new NoiseFloor(this.frameMs);
   }
@@ -78,7 +95,9 @@ export class VadStage extends Stage {
       const over = level >= this.floor.gateRms;
       if (!over) this.soundFromMs = NaN;
       else if (Number.isNaN(this.soundFromMs)) this.soundFromMs = this.audioMs;
-      if (!over) prob = 0;
+      // Hysteresis: once the caller speaks, the bar to go on is the absolute gate, for a while (UNDER_GATE_HOLD_MS).
+      const held = !over && this.audioMs < this.holdUntilMs && level >= SILENCE_RMS && this.detector.inSpeech;
+      if (!over && !held) prob = 0;
       else if (this.backlog > BACKLOG_SHED && this.shed++ % (this.backlog > 2 * BACKLOG_SHED ? 4 : 2) !== 0) {
         // Load shedding: the stage lags real time, so score only every 2nd (or 4th) frame and reuse the last score.
         prob = this.lastProb;
@@ -88,6 +107,7 @@ export class VadStage extends Stage {
       }
       this.lastProb = prob;
       const at = this.audioMs;
+      if (over && prob >= this.threshold) this.holdUntilMs = at + this.frameMs + UNDER_GATE_HOLD_MS;
       this.audioMs += this.frameMs;
       this.report(this.detector.push(prob, at, this.frameMs, over ? this.soundFromMs : at));
       this.emit({
@@ -140,7 +160,9 @@ export class VadStage extends Stage {
   private checkSilentTail(): void {
     if (!this.detector.inSpeech) return;
     const tail = this.buf.subarray(0, this.bufLen);
-    if (tail.length > 0 && rms16(tail) >= this.floor.gateRms) return;
+    // Within the hold, a tail under the floor's gate may still be scored as speech when its frame completes.
+    const gate = this.audioMs < this.holdUntilMs ? SILENCE_RMS : this.floor.gateRms;
+    if (tail.length > 0 && rms16(tail) >= gate) return;
     this.report(this.detector.silentUntil(this.audioMs + (tail.length / this.vad.sampleRate) * 1000));
   }
 
