@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Local live STT: builds ps-stream, the long-lived streaming pocketsphinx worker the realtime path keeps a few of
 # (shared/engines/stt/pocketsphinx-live.ts), into build/ps-stream/. Installs Debian's libpocketsphinx-dev and
-# libsphinxbase-dev (headers) when missing. Rebuilds only when the source is newer than the binary. Without it,
+# libsphinxbase-dev (headers) when missing. Rebuilds when the source changed since the binary was built (its hash,
+# kept beside the binary: a newer binary, e.g. one copied over or built from an older checkout, is no proof). Without it,
 # calls on the local STT fall back to batch pocketsphinx per utterance (slower; logged at start).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -9,7 +10,9 @@ source scripts/lib/common.sh
 
 src=shared/engines/stt/pocketsphinx-stream/ps-stream.c
 out=${PS_STREAM_OUT:-build/ps-stream/ps-stream}
-if [ -x "$out" ] && [ "$out" -nt "$src" ]; then
+stamp="$out.src-sha256"
+want=$(sha256sum "$src" | cut -d' ' -f1)
+if [ -x "$out" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; then
   log "ps-stream: ok"
   exit 0
 fi
@@ -23,4 +26,5 @@ mkdir -p "$(dirname "$out")"
 # shellcheck disable=SC2046 # pkg-config prints several flags
 cc -O2 -Wall -o "$out.tmp" "$src" $(pkg-config --cflags --libs pocketsphinx sphinxbase) -lm
 mv "$out.tmp" "$out"
+echo "$want" >"$stamp"
 log "ps-stream: built $out"

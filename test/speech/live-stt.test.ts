@@ -66,6 +66,34 @@ describe('local live STT (pocketsphinx, streaming)', () => {
     expect(engine.labelFor()).toBe('pocketsphinx (local, streaming)');
   }, 60_000);
 
+  it('reports its progress through the audio: settled only once the utterance is finalized', async () => {
+    const words = await say('What are your opening hours?');
+    const stream = engine.stream({ sampleRate: 8000, language: 'en' });
+    const events = collect(stream);
+    // 8 kHz in: 16 bytes a ms.
+    const totalMs = 500 + words.length / 16 + 800;
+    feed(stream, Buffer.concat([silence(500), words, silence(800)]));
+    stream.end();
+    const got = await events;
+    const progress = got.flatMap((e) => (e.type === 'progress' ? [e] : []));
+    const final = got.find((e) => e.type === 'final');
+    expect(final).toBeDefined();
+    // About one report per 100 ms of audio, decoded time rising to the end of what was sent.
+    expect(progress.length).toBeGreaterThan(totalMs / 100 / 2);
+    expect(progress.length).toBeLessThanOrEqual(totalMs / 100 + 1);
+    for (let i = 1; i < progress.length; i++) expect(progress[i]!.decoded).toBeGreaterThan(progress[i - 1]!.decoded);
+    expect(progress.at(-1)!.decoded).toBeGreaterThan(totalMs / 1000 - 0.15);
+    for (const p of progress) expect(p.settled).toBeLessThanOrEqual(p.decoded);
+    for (let i = 1; i < progress.length; i++)
+      expect(progress[i]!.settled).toBeGreaterThanOrEqual(progress[i - 1]!.settled);
+    // While the utterance is open its final is not out: settled stays before its speech's end until the final,
+    // and the first report after the final is settled past it.
+    const at = got.indexOf(final!);
+    for (const e of got.slice(0, at)) if (e.type === 'progress') expect(e.settled).toBeLessThan(final!.end);
+    const next = got.slice(at).find((e) => e.type === 'progress');
+    expect(next?.type === 'progress' && next.settled).toBeGreaterThan(final!.end);
+  }, 60_000);
+
   it('end() flushes an utterance the caller has not finished', async () => {
     const stream = engine.stream({ sampleRate: 8000, language: 'en' });
     const events = collect(stream);

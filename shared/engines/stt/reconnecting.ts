@@ -244,6 +244,7 @@ function failedStream(e: unknown): SttStream {
 
 function shift(ev: SttStreamEvent, s: number): SttStreamEvent {
   if (ev.type === 'partial') return ev.end === undefined ? ev : { ...ev, end: ev.end + s };
+  if (ev.type === 'progress') return { ...ev, decoded: ev.decoded + s, settled: ev.settled + s };
   return {
     ...ev,
     start: ev.start + s,

@@ -69,7 +69,14 @@ export type SttStreamEvent =
    * session takes new words that end after the VAD's last speech as proof that the caller is still talking.
    */
   | { type: 'partial'; text: string; end?: number }
-  | { type: 'final'; text: string; start: number; end: number; words?: TranscriptWord[] };
+  | { type: 'final'; text: string; start: number; end: number; words?: TranscriptWord[] }
+  /**
+   * Only from an engine that decodes on this machine (the local recogniser), which can fall behind the audio on a
+   * busy CPU: how far through the stream it has decoded (`decoded`, stream seconds) and up to where every final is
+   * out (`settled`: no final of audio before it is still to come). A consumer waiting for a final can tell a late
+   * one (still decoding toward it) from none (settled past the speech). Vendors never send it.
+   */
+  | { type: 'progress'; decoded: number; settled: number };
 
 /** A live recognition stream: write PCM frames as they arrive; events yield partial and final results. */
 export interface SttStream {

@@ -175,6 +175,12 @@ export type SystemFrame =
       /** Finals of a call whose STT can fall back to another engine: the engine that produced it. */
       engine?: string;
     }
+  /**
+   * How far a recogniser that decodes on this machine (the local one) has got through the caller's audio (VAD
+   * clock, ms): `decodedMs` decoded, `settledMs` every final before it sent. Only the turn stage reads it (its wait
+   * for a final follows it); it goes no further.
+   */
+  | { kind: 'stt-progress'; decodedMs: number; settledMs: number }
   /** A keypad key from the transport. */
   | { kind: 'dtmf'; digit: string; atMs: number }
   /** The far end echoed a mark: the audio before it has played. */
@@ -231,6 +237,7 @@ const SYSTEM: ReadonlySet<Frame['kind']> = new Set<Frame['kind']>([
   'clear',
   'speech-start',
   'transcript',
+  'stt-progress',
   'dtmf',
   'mark',
   'release',

@@ -213,7 +213,10 @@ class PsChannel implements SttStream {
   /** A message from the worker for this channel. */
   message(op: string, body: string): void {
     if (op === 'P') this.events.push({ type: 'partial', text: body });
-    else if (op === 'F') {
+    else if (op === 'G') {
+      const [decoded, settled] = body.split('\t');
+      this.events.push({ type: 'progress', decoded: Number(decoded) / 1000, settled: Number(settled) / 1000 });
+    } else if (op === 'F') {
       const [start, end, ...text] = body.split('\t');
       this.events.push({ type: 'final', text: text.join('\t'), start: Number(start) / 1000, end: Number(end) / 1000 });
     } else if (op === 'D') this.close();

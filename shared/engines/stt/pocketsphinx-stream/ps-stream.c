@@ -8,7 +8,7 @@
  * from one of its utterances to the next (another call used the decoder in between).
  *
  * Usage: ps-stream --lm <general LM> --dict <dictionary> [--hangover-ms N] [--preroll-ms N] [--partial-ms N]
- *                  [--keep-idle N] [--max-utt-ms N] -- <pocketsphinx arguments: -hmm, -samprate, beams…>
+ *                  [--keep-idle N] [--max-utt-ms N] [--progress-ms N] -- <pocketsphinx arguments: -hmm, beams…>
  * Input 16 kHz s16le mono. Messages both ways: u8 op, u32 LE channel, u32 LE length, then `length` bytes.
  *   in   'O' open channel; payload "<line kind>" (the default -lm/-dict) or "<line kind>\t<lm>\t<dict>" (a
  *            request's language model); the line kind (the caller's sample rate) picks the prior cepstral mean
@@ -16,6 +16,13 @@
  *        'C' close (forget the channel; no answer)
  *   out  'P' partial: text     'F' final: "<start ms>\t<end ms>\t<text>" (ms of the channel's audio)
  *        'D' ended (after 'E')  'X' the channel failed: a message (e.g. its language model would not load)
+ *        'G' progress: "<decoded ms>\t<settled ms>", at the end of an 'A' message once `progress_ms` more of the
+ *            channel's audio has been decoded since the last one (0: never). Decoded: how far through the channel's
+ *            audio the decoder is. Settled: every final of speech before it has been sent (the decoded time, less a
+ *            voiced run that may be opening an utterance; in an utterance, where its speech began; never falling).
+ *            A consumer waiting for a final knows from it
+ *            that none is coming (settled past the speech) or that the decoder is still working toward it (on a
+ *            starved CPU the decoder falls seconds behind the audio; the input waits in the pipe meanwhile).
  * EOF on stdin ends the process. Built by scripts/setup.d/41-ps-stream.sh.
  */
 #include <math.h>
@@ -36,7 +43,7 @@
 #define CALIBRATION_WEIGHT 10
 #define CALIBRATION_MS 500
 
-static int hangover_ms = 200, preroll_ms = 300, partial_ms = 160, keep_idle = 4, max_utt_ms = 20000;
+static int hangover_ms = 200, preroll_ms = 300, partial_ms = 160, keep_idle = 4, max_utt_ms = 20000, progress_ms = 100;
 static int base_argc;
 static char **base_argv;
 
@@ -156,7 +163,8 @@ typedef struct channel {
   int16_t frame[FRAME];
   int frame_fill;
   int64_t samples;      /* audio received (samples) */
-  int64_t utt_start;    /* sample where the utterance's audio starts */
+  int64_t utt_start;    /* sample where the utterance's audio starts (its pre-roll included) */
+  int64_t utt_voiced;   /* sample where its speech starts (the voiced run that opened it) */
   int64_t last_voiced;  /* sample where the last voiced frame ends */
   int voiced_run;       /* consecutive voiced frames before an onset */
   int silent_ms, since_partial_ms, utt_ms;
@@ -168,6 +176,7 @@ typedef struct channel {
   int16_t *utt_audio;   /* calibrating: the utterance's audio, decoded again once its own mean is known */
   int utt_audio_len, utt_audio_cap;
   int failed; /* its decoder would not load: audio is ignored until it is closed */
+  int64_t progress_at; /* samples decoded when the last progress was sent */
   struct channel *next;
 } channel_t;
 static channel_t *channels;
@@ -289,6 +298,7 @@ static int utt_begin(channel_t *c) {
   if (first > 0) feed(c, c->ring + start, first);
   if (c->ring_fill > first) feed(c, c->ring, c->ring_fill - first);
   c->utt_start = c->samples - c->ring_fill;
+  c->utt_voiced = c->samples - 3 * FRAME;
   c->ring_fill = 0;
   return 1;
 }
@@ -398,6 +408,15 @@ static void on_audio(channel_t *c, const unsigned char *b, uint32_t len) {
       on_frame(c);
     }
   }
+  /* Progress once per message at most, and only every progress_ms of audio: one small write more per 100 ms. */
+  if (progress_ms > 0 && c->samples - c->progress_at >= (int64_t)RATE / 1000 * progress_ms) {
+    c->progress_at = c->samples;
+    int64_t settled = c->dec ? c->utt_voiced : c->samples - (int64_t)c->voiced_run * FRAME;
+    char body[64];
+    int n = snprintf(body, sizeof body, "%lld\t%lld", (long long)(c->samples * 1000 / RATE),
+                     (long long)(settled * 1000 / RATE));
+    send_msg('G', c->id, body, (size_t)n);
+  }
 }
 
 static void channel_free(channel_t *c) {
@@ -435,6 +454,7 @@ int main(int argc, char **argv) {
     else if (strcmp(argv[i], "--partial-ms") == 0) partial_ms = v;
     else if (strcmp(argv[i], "--keep-idle") == 0) keep_idle = v;
     else if (strcmp(argv[i], "--max-utt-ms") == 0) max_utt_ms = v;
+    else if (strcmp(argv[i], "--progress-ms") == 0) progress_ms = v;
     else if (strcmp(argv[i], "--lm") == 0) default_lm = argv[i + 1];
     else if (strcmp(argv[i], "--dict") == 0) default_dict = argv[i + 1];
     else return 64;

@@ -249,6 +249,11 @@ export class SttStage extends Stage {
   /** A result of the stream; `engine` when the call's STT can fall back (finals say which engine made them). */
   private heard(ev: SttStreamEvent, engine?: string): void {
     if (this.closed) return;
+    if (ev.type === 'progress') {
+      const decodedMs = ev.decoded * 1000 + this.sttOffsetMs;
+      this.emit({ kind: 'stt-progress', decodedMs, settledMs: ev.settled * 1000 + this.sttOffsetMs });
+      return;
+    }
     const atMs = this.opts.now();
     if (ev.type === 'partial') {
       this.emit({

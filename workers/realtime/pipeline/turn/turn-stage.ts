@@ -30,6 +30,8 @@ interface Utterance {
   finals: string[];
   lastFinalEndMs: number;
   finalAt: number | null;
+  /** The recogniser's decoded audio time when its progress was last looked at in the wait for a final. */
+  decodedSeenMs: number | null;
   /** The engine of the last final, when the call's STT can fall back. */
   sttEngine?: string;
   timer: NodeJS.Timeout | null;
@@ -38,6 +40,20 @@ interface Utterance {
   /** The least it has been under the caller's own speech level since it began (dB); null until known. */
   underCallerDb: number | null;
 }
+
+/**
+ * The wait for a final from a recogniser that reports its progress (stt-progress: the local one), past the engine's
+ * own wait: looked at again every PROGRESS_CHECK_MS while it is still decoding toward the endpoint and has moved
+ * since the last look, and never longer than FINAL_WAIT_CEILING_MS from the endpoint in all (a worker that hangs
+ * cannot hold a turn). A starved recogniser decodes 100 ms of audio (its progress step) in well under 2 s.
+ */
+export const PROGRESS_CHECK_MS = 2000;
+export const FINAL_WAIT_CEILING_MS = 20_000;
+/**
+ * Decoded this far past the endpoint (audio ms) with no final and an utterance still open: the recogniser hears
+ * something the VAD does not (line noise, a soft tail); the turn goes on at the engine's own wait, as before.
+ */
+const DECODED_PAST_ENDPOINT_MS = 1000;
 
 /** The call's turn-taking settings this stage reads (call/types.ts's SessionSettings holds them among the rest). */
 export interface TurnSettings {
@@ -97,6 +113,8 @@ export class TurnStage extends Stage {
   private readonly levels = new LineLevels();
   private levelsHeard = false;
   private closed = false;
+  /** The recogniser's last progress (stt-progress), when the STT reports it; null for the vendors'. */
+  private progress: { decodedMs: number; settledMs: number } | null = null;
   private readonly dtmf = new DtmfCollector((digits) => this.emit({ kind: 'keypad', digits, atMs: this.conv.now() }));
 
   constructor(
@@ -169,6 +187,9 @@ export class TurnStage extends Stage {
       case 'transcript':
         this.onTranscript(frame);
         return false;
+      case 'stt-progress':
+        this.onProgress(frame.decodedMs, frame.settledMs);
+        return false;
       case 'dtmf':
         this.emit(frame);
         if (this.conv.agentActive && this.conv.current) this.interrupt('dtmf', null);
@@ -231,11 +252,43 @@ export class TurnStage extends Stage {
    */
   private awaitFinal(u: Utterance): void {
     const wait = this.finalWaitMs();
+    u.decodedSeenMs = this.progress?.decodedMs ?? null;
     u.timer = setTimeout(() => {
       const longer = this.finalWaitMs() - wait;
-      if (longer > 0) u.timer = setTimeout(() => this.commit(true), longer);
-      else this.commit(true);
+      if (longer > 0) u.timer = setTimeout(() => this.finalWaitOver(u, wait + longer), longer);
+      else this.finalWaitOver(u, wait);
     }, wait);
+  }
+
+  /**
+   * The engine's wait for the final is over (`waitedMs` since the endpoint). A vendor's turn goes on now with what
+   * there is. A recogniser that reports its progress and is still decoding toward the endpoint, behind the audio on
+   * a starved CPU, gets more time while it moves (its final is late, not lost): issue 32, the local phone call's
+   * flake. Only such a recogniser's turns take a second timer.
+   */
+  private finalWaitOver(u: Utterance, waitedMs: number): void {
+    const p = this.progress;
+    const endpointMs = u.endpointAudioMs;
+    const decoding =
+      p !== null &&
+      endpointMs !== null &&
+      p.decodedMs > (u.decodedSeenMs ?? -1) &&
+      p.decodedMs < endpointMs + DECODED_PAST_ENDPOINT_MS &&
+      waitedMs + PROGRESS_CHECK_MS <= FINAL_WAIT_CEILING_MS;
+    if (!decoding || this.utt !== u) return this.commit(true);
+    u.decodedSeenMs = p.decodedMs;
+    u.timer = setTimeout(() => this.finalWaitOver(u, waitedMs + PROGRESS_CHECK_MS), PROGRESS_CHECK_MS);
+  }
+
+  /**
+   * The recogniser's progress. Waiting for a final that it has settled past (every final up to the endpoint is out,
+   * and none finished the utterance: it heard no words there), the turn goes on at once with what there is rather
+   * than at the end of the wait.
+   */
+  private onProgress(decodedMs: number, settledMs: number): void {
+    this.progress = { decodedMs, settledMs };
+    const u = this.utt;
+    if (u?.timer && u.endpointAudioMs !== null && settledMs >= u.endpointAudioMs) this.commit(true);
   }
 
   /** The wait for a final of the engine hearing the caller now. */
@@ -260,6 +313,7 @@ export class TurnStage extends Stage {
       finals: [],
       lastFinalEndMs: 0,
       finalAt: null,
+      decodedSeenMs: null,
       timer: null,
       contrastDb: null,
       underCallerDb: null,
