@@ -100,7 +100,14 @@ describe('the test pool process of the one-process mode', () => {
         250,
       );
       // The suite's second scenario fails on purpose (its agent says "price"): both were played.
-      const why = JSON.stringify(detail.results.map((r) => r?.checks.filter((c) => !c.passed)));
+      const why = JSON.stringify(
+        detail.results.map((r) => ({
+          failed: r?.checks.filter((c) => !c.passed),
+          error: r?.error,
+          rootCause: r?.rootCause,
+          transcript: r?.transcript,
+        })),
+      );
       expect(detail, why).toMatchObject({ status: 'failed', progress: { done: 2, total: 2 }, passed: 1, failed: 1 });
       // And the job was processed by the test pool process, not by the process that serves the API and live calls.
       const job = await queue.getJob(run.id);
