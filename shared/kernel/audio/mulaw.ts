@@ -58,43 +58,19 @@ const PAD = '='.charCodeAt(0);
 /**
  * A Twilio media payload (base64 of μ-law bytes) → PCM s16le in one pass, or null when it is not plain base64 (the
  * alphabet, then at most two `=`; the caller reports the frame as invalid). The same bytes as Buffer.from(payload,
- * 'base64') then mulawToPcm, without the intermediate buffer or a separate validation pass: this runs for every
- * caller frame.
+ * 'base64') then mulawToPcm, without a separate validation pass. Caller frames of the plain shape Twilio sends are
+ * decoded from the socket's bytes (mulawBase64BytesToPcm); this is the general path's.
  */
 export function mulawBase64ToPcm(payload: string): Buffer | null {
-  let n = payload.length;
-  let pad = 0;
-  while (pad < 2 && n > 0 && payload.charCodeAt(n - 1) === PAD) {
-    n--;
-    pad++;
-  }
-  const bytes = Math.floor((n * 6) / 8);
-  const out = Buffer.allocUnsafe(bytes * 2);
-  const aligned = out.byteOffset % 2 === 0;
-  const s = aligned ? new Int16Array(out.buffer, out.byteOffset, bytes) : null;
-  let acc = 0;
-  let bits = 0;
-  let k = 0;
-  for (let i = 0; i < n; i++) {
-    const c = payload.charCodeAt(i);
-    const v = c < 128 ? B64[c]! : -1;
-    if (v < 0) return null;
-    acc = ((acc << 6) | v) & 0xffffff;
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      const sample = DECODE[(acc >> bits) & 0xff]!;
-      if (s) s[k] = sample;
-      else out.writeInt16LE(sample, k * 2);
-      k++;
-    }
-  }
-  return out;
+  // UTF-8 keeps ASCII as it is and turns any other character into bytes of 0x80 and over, which the decoder refuses
+  // as it refuses the character: the same answer for every string.
+  const bytes = Buffer.from(payload, 'utf8');
+  return mulawBase64BytesToPcm(bytes, 0, bytes.length);
 }
 
 /**
  * mulawBase64ToPcm over the ASCII bytes `src[start, end)` of a message, so a media frame's payload is decoded
- * straight from the socket's buffer without first becoming a string: the same samples, and null for the same inputs.
+ * straight from the socket's buffer without first becoming a string (the string form goes through it).
  */
 export function mulawBase64BytesToPcm(src: Uint8Array, start: number, end: number): Buffer | null {
   let n = end;
