@@ -71,3 +71,8 @@ export class NoiseFloor {
 export function rmsToDbfs(rms: number): number {
   return 20 * Math.log10(rms / 32768);
 }
+
+/** The 16-bit RMS of a level in dBFS (0 for −∞). */
+export function dbfsToRms(db: number): number {
+  return 32768 * 10 ** (db / 20);
+}

@@ -1,10 +1,11 @@
 import { Resampler } from '../../../../shared/kernel/audio/resampler.ts';
-import { NoiseFloor, rmsToDbfs } from '../../../../shared/kernel/audio/noise-floor.ts';
+import { dbfsToRms, NoiseFloor, rmsToDbfs } from '../../../../shared/kernel/audio/noise-floor.ts';
 import { pcmToInt16, rms16, SILENCE_RMS } from '../../../../shared/kernel/audio/pcm.ts';
 import type { VadEngine, VadSession } from '../../../../shared/engines/vad/types.ts';
 import { TurnDetector, type TurnDetectorEvent, type TurnDetectorOptions } from './turn-detector.ts';
 import { isSystemFrame, type DataFrame, type Frame, type UpstreamFrame } from '../frames.ts';
 import { Stage } from '../stage.ts';
+import { BackgroundGate } from './background-gate.ts';
 
 /** Queued 20 ms input frames beyond which the VAD sheds work (100 ms behind real time). */
 const BACKLOG_SHED = 5;
@@ -45,6 +46,8 @@ export class VadStage extends Stage {
   private shed = 0;
   /** The line's noise floor: a frame must be over it by a margin to be scored at all (noise-floor.ts). */
   readonly floor: NoiseFloor;
+  /** A talker over background voices: the crowd's level is silence while the talker's speech lasts (background-gate.ts). */
+  private readonly background = new BackgroundGate();
   /** Where the current run of frames over the floor's gate began (audio ms); NaN after a frame under it. */
   private soundFromMs = NaN;
   /**
@@ -92,7 +95,8 @@ export class VadStage extends Stage {
       let prob: number;
       const level = rms16(frame);
       this.floor.push(level);
-      const over = level >= this.floor.gateRms;
+      this.background.push(level, this.detector.inSpeech);
+      const over = level >= this.gateRms;
       if (!over) this.soundFromMs = NaN;
       else if (Number.isNaN(this.soundFromMs)) this.soundFromMs = this.audioMs;
       // Hysteresis: once the caller speaks, the bar to go on is the absolute gate, for a while (UNDER_GATE_HOLD_MS).
@@ -161,9 +165,14 @@ export class VadStage extends Stage {
     if (!this.detector.inSpeech) return;
     const tail = this.buf.subarray(0, this.bufLen);
     // Within the hold, a tail under the floor's gate may still be scored as speech when its frame completes.
-    const gate = this.audioMs < this.holdUntilMs ? SILENCE_RMS : this.floor.gateRms;
+    const gate = this.audioMs < this.holdUntilMs ? SILENCE_RMS : this.gateRms;
     if (tail.length > 0 && rms16(tail) >= gate) return;
     this.report(this.detector.silentUntil(this.audioMs + (tail.length / this.vad.sampleRate) * 1000));
+  }
+
+  /** Audio under this RMS is silence: the line's floor, or the background voices a talker stands over. */
+  private get gateRms(): number {
+    return Math.max(this.floor.gateRms, dbfsToRms(this.background.gateDb));
   }
 
   /**
