@@ -589,7 +589,9 @@ export class TurnStage extends Stage {
     if (!force && this.reopenIfUnfinished(u)) return;
     if (u.timer) clearTimeout(u.timer);
     this.utt = null;
-    this.endedAudioMs = Math.max(this.endedAudioMs, u.endpointAudioMs ?? u.lastSpeechAudioMs, u.lastFinalEndMs);
+    // Never past the audio heard so far: a recogniser's timing that ran ahead of it would silence the caller.
+    const endedMs = Math.min(this.audioInMs, Math.max(u.endpointAudioMs ?? u.lastSpeechAudioMs, u.lastFinalEndMs));
+    this.endedAudioMs = Math.max(this.endedAudioMs, endedMs);
     const text = [...u.finals, force ? this.partial : ''].join(' ').trim();
     this.partial = '';
     // Held tentatively, and ended with words that are speech after all (the STT's final never came): a barge-in.
