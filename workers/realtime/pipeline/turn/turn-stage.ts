@@ -23,6 +23,8 @@ interface Utterance {
   paused: boolean;
   /** Opened by the STT before the VAD heard speech; the VAD's onset, when it comes, is taken if earlier. */
   sttAhead: boolean;
+  /** The VAD's speech began within the turn handed on before it (scored late): its onset is that turn's end. */
+  fromEndedTurn: boolean;
   duringAgent: boolean;
   interrupted: boolean;
   /** The agent was stopped tentatively (speech past forceMs, no words yet): it resumes unless words come. */
@@ -113,6 +115,13 @@ export class TurnStage extends Stage {
   private readonly levels = new LineLevels();
   private levelsHeard = false;
   private closed = false;
+  /**
+   * Where the last utterance handed on (or dropped) ended in the call's audio: the later of its endpoint and the end
+   * of its final's words. The VAD lags the STT on a starved CPU (batched Silero behind a streaming STT): a turn its
+   * final ended can be handed on, and its reply begun, before the VAD has scored all of the speech. That speech is
+   * the turn's, not the caller speaking over the reply.
+   */
+  private endedAudioMs = Number.NEGATIVE_INFINITY;
   /** The recogniser's last progress (stt-progress), when the STT reports it; null for the vendors'. */
   private progress: { decodedMs: number; settledMs: number } | null = null;
   private readonly dtmf = new DtmfCollector((digits) => this.emit({ kind: 'keypad', digits, atMs: this.conv.now() }));
@@ -208,7 +217,11 @@ export class TurnStage extends Stage {
     this.emitUp({ kind: 'endpoint-window', endpointMs, pauseMs, reconsider });
   }
 
-  private onSpeechStart(atMs: number, soundOnsetMs: number): void {
+  private onSpeechStart(vadOnsetMs: number, vadSoundOnsetMs: number): void {
+    // Speech the VAD scored late that began before the last turn ended: only what goes on past that end is new
+    // (endedAudioMs). Speech that begins after that end is timed from its own onset, as before.
+    const atMs = Math.max(vadOnsetMs, this.endedAudioMs);
+    const soundOnsetMs = Math.max(vadSoundOnsetMs, this.endedAudioMs);
     const open = this.utt;
     if (open) {
       // The caller goes on after a pause (or STT heard the speech before the VAD did): one utterance.
@@ -226,6 +239,7 @@ export class TurnStage extends Stage {
       open.lastSpeechAudioMs = null;
     } else {
       this.utt = this.newUtterance(atMs, soundOnsetMs);
+      this.utt.fromEndedTurn = vadOnsetMs < this.endedAudioMs;
       this.detector.onUtteranceStart();
       const { endpointing } = this.opts.settings;
       this.setWindow(endpointing.fixedMs, endpointing.preemptive ? PREPARE_AFTER_MS : undefined, false);
@@ -235,6 +249,18 @@ export class TurnStage extends Stage {
   private onSpeechEnd(atMs: number, lastSpeechMs: number): void {
     const u = this.utt;
     if (!u) return;
+    // The late-scored rest of the ended turn's speech, and no more than a tail past its end (shorter than any
+    // barge-in, with no words of its own): not an utterance, whether or not the agent is still speaking.
+    const pastEndMs = lastSpeechMs - u.onsetAudioMs;
+    if (
+      u.fromEndedTurn &&
+      u.finals.length === 0 &&
+      this.partial === '' &&
+      pastEndMs < this.opts.settings.bargeInMinMs
+    ) {
+      this.utt = null;
+      return;
+    }
     u.lastSpeechAudioMs = lastSpeechMs;
     u.endpointAudioMs = atMs;
     u.endpointAt = this.conv.now();
@@ -307,6 +333,7 @@ export class TurnStage extends Stage {
       endpointAt: null,
       paused: false,
       sttAhead: false,
+      fromEndedTurn: false,
       duringAgent: this.conv.agentActive,
       interrupted: false,
       held: false,
@@ -562,6 +589,9 @@ export class TurnStage extends Stage {
     if (!force && this.reopenIfUnfinished(u)) return;
     if (u.timer) clearTimeout(u.timer);
     this.utt = null;
+    // Never past the audio heard so far: a recogniser's timing that ran ahead of it would silence the caller.
+    const endedMs = Math.min(this.audioInMs, Math.max(u.endpointAudioMs ?? u.lastSpeechAudioMs, u.lastFinalEndMs));
+    this.endedAudioMs = Math.max(this.endedAudioMs, endedMs);
     const text = [...u.finals, force ? this.partial : ''].join(' ').trim();
     this.partial = '';
     // Held tentatively, and ended with words that are speech after all (the STT's final never came): a barge-in.
