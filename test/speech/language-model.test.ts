@@ -1,8 +1,10 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { backgroundCachePath, readCachedBackground } from '../../shared/engines/stt/lm/background-cache.ts';
+import { BACKGROUND_SIZE, loadBackground } from '../../shared/engines/stt/lm/background.ts';
 import { buildModelFiles, DOMAIN_WEIGHT, MAX_DOMAIN_WORDS } from '../../shared/engines/stt/lm/build-model.ts';
 import { LanguageModels, type LanguageModelFiles } from '../../shared/engines/stt/lm/language-models.ts';
 import { readTrieModel } from '../../shared/engines/stt/lm/trie-reader.ts';
@@ -115,6 +117,27 @@ describe('per-agent language model', () => {
     // sphinxbase itself finds 6 fewer bigrams in this file than its header declares.
     expect(Math.abs(bigrams - trie.counts[1]!)).toBeLessThanOrEqual(6);
   });
+
+  it('keeps the pruned general model beside the models, read back as it was pruned; a damaged copy is ignored', async () => {
+    // beforeAll's build (a process of its own) wrote it; this process prunes afresh to compare.
+    const lmPath = join(MODEL_DIR, 'en-us.lm.bin');
+    const path = await backgroundCachePath(dir, lmPath, BACKGROUND_SIZE);
+    const cached = await readCachedBackground(path);
+    const pruned = await loadBackground(lmPath);
+    expect(cached?.words).toEqual(pruned.words);
+    expect(cached?.model.orders.map((o) => o.size)).toEqual(pruned.model.orders.map((o) => o.size));
+    let differ = 0;
+    pruned.model.orders.forEach((order, n) => {
+      for (const [k, e] of order) {
+        const c = cached?.model.orders[n]!.get(k);
+        if (c?.prob !== e.prob || c.backoff !== e.backoff) differ++;
+      }
+    });
+    expect(differ).toBe(0);
+    const damaged = join(dir, 'damaged-background.bin');
+    await writeFile(damaged, (await readFile(path)).subarray(0, 1000));
+    expect(await readCachedBackground(damaged)).toBeNull();
+  }, 120_000);
 });
 
 describe('bounds on what a model is built from (user input)', () => {

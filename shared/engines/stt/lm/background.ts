@@ -1,3 +1,4 @@
+import { backgroundCachePath, readCachedBackground, writeCachedBackground } from './background-cache.ts';
 import { readTrieModel } from './trie-reader.ts';
 import { key, type NgramEntry, type NgramModel } from './ngram-model.ts';
 
@@ -24,16 +25,32 @@ export interface Background {
 
 const loaded = new Map<string, Promise<Background>>();
 
-/** The background for `lmPath` (the general model), read and pruned once per process. */
-export function loadBackground(lmPath: string, size: BackgroundSize = BACKGROUND_SIZE): Promise<Background> {
-  const id = `${lmPath}|${size.words}|${size.bigrams}|${size.trigrams}`;
+/**
+ * The background for `lmPath` (the general model), read and pruned once per process; with `cacheDir`, once per
+ * general model on that disk (background-cache.ts: each build is a process of its own).
+ */
+export function loadBackground(
+  lmPath: string,
+  size: BackgroundSize = BACKGROUND_SIZE,
+  cacheDir?: string,
+): Promise<Background> {
+  const id = `${lmPath}|${size.words}|${size.bigrams}|${size.trigrams}|${cacheDir ?? ''}`;
   let p = loaded.get(id);
   if (!p) {
-    p = pruneGeneral(lmPath, size);
+    p = cacheDir ? cachedOrPruned(lmPath, size, cacheDir) : pruneGeneral(lmPath, size);
     p.catch(() => loaded.delete(id));
     loaded.set(id, p);
   }
   return p;
+}
+
+async function cachedOrPruned(lmPath: string, size: BackgroundSize, cacheDir: string): Promise<Background> {
+  const path = await backgroundCachePath(cacheDir, lmPath, size);
+  const hit = await readCachedBackground(path);
+  if (hit) return hit;
+  const bg = await pruneGeneral(lmPath, size);
+  await writeCachedBackground(path, bg);
+  return bg;
 }
 
 /** The score above which at most `n` of `scores` lie (all of them when there are fewer). */

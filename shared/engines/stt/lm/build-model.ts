@@ -26,6 +26,8 @@ export interface ModelInput {
   /** Folder of Debian's pocketsphinx-en-us (en-us.lm.bin, cmudict-en-us.dict). */
   modelDir: string;
   background?: BackgroundSize;
+  /** Where the pruned general model is kept between builds (background-cache.ts); pruned afresh when absent. */
+  cacheDir?: string;
   /** Weight of the in-domain side (default DOMAIN_WEIGHT). */
   domainWeight?: number;
 }
@@ -39,7 +41,7 @@ export interface ModelFiles {
 /** Builds the per-agent model: the domain model of `text` + the conversational base, interpolated with the general. */
 export async function buildModelFiles(input: ModelInput): Promise<ModelFiles> {
   const [background, reference] = await Promise.all([
-    loadBackground(join(input.modelDir, 'en-us.lm.bin'), input.background),
+    loadBackground(join(input.modelDir, 'en-us.lm.bin'), input.background, input.cacheDir),
     loadPronunciations(join(input.modelDir, 'cmudict-en-us.dict')),
   ]);
   const agentSentences = textToSentences(input.text);

@@ -91,7 +91,7 @@ export class LanguageModels {
       await writeFile(join(tmp, 'input.txt'), text);
       const out = await runProcess(
         { path: process.execPath },
-        [BUILD_CLI, this.opts.modelDir, join(tmp, 'input.txt'), tmp],
+        [BUILD_CLI, this.opts.modelDir, join(tmp, 'input.txt'), tmp, this.opts.dir],
         {
           timeoutMs: this.opts.buildTimeoutMs,
           nice: 10,
