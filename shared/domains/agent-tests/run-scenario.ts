@@ -79,7 +79,7 @@ async function finishedSession(t: Target, id: string, signal?: AbortSignal): Pro
  * timing against the agent's speech: a barge-in so far into a reply, backchannels said into it as it plays, or a
  * latency bound.
  */
-function playoutFor(scenario: Scenario, asked: number): number {
+export function playoutFor(scenario: Scenario, asked: number): number {
   const timed = scenario.turns.some((t) => t.bargeInAfterMs !== undefined || t.expect?.maxLatencyMs !== undefined);
   return timed || scenario.impairments?.backchannels ? 1 : asked;
 }
