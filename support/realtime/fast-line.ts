@@ -16,3 +16,12 @@
  * longer a race: speech that ended before the answer is not a turn (test/realtime/phone-calls.test.ts).
  */
 export const FAST_LINE = 4;
+
+/**
+ * A far end that plays the agent's audio this many times faster than real time while the caller still speaks in
+ * real time (far-end.ts `playout`): for calls whose subject is what was said and left, where the caller's turns must
+ * be recorded where they were said (the platform maps the caller's audio to the session's clock as a real-time
+ * line), as the agent-test runner's results are (each recorded turn is the scenario turn it was said in). The waits
+ * for the agent's replies to play out are what it shortens.
+ */
+export const FAST_PLAYOUT = 4;

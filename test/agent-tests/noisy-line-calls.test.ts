@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseScenarioFile } from '../../shared/contracts/agent-tests.ts';
 import { allChecks } from '../../shared/domains/agent-tests/results.ts';
 import { describeResult, runSuite } from '../../shared/domains/agent-tests/suite.ts';
+import { FAST_PLAYOUT } from '../../support/realtime/fast-line.ts';
 import { frontDeskPlatform } from './fixtures.ts';
 
 /**
@@ -18,6 +19,8 @@ afterAll(async () => platform?.close());
 
 const here = () => Promise.resolve({ url: platform.p.url, vendors: platform.vendors, kind: 'scripted' as const });
 const as = () => ({ apiKey: platform.key, agentId: platform.agentId });
+/** The agent's audio plays faster than real time at the caller; the caller speaks in real time (fast-line.ts). */
+const fast = { playout: FAST_PLAYOUT };
 const scenario = (name: string, noise: string) => ({
   file: 'noisy.yaml',
   scenario: parseScenarioFile(
@@ -39,6 +42,7 @@ describe('agent tests on a noisy line', () => {
       as(),
       [scenario('white 15', '{type: white, snrDb: 15}'), scenario('pink 15', '{type: pink, snrDb: 15}')],
       here,
+      fast,
     );
     for (const r of results) {
       expect({ name: r.name, failed: allChecks(r).filter((c) => !c.passed), why: r.rootCause }).toEqual({
@@ -53,7 +57,7 @@ describe('agent tests on a noisy line', () => {
   }, 120_000);
 
   it('under a line louder than the caller the root cause says the simulated STT heard no speech', async () => {
-    const [r] = await runSuite(as(), [scenario('drowned', '{type: white, snrDb: -5}')], here);
+    const [r] = await runSuite(as(), [scenario('drowned', '{type: white, snrDb: -5}')], here, fast);
     expect(r!.passed).toBe(false);
     expect(r!.rootCause[0]).toMatch(
       /^no caller speech detected; line noise floor −\d+ dBFS, the caller's speech at −\d+ dBFS \(-?\d+ dB over it\): the simulated STT heard no speech: the test’s simulator failed, not the agent$/,

@@ -9,6 +9,7 @@ import { allChecks } from '../../shared/domains/agent-tests/results.ts';
 import { loadScenarioFiles, runSuite } from '../../shared/domains/agent-tests/suite.ts';
 import { FRONT_DESK_SUITE as SUITE, frontDeskPlatform } from './fixtures.ts';
 import type { TestPlatform } from '../../support/helpers/platform.ts';
+import { FAST_PLAYOUT } from '../../support/realtime/fast-line.ts';
 
 /**
  * Agent tests end to end, offline: the real platform (api + realtime) on port 0 with its STT and LLM pointed at
@@ -30,6 +31,11 @@ beforeAll(async () => {
 
 /** Every scenario on this test's platform, pointed at the runner's vendors (its LLM answers with the script). */
 const here = () => Promise.resolve({ url: p.url, vendors, kind: 'scripted' as const });
+/**
+ * The agent's audio plays faster than real time at the caller (support/realtime/fast-line.ts) where a test's subject
+ * is what the call says and leaves; the runner keeps scenarios about timing (barge-in, backchannels) on real time.
+ */
+const fast = { playout: FAST_PLAYOUT };
 
 afterAll(async () => {
   await platform?.close();
@@ -42,7 +48,7 @@ describe('agent tests over the Twilio media path', () => {
       file: 'front-desk.yaml',
       scenario,
     }));
-    const [ok, broken] = await runSuite({ apiKey: key, agentId }, scenarios, here);
+    const [ok, broken] = await runSuite({ apiKey: key, agentId }, scenarios, here, fast);
 
     expect(ok!.error).toBeNull();
     expect(allChecks(ok!).filter((c) => !c.passed)).toEqual([]);
@@ -73,7 +79,7 @@ describe('agent tests over the Twilio media path', () => {
 
   it('passes the documented example suite (pauses, a bad line, a barge-in)', async () => {
     const scenarios = await loadScenarioFiles(['examples/agent-tests/front-desk.yaml']);
-    const results = await runSuite({ apiKey: key, agentId }, scenarios, here);
+    const results = await runSuite({ apiKey: key, agentId }, scenarios, here, fast);
     for (const r of results)
       expect({ name: r.name, failed: allChecks(r).filter((c) => !c.passed) }).toEqual({ name: r.name, failed: [] });
     const barge = results[2]!;
@@ -173,7 +179,7 @@ describe('agent tests over the Twilio media path', () => {
         'wer.json',
       )[0]!,
     });
-    const [a, b] = await runSuite({ apiKey: key, agentId }, [scenario(3), scenario(3)], here);
+    const [a, b] = await runSuite({ apiKey: key, agentId }, [scenario(3), scenario(3)], here, fast);
     expect(a!.error).toBeNull();
     expect(a!.stt).toMatch(/50 % word errors/);
     const heard = a!.turns[0]!.heard;
@@ -184,6 +190,7 @@ describe('agent tests over the Twilio media path', () => {
       { apiKey: key, agentId },
       [{ file: 'clean.json', scenario: { ...scenario(3).scenario, impairments: undefined } }],
       here,
+      fast,
     );
     expect(clean!.turns[0]!.heard.replace(/[.?!]$/, '').toLowerCase()).toBe(said.toLowerCase());
     expect(b!.turns[0]!.heard).not.toBe('');

@@ -6,6 +6,7 @@ import { allChecks } from '../../shared/domains/agent-tests/results.ts';
 import { runSuite } from '../../shared/domains/agent-tests/suite.ts';
 import { startPlatform } from '../../scripts/platform.ts';
 import { startTestPlatform, type TestPlatform } from '../../support/helpers/platform.ts';
+import { FAST_PLAYOUT } from '../../support/realtime/fast-line.ts';
 
 /**
  * `transport: websocket`: a scenario's call over the direct protocol (POST /v1/sessions/direct's token, 16 kHz PCM
@@ -45,8 +46,14 @@ afterAll(async () => {
   await p?.close();
 });
 
+/**
+ * The agent's audio plays faster than real time at the caller (support/realtime/fast-line.ts); the runner keeps a
+ * scenario about timing (the barge-in below, backchannels) on real time, and the caller always speaks in real time.
+ */
+const fast = { playout: FAST_PLAYOUT };
+
 const run = (scenario: Scenario) =>
-  runSuite({ apiKey: key, agentId }, [{ file: 'ws.yaml', scenario }], (s) => slot.forScenario(s, 'local'));
+  runSuite({ apiKey: key, agentId }, [{ file: 'ws.yaml', scenario }], (s) => slot.forScenario(s, 'local'), fast);
 
 describe('agent tests over the direct WebSocket protocol', () => {
   it('runs a two-turn scenario end to end: greeting, replies, pocketsphinx heard the caller, waterfall, recording', async () => {
@@ -139,8 +146,11 @@ describe('agent tests over the direct WebSocket protocol', () => {
       turns: [{ say: 'Hello?' }],
       expect: { replyMatches: '(?i)thanks for calling' },
     };
-    const [r] = await runSuite({ apiKey: key, agentId, agentVersion: 1 }, [{ file: 'v.json', scenario }], (s) =>
-      slot.forScenario(s, 'local'),
+    const [r] = await runSuite(
+      { apiKey: key, agentId, agentVersion: 1 },
+      [{ file: 'v.json', scenario }],
+      (s) => slot.forScenario(s, 'local'),
+      fast,
     );
     expect(r!.error).toBeNull();
     expect(r!.transcript[0]).toMatchObject({ text: 'Hello, thanks for calling.' });
@@ -167,8 +177,11 @@ describe('agent tests over the direct WebSocket protocol', () => {
       llm: { replies: ['Friday works.'] },
       turns: [{ say: said, expect: { replyMatches: 'Friday works' } }],
     };
-    const [r] = await runSuite({ apiKey: key, agentId: vendorEars }, [{ file: 'v.json', scenario }], (s) =>
-      slot.forScenario(s, 'local'),
+    const [r] = await runSuite(
+      { apiKey: key, agentId: vendorEars },
+      [{ file: 'v.json', scenario }],
+      (s) => slot.forScenario(s, 'local'),
+      fast,
     );
     expect(r!.error).toBeNull();
     expect(r!.stt).toMatch(/^simulated/);

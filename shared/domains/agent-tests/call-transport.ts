@@ -36,11 +36,15 @@ export interface CallTransport {
   codec: MulawCodec;
   /** The frames' sample rate. */
   rate: number;
-  /** Creates the session (waiting while the platform is at capacity) and the caller that will connect to it. */
+  /**
+   * Creates the session (waiting while the platform is at capacity) and the caller that will connect to it.
+   * `playout`: how many times faster than real time the caller plays the agent's audio (far-end.ts); 1 when absent.
+   */
   connect(
     t: Target,
     line: LineImpairment | null,
     signal?: AbortSignal,
+    playout?: number,
   ): Promise<{ sessionId: string; caller: ScenarioCaller } | { error: string }>;
 }
 
@@ -48,12 +52,12 @@ export interface CallTransport {
 const twilio: CallTransport = {
   codec: mulaw,
   rate: 8000,
-  async connect(t, line, signal) {
+  async connect(t, line, signal, playout) {
     const created = await createSession(t, signal);
     if (created.status !== 200)
       return { error: `session create answered ${created.status}: ${JSON.stringify(created.body)}` };
     const caller = new ImpairedCaller(
-      { url: wsUrl(t.url, '/v1/sessions/twilio/stream'), token: tokenFromTwiml(created.body.twiml) },
+      { url: wsUrl(t.url, '/v1/sessions/twilio/stream'), token: tokenFromTwiml(created.body.twiml), playout },
       line,
     );
     return { sessionId: created.body.sessionId, caller };
@@ -64,13 +68,13 @@ const twilio: CallTransport = {
 const websocket: CallTransport = {
   codec: PCM_LINE,
   rate: 16000,
-  async connect(t, line, signal) {
+  async connect(t, line, signal, playout) {
     const created = await createDirectSession(t, signal);
     if (created.status !== 200)
       return { error: `session create answered ${created.status}: ${JSON.stringify(created.body)}` };
     const { sessionId, token } = created.body;
     const url = wsUrl(t.url, `/v1/agents/${encodeURIComponent(t.agentId)}/session?token=${encodeURIComponent(token)}`);
-    return { sessionId, caller: new ImpairedDirectCaller(url, line) };
+    return { sessionId, caller: new ImpairedDirectCaller(url, line, playout) };
   },
 };
 

@@ -19,9 +19,12 @@ export class DirectCaller extends FarEndCaller {
   readonly events: Record<string, unknown>[] = [];
   private speech: Buffer[] = [];
 
-  /** `url`: the socket URL with its session token (POST /v1/sessions/direct answers it). */
-  constructor(url: string) {
-    super(url, FRAME, (RATE / 1000) * 2);
+  /**
+   * `url`: the socket URL with its session token (POST /v1/sessions/direct answers it); `playout`: how many times
+   * faster than real time the agent's audio is played (far-end.ts), 1 unless a test asks otherwise.
+   */
+  constructor(url: string, playout = 1) {
+    super(url, FRAME, (RATE / 1000) * 2, 1, playout);
   }
 
   /** Connects and starts the real-time audio clock. */

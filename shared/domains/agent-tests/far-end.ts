@@ -37,6 +37,8 @@ export abstract class FarEndCaller {
 
   /** Wall-clock ms between two 20 ms frames: 20 on a real-time line, less on a fast one (`rate`). */
   private readonly tickMs: number;
+  /** 20 ms frames of the agent's audio played per frame of the caller's (`playout`). */
+  private readonly playsPerTick: number;
 
   /**
    * `frameBytes`: 20 ms of the agent's audio on this wire; `bytesPerMs`: the same rate, per ms. `rate`: how many
@@ -45,15 +47,23 @@ export abstract class FarEndCaller {
    * hears a faster line, not a different call: it times the caller's speech by its audio, not by when it came,
    * and a sentence has played when its mark comes back. A test whose subject is not how long the audio lasts
    * (an outcome, a setting, a record) runs its calls on a fast line; timing tests keep the real one.
+   * `playout`: a whole number of times faster than its own media clock the far end plays the agent's audio (1 unless
+   * a test asks otherwise): the caller still speaks on its media clock, so the platform's mapping of the caller's
+   * audio to the session's clock (which assumes a real-time line) stays exact, and only the waits for the agent's
+   * replies to play out are shorter. The platform learns what has played from the marks, as on any line.
    */
   constructor(
     url: string,
     private readonly frameBytes: number,
     private readonly bytesPerMs: number,
     rate = 1,
+    playout = 1,
   ) {
     if (!(rate >= 1)) throw new Error(`far end: rate ${rate} is not a speed-up (>= 1)`);
+    if (!Number.isInteger(playout) || playout < 1)
+      throw new Error(`far end: playout ${playout} is not a whole speed-up (>= 1)`);
     this.tickMs = 20 / rate;
+    this.playsPerTick = playout;
     this.ws = new WebSocket(url);
     this.opened = new Promise((resolve, reject) => {
       this.ws.once('open', () => resolve());
@@ -95,7 +105,7 @@ export abstract class FarEndCaller {
     // Catch up if the event loop was late, so the stream stays real time.
     while (this.nextTick <= now) {
       this.nextFrame();
-      this.playFrame();
+      for (let i = 0; i < this.playsPerTick; i++) this.playFrame();
       this.nextTick += this.tickMs;
     }
     this.ticker = setTimeout(this.tick, Math.max(0, this.nextTick - performance.now()));

@@ -50,8 +50,9 @@ export class ImpairedDirectCaller extends DirectCaller {
   constructor(
     url: string,
     private readonly line: LineImpairment | null,
+    playout = 1,
   ) {
-    super(url);
+    super(url, playout);
   }
 
   protected override sendFrame(frame: Buffer): void {

@@ -72,11 +72,29 @@ async function finishedSession(t: Target, id: string, signal?: AbortSignal): Pro
   return last;
 }
 
+/**
+ * How many times faster than real time the caller plays the agent's audio in this scenario (far-end.ts): what the
+ * run asked for (1 for every run a developer starts; more only where the platform's own tests ask for it, for
+ * scenarios whose subject is what the call says and leaves), but real time whenever the scenario's subject is
+ * timing against the agent's speech: a barge-in so far into a reply, backchannels said into it as it plays, or a
+ * latency bound.
+ */
+export function playoutFor(scenario: Scenario, asked: number): number {
+  const timed = scenario.turns.some((t) => t.bargeInAfterMs !== undefined || t.expect?.maxLatencyMs !== undefined);
+  return timed || scenario.impairments?.backchannels ? 1 : asked;
+}
+
 export async function runScenario(
   target: Target,
   scenario: Scenario,
   on: Pick<ScenarioPlatform, 'vendors' | 'kind'>,
-  opts: { file: string; signal?: AbortSignal; loadAudio?: AudioLoader },
+  opts: {
+    file: string;
+    signal?: AbortSignal;
+    loadAudio?: AudioLoader;
+    /** How many times faster than real time the agent's audio may be played (playoutFor); 1 when absent. */
+    playout?: number;
+  },
 ): Promise<ScenarioResult> {
   const t0 = performance.now();
   const labels = engineLabels(scenario, on.kind);
@@ -143,6 +161,7 @@ export async function runScenario(
     scenario.variables ? { ...target, variables: scenario.variables } : target,
     line,
     opts.signal,
+    playoutFor(scenario, opts.playout ?? 1),
   );
   if ('error' in connected) {
     result.error = connected.error;

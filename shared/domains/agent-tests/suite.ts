@@ -30,6 +30,11 @@ export async function runSuite(
     onResult?: (r: ScenarioResult) => void;
     /** Fetches an audio turn's bytes; `file` is the scenario's source (a path names a file beside it). */
     loadAudio?: (audio: TurnAudio, file: string) => Promise<Buffer>;
+    /**
+     * How many times faster than real time the callers play the agent's audio (far-end.ts): 1 for every developer's
+     * run; the platform's own tests ask for more where a scenario is not about timing (run-scenario.ts).
+     */
+    playout?: number;
   } = {},
 ): Promise<ScenarioResult[]> {
   const results: ScenarioResult[] = [];
@@ -41,6 +46,7 @@ export async function runSuite(
       file,
       signal: opts.signal,
       loadAudio: load && ((a) => load(a, file)),
+      playout: opts.playout,
     });
     results.push(r);
     opts.onResult?.(r);

@@ -19,6 +19,8 @@ export interface CallerOptions {
   params?: Record<string, string>;
   /** The media clock's speed-up over the wall clock (far-end.ts); 1, real time, when absent. */
   rate?: number;
+  /** How many times faster than its media clock the caller plays the agent's audio (far-end.ts); 1 when absent. */
+  playout?: number;
 }
 
 const FRAME = 160; // 20 ms of 8 kHz μ-law
@@ -38,7 +40,7 @@ export class TwilioCaller extends FarEndCaller {
   private readonly callSid: string;
 
   constructor(private readonly opts: CallerOptions) {
-    super(opts.url, FRAME, 8, opts.rate);
+    super(opts.url, FRAME, 8, opts.rate, opts.playout);
     this.streamSid = opts.streamSid ?? `MZ${Math.random().toString(16).slice(2, 18)}`;
     this.callSid = opts.callSid ?? `CA${Math.random().toString(16).slice(2, 18)}`;
   }
