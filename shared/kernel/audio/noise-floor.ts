@@ -76,3 +76,9 @@ export function rmsToDbfs(rms: number): number {
 export function dbfsToRms(db: number): number {
   return 32768 * 10 ** (db / 20);
 }
+
+/** The `p`th percentile (0–100) of levels, the nearest rank below; sorts `xs` in place. */
+export function percentile(xs: number[], p: number): number {
+  const s = xs.sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+}

@@ -1,4 +1,4 @@
-import { rmsToDbfs } from '../../../../shared/kernel/audio/noise-floor.ts';
+import { percentile, rmsToDbfs } from '../../../../shared/kernel/audio/noise-floor.ts';
 
 /** The talker's level: the median of the line's last 320 ms (10 Silero frames at 8 kHz). */
 const RECENT_FRAMES = 10;
@@ -108,9 +108,4 @@ export class BackgroundGate {
     this.backgroundHead = (this.backgroundHead + 1) % BACKGROUND_FRAMES;
     this.backgroundCount = Math.min(BACKGROUND_FRAMES, this.backgroundCount + 1);
   }
-}
-
-function percentile(xs: number[], p: number): number {
-  const s = xs.sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
 }

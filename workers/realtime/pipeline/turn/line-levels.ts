@@ -1,3 +1,5 @@
+import { percentile } from '../../../../shared/kernel/audio/noise-floor.ts';
+
 /** The speech: the line's last 320 ms (ms). */
 const RECENT_MS = 320;
 /** The background: the last 2.5 s of the line before the speech that was not the caller's (32 ms frames). */
@@ -132,9 +134,4 @@ export class LineLevels {
     }
     return all >= MIN_BACKGROUND_FRAMES && speech >= VOICE_SHARE * all;
   }
-}
-
-function percentile(xs: number[], p: number): number {
-  const s = xs.sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
 }
