@@ -81,6 +81,7 @@ export function buildSpeechEngines(config: Config): SpeechEngines {
     modelDir: config.SPEECH_POCKETSPHINX_MODEL_DIR,
     maxChars: config.SPEECH_LM_MAX_CHARS,
     buildTimeoutMs: config.SPEECH_LM_BUILD_TIMEOUT_MS,
+    backgroundDir: config.SPEECH_LM_BACKGROUND_DIR || config.SPEECH_LM_DIR,
   });
   return { tts, stt, vad: new SileroVad(), liveStt, liveSttFallback, languageModels, batchCpus };
 }

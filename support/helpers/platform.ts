@@ -9,6 +9,7 @@ import { insertDeveloper, type Tier } from '../../shared/kernel/db/developers.ts
 import { createLogger } from '../../shared/kernel/observability/logger.ts';
 import { startPlatform, type Platform, type Role } from '../../scripts/platform.ts';
 import { createTestDatabase } from './db.ts';
+import { SHARED_LM_DIR } from './shared-lm-dir.ts';
 
 export interface TestPlatform extends Platform {
   config: Config;
@@ -53,6 +54,8 @@ export async function startTestPlatform(
     // Per-agent language models take seconds of CPU and ~0.6 GB each: tests that save agents or make calls do not
     // build them unless they ask (test/speech/language-model.test.ts and its neighbours build theirs directly).
     SPEECH_LM_AUTO_BUILD: 'false',
+    // A test that builds one prunes the general model once for the whole suite, not once per test folder.
+    SPEECH_LM_BACKGROUND_DIR: SHARED_LM_DIR,
     ...opts.env,
   });
   // Recorded lines go through the production logger, redaction included: a test that no secret is logged must

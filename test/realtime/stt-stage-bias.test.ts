@@ -1,6 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LanguageModels } from '../../shared/engines/stt/lm/language-models.ts';
 import { PocketsphinxSttEngine } from '../../shared/engines/stt/pocketsphinx.ts';
@@ -8,6 +6,7 @@ import type { SttRequest } from '../../shared/engines/stt/types.ts';
 import { LocalTtsEngine } from '../../shared/engines/tts/local.ts';
 import { createLogger } from '../../shared/kernel/observability/logger.ts';
 import type { Frame } from '../../workers/realtime/pipeline/frames.ts';
+import { SHARED_LM_DIR } from '../../support/helpers/shared-lm-dir.ts';
 import { StageHarness } from '../../workers/realtime/pipeline/harness.ts';
 import { SttStage } from '../../workers/realtime/pipeline/input/stt-stage.ts';
 import { countWordErrors } from '../../shared/kernel/text/word-errors.ts';
@@ -44,7 +43,7 @@ describe('batch STT stage with the agent language model', () => {
     >;
     // Built once per content: runs of this test (and other files building the same text) share the folder.
     const lms = new LanguageModels({
-      dir: join(tmpdir(), 'vap-test-language-models'),
+      dir: SHARED_LM_DIR,
       modelDir: MODEL_DIR,
       maxChars: 100_000,
       buildTimeoutMs: 240_000,

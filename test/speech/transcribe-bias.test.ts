@@ -24,7 +24,8 @@ function transcribe(fields: Record<string, string>): Promise<Response> {
 beforeAll(async () => {
   wav = encodeWav(await speak(tts, 'do you accept medicaid'), 16000);
   dir = await mkdtemp(join(tmpdir(), 'vap-lm-api-'));
-  p = await startTestPlatform({ roles: ['api'], env: { SPEECH_LM_DIR: dir } });
+  // The build is niced: on a loaded machine it took over the default 120 s limit (a 503 in a whole run at load 8).
+  p = await startTestPlatform({ roles: ['api'], env: { SPEECH_LM_DIR: dir, SPEECH_LM_BUILD_TIMEOUT_MS: '600000' } });
   ({ apiKey: key } = await p.developer('pro'));
 }, 120_000);
 
@@ -63,6 +64,31 @@ describe('POST /v1/transcribe with prompt or keywords (the local engine biased t
     const body = (await res.json()) as { error: { code: string } };
     expect(body.error.code).toBe('validation_failed');
   });
+});
+
+describe('POST /v1/transcribe when the build runs out of time', () => {
+  it('is a 503 to retry (over_capacity, Retry-After), not a missing feature', async () => {
+    // A folder with no pruned general model: reading and pruning it alone takes seconds, past the 1 s limit.
+    const own = await mkdtemp(join(tmpdir(), 'vap-lm-busy-'));
+    const busy = await startTestPlatform({
+      roles: ['api'],
+      env: { SPEECH_LM_DIR: own, SPEECH_LM_BACKGROUND_DIR: own, SPEECH_LM_BUILD_TIMEOUT_MS: '1000' },
+    });
+    try {
+      const { apiKey } = await busy.developer('pro');
+      const fd = new FormData();
+      fd.append('mode', 'fast');
+      fd.append('keywords', 'medicaid, medicare');
+      fd.append('file', new Blob([wav]), 'audio.wav');
+      const res = await busy.request('/v1/transcribe', { method: 'POST', key: apiKey, body: fd });
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('30');
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('over_capacity');
+    } finally {
+      await busy.close();
+      await rm(own, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
 
 describe('POST /v1/transcribe and long audio on the local engine', () => {

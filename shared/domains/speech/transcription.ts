@@ -7,6 +7,7 @@ import { isEnglish } from '../../engines/stt/pocketsphinx.ts';
 import type { SttEngine, SttRequest } from '../../engines/stt/types.ts';
 import { ApiError } from '../../kernel/errors/api-error.ts';
 import { isRetryable } from '../../kernel/errors/retry.ts';
+import { ProcessTimeoutError } from '../../kernel/process/spawn.ts';
 import { safeFetchBuffer } from '../../kernel/net/safe-fetch.ts';
 import type { Infra } from '../../platform/infra.ts';
 import { resolveProviderKey, type ProviderKeyHeaders } from '../../platform/keys/provider-key.ts';
@@ -150,6 +151,9 @@ export async function prepareTranscription(infra: Infra, call: TranscribeCall): 
  * The local engine's model for a request with a `prompt` or `keywords`: the general model interpolated with their
  * words (built once per distinct text and kept, like an agent's). Vendors take the prompt as it is.
  */
+/** Seconds a request whose model build ran out of time is told to wait before trying again. */
+const BUSY_RETRY_S = 30;
+
 async function requestLanguageModel(
   infra: Infra,
   engine: SttEngine,
@@ -166,6 +170,10 @@ async function requestLanguageModel(
     return await lm.get(text, label, signal);
   } catch (e) {
     if (signal.aborted) throw e;
+    // A build past its time limit is a busy machine (builds are niced), not a missing tool: worth a retry.
+    if (e instanceof ProcessTimeoutError) {
+      throw new ApiError('over_capacity', { retryAfter: BUSY_RETRY_S }, null, { 'retry-after': String(BUSY_RETRY_S) });
+    }
     throw new ApiError('feature_not_configured', {
       detail: `the local engine could not build a model for this prompt: ${(e as Error).message}`,
     });

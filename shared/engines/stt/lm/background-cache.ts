@@ -6,8 +6,8 @@
  * a file that cannot be read is ignored and rebuilt. It runs under plain `node` (build-cli.ts): erasable TypeScript.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import type { NgramEntry, NgramModel } from './ngram-model.ts';
 
 /** What background.ts prunes (its `Background`, declared here too so that the two files do not import each other). */
@@ -86,6 +86,7 @@ export async function readCachedBackground(path: string): Promise<Background | n
 export async function writeCachedBackground(path: string, bg: Background): Promise<void> {
   const tmp = `${path}.tmp-${randomBytes(4).toString('hex')}`;
   try {
+    await mkdir(dirname(path), { recursive: true });
     await writeFile(tmp, encodeBackground(bg));
     await rename(tmp, path);
   } catch {

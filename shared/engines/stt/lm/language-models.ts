@@ -18,6 +18,11 @@ export interface LanguageModelsOptions {
   maxChars: number;
   /** A build that runs longer is killed, and the general model serves on. */
   buildTimeoutMs: number;
+  /**
+   * Where the pruned general model every build starts from is kept (background-cache.ts): one file per general
+   * model, shared by every model built on it. Default: `dir`.
+   */
+  backgroundDir?: string;
 }
 
 /** Bump when the builder changes what it writes, so that old models are rebuilt. */
@@ -91,7 +96,7 @@ export class LanguageModels {
       await writeFile(join(tmp, 'input.txt'), text);
       const out = await runProcess(
         { path: process.execPath },
-        [BUILD_CLI, this.opts.modelDir, join(tmp, 'input.txt'), tmp, this.opts.dir],
+        [BUILD_CLI, this.opts.modelDir, join(tmp, 'input.txt'), tmp, this.opts.backgroundDir ?? this.opts.dir],
         {
           timeoutMs: this.opts.buildTimeoutMs,
           nice: 10,

@@ -23,6 +23,12 @@ export const speechEnv = {
     .min(1)
     .default('.data/language-models')
     .describe('Local folder of the per-agent language models of the default STT (one folder per content hash)'),
+  SPEECH_LM_BACKGROUND_DIR: z
+    .string()
+    .default('')
+    .describe(
+      'Folder of the pruned general model every per-agent build starts from (16 MB, one file per general model); empty = SPEECH_LM_DIR',
+    ),
   SPEECH_LM_AUTO_BUILD: envBool
     .default(true)
     .describe(
