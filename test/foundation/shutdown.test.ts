@@ -23,7 +23,8 @@ describe('graceful shutdown', () => {
     const redis = createRedis('redis://127.0.0.1:6379', 'test');
     try {
       const base = `http://127.0.0.1:${port}`;
-      await waitUntil(async () => (await fetch(`${base}/healthz`).catch(() => null))?.ok, 30_000, 100);
+      // The script loads the platform under tsx: 32 s at load 9 (the file alone beside two helpers' tests).
+      await waitUntil(async () => (await fetch(`${base}/healthz`).catch(() => null))?.ok, 90_000, 100);
       const dev = await insertDeveloper(db, 'shutdown', 'starter');
       const { key } = await mintKey(db, dev.id, 'Default');
 
@@ -68,7 +69,7 @@ describe('graceful shutdown', () => {
       await rm(s3dir, { recursive: true, force: true });
     }
     expect(stderr()).not.toMatch(/Error/);
-  });
+  }, 120_000);
 
   it('with PROCESSES=2 runs two copies on one port and drains both on SIGTERM', async () => {
     const database = await createTestDatabase();
@@ -92,7 +93,8 @@ describe('graceful shutdown', () => {
     });
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
     try {
-      await waitUntil(async () => (await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => null))?.ok, 30_000, 100);
+      // The primary and its two copies each load the platform under tsx: past 30 s in a whole run at load 8.
+      await waitUntil(async () => (await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => null))?.ok, 90_000, 100);
       // Both copies are up (the primary forks them) and serve the shared port.
       const copies = await waitUntil(() => {
         const out = execFileSync('pgrep', ['-P', String(child.pid)])
@@ -110,7 +112,7 @@ describe('graceful shutdown', () => {
       await database.drop();
       await rm(s3dir, { recursive: true, force: true });
     }
-  });
+  }, 120_000);
 
   it('refuses to start on a bad configuration value, naming it', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts', 'api'], {
