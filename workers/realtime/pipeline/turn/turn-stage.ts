@@ -26,6 +26,11 @@ interface Utterance {
   /** The VAD's speech began within the turn handed on before it (scored late): its onset is that turn's end. */
   fromEndedTurn: boolean;
   duringAgent: boolean;
+  /**
+   * Began over the agent, did not stop it, and went on after the agent had stopped: from then on the caller's own
+   * (a turn, unless it has no words or only a backchannel, like speech over the agent).
+   */
+  outlivedAgent: boolean;
   interrupted: boolean;
   /** The agent was stopped tentatively (speech past forceMs, no words yet): it resumes unless words come. */
   held: boolean;
@@ -335,6 +340,7 @@ export class TurnStage extends Stage {
       sttAhead: false,
       fromEndedTurn: false,
       duringAgent: this.conv.agentActive,
+      outlivedAgent: false,
       interrupted: false,
       held: false,
       finals: [],
@@ -376,7 +382,16 @@ export class TurnStage extends Stage {
     }
     const u = this.utt;
     if (!u || u.interrupted || !u.duringAgent || u.endpointAt !== null) return;
-    if (!this.conv.agentActive) return;
+    if (!this.conv.agentActive) {
+      // The agent finished while this speech went on (a caller answering over its last words; a crowd on the line
+      // that the VAD hears as one run from the agent's reply into the caller's turn): what follows is the caller's.
+      // Not while the agent is only held for it (hold-playback): that speech is still deciding whether it barges in.
+      if (!u.held) {
+        u.duringAgent = false;
+        u.outlivedAgent = true;
+      }
+      return;
+    }
     const verdict = this.interruption.decide({
       phase: this.agentPhase(),
       speechMs: endMs - u.onsetAudioMs,
@@ -601,6 +616,8 @@ export class TurnStage extends Stage {
       if (u.held && !this.closed) this.emit({ kind: 'resume-playback', atMs: this.conv.now() });
       return;
     }
+    // Speech over the agent that outlived it with no words, or only "mm-hm": not a turn, as over the agent.
+    if (u.outlivedAgent && !u.interrupted && (!text || isListening(text))) return;
     if (this.closed) return;
     const endpointAudioMs = u.endpointAudioMs ?? u.lastSpeechAudioMs;
     this.emit({
