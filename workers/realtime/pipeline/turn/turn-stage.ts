@@ -110,6 +110,11 @@ export class TurnStage extends Stage {
   /** The VAD's current endpointing window (this stage sets it). */
   private endpointMs: number;
   private inSpeech = false;
+  /**
+   * The audio time at which the window is decided again while the caller is quiet (the detector's `recheckAtMs`:
+   * words that were behind the speech will have caught up, or proved there were none), or null.
+   */
+  private recheckAtMs: number | null = null;
   /** The VAD's end of the caller's speech so far (vad-frame, pause, end), moved by what this stage sent upstream. */
   private lastSpeechMs = 0;
   /** Decides the end of the turn (by default: word timings, STT lag, prosody; turn/evidence-turn-detector.ts). */
@@ -164,6 +169,10 @@ export class TurnStage extends Stage {
           const own = this.inSpeech && (this.utt?.duringAgent === false || this.utt?.interrupted === true);
           this.levels.push(frame.endMs, frame.levelDb, run, own);
           this.levelsHeard = true;
+        }
+        if (this.recheckAtMs !== null && frame.endMs >= this.recheckAtMs) {
+          this.recheckAtMs = null;
+          if (this.utt?.paused) this.transcriptChanged(this.partial === '');
         }
         return this.onVadFrame(frame.endMs);
       case 'speech-pause':
@@ -543,6 +552,7 @@ export class TurnStage extends Stage {
     const { endpointing } = this.opts.settings;
     const text = this.heardSoFar();
     const ms = this.detector.endpointWindowMs({ text, final }, this.lastSpeechMs, u.paused);
+    this.recheckAtMs = u.paused ? this.detector.recheckAtMs(this.lastSpeechMs) : null;
     // An interim transcript can be ahead of the VAD (new words of speech the VAD has not scored yet): it may
     // lengthen the window, never shorten it; finals may do both.
     const endpointMs = final ? ms : Math.max(ms, this.endpointMs);

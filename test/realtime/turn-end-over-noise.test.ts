@@ -7,6 +7,7 @@ import { TurnStage } from '../../workers/realtime/pipeline/turn/turn-stage.ts';
 import { VadStage } from '../../workers/realtime/pipeline/input/vad-stage.ts';
 import { callerAudio, platformTurnSettings } from '../../support/realtime/caller-audio.ts';
 import { fliteUtterance } from '../../support/realtime/helpers.ts';
+import { int16ToPcm, pcmToInt16 } from '../../shared/kernel/audio/pcm.ts';
 
 const RATE = 8000;
 
@@ -14,7 +15,7 @@ const RATE = 8000;
  * The caller half of the voice pipeline (real Silero VAD → turn stage, the platform's turn settings and `default`
  * interruption) with an agent the test stops: `agent.speaking` is what the turn stage reads as the agent's audio.
  */
-function callerSide() {
+function callerSide(finalWaitMs = 20_000) {
   const agent = { speaking: true };
   let clockMs = 0;
   const conv: ConstructorParameters<typeof TurnStage>[0] = {
@@ -39,7 +40,7 @@ function callerSide() {
     endpointMs: 300,
     pauseMs: PREPARE_AFTER_MS,
   });
-  const turn = new TurnStage(conv, { settings: platformTurnSettings(), inRate: RATE, streaming: true });
+  const turn = new TurnStage(conv, { settings: platformTurnSettings({ finalWaitMs }), inRate: RATE, streaming: true });
   const p = new Pipeline(
     [vad, turn],
     (f) => out.push(f),
@@ -115,6 +116,47 @@ describe('turn stage: speech that began over the agent and outlived it', () => {
     await c.scored(c.clock.atMs);
     expect(c.seen.some((f) => f.kind === 'speech-end')).toBe(true);
     expect(c.utterances()).toEqual([]);
+    expect(c.errors).toEqual([]);
+  });
+});
+
+describe('turn stage: speech after the words that the STT finds no words in (a voice behind the caller)', () => {
+  it('decides the window again once the STT has heard past it: the finished sentence ends the turn', async () => {
+    // A vendor's wait for a final: the final covers the caller's words, not the voice behind them.
+    const c = callerSide(1200);
+    c.agent.speaking = false;
+    const text = 'I would like to book a cleaning.';
+    const caller = await fliteUtterance(text, RATE);
+    // Another voice on the line, 10 dB under the caller, from 300 ms before their last word on: the STT makes
+    // nothing of it.
+    const callerPcm = pcmToInt16(caller);
+    const behind = pcmToInt16(await fliteUtterance('the weather was lovely all week long', RATE, 'rms'));
+    const from = callerPcm.length - Math.round(0.3 * RATE);
+    const line = new Int16Array(from + behind.length);
+    line.set(callerPcm);
+    for (let i = 0; i < behind.length; i++) line[from + i] = line[from + i]! + Math.round(behind[i]! / 3);
+    const pcm = int16ToPcm(line);
+    c.silence(200);
+    const spokenMs = c.clock.atMs + (callerPcm.length / RATE) * 1000;
+    // The final comes 200 ms after the caller's words, while the voice behind goes on.
+    const finalAt = Math.round(((spokenMs + 200 - c.clock.atMs) / 1000) * RATE) * 2;
+    c.audio(pcm.subarray(0, finalAt));
+    await c.scored(c.clock.atMs);
+    c.transcript(text, true, spokenMs);
+    c.audio(pcm.subarray(finalAt));
+    c.silence(1500);
+    await c.scored(c.clock.atMs);
+    const deadline = Date.now() + 10_000;
+    while (c.utterances().length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const behindScored = c.seen.some(
+      (f) => f.kind === 'vad-frame' && f.lastSpeechMs > spokenMs + 300 && f.lastSpeechMs === f.endMs,
+    );
+    const [u] = c.utterances();
+    expect(u?.text).toBe(text);
+    // The VAD heard the voice behind as speech (else this tests nothing), and the turn ended on the complete
+    // window once the STT had had it for its lag, not on the long one that words behind the speech ask for.
+    expect(behindScored).toBe(true);
+    expect(u!.endpointWaitMs).toBeLessThanOrEqual(300);
     expect(c.errors).toEqual([]);
   });
 });
