@@ -21,6 +21,11 @@ export interface Call {
   endMs: number;
   /** Its first voiced sample (a recording's lead-in is not speech): where a caller's barge-in begins. */
   voicedMs: number;
+  /**
+   * Where the caller's recording is voiced (10 ms steps within 20 dB of its speech level, joined over gaps under
+   * 100 ms), [from, to) ms in arrived-frame time: where a streaming STT would time the words (stt-timeline.ts).
+   */
+  voiced: Array<[number, number]>;
   /** The agent's two utterances (the caller silent): [from, to) ms. */
   agent: Array<[number, number]>;
   lossPct: number;
@@ -43,6 +48,22 @@ function lastVoicedSample(x: Int16Array): number {
     if (Math.sqrt(s / 80) >= level) return end;
   }
   return x.length;
+}
+
+/** The caller's voiced stretches (samples): 10 ms steps over a tenth of its speech level, joined over gaps < `joinMs`. */
+export function voicedStretches(x: Int16Array, rate: number, joinMs: number): Array<[number, number]> {
+  const level = speechRms(int16ToPcm(x)) / 10;
+  const step = rate / 100;
+  const out: Array<[number, number]> = [];
+  for (let start = 0; start + step <= x.length; start += step) {
+    let s = 0;
+    for (let i = start; i < start + step; i++) s += x[i]! * x[i]!;
+    if (Math.sqrt(s / step) < level) continue;
+    const last = out.at(-1);
+    if (last && start - last[1] < (joinMs * rate) / 1000) last[1] = start + step;
+    else out.push([start, start + step]);
+  }
+  return out;
 }
 
 /** Where the caller's voiced speech begins: the first 10 ms over a tenth of its speech level. */
@@ -86,6 +107,7 @@ export function makeCall(u: Utterance, line: LineSpec): Call {
     onsetMs: at(onset),
     endMs: at(end),
     voicedMs: at(onset + firstVoicedSample(u.samples)),
+    voiced: voicedStretches(u.samples, RATE, 100).map(([a, b]) => [at(onset + a), at(onset + b - 1) + 20]),
     agent: [
       [0, at(onset)],
       [at(end + replyGap), frames.length * 20],

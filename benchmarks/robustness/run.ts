@@ -9,6 +9,8 @@ import { directTurn, makeCall, RATE, type Call } from './line.ts';
 import { wordErrorRate as wer } from '../../shared/kernel/text/word-errors.ts';
 import { INTERRUPTION_DETECTORS } from '../../shared/contracts/turn-seams.ts';
 import { replayBargeIns, type ChainEvent } from './barge-in.ts';
+import { PUNCTUATIONS, spreadWords, streamingTranscripts, type Punctuation } from './stt-timeline.ts';
+import { replayTurnPath, turnPathOutcome, type TurnDetectorName } from './turn-path.ts';
 
 /**
  * bench:robustness (issue 31): the platform's caller-audio chain — its input processors (none, or `rnnoise`), the
@@ -40,6 +42,9 @@ const { values: args } = parseArgs({
     'babble-words': { type: 'string', default: 'off' },
     'sound-onset': { type: 'string', default: 'on' },
     utterances: { type: 'string', default: 'spread' },
+    'turn-detectors': { type: 'string', default: 'default' },
+    'stt-final-gap-ms': { type: 'string', default: '200' },
+    'stt-punctuation': { type: 'string', default: 'end' },
   },
 });
 const CALLS = Math.max(1, Math.min(200, Number(args.calls)));
@@ -62,6 +67,13 @@ const BABBLE_WORDS = args['babble-words'] === 'on';
  * per row (which two depended on the row's place in the run), so a row's rates were two recordings' rates.
  */
 const PAIRED = args.utterances === 'paired';
+/** The turn detectors whose turn-end path (turn-path.ts) is replayed: the third table's rows; `off` for none. */
+const TURN_DETECTORS = args['turn-detectors']
+  .split(',')
+  .filter((n): n is TurnDetectorName => n === 'default' || n === 'entity-hold');
+/** The pause after which the simulated streaming STT sends a final (its own endpointing), and whether it ends it with a full stop. */
+const STT_FINAL_GAP_MS = Math.max(0, Number(args['stt-final-gap-ms']) || 0);
+const STT_PUNCTUATE: Punctuation = PUNCTUATIONS.find((p) => p === args['stt-punctuation']) ?? 'end';
 
 /** The platform's defaults (workers/realtime/call/bootstrap.ts, REALTIME_* in docs/env.md). */
 const VAD = { threshold: 0.5, startMs: 60, endpointMs: 300 };
@@ -98,6 +110,8 @@ interface Outcome {
   audioS: number;
   /** Per interruption detector: the barge-in path replayed over the VAD's output (barge-in.ts). */
   bargeIn: Array<{ falseBargeIns: number; stopMs: number | null }>;
+  /** The input processors' delay (ms): the chain's output time is the line's plus this. */
+  delayMs: number;
 }
 
 const silero = new SileroVad().atRate(RATE)!;
@@ -189,6 +203,7 @@ async function measure(
     cpuMs,
     audioS: end / 1000,
     lastMs: lastWord,
+    delayMs,
     bargeIn: detectors.map((d) =>
       replayBargeIns(
         events,
@@ -214,6 +229,8 @@ interface Row {
   wer: number[];
   /** Per interruption detector: false barge-ins, the real barge-ins' stop times, barge-ins never stopped for. */
   bargeIn: Array<{ falseBargeIns: number; stops: number[]; missed: number }>;
+  /** Per turn detector: the turn-end path (turn-path.ts). */
+  turnPath: Array<{ missed: number; falseCutIns: number; cleanCutIns: number; latencies: number[] }>;
 }
 const newRow = (): Row => ({
   bargeIns: 0,
@@ -226,6 +243,7 @@ const newRow = (): Row => ({
   cpuPctOfCore: [],
   wer: [],
   bargeIn: detectors.map(() => ({ falseBargeIns: 0, stops: [], missed: 0 })),
+  turnPath: TURN_DETECTORS.map(() => ({ missed: 0, falseCutIns: 0, cleanCutIns: 0, latencies: [] })),
 });
 
 const stt = new PocketsphinxSttEngine({ maxConcurrent: 2 });
@@ -312,6 +330,30 @@ async function main(): Promise<void> {
           else acc.stops.push(b.stopMs);
         }
         row.cpuPctOfCore.push((o.cpuMs / 10 / o.audioS) * 1);
+        // The caller's words as a streaming STT would send them, timed over the recording's voiced stretches; the
+        // last ends where the clean call's VAD hears the last word end (a fade under 20 dB is still the word).
+        const spans = call.voiced.map(([a, b]) => [a + ref.delayMs, b + ref.delayMs] as [number, number]);
+        if (spans.length > 0) spans.at(-1)![1] = Math.max(spans.at(-1)![1], ref.lastMs);
+        const transcripts = streamingTranscripts(spreadWords(u.text, spans), {
+          lagMs: STT_LAG_MS,
+          finalGapMs: STT_FINAL_GAP_MS,
+          punctuate: STT_PUNCTUATE,
+        });
+        for (const [i, detector] of TURN_DETECTORS.entries()) {
+          const replay = async (x: Call) => {
+            const handed = await replayTurnPath(x, silero, RATE, { suppress, detector, transcripts });
+            return turnPathOutcome(handed, call.onsetMs + ref.delayMs, ref.lastMs);
+          };
+          const cleanPath = await replay(clean);
+          const path = clean === call ? cleanPath : await replay(call);
+          const acc = row.turnPath[i]!;
+          if (path.missed) acc.missed++;
+          if (path.earlyEnds > cleanPath.earlyEnds) acc.falseCutIns++;
+          // Handed on mid-turn on the line without noise too: not the noise's doing, but a cut all the same (the
+          // flite callers' 250 ms pause is shorter than any window; a reader's pause between cards is not an end).
+          if (cleanPath.earlyEnds > 0) acc.cleanCutIns++;
+          if (path.latencyMs !== null) acc.latencies.push(path.latencyMs);
+        }
         if (k < WER_CALLS)
           werJobs.push(
             transcribe(directTurn(u, { type: c.type, snrDb: c.snr, seed, voices, voices16 }), suppress).then(
@@ -327,6 +369,7 @@ async function main(): Promise<void> {
   await Promise.all(werJobs);
   printTable(rows, conditions, say);
   printBargeIns(rows, conditions, say);
+  if (TURN_DETECTORS.length > 0) printTurnPath(rows, conditions, say);
   say(`wall ${((performance.now() - started) / 1000).toFixed(0)} s`);
 }
 
@@ -440,6 +483,56 @@ function printBargeIns(rows: Map<string, Row>, conditions: Condition[], say: (s:
   ];
   table(columns, lines, BARGE_IN_FOOTER, say);
 }
+
+/**
+ * The turn-end path (issue 31 item 3) per turn detector, beside the VAD's own figures (the first table's): what the
+ * platform's turn stage hands on when the caller's words reach it as a streaming STT's would.
+ */
+function printTurnPath(rows: Map<string, Row>, conditions: Condition[], say: (s: string) => void): void {
+  const lines: string[][] = [];
+  for (const [r, c, cells] of rowsOf(rows, conditions))
+    for (const [i, name] of TURN_DETECTORS.entries()) {
+      const t = r.turnPath[i]!;
+      const ok = t.missed === 0 && t.falseCutIns + t.cleanCutIns <= 0.02 * r.turns;
+      lines.push([
+        ...cells,
+        name,
+        `${r.turns}`,
+        `${t.missed} (VAD ${r.missed})`,
+        `${t.falseCutIns} (VAD ${r.falseCutIns})`,
+        `${t.cleanCutIns}`,
+        `${num(pct(t.latencies, 95), ' ms')} (VAD ${num(pct(r.latencies, 95), ' ms')})`,
+        c.snr >= 10 ? (ok ? 'PASS' : 'FAIL') : 'report',
+      ]);
+    }
+  const columns: Array<[string, number]> = [
+    ['noise', 8],
+    ['SNR', 5],
+    ['rnnoise', 8],
+    ['turn detector', 14],
+    ['calls', 6],
+    ['missed turns', 13],
+    ['false cut-ins', 14],
+    ['cut without noise', 18],
+    ['turn p95', 22],
+    ['verdict', 8],
+  ];
+  table(columns, lines, TURN_PATH_FOOTER, say);
+}
+
+const TURN_PATH_FOOTER = [
+  'turn-end path (issue 31 item 3): the VAD stage and the real turn stage wired as on a phone call (the turn detector',
+  'named, `line-contrast`, the platform’s endpointing defaults, a vendor’s 1.2 s wait for a final), the turn stage on',
+  'the audio clock (turn-path.ts). The caller’s words (the corpus transcript) are spread over the clean call’s speech',
+  `by their letters (stt-timeline.ts) and reach it ${STT_LAG_MS} ms after each word ends: an interim per word, a final`,
+  `after a pause of ${STT_FINAL_GAP_MS} ms or more and at the end; full stops: ${STT_PUNCTUATE} (--stt-punctuation none|end|every).`,
+  'In brackets: the VAD’s own figures (first table).',
+  '- missed turn: the caller’s turn never handed on, or handed on more than 3 s after the last word;',
+  '- false cut-in: a turn handed on before the caller went on, more often than on the same call without noise;',
+  '- cut without noise: calls whose turn was handed on before the caller went on on the line without noise too;',
+  '- turn p95: the last word (as the VAD hears it end without noise) → the turn handed on (audio time).',
+  'targets at SNR ≥ 10 dB: missed turns 0, false cut-ins ≤ 2 %.',
+];
 
 const BARGE_IN_FOOTER = [
   'barge-ins (issue 31 item 2): the turn stage’s barge-in path replayed over the VAD’s output with the real interruption',

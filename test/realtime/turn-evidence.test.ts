@@ -99,6 +99,26 @@ describe("this call's STT lag", () => {
     expect(t.uncoveredMs(1000)).toBe(1000);
   });
 
+  it('counts speech the STT has had for its lag and sent no words for as covered, and says when to decide again', () => {
+    // A crowd behind the caller: the VAD hears speech 400 ms past the final's last word, and the STT (200 ms behind
+    // the audio) sends no words for it.
+    const t = new TurnEvidenceTracker(8000, true);
+    const audioTo = (ms: number) => t.onAudio(Buffer.alloc(Math.round((ms * 8000) / 1000) * 2));
+    audioTo(1200);
+    t.onFinal(1000, 1200);
+    audioTo(250);
+    const heard = { text: 'For next Tuesday morning, please.', final: true };
+    // At 1450 ms the STT has heard to 1250: the 150 ms after that may still be words on their way.
+    expect(t.uncoveredMs(1400)).toBe(150);
+    expect(t.decide(P, heard, 1400, true).reason).toBe('stale');
+    expect(t.recheckAtMs(1400)).toBe(1600);
+    // At 1650 ms it has heard past the crowd's 1400 and sent nothing: the words decide, and they are finished.
+    audioTo(200);
+    expect(t.uncoveredMs(1400)).toBe(-50);
+    expect(t.decide(P, heard, 1400, true)).toEqual({ windowMs: 200, reason: 'complete' });
+    expect(t.recheckAtMs(1400)).toBeNull();
+  });
+
   it('reads the voice only when the words leave the window to it', () => {
     /** The tracker, counting how often the end of the speech is actually read. */
     class Counting extends TurnEvidenceTracker {

@@ -46,6 +46,10 @@ export class EvidenceTurnDetector implements TurnDetector {
     return this.evidence.decide(this.ctx.policy, heard, lastSpeechMs, quiet).windowMs;
   }
 
+  recheckAtMs(lastSpeechMs: number): number | null {
+    return this.evidence.recheckAtMs(lastSpeechMs);
+  }
+
   /** The agent's endpointing windows (for detectors built on this one). */
   protected get policy(): TurnDetectorContext['policy'] {
     return this.ctx.policy;

@@ -25,6 +25,11 @@ export interface TurnDetector {
    * `quiet`: the caller is silent now (the end of the speech can be read).
    */
   endpointWindowMs(heard: { text: string; final: boolean }, lastSpeechMs: number, quiet: boolean): number;
+  /**
+   * The audio time at which the window just decided should be decided again, with the caller still quiet (the STT
+   * will have caught up with the speech by then), or null: the turn stage asks again once the audio reaches it.
+   */
+  recheckAtMs(lastSpeechMs: number): number | null;
   /** Preemptive replies: the silence after which the caller counts as quiet, after saying `text`. */
   prepareAfterMs(text: string): number;
   /**

@@ -46,6 +46,8 @@ export class TurnEvidenceTracker {
   private readonly audio: RecentAudio;
   /** Audio ms where the current utterance's transcribed words end (0 = none yet). */
   private wordsEndMs = 0;
+  /** Caller audio received so far (ms): the STT has heard it, less its lag. */
+  private heardMs = 0;
   private prosodyFor: { lastSpeechMs: number; score: number } | null = null;
   /** The last decision, for the trace and logs. */
   last: { windowMs: number; reason: WindowReason } | null = null;
@@ -64,6 +66,7 @@ export class TurnEvidenceTracker {
   /** Caller PCM (s16le), as it arrives. */
   onAudio(pcm: Buffer): void {
     this.audio.push(pcmToInt16(pcm));
+    this.heardMs += (pcm.length / 2 / this.audio.rate) * 1000;
   }
 
   /** A new utterance: nothing of it is transcribed yet. */
@@ -83,9 +86,24 @@ export class TurnEvidenceTracker {
     this.lag.observe(audioNowMs - endMs);
   }
 
-  /** How much of the speech (up to the VAD's `lastSpeechMs`) the words do not cover yet (0 for a batch STT). */
+  /**
+   * How much of the speech (up to the VAD's `lastSpeechMs`) the words do not cover yet (0 for a batch STT). Speech
+   * older than the STT's lag that it sent no words for is covered: it has had that audio and found no words in it (a
+   * crowd or a noise the VAD scores as speech after the caller's last word). Only speech newer than the lag may
+   * still be words on their way.
+   */
   uncoveredMs(lastSpeechMs: number): number {
-    return this.streaming ? lastSpeechMs - this.wordsEndMs : 0;
+    if (!this.streaming) return 0;
+    const transcribedMs = this.wordsEndMs > 0 ? Math.max(this.wordsEndMs, this.heardMs - this.lag.expectedMs()) : 0;
+    return lastSpeechMs - transcribedMs;
+  }
+
+  /**
+   * When the last decision found the words behind the speech (`stale`): the audio time by which the STT will have
+   * heard all of it (the VAD's `lastSpeechMs` plus the STT's lag), when the words decide again; otherwise null.
+   */
+  recheckAtMs(lastSpeechMs: number): number | null {
+    return this.streaming && this.last?.reason === 'stale' ? lastSpeechMs + this.lag.expectedMs() : null;
   }
 
   /** The prosody score of the speech ending at `lastSpeechMs` (computed once per end). */

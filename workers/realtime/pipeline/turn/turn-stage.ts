@@ -26,6 +26,11 @@ interface Utterance {
   /** The VAD's speech began within the turn handed on before it (scored late): its onset is that turn's end. */
   fromEndedTurn: boolean;
   duringAgent: boolean;
+  /**
+   * Began over the agent, did not stop it, and went on after the agent had stopped: from then on the caller's own
+   * (a turn, unless it has no words or only a backchannel, like speech over the agent).
+   */
+  outlivedAgent: boolean;
   interrupted: boolean;
   /** The agent was stopped tentatively (speech past forceMs, no words yet): it resumes unless words come. */
   held: boolean;
@@ -105,6 +110,11 @@ export class TurnStage extends Stage {
   /** The VAD's current endpointing window (this stage sets it). */
   private endpointMs: number;
   private inSpeech = false;
+  /**
+   * The audio time at which the window is decided again while the caller is quiet (the detector's `recheckAtMs`:
+   * words that were behind the speech will have caught up, or proved there were none), or null.
+   */
+  private recheckAtMs: number | null = null;
   /** The VAD's end of the caller's speech so far (vad-frame, pause, end), moved by what this stage sent upstream. */
   private lastSpeechMs = 0;
   /** Decides the end of the turn (by default: word timings, STT lag, prosody; turn/evidence-turn-detector.ts). */
@@ -159,6 +169,10 @@ export class TurnStage extends Stage {
           const own = this.inSpeech && (this.utt?.duringAgent === false || this.utt?.interrupted === true);
           this.levels.push(frame.endMs, frame.levelDb, run, own);
           this.levelsHeard = true;
+        }
+        if (this.recheckAtMs !== null && frame.endMs >= this.recheckAtMs) {
+          this.recheckAtMs = null;
+          if (this.utt?.paused) this.transcriptChanged(this.partial === '');
         }
         return this.onVadFrame(frame.endMs);
       case 'speech-pause':
@@ -335,6 +349,7 @@ export class TurnStage extends Stage {
       sttAhead: false,
       fromEndedTurn: false,
       duringAgent: this.conv.agentActive,
+      outlivedAgent: false,
       interrupted: false,
       held: false,
       finals: [],
@@ -376,7 +391,16 @@ export class TurnStage extends Stage {
     }
     const u = this.utt;
     if (!u || u.interrupted || !u.duringAgent || u.endpointAt !== null) return;
-    if (!this.conv.agentActive) return;
+    if (!this.conv.agentActive) {
+      // The agent finished while this speech went on (a caller answering over its last words; a crowd on the line
+      // that the VAD hears as one run from the agent's reply into the caller's turn): what follows is the caller's.
+      // Not while the agent is only held for it (hold-playback): that speech is still deciding whether it barges in.
+      if (!u.held) {
+        u.duringAgent = false;
+        u.outlivedAgent = true;
+      }
+      return;
+    }
     const verdict = this.interruption.decide({
       phase: this.agentPhase(),
       speechMs: endMs - u.onsetAudioMs,
@@ -528,6 +552,7 @@ export class TurnStage extends Stage {
     const { endpointing } = this.opts.settings;
     const text = this.heardSoFar();
     const ms = this.detector.endpointWindowMs({ text, final }, this.lastSpeechMs, u.paused);
+    this.recheckAtMs = u.paused ? this.detector.recheckAtMs(this.lastSpeechMs) : null;
     // An interim transcript can be ahead of the VAD (new words of speech the VAD has not scored yet): it may
     // lengthen the window, never shorten it; finals may do both.
     const endpointMs = final ? ms : Math.max(ms, this.endpointMs);
@@ -601,6 +626,8 @@ export class TurnStage extends Stage {
       if (u.held && !this.closed) this.emit({ kind: 'resume-playback', atMs: this.conv.now() });
       return;
     }
+    // Speech over the agent that outlived it with no words, or only "mm-hm": not a turn, as over the agent.
+    if (u.outlivedAgent && !u.interrupted && (!text || isListening(text))) return;
     if (this.closed) return;
     const endpointAudioMs = u.endpointAudioMs ?? u.lastSpeechAudioMs;
     this.emit({
