@@ -18,8 +18,8 @@ import type { FarEndCaller } from './far-end.ts';
  * Without an end mark (a platform from before it) a reply is over once nothing has played and no agent audio has
  * come for QUIET_FALLBACK_MS; a closed call has nothing more to say.
  */
-export const QUIET_FALLBACK_MS = 6000;
-export const CUT_QUIET_MS = 1500;
+const QUIET_FALLBACK_MS = 6000;
+const CUT_QUIET_MS = 1500;
 
 /** What the rule reads of the caller (FarEndCaller has it). */
 export type ReplyLine = Pick<
