@@ -170,7 +170,7 @@ export async function runScenario(
   const replyStarts: number[] = [];
   // A reply is over when its end mark has played (reply-end.ts): its sentences arrive one by one, each synthesized in
   // turn, so a gap is not the end (hanging up in one would cut the recorded reply short).
-  const quiet = () => replyOver(c);
+  const replyDone = () => replyOver(c);
   try {
     await c.start();
     await c
@@ -192,7 +192,7 @@ export async function runScenario(
           at,
         );
       } else {
-        await backchannels.over(c, k - 1, c.until(quiet, 60_000));
+        await backchannels.over(c, k - 1, c.until(replyDone, 60_000));
       }
       if (turn.silenceBeforeMs) await new Promise((r) => setTimeout(r, turn.silenceBeforeMs));
       const n = c.media.length;
@@ -222,7 +222,7 @@ export async function runScenario(
       await backchannels.over(
         c,
         scenario.turns.length - 1,
-        c.until(quiet, 60_000).catch(() => {}),
+        c.until(replyDone, 60_000).catch(() => {}),
       );
     }
   } catch (e) {
