@@ -5,9 +5,12 @@ import { startTestPlatform, waitUntil, type TestPlatform } from '../../support/h
 
 /**
  * The real platform (api + realtime) on port 0 with its STT and LLM pointed at the runner's simulated STT and
- * scripted LLM, a developer, and the front-desk agent: what the runner's end-to-end tests call.
+ * scripted LLM, a developer, and the front-desk agent: what the runner's end-to-end tests call. `env`: changes to
+ * the platform's env, given the vendors' (a test that puts a server of its own in front of one).
  */
-export async function frontDeskPlatform(): Promise<{
+export async function frontDeskPlatform(
+  env: (vendors: Record<string, string>) => Record<string, string> = () => ({}),
+): Promise<{
   p: TestPlatform;
   vendors: OfflineVendors;
   key: string;
@@ -22,6 +25,7 @@ export async function frontDeskPlatform(): Promise<{
       REALTIME_SESSION_SECRET: 'test-secret-test-secret-test-secret-42',
       OUTBOUND_ALLOWLIST: '127.0.0.1',
       ...vendors.env,
+      ...env(vendors.env),
     },
   });
   const { apiKey: key } = await p.developer('pro');

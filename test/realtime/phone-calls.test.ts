@@ -10,6 +10,7 @@ import {
 } from '../../shared/domains/agent-tests/simulators/openai-chat.ts';
 import { startTwilioRestDouble, type TwilioRestDouble } from '../../support/doubles/twilio-rest.ts';
 import { startTestPlatform, waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
+import { isReplyEndMark } from '../../shared/contracts/reply-end-mark.ts';
 import { TwilioCaller } from '../../shared/domains/agent-tests/twilio-caller.ts';
 import { fliteUtterance, rms, tokenFromTwiml, voicePlatformEnv, wsUrl } from '../../support/realtime/helpers.ts';
 import { FAST_LINE } from '../../support/realtime/fast-line.ts';
@@ -308,7 +309,9 @@ describe('outbound calls: answering-machine detection', () => {
       await caller.until(() => caller.marksEchoed.length > 0, 15_000);
       words = 'Can I move my appointment?';
       await caller.say(await fliteUtterance(words));
-      await caller.until(() => llm.requests.length > before && caller.marksEchoed.length > 1, 20_000);
+      // A sentence's mark past the greeting's first (each reply also ends with an end mark, left out here).
+      const sentenceMarks = () => caller.marksEchoed.filter((m) => !isReplyEndMark(m)).length;
+      await caller.until(() => llm.requests.length > before && sentenceMarks() > 1, 20_000);
       caller.stop();
       await caller.closed;
       await waitUntil(async () => (await session(sessionId)).status === 'completed');

@@ -8,6 +8,7 @@ import {
   startOpenAiChatDouble,
   type OpenAiChatDouble,
 } from '../../shared/domains/agent-tests/simulators/openai-chat.ts';
+import { isReplyEndMark } from '../../shared/contracts/reply-end-mark.ts';
 import { TwilioCaller } from '../../shared/domains/agent-tests/twilio-caller.ts';
 import { fliteUtterance, tokenFromTwiml, voicePlatformEnv, wsUrl } from '../../support/realtime/helpers.ts';
 
@@ -95,7 +96,9 @@ describe('a caller who pauses mid-sentence, then asks a question', () => {
     const { twiml, sessionId } = (await res.json()) as { twiml: string; sessionId: string };
     const c = new TwilioCaller({ url: wsUrl(p.url, '/v1/sessions/twilio/stream'), token: tokenFromTwiml(twiml) });
     await c.start();
-    const quiet = () => c.marksEchoed.length > 0 && !c.playing;
+    // Sentences' marks: each reply also ends with an end mark (`<turn>:end`), which these counts leave out.
+    const sentenceMarks = () => c.marksEchoed.filter((m) => !isReplyEndMark(m)).length;
+    const quiet = () => sentenceMarks() > 0 && !c.playing;
     await c.until(quiet, 20_000);
     const requestsBefore = llm.requests.length;
 
@@ -106,13 +109,13 @@ describe('a caller who pauses mid-sentence, then asks a question', () => {
     const cutIn = c.media.slice(n).some((m) => m.at < end);
     expect(cutIn).toBe(false);
     await c.until(() => c.media.length > n, 20_000);
-    await c.until(() => quiet() && c.marksEchoed.length >= 2, 20_000);
+    await c.until(() => quiet() && sentenceMarks() >= 2, 20_000);
 
     const m = c.media.length;
     const end2 = await c.say(await fliteUtterance(QUESTION));
     expect(c.media.slice(m).some((x) => x.at < end2)).toBe(false);
     await c.until(() => c.media.length > m, 20_000);
-    await c.until(() => quiet() && c.marksEchoed.length >= 3, 20_000);
+    await c.until(() => quiet() && sentenceMarks() >= 3, 20_000);
     c.stop();
     await c.closed;
 

@@ -18,6 +18,11 @@ export interface ScenarioCaller {
   readonly clears: number[];
   /** Agent audio still waiting to play. */
   readonly playing: boolean;
+  /** The last mark echoed as played (not flushed) and when: a reply's end mark says it has played (reply-end.ts). */
+  readonly lastPlayedMark: string | null;
+  readonly lastPlayedMarkAt: number;
+  /** The socket's close code once it closed; null while open. */
+  readonly closeCode: number | null;
   /** How much of it, in ms (a backchannel is said only over audio still to play). */
   readonly bufferedMs: number;
   readonly closed: Promise<void>;

@@ -23,6 +23,12 @@ export abstract class FarEndCaller {
   readonly media: ReceivedMedia[] = [];
   readonly clears: number[] = [];
   readonly marksEchoed: string[] = [];
+  /**
+   * The last mark echoed because the audio before it had played (not one a `clear` flushed), and performance.now()
+   * then: a reply's end mark here means the reply has played (reply-end.ts).
+   */
+  lastPlayedMark: string | null = null;
+  lastPlayedMarkAt = 0;
   closeCode: number | null = null;
   closeReason = '';
   readonly opened: Promise<void>;
@@ -123,6 +129,8 @@ export abstract class FarEndCaller {
       const head = this.playQueue[0]!;
       if ('mark' in head) {
         this.playQueue.shift();
+        this.lastPlayedMark = head.mark;
+        this.lastPlayedMarkAt = performance.now();
         this.echoMark(head.mark);
         continue;
       }

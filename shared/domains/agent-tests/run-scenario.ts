@@ -14,6 +14,7 @@ import { engineLabels } from './labels.ts';
 import { testMode } from './platform-config.ts';
 import type { ScenarioPlatform } from './platform-slot.ts';
 import type { ScenarioResult, WaterfallTurn } from './results.ts';
+import { replyOver } from './reply-end.ts';
 import { api, type Target } from './session-api.ts';
 
 /**
@@ -25,11 +26,6 @@ import { api, type Target } from './session-api.ts';
  * are read back through the API and every expectation is checked (evaluate.ts).
  */
 
-/**
- * A reply is over when nothing plays and no agent audio came for this long: its sentences arrive one by one, each
- * synthesized in turn, so a short gap is not the end (hanging up in one would cut the recorded reply short).
- */
-const QUIET_MS = 1500;
 const REPLY_TIMEOUT_MS = 20_000;
 
 interface SessionDetail {
@@ -172,7 +168,9 @@ export async function runScenario(
   const observed: Observed = { turnStartsWall: [], latencies: [], cutIns: [], backchannels: backchannels.said };
   /** Index in c.media of each turn's reply's first frame (the greeting's is 0). */
   const replyStarts: number[] = [];
-  const quiet = () => !c.playing && performance.now() - (c.media.at(-1)?.at ?? 0) > QUIET_MS;
+  // A reply is over when its end mark has played (reply-end.ts): its sentences arrive one by one, each synthesized in
+  // turn, so a gap is not the end (hanging up in one would cut the recorded reply short).
+  const replyDone = () => replyOver(c);
   try {
     await c.start();
     await c
@@ -194,7 +192,7 @@ export async function runScenario(
           at,
         );
       } else {
-        await backchannels.over(c, k - 1, c.until(quiet, 60_000));
+        await backchannels.over(c, k - 1, c.until(replyDone, 60_000));
       }
       if (turn.silenceBeforeMs) await new Promise((r) => setTimeout(r, turn.silenceBeforeMs));
       const n = c.media.length;
@@ -224,7 +222,7 @@ export async function runScenario(
       await backchannels.over(
         c,
         scenario.turns.length - 1,
-        c.until(quiet, 60_000).catch(() => {}),
+        c.until(replyDone, 60_000).catch(() => {}),
       );
     }
   } catch (e) {

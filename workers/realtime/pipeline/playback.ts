@@ -1,3 +1,4 @@
+import { isReplyEndMark, replyEndMark } from '../../../shared/contracts/reply-end-mark.ts';
 import { words } from './words.ts';
 
 /** How long past its estimated end a sentence whose mark never came back still counts as playing. */
@@ -134,6 +135,14 @@ export class Playback {
     this.sink.sendMark(mark);
   }
 
+  /**
+   * A reply is complete (all its sentences sent, its text done): its end mark goes out behind them. It is no
+   * sentence: it neither counts as playing (`speaking`) nor moves any estimate when it comes back (`onMark`).
+   */
+  endReply(turnId: string): void {
+    this.sink.sendMark(replyEndMark(turnId));
+  }
+
   /** Audio sent but, by the estimate, not yet played (ms). */
   queuedAheadMs(): number {
     return Math.max(0, this.queueEndMs - this.now());
@@ -146,7 +155,7 @@ export class Playback {
 
   /** A mark came back: the audio before it has played. Returns the sentence, or null for a flushed/unknown mark. */
   onMark(name: string): SentSentence | null {
-    if (this.flushed.delete(name)) return null;
+    if (isReplyEndMark(name) || this.flushed.delete(name)) return null;
     const s = this.sentences.find((x) => x.mark === name);
     if (!s || s.played) return null;
     const now = this.now();

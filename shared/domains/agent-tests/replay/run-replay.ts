@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SessionDetail } from '../../../contracts/sessions.ts';
+import { replyOver } from '../reply-end.ts';
 import { api, createSession, type Target } from '../session-api.ts';
 import { TwilioCaller, tokenFromTwiml, wsUrl } from '../twilio-caller.ts';
 import type { ReplayPlan } from './plan.ts';
@@ -14,8 +15,6 @@ export interface ScriptedStt {
   use(lines: string[]): void;
 }
 
-/** After the last caller turn, the agent has finished once nothing came or played for this long. */
-const QUIET_MS = 1500;
 const LAST_REPLY_TIMEOUT_MS = 20_000;
 
 /** The replay session's record once the platform has closed it (its trace is complete then). */
@@ -91,11 +90,9 @@ export async function runReplay(
       await opts.onTurn?.(k + 1);
     }
     const end = performance.now();
-    // The last reply: wait for it to start, then for it to have played out.
+    // The last reply: wait for it to start, then for it to have played out (its end mark back: reply-end.ts).
     await c.until(() => c.media.some((m) => m.at > end) || c.closeCode !== null, LAST_REPLY_TIMEOUT_MS).catch(() => {});
-    await c
-      .until(() => !c.playing && performance.now() - (c.media.at(-1)?.at ?? 0) > QUIET_MS, LAST_REPLY_TIMEOUT_MS)
-      .catch(() => {});
+    await c.until(() => replyOver(c), LAST_REPLY_TIMEOUT_MS).catch(() => {});
   } catch (e) {
     error = (e as Error).message;
   } finally {

@@ -22,7 +22,10 @@ interface Hold {
 const DRAIN_CHECK_MS = 100;
 
 /**
- * tts-audio → the transport (through `conversation.playback`: 20 ms frames, a mark after each sentence, `clear`).
+ * tts-audio → the transport (through `conversation.playback`: 20 ms frames, a mark after each sentence, an end mark
+ * after a complete reply's last one (`<turn>:end`: a far end knows the reply has played when it comes back), `clear`).
+ * A reply cut by a barge-in gets no end mark after the cut (its flushed one, if sent, is echoed by the far end's
+ * flush): the caller's speech that cut it is a turn of its own, whose reply ends with one.
  * Closes replies: when all of a reply has played (marks back), when a barge-in cuts it (`interrupt`: playback
  * flushed, the recording's agent side cut, the reply stored as what was heard, the barge-in recorded), or when the
  * call ends; each closed reply goes on as a `turn-done` frame. Holds the output of a prepared reply until the reply
@@ -105,6 +108,8 @@ export class PlaybackStage extends Stage {
     }
     t.llmDone = true;
     if (f.error) t.error ??= f.error;
+    // The reply is complete (every sentence was sent before this frame): its end mark goes out behind them.
+    this.playback.endReply(t.id);
     this.emit({ kind: 'agent-done', turnId: t.id, text: t.fullText });
     // Nothing (left) to play: a failed turn, or a transport that echoes no marks.
     if (!this.playback.speaking) this.close(t, false);
@@ -148,8 +153,12 @@ export class PlaybackStage extends Stage {
     this.hold = null;
     const t = this.conv.current;
     const same = t && !t.closed && t.id === h.turnId;
+    // A reply complete before the stop had its end mark flushed with the rest: it goes out again behind the replay
+    // (one completed during the stop sends its own, from its held `llm-done`).
+    const ended = same && t.llmDone;
     this.playback.resume(same ? h.audio : { pieces: [] });
     if (same) for (const f of h.frames) this.output(f);
+    if (ended) this.playback.endReply(t.id);
     if (t && same && t.llmDone && !this.playback.speaking) this.close(t, false);
     if (this.pendingEnd) this.checkDrained();
   }
