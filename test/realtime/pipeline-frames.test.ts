@@ -1,14 +1,5 @@
-import { performance } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
-import { LocalTtsEngine } from '../../shared/engines/tts/local.ts';
-import { Conversation } from '../../workers/realtime/pipeline/conversation.ts';
-import type { Frame } from '../../workers/realtime/pipeline/frames.ts';
-import { PlaybackStage } from '../../workers/realtime/pipeline/output/playback-stage.ts';
-import { ReplyStage } from '../../workers/realtime/pipeline/answer/reply-stage.ts';
-import { SentenceStage } from '../../workers/realtime/pipeline/output/sentence-stage.ts';
-import { Pipeline } from '../../workers/realtime/pipeline/stage.ts';
-import { TtsStage } from '../../workers/realtime/pipeline/output/tts-stage.ts';
-import { Playback } from '../../workers/realtime/pipeline/playback.ts';
+import { replyPipeline } from './reply-pipeline.ts';
 
 const GOODBYE =
   'Your balance has run out, so this call has to end now. Thank you for calling the front desk today. ' +
@@ -20,12 +11,9 @@ const GOODBYE =
  * a barge-in flushes playback, stores what was heard and keeps the `end-call` queued behind the cut reply.
  */
 function pipeline() {
-  const t0 = performance.now();
-  const now = () => performance.now() - t0;
   const far = { audioFrames: 0, marks: [] as string[], clears: 0 };
-  const playback = new Playback(
+  const h = replyPipeline(
     {
-      outRate: 8000,
       sendAudio: (pcm) => {
         expect(pcm.length).toBe(320); // 20 ms at 8 kHz
         far.audioFrames++;
@@ -33,37 +21,9 @@ function pipeline() {
       sendMark: (name) => far.marks.push(name),
       sendClear: () => far.clears++,
     },
-    now,
+    () => `sink got ${h.out.map((f) => f.kind).join(',')}`,
   );
-  const conv = new Conversation(now, playback, 'dev_test');
-  const out: Frame[] = [];
-  const errors: unknown[] = [];
-  let waiters: Array<() => void> = [];
-  const p = new Pipeline(
-    [
-      new ReplyStage(conv),
-      new SentenceStage(),
-      new TtsStage(new LocalTtsEngine(), { voiceId: 'default', speed: 1, pitch: 1 }, 8000, conv),
-      new PlaybackStage(conv, null),
-    ],
-    (f) => {
-      out.push(f);
-      for (const w of waiters.splice(0)) w();
-    },
-    (_stage, e) => errors.push(e),
-  );
-  const until = async (pred: () => boolean, timeoutMs = 15_000) => {
-    const deadline = Date.now() + timeoutMs;
-    while (!pred()) {
-      if (Date.now() > deadline) throw new Error(`not met; sink got ${out.map((f) => f.kind).join(',')}`);
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, 50);
-        waiters.push(() => (clearTimeout(t), resolve()));
-      });
-    }
-  };
-  const rows = () => out.flatMap((f) => (f.kind === 'turn-done' && f.record.speaker === 'assistant' ? [f.record] : []));
-  return { p, conv, far, out, errors, until, rows, reset: () => (waiters = []) };
+  return { p: h.p, conv: h.conv, far, out: h.out, errors: h.errors, until: h.until, rows: h.rows, reset: h.reset };
 }
 
 describe('voice pipeline frames: say and end-call', () => {

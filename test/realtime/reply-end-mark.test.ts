@@ -1,15 +1,6 @@
-import { performance } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
 import { isReplyEndMark } from '../../shared/contracts/reply-end-mark.ts';
-import { LocalTtsEngine } from '../../shared/engines/tts/local.ts';
-import { ReplyStage } from '../../workers/realtime/pipeline/answer/reply-stage.ts';
-import { Conversation } from '../../workers/realtime/pipeline/conversation.ts';
-import type { Frame } from '../../workers/realtime/pipeline/frames.ts';
-import { PlaybackStage } from '../../workers/realtime/pipeline/output/playback-stage.ts';
-import { SentenceStage } from '../../workers/realtime/pipeline/output/sentence-stage.ts';
-import { TtsStage } from '../../workers/realtime/pipeline/output/tts-stage.ts';
-import { Playback } from '../../workers/realtime/pipeline/playback.ts';
-import { Pipeline } from '../../workers/realtime/pipeline/stage.ts';
+import { replyPipeline } from './reply-pipeline.ts';
 
 /**
  * The reply's end mark (`<turn>:end`, docs/realtime.md "Marks") over the reply half of the real pipeline (reply →
@@ -18,42 +9,12 @@ import { Pipeline } from '../../workers/realtime/pipeline/stage.ts';
  * resumed after a tentative stop. Its echo is no sentence played: it neither closes a reply nor moves an estimate.
  */
 function pipeline() {
-  const t0 = performance.now();
-  const now = () => performance.now() - t0;
   /** The far end's log: each mark's name, and `!clear` for each flush. */
   const log: string[] = [];
-  const playback = new Playback(
-    { outRate: 8000, sendAudio: () => {}, sendMark: (name) => log.push(name), sendClear: () => log.push('!clear') },
-    now,
+  const { p, conv, playback, now, out, errors, until, rows } = replyPipeline(
+    { sendAudio: () => {}, sendMark: (name) => log.push(name), sendClear: () => log.push('!clear') },
+    () => `far end got ${log.join(',')}`,
   );
-  const conv = new Conversation(now, playback, 'dev_test');
-  const out: Frame[] = [];
-  const errors: unknown[] = [];
-  const waiters: Array<() => void> = [];
-  const p = new Pipeline(
-    [
-      new ReplyStage(conv),
-      new SentenceStage(),
-      new TtsStage(new LocalTtsEngine(), { voiceId: 'default', speed: 1, pitch: 1 }, 8000, conv),
-      new PlaybackStage(conv, null),
-    ],
-    (f) => {
-      out.push(f);
-      for (const w of waiters.splice(0)) w();
-    },
-    (_stage, e) => errors.push(e),
-  );
-  const until = async (pred: () => boolean, timeoutMs = 15_000) => {
-    const deadline = Date.now() + timeoutMs;
-    while (!pred()) {
-      if (Date.now() > deadline) throw new Error(`not met; far end got ${log.join(',')}`);
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, 50);
-        waiters.push(() => (clearTimeout(t), resolve()));
-      });
-    }
-  };
-  const rows = () => out.flatMap((f) => (f.kind === 'turn-done' && f.record.speaker === 'assistant' ? [f.record] : []));
   const echo = (...names: string[]) => {
     for (const name of names) p.push({ kind: 'mark', name });
   };
