@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isReplyEndMark } from '../../shared/contracts/reply-end-mark.ts';
 import { startTestPlatform, waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
 import {
   startOpenAiChatDouble,
@@ -52,7 +53,9 @@ describe('WS /v1/agents/:id/session (direct protocol)', () => {
     expect(greetingBytes % 960).toBe(0); // whole 20 ms frames at 24 kHz
     await c.speak(await fliteUtterance('Hello, what time do you open tomorrow morning?', 16000));
     await waitUntil(() => c.events.some((e) => e.type === 'transcript' && e.final), 20_000);
-    await waitUntil(() => c.events.filter((e) => e.type === 'mark').length >= 2, 20_000);
+    // The reply's end mark (the greeting sent one too): its audio has all been sent by then.
+    const ends = () => c.events.filter((e) => e.type === 'mark' && isReplyEndMark(String(e.name))).length;
+    await waitUntil(() => ends() >= 2, 20_000);
     expect(c.audioBytes).toBeGreaterThan(greetingBytes);
     const sessionId = (c.events[0] as { sessionId: string }).sessionId;
     c.ws.send(JSON.stringify({ type: 'stop' }));

@@ -95,12 +95,13 @@ describe('a worker killed mid-job (SIGKILL)', () => {
     const job = (await res.json()) as VideoJob;
     expect(res.status).toBe(202);
 
-    // Kill the worker while it renders (progress between the input fetch and the end).
+    // Kill the worker mid-job (once it reports progress, before the end).
     await waitUntil(
       async () => {
         const j = (await (await p.request(`/v1/video/${job.id}`, { key: dev.apiKey })).json()) as VideoJob;
         if (j.status === 'completed') throw new Error('the render ended before the worker could be killed');
-        return j.status === 'processing' && j.progress >= 0.25;
+        // Any progress past the start: beside a CPU hog a poll answered slower than the render's last quarter.
+        return j.status === 'processing' && j.progress > 0;
       },
       // The worker boots the platform under tsx first: past 90 s in a whole run at load 8.
       150_000,
