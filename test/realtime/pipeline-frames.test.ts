@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { replyPipeline } from './reply-pipeline.ts';
+import { replyPipeline, utteranceAt } from './reply-pipeline.ts';
 
 const GOODBYE =
   'Your balance has run out, so this call has to end now. Thank you for calling the front desk today. ' +
@@ -79,16 +79,7 @@ describe('voice pipeline frames: suspected cut-ins (issue 25)', () => {
   /** A reply to caller speech, its text streamed as the LLM stage would, played until its first audio went out. */
   async function replying(h: ReturnType<typeof pipeline>) {
     const at = h.conv.now();
-    h.p.push({
-      kind: 'utterance',
-      text: 'Is the office open on Tuesday?',
-      onsetAt: at - 1500,
-      lastSpeechAt: at - 300,
-      finalAt: at,
-      endpointAt: at,
-      endpointWaitMs: 300,
-      vadLagMs: 0,
-    });
+    h.p.push(utteranceAt('Is the office open on Tuesday?', at));
     const turn = h.out.find((f) => f.kind === 'user-turn');
     if (turn?.kind !== 'user-turn') throw new Error('no user-turn');
     h.p.push({ kind: 'llm-text', turnId: turn.turnId, text: GOODBYE });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isReplyEndMark } from '../../shared/contracts/reply-end-mark.ts';
-import { replyPipeline } from './reply-pipeline.ts';
+import { replyPipeline, utteranceAt } from './reply-pipeline.ts';
 
 /**
  * The reply's end mark (`<turn>:end`, docs/realtime.md "Marks") over the reply half of the real pipeline (reply →
@@ -21,16 +21,7 @@ function pipeline() {
   /** A reply to caller speech: its turn id (the LLM's text is pushed by the test, as the LLM stage would). */
   const replyTo = (text: string) => {
     const at = now();
-    p.push({
-      kind: 'utterance',
-      text,
-      onsetAt: at - 1500,
-      lastSpeechAt: at - 300,
-      finalAt: at,
-      endpointAt: at,
-      endpointWaitMs: 300,
-      vadLagMs: 0,
-    });
+    p.push(utteranceAt(text, at));
     // The reply stage opens the turn at once (the user-turn frame reaches the sink only behind the stages' work).
     const turn = conv.current;
     if (!turn || turn.closed) throw new Error('no reply opened');

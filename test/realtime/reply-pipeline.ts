@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { LocalTtsEngine } from '../../shared/engines/tts/local.ts';
 import { ReplyStage } from '../../workers/realtime/pipeline/answer/reply-stage.ts';
 import { Conversation } from '../../workers/realtime/pipeline/conversation.ts';
-import type { Frame } from '../../workers/realtime/pipeline/frames.ts';
+import type { DataFrame, Frame } from '../../workers/realtime/pipeline/frames.ts';
 import { PlaybackStage } from '../../workers/realtime/pipeline/output/playback-stage.ts';
 import { SentenceStage } from '../../workers/realtime/pipeline/output/sentence-stage.ts';
 import { TtsStage } from '../../workers/realtime/pipeline/output/tts-stage.ts';
@@ -47,4 +47,18 @@ export function replyPipeline(sink: Omit<AudioSink, 'outRate'>, describe: () => 
   };
   const rows = () => out.flatMap((f) => (f.kind === 'turn-done' && f.record.speaker === 'assistant' ? [f.record] : []));
   return { p, conv, playback, now, out, errors, until, rows, reset: () => (waiters = []) };
+}
+
+/** The caller's finished utterance as the turn stage hands it on at `at`: 1.5 s of speech, ended 300 ms before. */
+export function utteranceAt(text: string, at: number): DataFrame {
+  return {
+    kind: 'utterance',
+    text,
+    onsetAt: at - 1500,
+    lastSpeechAt: at - 300,
+    finalAt: at,
+    endpointAt: at,
+    endpointWaitMs: 300,
+    vadLagMs: 0,
+  };
 }
