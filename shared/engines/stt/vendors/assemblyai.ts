@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type SttRequest, type SttStream, type SttStreamOptions, type TranscriptionResult } from '../types.ts';
 import { HostedSttEngine } from './hosted.ts';
 import { LiveSocketStream } from './live-socket.ts';
-import { languageCode, pcmSeconds, plainWords, segmentsFromWords, speakerLabel, type SpeakerWord } from './words.ts';
+import { speakerLabel, vendorTranscription, type SpeakerWord } from './words.ts';
 
 export interface AssemblyAiSttOptions {
   /** Default https://api.assemblyai.com (env ASSEMBLYAI_BASE_URL). */
@@ -124,22 +124,17 @@ export class AssemblyAiStt extends HostedSttEngine<typeof DEFAULTS> {
       end: w.end / 1000,
       speaker: req.diarize ? speakerLabel(w.speaker) : undefined,
     }));
-    const segments = t.utterances?.length
-      ? t.utterances.map((u) => ({
-          start: u.start / 1000,
-          end: u.end / 1000,
-          text: u.text,
-          ...(req.diarize ? { speaker: speakerLabel(u.speaker) } : {}),
-        }))
-      : segmentsFromWords(words);
-    const result: TranscriptionResult = {
+    return vendorTranscription(req, {
       text: t.text ?? '',
-      segments,
-      language: languageCode(t.language_code, req.language),
-      duration: pcmSeconds(req.pcm, req.sampleRate),
-    };
-    if (req.timestamps === 'word') result.words = plainWords(words);
-    return result;
+      words,
+      segments: t.utterances?.map((u) => ({
+        start: u.start / 1000,
+        end: u.end / 1000,
+        text: u.text,
+        ...(req.diarize ? { speaker: speakerLabel(u.speaker) } : {}),
+      })),
+      language: t.language_code,
+    });
   }
 
   /**

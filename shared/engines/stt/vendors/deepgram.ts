@@ -4,7 +4,7 @@ import { vendorJson } from '../../core/vendor-client.ts';
 import { type SttRequest, type SttStream, type SttStreamOptions, type TranscriptionResult } from '../types.ts';
 import { HostedSttEngine } from './hosted.ts';
 import { deepgramLiveStream, type DeepgramStreamOptions } from './deepgram-stream.ts';
-import { languageCode, pcmSeconds, plainWords, segmentsFromWords, speakerLabel, type SpeakerWord } from './words.ts';
+import { speakerLabel, vendorTranscription, type SpeakerWord } from './words.ts';
 
 export interface DeepgramSttOptions {
   /** Default https://api.deepgram.com (env DEEPGRAM_BASE_URL); the live socket uses the same host over ws(s). */
@@ -72,22 +72,18 @@ export class DeepgramStt extends HostedSttEngine<typeof DEFAULTS> {
       end: w.end,
       speaker: req.diarize ? speakerLabel(w.speaker) : undefined,
     }));
-    const segments = out.results?.utterances?.length
-      ? out.results.utterances.map((u) => ({
-          start: u.start,
-          end: u.end,
-          text: u.transcript,
-          ...(req.diarize && u.speaker !== undefined ? { speaker: speakerLabel(u.speaker) } : {}),
-        }))
-      : segmentsFromWords(words);
-    const result: TranscriptionResult = {
+    return vendorTranscription(req, {
       text: alt?.transcript ?? '',
-      segments,
-      language: languageCode(channel?.detected_language, req.language),
-      duration: out.metadata?.duration ?? pcmSeconds(req.pcm, req.sampleRate),
-    };
-    if (req.timestamps === 'word') result.words = plainWords(words);
-    return result;
+      words,
+      segments: out.results?.utterances?.map((u) => ({
+        start: u.start,
+        end: u.end,
+        text: u.transcript,
+        ...(req.diarize && u.speaker !== undefined ? { speaker: speakerLabel(u.speaker) } : {}),
+      })),
+      language: channel?.detected_language,
+      duration: out.metadata?.duration,
+    });
   }
 
   protected override _stream(opts: SttStreamOptions): SttStream {

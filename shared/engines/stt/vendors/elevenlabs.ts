@@ -4,7 +4,7 @@ import { vendorJson } from '../../core/vendor-client.ts';
 import { type SttRequest, type SttStream, type SttStreamOptions, type TranscriptionResult } from '../types.ts';
 import { HostedSttEngine } from './hosted.ts';
 import { elevenLabsRealtimeStream } from './elevenlabs-realtime.ts';
-import { languageCode, pcmSeconds, plainWords, segmentsFromWords, speakerLabel, type SpeakerWord } from './words.ts';
+import { speakerLabel, vendorTranscription, type SpeakerWord } from './words.ts';
 
 export interface ElevenLabsSttOptions {
   /** Default https://api.elevenlabs.io (env ELEVENLABS_BASE_URL). */
@@ -63,14 +63,7 @@ export class ElevenLabsStt extends HostedSttEngine<typeof DEFAULTS> {
         end: w.end,
         speaker: req.diarize ? speakerLabel(w.speaker_id) : undefined,
       }));
-    const result: TranscriptionResult = {
-      text: (out.text ?? '').trim(),
-      segments: segmentsFromWords(words),
-      language: languageCode(out.language_code, req.language),
-      duration: pcmSeconds(req.pcm, req.sampleRate),
-    };
-    if (req.timestamps === 'word') result.words = plainWords(words);
-    return result;
+    return vendorTranscription(req, { text: (out.text ?? '').trim(), words, language: out.language_code });
   }
 
   protected override _stream(opts: SttStreamOptions): SttStream {

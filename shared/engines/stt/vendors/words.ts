@@ -1,4 +1,4 @@
-import type { TranscriptSegment, TranscriptWord } from '../types.ts';
+import type { SttRequest, TranscriptionResult, TranscriptSegment, TranscriptWord } from '../types.ts';
 
 /** Helpers STT vendor adapters share: segments from word lists, language codes, durations. */
 
@@ -45,6 +45,37 @@ function toSegment(words: SpeakerWord[]): TranscriptSegment {
   };
   if (words[0]!.speaker) seg.speaker = words[0]!.speaker;
   return seg;
+}
+
+/** What a batch vendor heard, in its own terms (each adapter maps its answer's fields to these). */
+export interface VendorHeard {
+  text: string;
+  words: SpeakerWord[];
+  /** The vendor's own utterances as segments, where it returns them; otherwise segments are made from the words. */
+  segments?: TranscriptSegment[];
+  /** The language the vendor detected or was told (any of the forms `languageCode` reads). */
+  language: string | null | undefined;
+  /** The audio's duration as the vendor reports it; otherwise the request's PCM. */
+  duration?: number;
+}
+
+/**
+ * A batch vendor's answer as the contract's TranscriptionResult: segments (the vendor's utterances, else grouped
+ * from its words), the language as a 639-1 code, the duration, and the plain word list when the request asked for
+ * word timestamps. One place, so every vendor answers the same fields the same way.
+ */
+export function vendorTranscription(
+  req: Pick<SttRequest, 'pcm' | 'sampleRate' | 'language' | 'timestamps'>,
+  heard: VendorHeard,
+): TranscriptionResult {
+  const result: TranscriptionResult = {
+    text: heard.text,
+    segments: heard.segments?.length ? heard.segments : segmentsFromWords(heard.words),
+    language: languageCode(heard.language, req.language),
+    duration: heard.duration ?? pcmSeconds(req.pcm, req.sampleRate),
+  };
+  if (req.timestamps === 'word') result.words = plainWords(heard.words);
+  return result;
 }
 
 /** Drops the speaker field for the result's plain word list. */
