@@ -65,60 +65,70 @@ describe('call replay', () => {
     expect(said).toContain(`user: ${QUESTION}`);
   });
 
-  it('replays the call against the changed agent: the diff shows the new greeting and the new answer', async () => {
-    const put = await call(`/v1/agents/${agentId}`, {
-      method: 'PUT',
-      json: { firstMessage: FIRST_V2, collectionId: null },
-    });
-    expect(put.body.version).toBe(2);
+  // The next two replays are independent (each its own session and record; the cpu pool plays two at once,
+  // WORKER_TESTS_CONCURRENCY) and each plays the call at its original times: they run side by side.
+  it.concurrent(
+    'replays the call against the changed agent: the diff shows the new greeting and the new answer',
+    async ({ expect }) => {
+      const put = await call(`/v1/agents/${agentId}`, {
+        method: 'PUT',
+        json: { firstMessage: FIRST_V2, collectionId: null },
+      });
+      expect(put.body.version).toBe(2);
 
-    const started = await call(`/v1/calls/${callSid}/replay`, { method: 'POST', json: {} });
-    expect(started.status, JSON.stringify(started.body)).toBe(202);
-    expect(started.body).toMatchObject({ status: 'queued', agentId, agentVersion: { then: 1, now: 2 } });
+      const started = await call(`/v1/calls/${callSid}/replay`, { method: 'POST', json: {} });
+      expect(started.status, JSON.stringify(started.body)).toBe(202);
+      expect(started.body).toMatchObject({ status: 'queued', agentId, agentVersion: { then: 1, now: 2 } });
 
-    const r = await replayed(started.body.id as string);
-    expect(r).not.toHaveProperty('error');
-    expect(r.status).toBe('completed');
-    expect(r.progress).toEqual({ turnsDone: 1, turnsTotal: 1 });
-    expect(r.stt).toMatch(/^simulated \(the recorded call’s transcript/);
-    expect(r.llm).toMatch(/Local reply engine/);
-    const [greeting, answer] = r.turns as Json[];
-    expect(greeting).toMatchObject({
-      index: 0,
-      caller: {},
-      reply: { then: FIRST_V1, now: FIRST_V2, changed: true },
-    });
-    expect(greeting!.caller).toEqual({});
-    expect(answer).toMatchObject({
-      index: 1,
-      caller: { then: QUESTION, now: QUESTION },
-      reply: { changed: true, now: NO_KNOWLEDGE },
-      interrupted: { then: false, now: false },
-    });
-    expect(answer).not.toHaveProperty('skipped');
-    expect(answer!.reply.then).toMatch(/9am to 5pm/);
-    expect(answer!.latencyMs.then).toEqual(expect.any(Number));
-    expect(answer!.latencyMs.now).toEqual(expect.any(Number));
-    expect(r.summary).toMatchObject({ turns: 2, changedReplies: 2 });
+      const r = await replayed(started.body.id as string);
+      expect(r).not.toHaveProperty('error');
+      expect(r.status).toBe('completed');
+      expect(r.progress).toEqual({ turnsDone: 1, turnsTotal: 1 });
+      expect(r.stt).toMatch(/^simulated \(the recorded call’s transcript/);
+      expect(r.llm).toMatch(/Local reply engine/);
+      const [greeting, answer] = r.turns as Json[];
+      expect(greeting).toMatchObject({
+        index: 0,
+        caller: {},
+        reply: { then: FIRST_V1, now: FIRST_V2, changed: true },
+      });
+      expect(greeting!.caller).toEqual({});
+      expect(answer).toMatchObject({
+        index: 1,
+        caller: { then: QUESTION, now: QUESTION },
+        reply: { changed: true, now: NO_KNOWLEDGE },
+        interrupted: { then: false, now: false },
+      });
+      expect(answer).not.toHaveProperty('skipped');
+      expect(answer!.reply.then).toMatch(/9am to 5pm/);
+      expect(answer!.latencyMs.then).toEqual(expect.any(Number));
+      expect(answer!.latencyMs.now).toEqual(expect.any(Number));
+      expect(r.summary).toMatchObject({ turns: 2, changedReplies: 2 });
 
-    // The replay is a session of its own, on version 2, with its own recording and trace.
-    const s = await call(`/v1/observability/sessions/${r.replaySessionId}`);
-    expect(s.body).toMatchObject({ agentId, agentVersion: 2 });
-  }, 120_000);
+      // The replay is a session of its own, on version 2, with its own recording and trace.
+      const s = await call(`/v1/observability/sessions/${r.replaySessionId}`);
+      expect(s.body).toMatchObject({ agentId, agentVersion: 2 });
+    },
+    120_000,
+  );
 
-  it('replaying the version the call ran gives the same replies', async () => {
-    const used = async () => (await call('/v1/usage')).body.credits.used as number;
-    const before = await used();
-    const started = await call(`/v1/calls/${callSid}/replay`, { method: 'POST', json: { version: 1 } });
-    expect(started.status).toBe(202);
-    const r = await replayed(started.body.id as string);
-    expect(r.status).toBe('completed');
-    // Offline (simulated STT, the local reply engine): test traffic, charged nothing.
-    expect(await used()).toBe(before);
-    expect(r.agentVersion).toEqual({ then: 1, now: 1 });
-    expect((r.turns as Json[]).map((t) => t.reply.changed)).toEqual([false, false]);
-    expect(r.turns[1].reply.now).toMatch(/9am to 5pm/);
-  }, 120_000);
+  it.concurrent(
+    'replaying the version the call ran gives the same replies',
+    async ({ expect }) => {
+      const used = async () => (await call('/v1/usage')).body.credits.used as number;
+      const before = await used();
+      const started = await call(`/v1/calls/${callSid}/replay`, { method: 'POST', json: { version: 1 } });
+      expect(started.status).toBe(202);
+      const r = await replayed(started.body.id as string);
+      expect(r.status).toBe('completed');
+      // Offline (simulated STT, the local reply engine): test traffic, charged nothing.
+      expect(await used()).toBe(before);
+      expect(r.agentVersion).toEqual({ then: 1, now: 1 });
+      expect((r.turns as Json[]).map((t) => t.reply.changed)).toEqual([false, false]);
+      expect(r.turns[1].reply.now).toMatch(/9am to 5pm/);
+    },
+    120_000,
+  );
 
   it("another developer's call and replay read as missing; bad input is a 4xx", async () => {
     const theirs = await call(`/v1/calls/${callSid}/replay`, { method: 'POST', json: {}, key: other.apiKey });

@@ -93,6 +93,9 @@ describe('agent tests over the direct WebSocket protocol', () => {
     });
     expect(rec.status).toBe(200);
     expect(rec.headers.get('content-type')).toBe('audio/wav');
+    // Read to its end: a response left unread holds its connection open, and the slot's platform's close waits for
+    // it (2-22 s).
+    expect(Buffer.from(await rec.arrayBuffer()).toString('latin1', 0, 4)).toBe('RIFF');
   }, 120_000);
 
   it('a barge-in over the socket: the agent is cut short (clear) and answers the new turn', async () => {

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 
 /** Runs `scripts/start.ts` and collects how it ended. */
 function start(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
@@ -13,9 +13,12 @@ function start(env: Record<string, string>): Promise<{ code: number | null; stde
   return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stderr })));
 }
 
-describe('start-up configuration errors', () => {
+// Each test is a process of its own that loads the platform under tsx (the wait): they run side by side.
+describe.concurrent('start-up configuration errors', () => {
   // Regression: production without PROVIDER_KEYS_ENCRYPTION_KEYS died with a stack trace after migrating.
-  it('production without PROVIDER_KEYS_ENCRYPTION_KEYS exits 78 with one line naming the variable', async () => {
+  it('production without PROVIDER_KEYS_ENCRYPTION_KEYS exits 78 with one line naming the variable', async ({
+    expect,
+  }) => {
     const { code, stderr } = await start({
       NODE_ENV: 'production',
       PROVIDER_KEYS_ENCRYPTION_KEYS: '',
@@ -29,7 +32,7 @@ describe('start-up configuration errors', () => {
     expect(stderr).not.toMatch(/\n\s+at /);
   });
 
-  it('a malformed master key is the same one-line error', async () => {
+  it('a malformed master key is the same one-line error', async ({ expect }) => {
     const { code, stderr } = await start({ PROVIDER_KEYS_ENCRYPTION_KEYS: 'k1:c2hvcnQ=' });
     expect(code).toBe(78);
     expect(stderr.trim()).toBe('PROVIDER_KEYS_ENCRYPTION_KEYS: key "k1" must decode to 32 bytes, not 5.');
