@@ -4,7 +4,7 @@ import http from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { mintKey } from '../../shared/platform/auth/mint-key.ts';
 import { insertDeveloper } from '../../shared/kernel/db/developers.ts';
 import { createDb } from '../../shared/kernel/db/pool.ts';
@@ -13,10 +13,8 @@ import { createTestDatabase } from '../../support/helpers/db.ts';
 import { waitUntil } from '../../support/helpers/platform.ts';
 import { startScript } from '../../support/helpers/start-script.ts';
 
-// Each test starts processes of its own (own database, Redis prefix, S3 folder and port) and mostly waits on them
-// loading the platform under tsx: they run side by side.
-describe.concurrent('graceful shutdown', () => {
-  it('on SIGTERM stops accepting, finishes the in-flight request, and exits 0', async ({ expect }) => {
+describe('graceful shutdown', () => {
+  it('on SIGTERM stops accepting, finishes the in-flight request, and exits 0', async () => {
     const { database, s3dir, port, child, stderr, exited } = await startScript('api,cpu', {
       // The api runs without the realtime role, so (like any deployment of it) it needs the shared secret.
       REALTIME_SESSION_SECRET: randomBytes(32).toString('base64url'),
@@ -73,7 +71,7 @@ describe.concurrent('graceful shutdown', () => {
     expect(stderr()).not.toMatch(/Error/);
   }, 120_000);
 
-  it('with PROCESSES=2 runs two copies on one port and drains both on SIGTERM', async ({ expect }) => {
+  it('with PROCESSES=2 runs two copies on one port and drains both on SIGTERM', async () => {
     const database = await createTestDatabase();
     const s3dir = await mkdtemp(join(tmpdir(), 'vap-s3-'));
     const port = 20_000 + Math.floor(Math.random() * 20_000);
@@ -116,7 +114,7 @@ describe.concurrent('graceful shutdown', () => {
     }
   }, 120_000);
 
-  it('refuses to start on a bad configuration value, naming it', async ({ expect }) => {
+  it('refuses to start on a bad configuration value, naming it', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start.ts', 'api'], {
       env: { ...process.env, PORT: 'eighty' },
       stdio: ['ignore', 'pipe', 'pipe'],
