@@ -160,3 +160,53 @@ describe('turn stage: speech after the words that the STT finds no words in (a v
     expect(c.errors).toEqual([]);
   });
 });
+
+describe('turn stage: the VAD ends the turn with speech after the final’s words that brought no words', () => {
+  it('hands it on once the STT has had that speech for its lag, not after the wait for a final that reaches it', () => {
+    // The frames the VAD and a streaming STT send the turn stage (no levels: only the words and their timing).
+    let nowMs = 0;
+    const conv: ConstructorParameters<typeof TurnStage>[0] = {
+      now: () => nowMs,
+      agentActive: false,
+      current: null,
+      answeredBy: undefined,
+      playback: { speaking: false } as ConstructorParameters<typeof TurnStage>[0]['playback'],
+    };
+    const turn = new TurnStage(conv, {
+      settings: platformTurnSettings({ finalWaitMs: 1200 }),
+      inRate: RATE,
+      streaming: true,
+    });
+    const out: Frame[] = [];
+    turn.connect(
+      (f) => out.push(f),
+      () => {},
+    );
+    let lastSpeechMs = 0;
+    /** Audio up to `toMs`, the VAD scoring it as speech or not. */
+    const until = (toMs: number, speech: boolean) => {
+      for (; nowMs < toMs;) {
+        turn.push({ kind: 'audio-in', pcm: Buffer.alloc((RATE / 50) * 2), sampleRate: RATE, atMs: nowMs });
+        nowMs += 20;
+        if (speech) lastSpeechMs = nowMs;
+        turn.push({ kind: 'vad-frame', endMs: nowMs, lastSpeechMs });
+      }
+    };
+    turn.push({ kind: 'speech-start', atMs: 0, soundOnsetMs: 0 });
+    until(1000, true);
+    // The caller's last word ends at 1000 ms; a voice behind them goes on to 1400 ms, and the final (200 ms after
+    // the words) comes meanwhile.
+    until(1200, true);
+    const text = 'I would like to book a cleaning.';
+    turn.push({ kind: 'transcript', text, final: true, atMs: nowMs, endMs: 1000 });
+    until(1400, true);
+    until(1600, false);
+    turn.push({ kind: 'speech-end', atMs: 1600, lastSpeechMs: 1400 });
+    // The voice behind resumes 300 ms later: had the turn still been waiting for a final, it would go on with it.
+    until(1900, false);
+    turn.push({ kind: 'speech-start', atMs: 1900, soundOnsetMs: 1900 });
+    until(2500, true);
+    const handed = out.flatMap((f) => (f.kind === 'utterance' ? [f] : []));
+    expect(handed.map((u) => [u.text, u.endpointAt])).toEqual([[text, 1600]]);
+  });
+});

@@ -170,6 +170,8 @@ export class TurnStage extends Stage {
           this.levels.push(frame.endMs, frame.levelDb, run, own);
           this.levelsHeard = true;
         }
+        // Ended and waiting for a final: one may not be needed, once the STT has had the speech for its lag.
+        if (this.utt?.timer && this.utt.endpointAt !== null) this.commit(false);
         if (this.recheckAtMs !== null && frame.endMs >= this.recheckAtMs) {
           this.recheckAtMs = null;
           if (this.utt?.paused) this.transcriptChanged(this.partial === '');
@@ -605,11 +607,23 @@ export class TurnStage extends Stage {
     this.maybePrepare();
   }
 
+  /**
+   * The speech after the last final's words, up to `lastSpeechMs`, brought no words: no interim is pending and the
+   * STT has had that audio for its lag. A crowd or a voice behind the caller that the VAD scored as speech after
+   * their last word: the final already in covers the turn, and waiting the engine's wait (1.2 s) for a final that
+   * reaches that speech only lets the crowd's next run take the turn back (bench:robustness, babble).
+   */
+  private noWordsAfterFinal(lastSpeechMs: number): boolean {
+    return this.partial === '' && this.detector.heardPast(lastSpeechMs);
+  }
+
   /** Hands the utterance on once it ended and its final transcript is in (or the wait is over). */
   private commit(force: boolean): void {
     const u = this.utt;
     if (!u || u.endpointAt === null || u.lastSpeechAudioMs === null) return;
-    const covered = u.finalAt !== null && u.lastFinalEndMs >= u.lastSpeechAudioMs - 250;
+    const covered =
+      u.finalAt !== null &&
+      (u.lastFinalEndMs >= u.lastSpeechAudioMs - 250 || this.noWordsAfterFinal(u.lastSpeechAudioMs));
     if (!covered && !force) return;
     if (!force && this.reopenIfUnfinished(u)) return;
     if (u.timer) clearTimeout(u.timer);
