@@ -65,8 +65,8 @@ const DECODED_PAST_ENDPOINT_MS = 1000;
 const CALLER_SPAN_MS = 1500;
 /**
  * Speech after the caller's words this far (dB) or more under their voice is not theirs when the STT found no words
- * in it (`endUnderVoiceBehind`): a crowd 10 dB under the caller sits 8–15 dB under their loud frames; the caller
- * going on sits within a few dB of them.
+ * in it (`endUnderVoiceBehind`): a crowd 10 dB under the caller reads about 11 dB under their loud frames (6–22 dB
+ * where bench:robustness babble ended turns on it); a caller going on after a pause, within a few dB of them.
  */
 const BEHIND_CALLER_DB = 6;
 
