@@ -135,8 +135,8 @@ export class TurnStage extends Stage {
   /** Where the VAD's current run of speech frames began (audio ms), and where the silence before it last ended. */
   private runFromMs = 0;
   private quietAtMs: number | null = null;
-  /** `windowAfterWords`'s last answer, for the final whose words end at `endMs`. */
-  private wordsWindow: { endMs: number; windowMs: number } | null = null;
+  /** `afterWords`'s last answer, for the final whose words end at `endMs`. */
+  private wordsWindow: { endMs: number; windowMs: number; callerDb: number | undefined } | null = null;
   private closed = false;
   /**
    * Where the last utterance handed on (or dropped) ended in the call's audio: the later of its endpoint and the end
@@ -647,26 +647,30 @@ export class TurnStage extends Stage {
     // the VAD heard no gap since them). The STT has had its beginning for its lag: a caller going on after a pause
     // would have sent words by then (and they decide: `partial`).
     const fromMs = Math.max(wordsEndMs, this.runFromMs);
-    const windowMs = this.windowAfterWords(u, wordsEndMs);
+    const { windowMs, callerDb: caller } = this.afterWords(u, wordsEndMs);
     if (!this.detector.heardPast(Math.max(wordsEndMs + windowMs, fromMs))) return;
-    const caller = this.levels.levelOver(wordsEndMs - CALLER_SPAN_MS, wordsEndMs, 75, 10);
-    const after = this.levels.levelOver(fromMs, nowMs, 75);
+    // That run's last 1.5 s at most (a crowd's level does not drift in that time; a caller going on is in `recent`).
+    const after = this.levels.levelOver(Math.max(fromMs, nowMs - CALLER_SPAN_MS), nowMs, 75);
     const recent = this.levels.levelOver(nowMs - 320, nowMs, 75);
     if (caller === undefined || after === undefined || recent === undefined) return;
     if (caller - Math.max(after, recent) < BEHIND_CALLER_DB) return;
     this.emitUp({ kind: 'end-speech', lastSpeechMs: wordsEndMs });
   }
 
-  /** The window the turn's words ask for when the speech ends where they do (decided once per final). */
-  private windowAfterWords(u: Utterance, wordsEndMs: number): number {
+  /**
+   * The window the turn's words ask for when the speech ends where they do, and the caller's own level before them
+   * (decided once per final: the VAD has scored past the words when this is first asked).
+   */
+  private afterWords(u: Utterance, wordsEndMs: number): { windowMs: number; callerDb: number | undefined } {
     if (this.wordsWindow?.endMs !== wordsEndMs) {
       const text = u.finals.join(' ');
       this.wordsWindow = {
         endMs: wordsEndMs,
         windowMs: this.detector.endpointWindowMs({ text, final: true }, wordsEndMs, true),
+        callerDb: this.levels.levelOver(wordsEndMs - CALLER_SPAN_MS, wordsEndMs, 75, 10),
       };
     }
-    return this.wordsWindow.windowMs;
+    return this.wordsWindow;
   }
 
   /**
