@@ -74,6 +74,7 @@ function lateVadCall(script: CallerScript, opts: { vadLagMs: number; thinkMs: nu
         stage.push({ kind: 'speech-reopened', lastSpeechMs: vad.lastSpeechMs });
       return;
     }
+    if (f.kind === 'end-speech') return report(vad.endSpeech(f.lastSpeechMs));
     vad.setEndpointMs(f.endpointMs);
     if (f.pauseMs !== undefined) vad.setPauseMs(f.pauseMs);
   };

@@ -8,6 +8,9 @@ import { VadStage } from '../../workers/realtime/pipeline/input/vad-stage.ts';
 import { callerAudio, platformTurnSettings } from '../../support/realtime/caller-audio.ts';
 import { fliteUtterance } from '../../support/realtime/helpers.ts';
 import { int16ToPcm, pcmToInt16 } from '../../shared/kernel/audio/pcm.ts';
+import { addNoise, noiseRmsFor, noiseSource } from '../../shared/kernel/audio/noise.ts';
+import { trimSilence } from '../../shared/kernel/audio/trim-silence.ts';
+import { speechRms } from '../../shared/domains/agent-tests/impairments.ts';
 
 const RATE = 8000;
 
@@ -158,5 +161,153 @@ describe('turn stage: speech after the words that the STT finds no words in (a v
     expect(behindScored).toBe(true);
     expect(u!.endpointWaitMs).toBeLessThanOrEqual(300);
     expect(c.errors).toEqual([]);
+  });
+});
+
+/**
+ * A caller's phrases (flite `kal`, 250 ms apart) over a crowd: three other flite voices at once (babble,
+ * shared/kernel/audio/noise.ts), `snrDb` under the caller, on the line from 1.5 s before the caller to 3 s after
+ * (`afterDb` under from the caller's last word on: a crowd that gets louder as they finish, but stays under them).
+ * Returns the line and where (ms into it) each phrase ends.
+ */
+async function overCrowd(phrases: string[], snrDb: number, afterDb = snrDb, seed = 31) {
+  const said = await Promise.all(phrases.map(async (t) => pcmToInt16(trimSilence(await fliteUtterance(t, RATE)))));
+  const voices = await Promise.all(
+    [
+      ['awb', 'Please remember to bring the forms with you when you come in to sign the papers next week'],
+      ['slt', 'We have been waiting for the train for almost an hour and nobody has told us anything yet'],
+      ['rms', 'The shop on the corner closes early on Sundays so you should go there on Saturday instead'],
+    ].map(async ([voice, t]) => pcmToInt16(await fliteUtterance(t!, RATE, voice))),
+  );
+  const gap = Math.round(0.25 * RATE);
+  const lead = Math.round(1.5 * RATE);
+  const caller = new Int16Array(said.reduce((n, x) => n + x.length, 0) + gap * (said.length - 1));
+  const endsMs: number[] = [];
+  let at = 0;
+  for (const x of said) {
+    caller.set(x, at);
+    at += x.length;
+    endsMs.push(((lead + at) / RATE) * 1000);
+    at += gap;
+  }
+  const line = new Int16Array(lead + caller.length + 3 * RATE);
+  const crowd = addNoise(new Int16Array(line.length), noiseSource({ type: 'babble', rate: RATE, seed, voices }), 1000);
+  const rms = (db: number) => noiseRmsFor(speechRms(int16ToPcm(caller)), db) / 1000;
+  const endAt = lead + at - gap;
+  for (let i = 0; i < line.length; i++)
+    line[i] = Math.max(-32768, Math.min(32767, (caller[i - lead] ?? 0) + crowd[i]! * rms(i < endAt ? snrDb : afterDb)));
+  return { pcm: int16ToPcm(line), endsMs };
+}
+
+describe('turn stage: a caller’s turn over a crowd the VAD never hears stop', () => {
+  /**
+   * Plays `pcm` to the caller side as a call does: 80 ms at a time, each scored before the next (the VAD keeps up),
+   * with each transcript reaching the turn stage when the audio reaches its `atMs` (a streaming STT's lag).
+   */
+  async function play(
+    c: ReturnType<typeof callerSide>,
+    pcm: Buffer,
+    transcripts: Array<{ atMs: number; text: string; final: boolean; endMs: number }>,
+  ) {
+    c.agent.speaking = false;
+    const step = Math.round(0.08 * RATE) * 2;
+    const pending = [...transcripts];
+    for (let off = 0; off < pcm.length; off += step) {
+      while (pending.length > 0 && pending[0]!.atMs <= c.clock.atMs) {
+        const t = pending.shift()!;
+        c.transcript(t.text, t.final, t.endMs);
+      }
+      c.audio(pcm.subarray(off, off + step));
+      await c.scored(c.clock.atMs);
+    }
+  }
+
+  it('hands the turn on once the STT has had the window after the last word with no words, under the caller', async () => {
+    const c = callerSide(1200);
+    const text = 'I would like to book a cleaning for next Tuesday morning.';
+    // A crowd 25 dB under the caller as they speak, 10 dB under from their last word on (this seed: the VAD never
+    // hears it stop in the 3 s after).
+    const { pcm, endsMs } = await overCrowd([text], 25, 10, 2);
+    const lastWordMs = endsMs[0]!;
+    await play(c, pcm, [{ atMs: lastWordMs + 200, text, final: true, endMs: lastWordMs }]);
+    // The crowd is speech to the VAD long after the caller's last word (else this tests nothing)…
+    const crowdScored = c.seen.some(
+      (f) => f.kind === 'vad-frame' && f.lastSpeechMs > lastWordMs + 1500 && f.lastSpeechMs === f.endMs,
+    );
+    expect(crowdScored).toBe(true);
+    // …and the turn is handed on, its speech ending with the caller's words, once the STT has had the window after
+    // them (a closed sentence: 200 ms) and its lag with no more words: not when the crowd pauses, if it ever does.
+    const [u] = c.utterances();
+    expect(u?.text).toBe(text);
+    expect(u!.lastSpeechAt).toBeLessThanOrEqual(lastWordMs + 20);
+    expect(u!.endpointWaitMs).toBeLessThan(600);
+    expect(c.errors).toEqual([]);
+  });
+
+  it('does not cut a caller who goes on at their own voice after a pause, before their next words come', async () => {
+    const c = callerSide(1200);
+    const first = 'I would like to book a cleaning';
+    const rest = 'for next Tuesday morning, if you have anything.';
+    const { pcm, endsMs } = await overCrowd([first, rest], 10);
+    // The first phrase's final comes 200 ms after it; the next words only when the caller has said "for next"
+    // (an interim 200 ms after that), well after the first phrase's window has passed.
+    const resumedMs = endsMs[0]! + 250;
+    await play(c, pcm, [
+      { atMs: endsMs[0]! + 200, text: first, final: true, endMs: endsMs[0]! },
+      { atMs: resumedMs + 800, text: 'for next', final: false, endMs: resumedMs + 600 },
+      { atMs: endsMs[1]! + 200, text: rest, final: true, endMs: endsMs[1]! },
+    ]);
+    expect(c.utterances().map((u) => u.text)).toEqual([`${first} ${rest}`]);
+    expect(c.errors).toEqual([]);
+  });
+});
+
+describe('turn stage: the VAD ends the turn with speech after the final’s words that brought no words', () => {
+  it('hands it on once the STT has had that speech for its lag, not after the wait for a final that reaches it', () => {
+    // The frames the VAD and a streaming STT send the turn stage (no levels: only the words and their timing).
+    let nowMs = 0;
+    const conv: ConstructorParameters<typeof TurnStage>[0] = {
+      now: () => nowMs,
+      agentActive: false,
+      current: null,
+      answeredBy: undefined,
+      playback: { speaking: false } as ConstructorParameters<typeof TurnStage>[0]['playback'],
+    };
+    const turn = new TurnStage(conv, {
+      settings: platformTurnSettings({ finalWaitMs: 1200 }),
+      inRate: RATE,
+      streaming: true,
+    });
+    const out: Frame[] = [];
+    turn.connect(
+      (f) => out.push(f),
+      () => {},
+    );
+    let lastSpeechMs = 0;
+    /** Audio up to `toMs`, the VAD scoring it as speech or not. */
+    const until = (toMs: number, speech: boolean) => {
+      for (; nowMs < toMs;) {
+        turn.push({ kind: 'audio-in', pcm: Buffer.alloc((RATE / 50) * 2), sampleRate: RATE, atMs: nowMs });
+        nowMs += 20;
+        if (speech) lastSpeechMs = nowMs;
+        turn.push({ kind: 'vad-frame', endMs: nowMs, lastSpeechMs });
+      }
+    };
+    turn.push({ kind: 'speech-start', atMs: 0, soundOnsetMs: 0 });
+    until(1000, true);
+    // The caller's last word ends at 1000 ms; a voice behind them goes on to 1400 ms, and the final (200 ms after
+    // the words) comes meanwhile.
+    until(1200, true);
+    const text = 'I would like to book a cleaning.';
+    turn.push({ kind: 'transcript', text, final: true, atMs: nowMs, endMs: 1000 });
+    until(1400, true);
+    until(1600, false);
+    turn.push({ kind: 'speech-end', atMs: 1600, lastSpeechMs: 1400 });
+    // The voice behind resumes 300 ms later: had the turn still been waiting for a final, it would go on with it.
+    until(1900, false);
+    turn.push({ kind: 'speech-start', atMs: 1900, soundOnsetMs: 1900 });
+    until(2500, true);
+    const handed = out.flatMap((f) => (f.kind === 'utterance' ? [f] : []));
+    expect(handed.map((u) => [u.text, u.endpointAt])).toEqual([[text, 1600]]);
   });
 });

@@ -110,11 +110,17 @@ describe("this call's STT lag", () => {
     const heard = { text: 'For next Tuesday morning, please.', final: true };
     // At 1450 ms the STT has heard to 1250: the 150 ms after that may still be words on their way.
     expect(t.uncoveredMs(1400)).toBe(150);
+    expect(t.heardPast(1400)).toBe(false);
     expect(t.decide(P, heard, 1400, true).reason).toBe('stale');
     expect(t.recheckAtMs(1400)).toBe(1600);
     // At 1650 ms it has heard past the crowd's 1400 and sent nothing: the words decide, and they are finished.
     audioTo(200);
     expect(t.uncoveredMs(1400)).toBe(-50);
+    expect(t.heardPast(1400)).toBe(true);
+    // A batch STT sends no words while the caller speaks: never known to have found none.
+    const batch = new TurnEvidenceTracker(8000, false);
+    batch.onAudio(Buffer.alloc(8000 * 2));
+    expect(batch.heardPast(100)).toBe(false);
     expect(t.decide(P, heard, 1400, true)).toEqual({ windowMs: 200, reason: 'complete' });
     expect(t.recheckAtMs(1400)).toBeNull();
   });

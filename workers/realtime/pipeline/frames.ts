@@ -226,7 +226,13 @@ export type UpstreamFrame =
    * upstream path and the VAD's reports are synchronous); nothing when the silence already heard is that long or
    * new speech has begun.
    */
-  | { kind: 'reopen'; onsetMs: number; lastSpeechMs: number; endpointMs: number };
+  | { kind: 'reopen'; onsetMs: number; lastSpeechMs: number; endpointMs: number }
+  /**
+   * The caller's speech ended at `lastSpeechMs`: what the VAD scored as speech since is not theirs (a crowd behind
+   * them that the STT found no words in, well under their voice). The VAD ends the utterance there now (`speech-end`,
+   * before this call returns); what it hears next is a new run. Nothing when it is not in speech.
+   */
+  | { kind: 'end-speech'; lastSpeechMs: number };
 
 const SYSTEM: ReadonlySet<Frame['kind']> = new Set<Frame['kind']>([
   'start',

@@ -149,6 +149,18 @@ export class TurnDetector {
     if (this.speaking && atMs > this.lastSpeechEnd) this.lastSpeechEnd = atMs;
   }
 
+  /**
+   * The turn stage judged the speech after `lastSpeechMs` not the caller's (a crowd behind them that the STT found no
+   * words in): the utterance ends now, its speech ending there. The next speech frame begins a new run.
+   */
+  endSpeech(lastSpeechMs: number): TurnDetectorEvent | null {
+    if (!this.speaking) return null;
+    this.speaking = false;
+    this.pauseReported = false;
+    this.runStart = null;
+    return { type: 'end', onsetMs: this.onsetMs, lastSpeechMs, atMs: this.heardUntil };
+  }
+
   private endIfSilentFor(atMs: number): TurnDetectorEvent | null {
     const silent = atMs - this.lastSpeechEnd;
     if (silent < this.endpointMs) {

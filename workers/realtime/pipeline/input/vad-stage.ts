@@ -143,6 +143,7 @@ export class VadStage extends Stage {
       return;
     }
     if (frame.kind === 'speech-ended-at') return this.detector.speechEndedAt(frame.atMs);
+    if (frame.kind === 'end-speech') return this.report(this.detector.endSpeech(frame.lastSpeechMs));
     if (frame.kind === 'reopen') {
       if (!this.detector.reopen(frame.onsetMs, frame.lastSpeechMs, frame.endpointMs)) return;
       this.emit({ kind: 'speech-reopened', lastSpeechMs: this.detector.lastSpeechMs });

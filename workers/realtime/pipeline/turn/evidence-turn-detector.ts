@@ -50,6 +50,10 @@ export class EvidenceTurnDetector implements TurnDetector {
     return this.evidence.recheckAtMs(lastSpeechMs);
   }
 
+  heardPast(lastSpeechMs: number): boolean {
+    return this.evidence.heardPast(lastSpeechMs);
+  }
+
   /** The agent's endpointing windows (for detectors built on this one). */
   protected get policy(): TurnDetectorContext['policy'] {
     return this.ctx.policy;

@@ -97,6 +97,21 @@ export class LineLevels {
   }
 
   /**
+   * The `pct`th percentile level (dBFS) of the frames kept that end in (`fromMs`, `toMs`], or undefined with fewer
+   * than `minFrames` of them (the last 8 s are kept).
+   */
+  levelOver(fromMs: number, toMs: number, pct: number, minFrames = 3): number | undefined {
+    const xs: number[] = [];
+    for (let k = 1; k <= this.count; k++) {
+      const i = (this.head - k + KEPT) % KEPT;
+      const end = this.endMs[i]!;
+      if (end <= fromMs) break;
+      if (end <= toMs) xs.push(this.levelDb[i]!);
+    }
+    return xs.length >= minFrames ? percentile(xs, pct) : undefined;
+  }
+
+  /**
    * How far (dB) the line's last 320 ms stand above its background: their median level over the background's 90th
    * percentile. Undefined until the line has been heard for 0.6 s (the call's first moments: nothing to compare).
    */

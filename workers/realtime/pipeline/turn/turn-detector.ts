@@ -30,6 +30,11 @@ export interface TurnDetector {
    * will have caught up with the speech by then), or null: the turn stage asks again once the audio reaches it.
    */
   recheckAtMs(lastSpeechMs: number): number | null;
+  /**
+   * The STT has had the caller's audio up to `lastSpeechMs` for as long as it takes to send words for it (a streaming
+   * STT): speech there that no words came for is not words on their way. False when that cannot be known.
+   */
+  heardPast(lastSpeechMs: number): boolean;
   /** Preemptive replies: the silence after which the caller counts as quiet, after saying `text`. */
   prepareAfterMs(text: string): number;
   /**

@@ -99,6 +99,16 @@ export class TurnEvidenceTracker {
   }
 
   /**
+   * The STT has had the speech up to `lastSpeechMs` for its lag (a streaming STT only): words for it would have come
+   * by now. A final that ends before speech the STT found no words in (a crowd the VAD scored as speech after the
+   * caller's last word) covers that speech: the turn need not wait out the engine's wait for a final that will not
+   * come.
+   */
+  heardPast(lastSpeechMs: number): boolean {
+    return this.streaming && this.heardMs - this.lag.expectedMs() >= lastSpeechMs;
+  }
+
+  /**
    * When the last decision found the words behind the speech (`stale`): the audio time by which the STT will have
    * heard all of it (the VAD's `lastSpeechMs` plus the STT's lag), when the words decide again; otherwise null.
    */

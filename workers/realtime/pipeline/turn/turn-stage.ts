@@ -61,6 +61,14 @@ export const FINAL_WAIT_CEILING_MS = 20_000;
  * something the VAD does not (line noise, a soft tail); the turn goes on at the engine's own wait, as before.
  */
 const DECODED_PAST_ENDPOINT_MS = 1000;
+/** The caller's own voice: the loud frames (75th percentile) of this much of their speech before their last word. */
+const CALLER_SPAN_MS = 1500;
+/**
+ * Speech after the caller's words this far (dB) or more under their voice is not theirs when the STT found no words
+ * in it (`endUnderVoiceBehind`): a crowd 10 dB under the caller reads about 11 dB under their loud frames (6–22 dB
+ * where bench:robustness babble ended turns on it); a caller going on after a pause, within a few dB of them.
+ */
+const BEHIND_CALLER_DB = 6;
 
 /** The call's turn-taking settings this stage reads (call/types.ts's SessionSettings holds them among the rest). */
 export interface TurnSettings {
@@ -124,6 +132,11 @@ export class TurnStage extends Stage {
   /** The line's level frame by frame (the VAD's), for how far speech over the agent stands above it. */
   private readonly levels = new LineLevels();
   private levelsHeard = false;
+  /** Where the VAD's current run of speech frames began (audio ms), and where the silence before it last ended. */
+  private runFromMs = 0;
+  private quietAtMs: number | null = null;
+  /** `afterWords`'s last answer, for the final whose words end at `endMs`. */
+  private wordsWindow: { endMs: number; windowMs: number; callerDb: number | undefined } | null = null;
   private closed = false;
   /**
    * Where the last utterance handed on (or dropped) ended in the call's audio: the later of its endpoint and the end
@@ -163,13 +176,22 @@ export class TurnStage extends Stage {
         return;
       case 'vad-frame':
         this.lastSpeechMs = frame.lastSpeechMs;
+        // Where the VAD's current run of speech frames began (after a frame it scored as silence).
+        if (frame.lastSpeechMs < frame.endMs) this.quietAtMs = frame.endMs;
+        else if (this.quietAtMs !== null) {
+          this.runFromMs = this.quietAtMs;
+          this.quietAtMs = null;
+        }
         if (frame.levelDb !== undefined) {
           // The caller's own turn, or their barge-in, is not the line's background (line-levels.ts).
           const run = this.inSpeech ? (this.utt?.onsetAudioMs ?? -1) : null;
           const own = this.inSpeech && (this.utt?.duringAgent === false || this.utt?.interrupted === true);
           this.levels.push(frame.endMs, frame.levelDb, run, own);
           this.levelsHeard = true;
+          this.endUnderVoiceBehind(frame.endMs);
         }
+        // Ended and waiting for a final: one may not be needed, once the STT has had the speech for its lag.
+        if (this.utt?.timer && this.utt.endpointAt !== null) this.commit(false);
         if (this.recheckAtMs !== null && frame.endMs >= this.recheckAtMs) {
           this.recheckAtMs = null;
           if (this.utt?.paused) this.transcriptChanged(this.partial === '');
@@ -605,11 +627,69 @@ export class TurnStage extends Stage {
     this.maybePrepare();
   }
 
+  /**
+   * A turn whose words are all in (finals, no interim after them) while the VAD is still in speech after them: when
+   * the STT has had the window those words ask for after them (plus its lag) and sent no words, and what the VAD
+   * hears there is well under the caller's own voice, that speech is a crowd or a voice behind the caller (the VAD
+   * scores background voices as speech at every level) and the caller is done: the VAD is told to end the utterance
+   * where the words end (`end-speech`). Without this a crowd that never leaves the window's silence holds the turn
+   * open past any reply (bench:robustness, babble 10–20 dB). Both are needed: a caller who goes on after a pause
+   * speaks at their own level (their words come later than the window when the pause was short), and speech as
+   * loud as the caller with no words yet may be words on their way.
+   */
+  private endUnderVoiceBehind(nowMs: number): void {
+    const u = this.utt;
+    if (!u || !this.inSpeech || u.endpointAt !== null || u.sttAhead || u.finals.length === 0) return;
+    if ((u.duringAgent && !u.interrupted) || this.partial !== '') return;
+    const wordsEndMs = u.lastFinalEndMs;
+    if (this.lastSpeechMs <= wordsEndMs) return;
+    // The speech judged: the VAD's run going on now, from where it began after the words (or from the words, when
+    // the VAD heard no gap since them). The STT has had its beginning for its lag: a caller going on after a pause
+    // would have sent words by then (and they decide: `partial`).
+    const fromMs = Math.max(wordsEndMs, this.runFromMs);
+    const { windowMs, callerDb: caller } = this.afterWords(u, wordsEndMs);
+    if (!this.detector.heardPast(Math.max(wordsEndMs + windowMs, fromMs))) return;
+    // That run's last 1.5 s at most (a crowd's level does not drift in that time; a caller going on is in `recent`).
+    const after = this.levels.levelOver(Math.max(fromMs, nowMs - CALLER_SPAN_MS), nowMs, 75);
+    const recent = this.levels.levelOver(nowMs - 320, nowMs, 75);
+    if (caller === undefined || after === undefined || recent === undefined) return;
+    if (caller - Math.max(after, recent) < BEHIND_CALLER_DB) return;
+    this.emitUp({ kind: 'end-speech', lastSpeechMs: wordsEndMs });
+  }
+
+  /**
+   * The window the turn's words ask for when the speech ends where they do, and the caller's own level before them
+   * (decided once per final: the VAD has scored past the words when this is first asked).
+   */
+  private afterWords(u: Utterance, wordsEndMs: number): { windowMs: number; callerDb: number | undefined } {
+    if (this.wordsWindow?.endMs !== wordsEndMs) {
+      const text = u.finals.join(' ');
+      this.wordsWindow = {
+        endMs: wordsEndMs,
+        windowMs: this.detector.endpointWindowMs({ text, final: true }, wordsEndMs, true),
+        callerDb: this.levels.levelOver(wordsEndMs - CALLER_SPAN_MS, wordsEndMs, 75, 10),
+      };
+    }
+    return this.wordsWindow;
+  }
+
+  /**
+   * The speech after the last final's words, up to `lastSpeechMs`, brought no words: no interim is pending and the
+   * STT has had that audio for its lag. A crowd or a voice behind the caller that the VAD scored as speech after
+   * their last word: the final already in covers the turn, and waiting the engine's wait (1.2 s) for a final that
+   * reaches that speech only lets the crowd's next run take the turn back (bench:robustness, babble).
+   */
+  private noWordsAfterFinal(lastSpeechMs: number): boolean {
+    return this.partial === '' && this.detector.heardPast(lastSpeechMs);
+  }
+
   /** Hands the utterance on once it ended and its final transcript is in (or the wait is over). */
   private commit(force: boolean): void {
     const u = this.utt;
     if (!u || u.endpointAt === null || u.lastSpeechAudioMs === null) return;
-    const covered = u.finalAt !== null && u.lastFinalEndMs >= u.lastSpeechAudioMs - 250;
+    const covered =
+      u.finalAt !== null &&
+      (u.lastFinalEndMs >= u.lastSpeechAudioMs - 250 || this.noWordsAfterFinal(u.lastSpeechAudioMs));
     if (!covered && !force) return;
     if (!force && this.reopenIfUnfinished(u)) return;
     if (u.timer) clearTimeout(u.timer);
