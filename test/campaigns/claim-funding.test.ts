@@ -10,6 +10,7 @@ import {
 import { markSessionStarted } from '../../shared/domains/realtime/sessions.ts';
 import { newId } from '../../shared/kernel/ids.ts';
 import type { TestPlatform } from '../../support/helpers/platform.ts';
+import { clearOfUtcDayTurn } from '../../support/helpers/utc-day.ts';
 import { createdCampaign, startCampaignHarness, type CampaignHarness } from './harness.ts';
 
 // Regression (seen under load in the suite): a campaign whose daily cap funds one call dialled two. The claim
@@ -43,6 +44,8 @@ const claim = (c: DispatchCampaign) =>
 
 describe('the campaign claim and the money', () => {
   it('an answered call whose first minute is not held yet still takes its share: a cap for one call claims one', async () => {
+    // The cap's day must not turn between the spend and the claims that read it.
+    await clearOfUtcDayTurn(60_000);
     const { apiKey: key, developerId } = await p.developer('pro');
     const a = await p.request('/v1/agents', {
       method: 'POST',
@@ -85,5 +88,5 @@ describe('the campaign claim and the money', () => {
     const { rowCount } = await p.infra.db.query(`update campaign_calls set ended_at = now() where id = $1`, [callId]);
     expect(rowCount).toBe(1);
     expect((await claim(c)).ids).toHaveLength(1);
-  }, 60_000);
+  }, 120_000);
 });

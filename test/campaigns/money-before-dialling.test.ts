@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dispatchCampaign } from '../../shared/domains/campaigns/dispatcher.ts';
 import { waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
 import { startWebhookReceiver } from '../../support/helpers/webhook-receiver.ts';
+import { clearOfUtcDayTurn } from '../../support/helpers/utc-day.ts';
 import type { CalleeScript } from '../../support/doubles/twilio-voice.ts';
 import { campaignCompleted, createdCampaign, startCampaignHarness, type CampaignHarness } from './harness.ts';
 
@@ -47,6 +48,12 @@ async function setup() {
   return { ...dev, agentId: ((await a.json()) as { id: string }).id };
 }
 
+/**
+ * A test that spends under a daily cap and then reads what is left keeps clear of UTC midnight for its run (up to 3
+ * minutes): its time limit is its own plus that wait.
+ */
+const DAY_TURN_SPAN_MS = 180_000;
+
 const setCap = (key: string, dailyCredits: number | null) =>
   p.request('/v1/billing/spending-caps', { method: 'PUT', key, json: { dailyCredits } });
 
@@ -83,6 +90,7 @@ describe('money before dialling', () => {
   }, 150_000);
 
   it('a cap with room for one call: one recipient dialled, then the campaign waits; the rest go when it rises', async () => {
+    await clearOfUtcDayTurn(DAY_TURN_SPAN_MS);
     const { apiKey: key, agentId } = await setup();
     // One call's first minute (20 credits at the default weights), nothing more.
     expect((await setCap(key, 20)).status).toBe(200);
@@ -100,9 +108,10 @@ describe('money before dialling', () => {
     const done = await campaignCompleted<Json>(p, key, id, 120_000);
     expect(done.recipients.map((r: Json) => r.attempts.length)).toEqual([1, 1, 1]);
     expect(h.voice.runs.filter((r) => phones.includes(r.to))).toHaveLength(3);
-  }, 180_000);
+  }, 360_000);
 
   it('a cap with room for one call a day: one recipient a day, each call whole, the rest on the following days', async () => {
+    await clearOfUtcDayTurn(DAY_TURN_SPAN_MS);
     const { apiKey: key, agentId, developerId } = await setup();
     expect((await setCap(key, 20)).status).toBe(200);
     const phones = ['+15550740001', '+15550740002', '+15550740003'];
@@ -137,7 +146,7 @@ describe('money before dialling', () => {
     );
     expect(rows).toHaveLength(3);
     for (const r of rows) expect(['daily-cap', 'max-credits', 'balance']).not.toContain(r.end_reason);
-  }, 240_000);
+  }, 420_000);
 
   it('money gone between the dial and the answer: the callee hears the operator’s message, the recipient waits', async () => {
     const { apiKey: key, agentId } = await setup();
