@@ -41,6 +41,27 @@ export function watchCsp(page: Page): string[] {
   return refused;
 }
 
+/**
+ * Requests the page has open now, tracked from here on: `settle` waits until none has been open for `idleMs`, and
+ * when that does not come within `timeoutMs` it fails naming the page and what is still open (a bare
+ * `waitForNetworkIdle` timeout, once on CI, said neither).
+ */
+export function trackRequests(page: Page): { settle(idleMs?: number, timeoutMs?: number): Promise<void> } {
+  const open = new Map<unknown, string>();
+  page.on('request', (r) => open.set(r, `${r.method()} ${r.url()}`));
+  for (const done of ['requestfinished', 'requestfailed'] as const) page.on(done, (r) => open.delete(r));
+  return {
+    async settle(idleMs = 100, timeoutMs = 60_000) {
+      try {
+        await page.waitForNetworkIdle({ idleTime: idleMs, timeout: timeoutMs });
+      } catch (e) {
+        const still = [...open.values()].join(', ') || 'none tracked';
+        throw new Error(`${page.url()}: the network did not settle in ${timeoutMs} ms; open: ${still}`, { cause: e });
+      }
+    },
+  };
+}
+
 export async function screenshot(page: Page, name: string): Promise<string> {
   await mkdir(ARTIFACTS, { recursive: true });
   const path = join(ARTIFACTS, `${name}.png`);

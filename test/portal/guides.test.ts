@@ -15,6 +15,7 @@ import {
   screenshot,
   seriousA11yViolations,
   textOf,
+  trackRequests,
 } from '../../support/portal/browser.ts';
 
 /**
@@ -37,7 +38,9 @@ const phone = `+14155551${100 + Math.floor(Math.random() * 800)}`;
 
 async function visit(path: string, ready: string): Promise<void> {
   await page.goto(`${p.url}/portal${path}`, { waitUntil: 'domcontentloaded' });
-  await page.waitForSelector(ready, { visible: true });
+  await page.waitForSelector(ready, { visible: true }).catch((e: Error) => {
+    throw new Error(`${path}: no ${ready} (the page is at ${page.url()}): ${e.message}`, { cause: e });
+  });
 }
 
 /** A same-origin call through the signed-in browser session (cookie and CSRF token as the portal sends them). */
@@ -290,12 +293,13 @@ describe('the portal guides instead of failing (chromium)', () => {
     };
     // Measured within one window: when a window turns between the two reads, its count starts again (a test that
     // straddled a minute's turn read one more than it spent, CI 2026-11-29), so the pages are visited again.
+    const requests = trackRequests(page);
     let spent: number | null = null;
     for (let attempt = 0; attempt < 3 && spent === null; attempt++) {
       const before = await read();
       for (const path of ['/', '/agents', '/calls', '/collections', '/webhooks', '/billing', '/keys']) {
         await visit(path, 'main h1');
-        await page.waitForNetworkIdle({ idleTime: 100 });
+        await requests.settle();
       }
       const after = await read();
       if (after.window === before.window) spent = before.remaining - after.remaining;
