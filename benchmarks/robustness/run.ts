@@ -10,7 +10,8 @@ import { wordErrorRate as wer } from '../../shared/kernel/text/word-errors.ts';
 import { INTERRUPTION_DETECTORS } from '../../shared/contracts/turn-seams.ts';
 import { replayBargeIns, type ChainEvent } from './barge-in.ts';
 import { PUNCTUATIONS, spreadWords, streamingTranscripts, type Punctuation } from './stt-timeline.ts';
-import { replayTurnPath, turnPathOutcome, type TurnDetectorName } from './turn-path.ts';
+import { replayTurnPath, type TurnDetectorName } from './turn-path.ts';
+import { turnPathOutcome } from './turn-outcome.ts';
 
 /**
  * bench:robustness (issue 31): the platform's caller-audio chain — its input processors (none, or `rnnoise`), the
@@ -45,6 +46,7 @@ const { values: args } = parseArgs({
     'turn-detectors': { type: 'string', default: 'default' },
     'stt-final-gap-ms': { type: 'string', default: '200' },
     'stt-punctuation': { type: 'string', default: 'end' },
+    'list-calls': { type: 'string', default: 'off' },
   },
 });
 const CALLS = Math.max(1, Math.min(200, Number(args.calls)));
@@ -74,6 +76,8 @@ const TURN_DETECTORS = args['turn-detectors']
 /** The pause after which the simulated streaming STT sends a final (its own endpointing), and whether it ends it with a full stop. */
 const STT_FINAL_GAP_MS = Math.max(0, Number(args['stt-final-gap-ms']) || 0);
 const STT_PUNCTUATE: Punctuation = PUNCTUATIONS.find((p) => p === args['stt-punctuation']) ?? 'end';
+/** Prints each call the turn-end path missed or cut (noisy or not), with its turns: for before/after call by call. */
+const LIST_CALLS = args['list-calls'] === 'on';
 
 /** The platform's defaults (workers/realtime/call/bootstrap.ts, REALTIME_* in docs/env.md). */
 const VAD = { threshold: 0.5, startMs: 60, endpointMs: 300 };
@@ -342,7 +346,7 @@ async function main(): Promise<void> {
         for (const [i, detector] of TURN_DETECTORS.entries()) {
           const replay = async (x: Call) => {
             const handed = await replayTurnPath(x, silero, RATE, { suppress, detector, transcripts });
-            return turnPathOutcome(handed, call.onsetMs + ref.delayMs, ref.lastMs);
+            return { handed, ...turnPathOutcome(handed, call.onsetMs + ref.delayMs, ref.lastMs) };
           };
           const cleanPath = await replay(clean);
           const path = clean === call ? cleanPath : await replay(call);
@@ -353,6 +357,13 @@ async function main(): Promise<void> {
           // flite callers' 250 ms pause is shorter than any window; a reader's pause between cards is not an end).
           if (cleanPath.earlyEnds > 0) acc.cleanCutIns++;
           if (path.latencyMs !== null) acc.latencies.push(path.latencyMs);
+          if (LIST_CALLS && (path.missed || path.earlyEnds > 0 || cleanPath.earlyEnds > 0)) {
+            const turns = (p: typeof path) => p.handed.map((h) => `${h.onsetMs}–${h.lastSpeechMs}@${h.atMs}`).join(' ');
+            say(
+              `call ${key} ${detector} #${k} ${u.id}: last word ${ref.lastMs}; handed on (onset–last speech@at) ` +
+                `noisy ${turns(path) || 'none'}, without noise ${turns(cleanPath) || 'none'}`,
+            );
+          }
         }
         if (k < WER_CALLS)
           werJobs.push(
@@ -528,9 +539,10 @@ const TURN_PATH_FOOTER = [
   `after a pause of ${STT_FINAL_GAP_MS} ms or more and at the end; full stops: ${STT_PUNCTUATE} (--stt-punctuation none|end|every).`,
   'In brackets: the VAD’s own figures (first table).',
   '- missed turn: the caller’s turn never handed on, or handed on more than 3 s after the last word;',
-  '- false cut-in: a turn handed on before the caller went on, more often than on the same call without noise;',
+  '- false cut-in: a turn handed on before the caller went on, more often than on the same call without noise (a turn',
+  '  handed on before the last word ended is one, whether or not the rest was handed on: a cut, never a missed turn);',
   '- cut without noise: calls whose turn was handed on before the caller went on on the line without noise too;',
-  '- turn p95: the last word (as the VAD hears it end without noise) → the turn handed on (audio time).',
+  '- turn p95: the last word (as the VAD hears it end without noise) → the turn handed on after it (audio time).',
   'targets at SNR ≥ 10 dB: missed turns 0, false cut-ins ≤ 2 %.',
 ];
 

@@ -4,6 +4,7 @@ import { realtimeEnv } from '../../shared/kernel/config/areas/realtime.ts';
 import type { VadEngine } from '../../shared/engines/vad/types.ts';
 import type { Call } from './line.ts';
 import type { TimedTranscript } from './stt-timeline.ts';
+import type { HandedTurn } from './turn-outcome.ts';
 
 // The realtime role's stages, loaded as a role is (a dynamic import: only processes that run it load it).
 const { VadStage } = await import('../../workers/realtime/pipeline/input/vad-stage.ts');
@@ -37,13 +38,6 @@ export const POLICY = endpointingPolicy(ENV, { turn_taking: null });
 const VENDOR_FINAL_WAIT_MS = 1200;
 /** The phone default for agents that name no interruption detector (voice-pipeline.ts). */
 const PHONE_INTERRUPTION = { name: 'line-contrast' } as const;
-
-/** A turn the turn stage handed on: when (audio ms), and the speech it covers. */
-export interface HandedTurn {
-  atMs: number;
-  onsetMs: number;
-  lastSpeechMs: number;
-}
 
 /**
  * The platform's turn-end path over one call: the caller audio through the input processors and the VAD stage into
@@ -163,28 +157,4 @@ export async function replayTurnPath(
     rn?.close();
   }
   return handed;
-}
-
-/** One call's turn-end figures from the turns handed on, as the VAD table counts its speech runs. */
-export interface TurnPathOutcome {
-  /** Turns of the caller's handed on before the last one: the caller went on after them (cut off). */
-  earlyEnds: number;
-  /** Never handed on, or handed on more than 3 s after the last word (no reply would come). */
-  missed: boolean;
-  /** The caller's last word → the last of the turn's hand-overs (audio ms), when there was one. */
-  latencyMs: number | null;
-}
-
-/**
- * The caller's turn in what the turn stage handed on: the turns whose speech began before the caller's last word
- * (`lastWordMs`) and ended after their first (`onsetMs`, less 200 ms: the VAD's onset can lead the recording's).
- */
-export function turnPathOutcome(handed: readonly HandedTurn[], onsetMs: number, lastWordMs: number): TurnPathOutcome {
-  const turn = handed.filter((h) => h.onsetMs < lastWordMs && h.lastSpeechMs > onsetMs - 200);
-  const last = turn.at(-1);
-  return {
-    earlyEnds: Math.max(0, turn.length - 1),
-    missed: !last || last.atMs > lastWordMs + 3000,
-    latencyMs: last ? last.atMs - lastWordMs : null,
-  };
 }
