@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { markSessionFailedToStart } from '../../shared/domains/realtime/sessions.ts';
+import { upsertTurn, type TurnRow } from '../../shared/domains/realtime/session-trace.ts';
 import { verifyWebhook } from '../../shared/domains/webhooks/standard-webhooks.ts';
 import { devOtp } from '../../support/helpers/portal.ts';
 import { startTestPlatform, waitUntil, type TestPlatform } from '../../support/helpers/platform.ts';
@@ -59,6 +60,23 @@ async function portalFetch<T>(path: string, method = 'GET', json?: unknown): Pro
     method,
     json,
   ) as Promise<{ status: number; body: T }>;
+}
+
+/** A stored turn of a call's trace, as the realtime role writes it (timings left out). */
+function turnRow(idx: number, speaker: TurnRow['speaker'], text: string, startMs: number, endMs: number): TurnRow {
+  const none = { stt_ms: null, llm_ms: null, tts_ms: null, latency_ms: null, endpoint_ms: null, overhead_ms: null };
+  return {
+    ...none,
+    idx,
+    speaker,
+    text,
+    full_text: null,
+    start_ms: startMs,
+    end_ms: endMs,
+    interrupted: false,
+    error: null,
+    suspected_cut_in: false,
+  };
 }
 
 /** Screenshot, and no serious or critical axe-core violation on what the page shows now. */
@@ -217,6 +235,14 @@ describe('the portal guides instead of failing (chromium)', () => {
     // The agent's own page says it too, under its recent calls.
     await visit(`/agents/${encodeURIComponent(made.body.id)}`, '::-p-text(Recent calls)');
     await waitText('Could not start: the voice engine did not load');
+
+    // A caller turn with no words (the VAD heard speech, the recogniser nothing) is said so, not shown as silence.
+    const id = capped.body.sessionId;
+    await upsertTurn(p.infra.db, id, turnRow(0, 'assistant', 'Hello, how can I help?', 0, 1800));
+    await upsertTurn(p.infra.db, id, turnRow(1, 'user', '', 2500, 3400));
+    await visit(`/calls/${encodeURIComponent(id)}`, 'ol.transcript');
+    expect(await textOf(page, 'ol.transcript li.you em')).toBe('(speech heard, no words recognised)');
+    expect(await textOf(page, 'ol.transcript li.agent')).toContain('Hello, how can I help?');
   });
 
   it('collections list their documents; billing says why its buttons are disabled', async () => {

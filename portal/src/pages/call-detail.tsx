@@ -229,7 +229,7 @@ export function CallDetailPage(props: { id: string }) {
                 <li key={t.index} class={t.speaker === 'assistant' ? 'agent' : 'you'}>
                   <span class="ts">{mmss(t.startMs)}</span>{' '}
                   <span class="who">{t.speaker === 'assistant' ? 'Agent' : 'Caller'}:</span>{' '}
-                  {t.text || <em>(silence)</em>}
+                  {t.text || <em>{t.speaker === 'assistant' ? '(silence)' : '(speech heard, no words recognised)'}</em>}
                   {t.interrupted ? <span class="badge failed"> {cutShortWords(t.index, bargeIns)}</span> : null}
                   {t.suspectedCutIn ? <span class="badge failed"> cut in?</span> : null}
                   {t.latencyMs !== undefined ? <span class="muted"> · replied in {fmtMs(t.latencyMs)}</span> : null}
