@@ -296,7 +296,8 @@ describe('developer portal in chromium', () => {
 
   it("the Tests page: words for the agent's mode, an uploaded suite kept across a reload, a run to its result", async () => {
     const tests = `/agents/${encodeURIComponent(agentId)}/tests`;
-    await visit(tests, '[data-testid=tests-intro]');
+    // The intro says what a run costs once the agent is read (its mode; a fresh-clone run read it before, at load 8).
+    await visit(tests, '[data-testid=tests-intro] [data-testid=tests-mode]');
     // The front desk answers with the local reply engine: a scenario without llm.replies is free, not "real cost".
     const intro = await textOf(page, '[data-testid=tests-intro]');
     expect(intro).toContain('is answered by it, offline and free too');

@@ -97,17 +97,20 @@ export function AgentTestsPage(props: { id: string }) {
       <p class="muted" data-testid="tests-intro">
         Each scenario is played as a call against the agent as configured: a flite voice speaks the caller's lines over
         the real media-stream path (or the direct WebSocket protocol), a scripted LLM (<code>llm.replies</code>) and a
-        simulated STT answer instead of vendors. Offline runs cost nothing and dial no number;{' '}
-        {local ? (
-          <>
-            this agent answers with the local reply engine (a knowledge lookup, not a language model), so a scenario
+        simulated STT answer instead of vendors. Offline runs cost nothing and dial no number
+        {/* Said once the agent is read: until then its mode is not known, and a guess could say "real cost" wrongly. */}
+        {!agent.data ? (
+          '.'
+        ) : local ? (
+          <span data-testid="tests-mode">
+            ; this agent answers with the local reply engine (a knowledge lookup, not a language model), so a scenario
             without <code>llm.replies</code> is answered by it, offline and free too.
-          </>
+          </span>
         ) : (
-          <>
-            a scenario without <code>llm.replies</code> runs on the agent's own LLM, at its vendor's real cost (marked
+          <span data-testid="tests-mode">
+            ; a scenario without <code>llm.replies</code> runs on the agent's own LLM, at its vendor's real cost (marked
             as test traffic).
-          </>
+          </span>
         )}
       </p>
 
